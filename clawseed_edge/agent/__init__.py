@@ -1,0 +1,1 @@
+"""The turn engine: registry, hooks, SecurityPolicy, dispatchers, parser, history, prompt."""

@@ -1,0 +1,17 @@
+"""The stable api layer: types, protocols, events and errors. Standard library only.
+
+Everything a plugin author needs is importable from here::
+
+    from clawseed_edge.api import BaseTool, ToolResult, RiskClass
+"""
+
+from .errors import *  # noqa: F403
+from .errors import __all__ as _errors_all
+from .events import *  # noqa: F403
+from .events import __all__ as _events_all
+from .protocols import *  # noqa: F403
+from .protocols import __all__ as _protocols_all
+from .types import *  # noqa: F403
+from .types import __all__ as _types_all
+
+__all__ = sorted({*_errors_all, *_events_all, *_protocols_all, *_types_all})

@@ -1,0 +1,258 @@
+"""Message, tool and response types shared by every layer.
+
+All types are plain slotted dataclasses (standard library only), cheap to create and to compare.
+Collections inside them are tuples so that a value, once built, does not change under a caller.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = [
+    "ChatMessage",
+    "ChatRequest",
+    "ChatResponse",
+    "DeviceAction",
+    "RiskClass",
+    "Role",
+    "StopReason",
+    "ToolCall",
+    "ToolContext",
+    "ToolResult",
+    "ToolSpec",
+    "Usage",
+]
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+class RiskClass(enum.StrEnum):
+    """How much harm a tool call can do; the SecurityPolicy decides by it.
+
+    ``READ`` observes only, ``ACT`` changes the world in a way that can be undone (switch a
+    relay, write memory), ``DANGEROUS`` may not be undone (shell, file deletion, flashing).
+    """
+
+    READ = "read"
+    ACT = "act"
+    DANGEROUS = "dangerous"
+
+
+class StopReason(enum.StrEnum):
+    """Why the model stopped producing output."""
+
+    END_TURN = "end_turn"
+    TOOL_USE = "tool_use"
+    MAX_TOKENS = "max_tokens"
+    STOP_SEQUENCE = "stop_sequence"
+    ERROR = "error"
+    OTHER = "other"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One call the model asked for.
+
+    Attributes:
+        name: The tool's name.
+        arguments: The arguments, always a dict (providers that send a JSON string are decoded
+            before a ToolCall is built).
+        id: The provider's call id, or one the dispatcher made up (``call_1``).
+    """
+
+    name: str
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+    id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """What the model is told about a tool: its name, description and JSON-schema parameters."""
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any] = field(
+        default_factory=lambda: {"type": "object", "properties": {}}
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """The outcome of a tool call as the model will read it.
+
+    Attributes:
+        success: Whether the tool did what was asked.
+        output: The text fed back to the model (on failure, may be empty).
+        error: Why it failed, in words the model and the user can act on.
+        data: Optional structured data for programmatic consumers (not sent to the model).
+    """
+
+    success: bool
+    output: str = ""
+    error: str | None = None
+    data: Any = None
+
+    @classmethod
+    def ok(cls, output: str, data: Any = None) -> ToolResult:
+        """A successful result."""
+        return cls(True, output, None, data)
+
+    @classmethod
+    def fail(cls, error: str, output: str = "") -> ToolResult:
+        """A failed result; ``error`` says what happened and what to do."""
+        return cls(False, output, error)
+
+    def as_text(self) -> str:
+        """The text the model reads: the output, or ``Error: ...`` on failure."""
+        if self.success:
+            return self.output
+        if self.output:
+            return f"Error: {self.error}\n{self.output}"
+        return f"Error: {self.error}"
+
+
+@dataclass(frozen=True, slots=True)
+class ChatMessage:
+    """One message of a conversation.
+
+    Attributes:
+        role: ``system``, ``user``, ``assistant`` or ``tool``.
+        content: The text.
+        tool_calls: On an assistant message, the calls it made.
+        tool_call_id: On a tool message, the id of the call it answers.
+        name: On a tool message, the tool's name.
+        images: Base64-encoded images attached to a user message (vision models).
+    """
+
+    role: Role
+    content: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+    name: str | None = None
+    images: tuple[str, ...] = ()
+
+    @classmethod
+    def system(cls, content: str) -> ChatMessage:
+        return cls("system", content)
+
+    @classmethod
+    def user(cls, content: str, images: tuple[str, ...] = ()) -> ChatMessage:
+        return cls("user", content, images=images)
+
+    @classmethod
+    def assistant(cls, content: str, tool_calls: tuple[ToolCall, ...] = ()) -> ChatMessage:
+        return cls("assistant", content, tool_calls=tool_calls)
+
+    @classmethod
+    def tool(cls, call_id: str, content: str, name: str | None = None) -> ChatMessage:
+        return cls("tool", content, tool_call_id=call_id, name=name)
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token counts of one model response."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_input_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cached_input_tokens + other.cached_input_tokens,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRequest:
+    """What the engine asks a provider.
+
+    Attributes:
+        messages: The conversation, system prompt first.
+        tools: Tool specs for providers with native tool calling (empty for prompt-guided).
+        model: Overrides the provider's configured model, if set.
+        temperature: Sampling temperature, if set.
+        max_tokens: Upper bound on output tokens, if set.
+    """
+
+    messages: tuple[ChatMessage, ...]
+    tools: tuple[ToolSpec, ...] = ()
+    model: str | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChatResponse:
+    """A complete model response.
+
+    Attributes:
+        text: The visible text (for prompt-guided tools, still containing the call markup).
+        tool_calls: Native tool calls.
+        usage: Token counts.
+        stop_reason: Why the model stopped.
+        thinking: Reasoning text the model emitted separately, if any.
+        provider: The provider that actually answered (after fallback).
+        model: The model that actually answered.
+    """
+
+    text: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    usage: Usage = field(default_factory=Usage)
+    stop_reason: StopReason = StopReason.END_TURN
+    thinking: str | None = None
+    provider: str | None = None
+    model: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolContext:
+    """Who is calling a tool, passed to hooks and to ``Tool.execute``.
+
+    Attributes:
+        session_id: The conversation's id (one per phone, CLI run, webhook source ...).
+        namespace: The memory namespace of the caller.
+        channel: Where the message came from: ``cli``, ``gateway``, ``webhook``, ``timer``, ``test``.
+        turn_id: A counter or id of the current turn.
+    """
+
+    session_id: str = "default"
+    namespace: str = "default"
+    channel: str = "cli"
+    turn_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceAction:
+    """What a hardware tool call would do to a device, described before it runs.
+
+    Hardware tools return one from ``Tool.describe_action(arguments)`` so that the
+    SecurityPolicy can enforce pin policy without importing the peripherals layer.
+
+    Attributes:
+        device: The configured device name (``red_led``).
+        kind: The device kind (``led``, ``relay``, ``button`` ...).
+        operation: ``read`` or ``write``.
+        value: The value to be written (0..1 for levels, 1/0 for on/off), if a write.
+        requires_approval: The device was configured with ``approval = true``.
+        max_per_minute: The device's switch rate limit, if any.
+        min_value: The lowest value the device accepts, if bounded.
+        max_value: The highest value the device accepts (e.g. a PWM cap), if bounded.
+        allowed: Whether the device allows this operation at all (e.g. writing an input).
+        summary: A one-line description for approval prompts: ``switch fan (GPIO23) on``.
+    """
+
+    device: str
+    kind: str
+    operation: Literal["read", "write"]
+    value: float | None = None
+    requires_approval: bool = False
+    max_per_minute: int | None = None
+    min_value: float | None = None
+    max_value: float | None = None
+    allowed: bool = True
+    summary: str = ""

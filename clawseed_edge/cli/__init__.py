@@ -1,0 +1,1 @@
+"""The ``clawseed-edge`` command, one module per command group."""

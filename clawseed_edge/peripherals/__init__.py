@@ -1,0 +1,1 @@
+"""Peripherals: boards, Pi GPIO through gpiozero, simulation. Depends on api only."""

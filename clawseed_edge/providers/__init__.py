@@ -1,0 +1,1 @@
+"""Model providers: Ollama, Anthropic, OpenAI-compatible; reliability and routing. Depends on api only."""

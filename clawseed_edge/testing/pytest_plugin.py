@@ -1,0 +1,1 @@
+"""pytest plugin (entry point ``pytest11``) that offers clawseed-edge's fixtures to any test suite."""

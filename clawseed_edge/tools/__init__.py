@@ -1,0 +1,1 @@
+"""Built-in tools (memory, files, shell, HTTP). Depends on api only."""
