@@ -1,0 +1,1 @@
+"""pytest fixtures for agent tests (scripted provider, agent builder)."""

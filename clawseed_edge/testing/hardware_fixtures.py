@@ -1,0 +1,1 @@
+"""pytest fixtures for hardware-in-the-loop tests on mock pins."""
