@@ -17,6 +17,7 @@ from .types import (
     ChatRequest,
     ChatResponse,
     DeviceAction,
+    ResourceAccess,
     RiskClass,
     ToolCall,
     ToolContext,
@@ -134,6 +135,10 @@ class Tool(Protocol):
         """What the call would do to hardware, or None for non-hardware tools."""
         ...
 
+    def describe_access(self, arguments: Mapping[str, Any]) -> ResourceAccess | None:
+        """Which files/commands/hosts the call would touch, or None if none."""
+        ...
+
     async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolResult:
         """Run the call. Return a failed ToolResult for expected failures; exceptions are
         caught by the engine and turned into failed results."""
@@ -153,6 +158,9 @@ class BaseTool:
         return ToolSpec(self.name, self.description, self.parameters)
 
     def describe_action(self, arguments: Mapping[str, Any]) -> DeviceAction | None:
+        return None
+
+    def describe_access(self, arguments: Mapping[str, Any]) -> ResourceAccess | None:
         return None
 
     async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolResult:
@@ -378,6 +386,10 @@ class Peripheral(Protocol):
 
     async def apply_safe_state(self) -> None:
         """Drive every output to its declared safe value (shutdown, estop)."""
+        ...
+
+    def describe(self) -> str:
+        """A few lines for the system prompt's hardware section: board, devices, pin aliases."""
         ...
 
     def tools(self) -> Sequence[Tool]: ...

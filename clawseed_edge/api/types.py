@@ -16,6 +16,7 @@ __all__ = [
     "ChatRequest",
     "ChatResponse",
     "DeviceAction",
+    "ResourceAccess",
     "RiskClass",
     "Role",
     "StopReason",
@@ -256,3 +257,24 @@ class DeviceAction:
     max_value: float | None = None
     allowed: bool = True
     summary: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceAccess:
+    """What files or commands a tool call would touch, described before it runs.
+
+    Tools that read or write files or run commands return one from
+    ``Tool.describe_access(arguments)``; the SecurityPolicy checks the paths against its
+    forbidden paths (resolving symlinks) and the command against its allowlist.
+
+    Attributes:
+        paths: Filesystem paths the call reads or writes.
+        write: Whether any of the paths is written.
+        command: A shell command line the call would run, if any.
+        hosts: Network hosts the call would contact, if any.
+    """
+
+    paths: tuple[str, ...] = ()
+    write: bool = False
+    command: str | None = None
+    hosts: tuple[str, ...] = ()
