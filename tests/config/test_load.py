@@ -64,7 +64,10 @@ def test_wrong_type_names_key_path_and_expected_type(tmp_path: Path) -> None:
 
 
 def test_unknown_key_lists_the_allowed_keys(tmp_path: Path) -> None:
-    path = write(tmp_path, '[[devices]]\nname = "a"\npin = "GPIO17"\n[[devices]]\nname="b"\npin="GPIO4"\nactive_hgih = false\n')
+    path = write(
+        tmp_path,
+        '[[devices]]\nname = "a"\npin = "GPIO17"\n[[devices]]\nname="b"\npin="GPIO4"\nactive_hgih = false\n',
+    )
     with pytest.raises(ConfigInvalid) as info:
         load(path)
     msg = str(info.value)
@@ -74,7 +77,9 @@ def test_unknown_key_lists_the_allowed_keys(tmp_path: Path) -> None:
 
 def test_unknown_top_level_table(tmp_path: Path) -> None:
     path = write(tmp_path, "[agnet]\nmax_history = 3\n")
-    with pytest.raises(ConfigInvalid, match=r"agnet: unknown key; allowed keys here: agent, autonomy, devices"):
+    with pytest.raises(
+        ConfigInvalid, match=r"agnet: unknown key; allowed keys here: agent, autonomy, devices"
+    ):
         load(path)
 
 
@@ -101,7 +106,10 @@ def test_env_overrides_parse_toml_values() -> None:
             "UNRELATED": "x",
         },
     )
-    assert out == {"agent": {"max_history": 7}, "autonomy": {"level": "full", "shell_allowlist": ["ls"]}}
+    assert out == {
+        "agent": {"max_history": 7},
+        "autonomy": {"level": "full", "shell_allowlist": ["ls"]},
+    }
     assert data == {"agent": {"max_history": 5}}, "the input must not be mutated"
 
 
