@@ -181,16 +181,17 @@ class History:
         """
         msgs = self._messages
         groups = list(_groups(msgs))
+        last = len(groups) - 1
         start = 0
         g = 0
-        # Leading tool messages without their call are never kept.
-        while g < len(groups) - 1 and msgs[groups[g][0]].role == "tool":
+        # Drop whole groups while too many remain, and any tool message (a result whose call
+        # is gone) that would otherwise open the kept history.
+        while g < last and (
+            len(msgs) - start > self.max_messages or msgs[groups[g][0]].role == "tool"
+        ):
             start = groups[g][1]
             g += 1
-        while g < len(groups) - 1 and len(msgs) - start > self.max_messages:
-            start = groups[g][1]
-            g += 1
-        if g == len(groups) - 1 and msgs[groups[g][0]].role == "tool":
+        if g == last and msgs[groups[g][0]].role == "tool":
             start = len(msgs)  # only an orphan tool message remains: nothing usable is left
         if start:
             del msgs[:start]

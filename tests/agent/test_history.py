@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
@@ -203,6 +204,13 @@ def test_trim_drops_leading_orphan_tool_messages_even_under_bound() -> None:
     assert _contents(h) == ["u1", "a1"]
 
 
+def test_trim_never_starts_at_an_orphan_tool_message_in_the_middle() -> None:
+    msgs = [_u(1), _a(1), _res("orphan"), _u(2)]
+    h = History(max_messages=2, messages=msgs)
+    assert h.trim() == 3
+    assert _contents(h) == ["u2"]
+
+
 def test_trim_of_only_an_orphan_tool_message_empties_history() -> None:
     h = History(messages=[_res("x")])
     assert h.trim() == 1
@@ -225,3 +233,43 @@ def test_trim_is_idempotent_and_bounded_over_a_long_conversation() -> None:
     assert h.trim() == 0
     assert h.messages[-1].content == "a199"
     assert h.messages[0].role != "tool"
+
+
+def _random_conversation(rng: random.Random) -> list[ChatMessage]:
+    msgs: list[ChatMessage] = []
+    for i in range(rng.randint(0, 30)):
+        kind = rng.choice(["user", "assistant", "calls", "orphan"])
+        if kind == "user":
+            msgs.append(_u(i))
+        elif kind == "assistant":
+            msgs.append(_a(i))
+        elif kind == "calls":
+            ids = [f"c{i}_{k}" for k in range(rng.randint(1, 3))]
+            msgs.append(_call(*ids))
+            msgs.extend(_res(c) for c in ids)
+        else:
+            msgs.append(_res(f"orphan{i}"))
+    return msgs
+
+
+def test_trim_invariants_on_random_conversations() -> None:
+    rng = random.Random(1234)
+    for _ in range(500):
+        msgs = _random_conversation(rng)
+        bound = rng.randint(1, 12)
+        h = History(max_messages=bound, messages=msgs)
+        dropped = h.trim()
+        kept = list(h.messages)
+        assert dropped == len(msgs) - len(kept)
+        assert kept == msgs[dropped:]  # a suffix: only the oldest go
+        if kept:
+            assert kept[0].role != "tool"
+        # every kept call keeps its results, every kept result keeps its call
+        for j, m in enumerate(kept):
+            if m.role == "assistant" and m.tool_calls:
+                original = msgs[dropped + j + 1 : dropped + j + 1 + len(m.tool_calls)]
+                assert kept[j + 1 : j + 1 + len(m.tool_calls)] == original
+        if len(kept) > bound:
+            # only allowed when the newest group alone is longer than the bound
+            assert kept[0].tool_calls and all(m.role == "tool" for m in kept[1:])
+        assert h.trim() == 0

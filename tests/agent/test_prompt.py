@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -133,20 +132,22 @@ def test_identity_file_capped_with_a_note(tmp_path: Path) -> None:
     assert "[USER.md was cut" not in text
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file")
 def test_unreadable_identity_file_is_skipped_not_raised(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (tmp_path / "SOUL.md").write_text("soul", encoding="utf-8")
-    secret = tmp_path / "USER.md"
-    secret.write_text("hidden", encoding="utf-8")
-    secret.chmod(0)
-    try:
-        text = SystemPromptBuilder(workspace_dir=tmp_path, platform="P").build()
-    finally:
-        secret.chmod(0o600)
+    (tmp_path / "USER.md").write_text("hidden", encoding="utf-8")
+    real_read_text = Path.read_text
+
+    def deny_user_md(self: Path, *args: object, **kwargs: object) -> str:
+        if self.name == "USER.md":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_read_text(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "read_text", deny_user_md)
+    text = SystemPromptBuilder(workspace_dir=tmp_path, platform="P").build()
     assert "soul" in text and "hidden" not in text
-    assert "USER.md" in caplog.text
+    assert "USER.md" in caplog.text and "Permission denied" in caplog.text
 
 
 def test_default_identity_without_workspace() -> None:
