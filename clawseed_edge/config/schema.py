@@ -18,13 +18,18 @@ A complete file, every key optional (the values shown are the defaults)::
     [tools]
     allowed = ["*"]                    # glob patterns; deny wins
     denied = []
+    shell = false                      # the shell tool (allow-listed commands only)
+    files = true                       # file_read / file_write / file_list in the workspace
 
     [[hooks]]
     name = "my_hook"                   # a HookFactory registered by name
     options = {}
 
-The sections of the other layers (``[provider]``, ``[memory]``, ``[hardware]``,
-``[[devices]]``) are defined next to the code they configure and embedded here.
+The sections of the other layers are defined next to the code they configure and embedded
+here: ``[provider]`` (:class:`~clawseed_edge.providers.config.ProviderConfig`), ``[memory]``
+(:class:`~clawseed_edge.memory.config.MemoryConfig`), ``[hardware]`` and ``[[devices]]``
+(:class:`~clawseed_edge.peripherals.config.HardwareConfig`,
+:class:`~clawseed_edge.peripherals.config.DeviceConfig`).
 """
 
 from __future__ import annotations
@@ -33,7 +38,17 @@ from typing import Any, Literal
 
 import msgspec
 
-__all__ = ["AgentSettings", "AutonomySettings", "HookSettings", "ToolsSettings"]
+from clawseed_edge.memory.config import MemoryConfig
+from clawseed_edge.peripherals.config import DeviceConfig, HardwareConfig
+from clawseed_edge.providers.config import ProviderConfig
+
+__all__ = [
+    "AgentSettings",
+    "AutonomySettings",
+    "Config",
+    "HookSettings",
+    "ToolsSettings",
+]
 
 DEFAULT_SHELL_ALLOWLIST = ["ls", "cat", "echo", "date", "uptime", "df", "free", "vcgencmd"]
 
@@ -62,6 +77,8 @@ class ToolsSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 
     allowed: list[str] = msgspec.field(default_factory=lambda: ["*"])
     denied: list[str] = msgspec.field(default_factory=list)
+    shell: bool = False
+    files: bool = True
 
 
 class HookSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -69,3 +86,23 @@ class HookSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 
     name: str
     options: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+class Config(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """The whole config file."""
+
+    provider: ProviderConfig = msgspec.field(default_factory=ProviderConfig)
+    memory: MemoryConfig = msgspec.field(default_factory=MemoryConfig)
+    hardware: HardwareConfig = msgspec.field(default_factory=HardwareConfig)
+    devices: list[DeviceConfig] = msgspec.field(default_factory=list)
+    agent: AgentSettings = msgspec.field(default_factory=AgentSettings)
+    autonomy: AutonomySettings = msgspec.field(default_factory=AutonomySettings)
+    tools: ToolsSettings = msgspec.field(default_factory=ToolsSettings)
+    hooks: list[HookSettings] = msgspec.field(default_factory=list)
+
+    def hardware_with_devices(self) -> HardwareConfig:
+        """``[hardware]`` with the top-level ``[[devices]]`` appended to its devices."""
+        if not self.devices:
+            return self.hardware
+        devices = (*self.hardware.devices, *self.devices)
+        return msgspec.structs.replace(self.hardware, devices=devices)

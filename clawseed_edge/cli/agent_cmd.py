@@ -1,0 +1,149 @@
+"""``clawseed-edge agent -m TEXT`` (one turn) and ``clawseed-edge chat`` (a REPL)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+from typing import TYPE_CHECKING, Any
+
+from .common import add_runtime_options, open_runtime, run_async
+
+if TYPE_CHECKING:
+    from clawseed_edge.config.assemble import Runtime
+
+__all__ = ["register"]
+
+_CHAT_HELP = "commands: /reset (forget this conversation), /status (pins), /exit (or Ctrl-D)"
+
+
+def register(sub: Any) -> None:
+    agent = sub.add_parser(
+        "agent",
+        help="run one turn and print the answer",
+        description="Run one turn: the answer goes to stdout, tool calls and results to stderr.",
+    )
+    agent.add_argument("-m", "--message", required=True, help="the message to the agent")
+    agent.add_argument("--session", default="cli", help="session id (history is kept per id)")
+    agent.add_argument("--json", action="store_true", help="print every event as a JSON line")
+    agent.add_argument("--show-thinking", action="store_true", help="print reasoning on stderr")
+    add_runtime_options(agent)
+    agent.set_defaults(func=_agent)
+
+    chat = sub.add_parser(
+        "chat",
+        help="talk to the agent in a REPL",
+        description=f"An interactive conversation. {_CHAT_HELP}. Ctrl-C aborts a running turn.",
+    )
+    chat.add_argument("--session", default="cli", help="session id (history is kept per id)")
+    chat.add_argument("--show-thinking", action="store_true", help="print reasoning on stderr")
+    add_runtime_options(chat)
+    chat.set_defaults(func=_chat)
+
+
+def _agent(args: argparse.Namespace) -> int:
+    async def main() -> int:
+        runtime = await open_runtime(args)
+        async with runtime:
+            before = _pin_states(runtime)
+            code = await _one_turn(runtime, args.message, args)
+            _print_pin_changes(before, _pin_states(runtime))
+            return code
+
+    return run_async(args, main)
+
+
+def _chat(args: argparse.Namespace) -> int:
+    async def main() -> int:
+        runtime = await open_runtime(args)
+        async with runtime:
+            print(f"clawseed-edge chat ({_describe(runtime)}). {_CHAT_HELP}", file=sys.stderr)
+            while True:
+                try:
+                    line = await asyncio.to_thread(_read_line, "> ")
+                except EOFError:
+                    print(file=sys.stderr)
+                    return 0
+                text = line.strip()
+                if not text:
+                    continue
+                if text in ("/exit", "/quit"):
+                    return 0
+                if text == "/reset":
+                    runtime.agent.reset(args.session)
+                    print("(conversation forgotten)", file=sys.stderr)
+                    continue
+                if text == "/status":
+                    _print_pins(_pin_states(runtime))
+                    continue
+                before = _pin_states(runtime)
+                await _one_turn(runtime, text, args)
+                _print_pin_changes(before, _pin_states(runtime))
+
+    return run_async(args, main)
+
+
+async def _one_turn(runtime: Runtime, text: str, args: argparse.Namespace) -> int:
+    """Run a turn, printing its events; Ctrl-C aborts the turn, not the process."""
+    from clawseed_edge.api import ToolContext
+
+    from .render import EventPrinter
+
+    printer = EventPrinter(
+        show_thinking=getattr(args, "show_thinking", False),
+        json_lines=getattr(args, "json", False),
+    )
+    loop = asyncio.get_running_loop()
+    session = args.session
+    try:
+        loop.add_signal_handler(
+            signal.SIGINT, lambda: runtime.agent.abort(session, "interrupted (Ctrl-C)")
+        )
+    except (NotImplementedError, RuntimeError):  # not the main thread, or no signals here
+        pass
+    try:
+        context = ToolContext(session_id=session, channel="cli")
+        async for event in runtime.agent.turn(text, session_id=session, context=context):
+            printer.handle(event)
+    finally:
+        try:
+            loop.remove_signal_handler(signal.SIGINT)
+        except (NotImplementedError, RuntimeError):
+            pass
+    return printer.exit_code
+
+
+def _read_line(prompt: str) -> str:
+    return input(prompt)
+
+
+def _describe(runtime: Runtime) -> str:
+    p = runtime.provider
+    boards = ", ".join(f"{x.name}:{x.board_type}" for x in runtime.peripherals) or "no hardware"
+    return f"model {p.name}/{p.model}; {boards}"
+
+
+def _pin_states(runtime: Runtime) -> dict[str, str]:
+    states: dict[str, str] = {}
+    for p in runtime.peripherals:
+        pin_states = getattr(p, "pin_states", None)
+        if pin_states is None:
+            continue
+        for pin, info in pin_states().items():
+            device = info.get("device", "")
+            states[f"{pin} ({device})" if device else pin] = str(info.get("value"))
+    return states
+
+
+def _print_pin_changes(before: dict[str, str], after: dict[str, str]) -> None:
+    for key, value in after.items():
+        if before.get(key) != value:
+            print(f"[pin] {key}: {before.get(key, '?')} -> {value}", file=sys.stderr)
+
+
+def _print_pins(states: dict[str, str]) -> None:
+    if not states:
+        print("(no pins)", file=sys.stderr)
+    for key, value in states.items():
+        print(f"[pin] {key}: {value}", file=sys.stderr)

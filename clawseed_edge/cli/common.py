@@ -1,0 +1,94 @@
+"""What the command groups share: loading the config, assembling, printing errors."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import logging
+import sys
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from clawseed_edge.config.assemble import Runtime
+    from clawseed_edge.config.file import LoadedConfig
+
+__all__ = ["add_runtime_options", "fail", "load_from_args", "open_runtime", "run_async"]
+
+T = TypeVar("T")
+
+
+def add_runtime_options(parser: argparse.ArgumentParser) -> None:
+    """Options every command that runs the agent takes."""
+    parser.add_argument(
+        "--sim",
+        action="store_true",
+        help="run the configured devices on simulated (mock) pins; touches no hardware",
+    )
+    parser.add_argument("--provider", metavar="NAME", help="override [provider].name")
+    parser.add_argument("--model", metavar="MODEL", help="override [provider].model")
+    parser.add_argument(
+        "--autonomy",
+        choices=("read_only", "supervised", "full"),
+        help="override [autonomy].level",
+    )
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
+
+
+def fail(message: str, code: int = 1) -> int:
+    """Print ``error: message`` on stderr and return ``code``."""
+    print(f"error: {message}", file=sys.stderr)
+    return code
+
+
+def load_from_args(args: argparse.Namespace) -> LoadedConfig:
+    """Load the config named by ``--config`` (or the default), applying CLI overrides."""
+    import msgspec
+
+    from clawseed_edge.config.file import load_config
+
+    loaded = load_config(getattr(args, "config", None))
+    config = loaded.config
+    provider = config.provider
+    if getattr(args, "provider", None):
+        from clawseed_edge.providers.config import ProviderConfig
+
+        provider = ProviderConfig(name=args.provider)
+    if getattr(args, "model", None):
+        provider = msgspec.structs.replace(provider, model=args.model)
+    autonomy = config.autonomy
+    if getattr(args, "autonomy", None):
+        autonomy = msgspec.structs.replace(autonomy, level=args.autonomy)
+    config = msgspec.structs.replace(config, provider=provider, autonomy=autonomy)
+    if loaded.embedded:
+        print(
+            "note: no config file found; using the embedded default (simulated board, "
+            "offline demo model). Run `clawseed-edge init` to write your own.",
+            file=sys.stderr,
+        )
+    return dataclasses.replace(loaded, config=config)
+
+
+async def open_runtime(args: argparse.Namespace, **kwargs: Any) -> Runtime:
+    """Load the config and assemble the runtime (with the terminal approver by default)."""
+    from clawseed_edge.agent.approval import CliApprover
+    from clawseed_edge.config.assemble import assemble
+
+    loaded = load_from_args(args)
+    sim = bool(getattr(args, "sim", False))
+    kwargs.setdefault("approver", CliApprover())
+    return await assemble(loaded, sim=sim, **kwargs)
+
+
+def run_async(args: argparse.Namespace, main: Callable[[], Awaitable[int]]) -> int:
+    """Run ``main`` on a fresh event loop, turning our errors into messages and exit codes."""
+    import asyncio
+
+    from clawseed_edge.api import ClawseedError
+
+    level = logging.WARNING - 10 * min(getattr(args, "verbose", 0), 2)
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return asyncio.run(main())
+    except ClawseedError as exc:
+        return fail(str(exc))

@@ -1,0 +1,251 @@
+"""Assembling a running agent from a config: provider, memory, tools, peripherals, policy, hooks.
+
+:func:`assemble` is what ``clawseed-edge`` does at start, and what
+:meth:`Agent.from_config <clawseed_edge.agent.engine.Agent.from_config>` delegates to. An
+application that wants its own pieces passes them in (a provider, a provider registry, hook
+factories, an approver, an observer) or assembles its own with
+:class:`~clawseed_edge.agent.builder.AgentBuilder`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from clawseed_edge.agent.builder import AgentBuilder
+from clawseed_edge.agent.engine import Agent
+from clawseed_edge.agent.hooks import HookFactoryRegistry
+from clawseed_edge.agent.security import DEFAULT_FORBIDDEN_PATHS, SecurityPolicy
+from clawseed_edge.api import (
+    Approver,
+    ConfigInvalid,
+    EmbeddingProvider,
+    Memory,
+    Observer,
+    Peripheral,
+    Provider,
+    Tool,
+)
+
+from .file import LoadedConfig
+from .paths import resolve_in_home
+from .schema import Config
+
+__all__ = ["Runtime", "assemble", "build_provider"]
+
+_log = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class Runtime:
+    """Everything :func:`assemble` built; close it with ``await runtime.aclose()``.
+
+    Closing applies every output's safe value, disconnects the peripherals, closes memory and
+    the provider. It is idempotent and safe to call from a SIGTERM handler's task.
+    """
+
+    agent: Agent
+    provider: Provider
+    memory: Memory
+    peripherals: list[Peripheral]
+    loaded: LoadedConfig
+    workspace_dir: Path
+    _closed: bool = field(default=False, repr=False)
+
+    async def estop(self) -> None:
+        """Drive every output of every peripheral to its safe value now."""
+        for p in self.peripherals:
+            try:
+                await p.apply_safe_state()
+            except Exception:
+                _log.exception("could not apply the safe state of peripheral %r", p.name)
+
+    async def aclose(self) -> None:
+        """Abort turns, apply safe state, disconnect, close memory and provider. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        await self.agent.aclose()
+        for p in self.peripherals:
+            try:
+                await p.disconnect()
+            except Exception:
+                _log.exception("could not disconnect peripheral %r", p.name)
+        with contextlib.suppress(Exception):
+            await self.memory.aclose()
+
+    async def __aenter__(self) -> Runtime:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+def build_provider(loaded: LoadedConfig, registry: Any | None = None) -> Provider:
+    """The configured provider (with its fallbacks), API keys taken from env or secrets."""
+    from clawseed_edge.providers.registry import create_provider, default_registry
+
+    from .secrets import lookup_secret
+
+    secrets_path = loaded.home / "secrets"
+    config = loaded.config.provider
+
+    def with_key(pc: Any) -> Any:
+        fallbacks = [with_key(f) for f in pc.fallbacks]
+        api_key = pc.api_key
+        if api_key is None and pc.api_key_env:
+            api_key = lookup_secret(pc.api_key_env, secrets_path)
+        return msgspec.structs.replace(pc, api_key=api_key, fallbacks=fallbacks)
+
+    return create_provider(with_key(config), registry or default_registry())
+
+
+async def assemble(
+    loaded: LoadedConfig,
+    *,
+    sim: bool = False,
+    provider: Provider | None = None,
+    provider_registry: Any | None = None,
+    approver: Approver | None = None,
+    observer: Observer | None = None,
+    hook_factories: HookFactoryRegistry | None = None,
+    extra_tools: Sequence[Tool] = (),
+    connect: bool = True,
+) -> Runtime:
+    """Build and connect everything the config describes.
+
+    Args:
+        loaded: From :func:`~clawseed_edge.config.file.load_config`.
+        sim: Run the configured devices on mock pins (no hardware touched).
+        provider: Use this provider instead of the configured one.
+        provider_registry: Factories for provider names (default: built-ins + plugins).
+        approver: Who approves calls (default: a y/n prompt on the terminal).
+        observer: Receives observer events (default: none).
+        hook_factories: Factories for the ``[[hooks]]`` the config declares.
+        extra_tools: More tools to register (an application's own).
+        connect: Connect the peripherals (False: build only, for listing tools).
+
+    Raises:
+        ConfigInvalid / HardwareError: The config or the wiring is wrong (names file and key).
+    """
+    config = loaded.config
+    home = loaded.home
+    workspace = resolve_in_home(config.agent.workspace_dir, home)
+    provider = provider if provider is not None else build_provider(loaded, provider_registry)
+    probe = getattr(provider, "probe", None)
+    if connect and probe is not None:
+        try:
+            async with asyncio.timeout(10):
+                await probe()
+        except Exception as exc:  # the turn reports the provider's error with its advice
+            _log.warning("could not probe the model server at start: %s", exc)
+
+    memory = await _open_memory(config, home, provider)
+    peripherals = _build_peripherals(config, loaded.source, sim=sim)
+    if connect:
+        for p in peripherals:
+            await p.connect()
+
+    tools: list[Tool] = [*_memory_tools(memory), *_workspace_tools(config, workspace)]
+    tools.extend(extra_tools)
+
+    policy = SecurityPolicy(
+        autonomy=config.autonomy.level,
+        approver=approver,
+        allowed_commands=config.autonomy.shell_allowlist,
+        forbidden_paths=[*DEFAULT_FORBIDDEN_PATHS, *config.autonomy.forbidden_paths],
+        workspace_dir=workspace,
+        max_actions_per_hour=config.autonomy.max_actions_per_hour,
+        approval_timeout_s=config.autonomy.approval_timeout_s,
+        observer=observer,
+    )
+    factories = hook_factories or HookFactoryRegistry()
+    try:
+        hooks = factories.build_all([{"name": h.name, **h.options} for h in config.hooks])
+    except (KeyError, ValueError) as exc:
+        raise ConfigInvalid(str(exc), file=loaded.source, key="hooks") from exc
+
+    builder = (
+        AgentBuilder()
+        .provider(provider)
+        .tools(tools)
+        .memory(memory)
+        .workspace_dir(workspace)
+        .allowed_tools(config.tools.allowed)
+        .denied_tools(config.tools.denied)
+        .hooks(hooks)
+        .security_policy(policy)
+        .peripherals(peripherals)
+        .max_tool_iterations(config.agent.max_tool_iterations)
+        .tool_timeout(config.agent.tool_timeout_s)
+        .max_history(config.agent.max_history)
+    )
+    if approver is not None:
+        builder = builder.approver(approver)
+    if observer is not None:
+        builder = builder.observer(observer)
+    store = memory if _is_session_store(memory) else None
+    if store is not None:
+        builder = builder.session_store(store)  # type: ignore[arg-type]
+    agent = builder.build()
+    return Runtime(
+        agent=agent,
+        provider=provider,
+        memory=memory,
+        peripherals=peripherals,
+        loaded=loaded,
+        workspace_dir=workspace,
+    )
+
+
+# --- pieces -----------------------------------------------------------------------------------
+
+
+async def _open_memory(config: Config, home: Path, provider: Provider) -> Memory:
+    from clawseed_edge.memory.factory import open_memory
+
+    embedder = None
+    if provider.capabilities.embeddings and isinstance(provider, EmbeddingProvider):
+        embedder = provider
+    return await open_memory(config.memory, home, embedder=embedder)
+
+
+def _memory_tools(memory: Memory) -> list[Tool]:
+    from clawseed_edge.tools.memory_tools import memory_tools
+
+    return list(memory_tools(memory))
+
+
+def _workspace_tools(config: Config, workspace: Path) -> list[Tool]:
+    tools: list[Tool] = []
+    if config.tools.files:
+        from clawseed_edge.tools.files import file_tools
+
+        tools.extend(file_tools(workspace))
+    if config.tools.shell:
+        from clawseed_edge.tools.shell import ShellTool
+
+        tools.append(ShellTool(workspace))
+    return tools
+
+
+def _is_session_store(memory: Memory) -> bool:
+    from clawseed_edge.api import SessionStore
+
+    return isinstance(memory, SessionStore)
+
+
+def _build_peripherals(config: Config, source: str, *, sim: bool) -> list[Peripheral]:
+    hardware = config.hardware_with_devices()
+    if not hardware.devices and hardware.board == "sim" and not sim:
+        return []
+    from clawseed_edge.peripherals.gpio import build_gpio
+
+    return [build_gpio(hardware, sim=sim, source=source)]
