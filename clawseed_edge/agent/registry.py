@@ -171,6 +171,11 @@ class ToolRegistry:
             specs = self._specs = tuple(_spec_of(t) for t in self._tools.values())
         return specs
 
+    @property
+    def filter(self) -> ToolFilter:
+        """The global allow/deny filter."""
+        return self._filter
+
     def permits(self, name: str, source: ToolSource = BUILTIN) -> bool:
         """Whether the filters let a tool of this name and source in."""
         if not self._filter.permits(name):
