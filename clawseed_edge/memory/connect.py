@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -41,6 +40,8 @@ def _driver_errors() -> tuple[type[BaseException], ...]:
 
 DRIVER_ERRORS: tuple[type[BaseException], ...] = _driver_errors()
 """The exception bases of every DB-API driver we may use (sqlite3's and sqlean's differ)."""
+
+_LOAD_ERRORS: tuple[type[BaseException], ...] = (*DRIVER_ERRORS, AttributeError, OSError)
 
 
 def translate_error(exc: BaseException, what: str) -> MemoryStoreError:
@@ -88,7 +89,7 @@ def _load_vec(connection: Any) -> str:
         connection.enable_load_extension(True)
         connection.load_extension(sqlite_vec.loadable_path())
         connection.enable_load_extension(False)
-    except (*DRIVER_ERRORS, AttributeError, OSError) as exc:
+    except _LOAD_ERRORS as exc:
         return f"sqlite-vec could not be loaded ({exc})"
     return ""
 
@@ -117,7 +118,7 @@ async def open_connection(path: str | Path, *, load_vectors: bool = True) -> Ope
             reason_box.append("vector support disabled by the caller")
         return cast(sqlite3.Connection, connection)
 
-    conn = aiosqlite.Connection(cast(Callable[[], sqlite3.Connection], connector), 64)
+    conn = aiosqlite.Connection(connector, 64)
     try:
         await conn
     except DRIVER_ERRORS as exc:

@@ -114,7 +114,11 @@ class SessionMethods:
                 "WHERE session_id=?",
                 (session_id,),
             )
-        return SessionInfo(rows[0][0], rows[0][1], int(rows[0][2]), float(rows[0][3])) if rows else None
+        return (
+            SessionInfo(rows[0][0], rows[0][1], int(rows[0][2]), float(rows[0][3]))
+            if rows
+            else None
+        )
 
     async def list_sessions(self, *, limit: int = 50) -> list[SessionInfo]:
         """Stored sessions, most recently updated first."""

@@ -14,6 +14,7 @@ durable across power cuts. Pass ``synchronous="NORMAL"`` for write-heavy use on 
 from __future__ import annotations
 
 import asyncio
+import builtins
 import json
 import logging
 import time
@@ -124,7 +125,7 @@ class SqliteMemory(SessionMethods):
         """
         if self._state != "unopened":
             raise MemoryStoreError(f"memory store {self.path} was already {self._state}")
-        fresh = self.path == ":memory:" or not Path(self.path).exists()
+        fresh = self.path == ":memory:" or not await asyncio.to_thread(Path(self.path).exists)
         opened = await open_connection(self.path, load_vectors=self._load_vectors)
         self._conn = opened.conn
         self.vectors_loaded, self.vector_reason = opened.vectors, opened.reason
@@ -138,11 +139,18 @@ class SqliteMemory(SessionMethods):
         except DRIVER_ERRORS as exc:
             await self._conn.close()
             self._state = "closed"
-            raise MemoryStoreError(f"cannot open memory database {str(self.path)!r}: {exc}") from exc
+            raise MemoryStoreError(
+                f"cannot open memory database {str(self.path)!r}: {exc}"
+            ) from exc
         self._state = "open"
-        if fresh and self.snapshot_path is not None and self.snapshot_path.exists():
-            count = await self.hydrate_snapshot(self.snapshot_path)
-            log.info("memory: hydrated %d core entries from %s", count, self.snapshot_path)
+        snapshot = self.snapshot_path
+        if fresh and snapshot is not None and await asyncio.to_thread(snapshot.exists):
+            try:
+                count = await self.hydrate_snapshot(snapshot)
+            except MemoryStoreError as exc:
+                log.error("memory: could not hydrate from the snapshot, starting empty: %s", exc)
+            else:
+                log.info("memory: hydrated %d core entries from %s", count, snapshot)
         return self
 
     async def aclose(self) -> None:
@@ -487,7 +495,7 @@ class SqliteMemory(SessionMethods):
         since: float | None = None,
         until: float | None = None,
         limit: int | None = None,
-    ) -> list[MemoryEntry]:
+    ) -> builtins.list[MemoryEntry]:
         """Entries matching every given filter (``since <= updated_at < until``), newest first."""
         filters, params = _filters(namespace, session_id, category, since, until)
         sql = f"SELECT {_COLUMNS} FROM entries e {filters} ORDER BY updated_at DESC, id DESC"
@@ -540,7 +548,7 @@ class SqliteMemory(SessionMethods):
         *,
         namespace: str = "default",
         important: Sequence[str] = (),
-    ) -> list[MemoryEntry]:
+    ) -> builtins.list[MemoryEntry]:
         """Record a finished turn: a dated ``daily`` entry, and flagged facts as ``core``.
 
         Facts are ``important`` plus sentences of ``user_text`` starting "remember (that)",
@@ -579,7 +587,7 @@ class SqliteMemory(SessionMethods):
         cutoff = (time.time() if now is None else now) - retention_days * 86400.0
         marks = ",".join("?" * len(hygiene.PRUNABLE_CATEGORIES))
         sql = f"SELECT id FROM entries WHERE category IN ({marks}) AND updated_at < ?"
-        params: list[Any] = [*hygiene.PRUNABLE_CATEGORIES, cutoff]
+        params: builtins.list[Any] = [*hygiene.PRUNABLE_CATEGORIES, cutoff]
         if namespace is not None:
             sql += " AND namespace = ?"
             params.append(namespace)
