@@ -1,0 +1,723 @@
+"""SqliteMemory: entries, hybrid recall, sessions, hygiene and snapshots in one SQLite file.
+
+One aiosqlite connection (one worker thread) in WAL mode. Every write is one transaction
+(``BEGIN IMMEDIATE ... COMMIT``), so a crash or a cancelled caller leaves either the old or
+the new state, never half of one.
+
+Durability: ``synchronous=FULL`` by default. In WAL mode, NORMAL already survives a process
+crash (SIGKILL, OOM) without losing a committed write, but on a power cut it may lose the last
+commits, because the WAL is only fsynced at checkpoints. A Pi loses power often, and memory
+writes are rare (a few per turn), so we pay one fsync per commit to make a returned ``store()``
+durable across power cuts. Pass ``synchronous="NORMAL"`` for write-heavy use on a UPS.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import json
+import logging
+import time
+from array import array
+from collections.abc import AsyncIterator, Generator, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, Literal
+
+from clawseed_edge.api import EmbeddingProvider, MemoryEntry, MemoryStoreError
+
+from . import hygiene
+from .connect import DRIVER_ERRORS, open_connection, translate_error
+from .recall import Scored, fts_match_expression, keyword_scores, merge_scores, vector_scores
+from .schema import migrate
+from .sessions import SessionMethods
+from .snapshot import parse_snapshot, render_snapshot
+
+__all__ = ["RecallMode", "SqliteMemory"]
+
+log = logging.getLogger(__name__)
+
+RecallMode = Literal["hybrid", "keyword", "vector"]
+
+_COLUMNS = (
+    "id, key, content, category, namespace, session_id, importance, created_at, updated_at, "
+    "metadata"
+)
+_NOT_SUPERSEDED = "json_extract(e.metadata, '$.superseded_by') IS NULL"
+_KNN_MAX = 4096  # sqlite-vec's upper bound on k
+
+
+class SqliteMemory(SessionMethods):
+    """The SQLite memory store (implements api ``Memory`` and ``SessionStore``).
+
+    Use ``async with SqliteMemory.open(path, ...) as mem:`` or ``mem = await
+    SqliteMemory.open(path)`` and later ``await mem.aclose()`` (idempotent). A closed store
+    refuses every call with :class:`MemoryStoreError`.
+
+    Args:
+        path: The database file; its directory must exist.
+        embedder: Any object with ``async embed(texts)``; None means keyword-only recall.
+        vector_weight: Weight of the vector side in hybrid recall.
+        keyword_weight: Weight of the keyword side in hybrid recall.
+        min_relevance: Merged scores below this are not returned (0..1).
+        mode: ``hybrid``, ``keyword`` or ``vector``; falls back to ``keyword`` without an
+            embedder or without sqlite-vec.
+        embedding_dimensions: The vector length if known before the first embedding.
+        conflict_threshold: Jaccard word overlap at which two ``core`` entries conflict.
+        synchronous: ``FULL`` (default, power-cut durable) or ``NORMAL`` (see module doc).
+        snapshot_path: ``MEMORY_SNAPSHOT.md`` to hydrate a new database from, and the default
+            target of :meth:`export_snapshot`.
+        load_vectors: False skips loading sqlite-vec (the keyword-only path).
+
+    Errors: every database failure is raised as :class:`MemoryStoreError` naming the
+    operation. Every public coroutine is safe to cancel: a cancelled write is rolled back.
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        embedder: EmbeddingProvider | None = None,
+        vector_weight: float = 0.7,
+        keyword_weight: float = 0.3,
+        min_relevance: float = 0.15,
+        mode: RecallMode = "hybrid",
+        embedding_dimensions: int | None = None,
+        conflict_threshold: float = 0.6,
+        synchronous: Literal["FULL", "NORMAL"] = "FULL",
+        snapshot_path: str | Path | None = None,
+        load_vectors: bool = True,
+    ) -> None:
+        if mode not in ("hybrid", "keyword", "vector"):
+            raise ValueError(f"memory mode {mode!r} is not one of hybrid, keyword, vector")
+        if synchronous not in ("FULL", "NORMAL"):
+            raise ValueError(f"synchronous {synchronous!r} is not FULL or NORMAL")
+        self.path = Path(path) if str(path) != ":memory:" else path
+        self.embedder = embedder
+        self.vector_weight = vector_weight
+        self.keyword_weight = keyword_weight
+        self.min_relevance = min_relevance
+        self.mode: RecallMode = mode
+        self.conflict_threshold = conflict_threshold
+        self.snapshot_path = Path(snapshot_path) if snapshot_path else None
+        self._synchronous = synchronous
+        self._load_vectors = load_vectors
+        self._dims = embedding_dimensions
+        self._conn: Any = None
+        self._state: Literal["unopened", "open", "closed"] = "unopened"
+        self._lock = asyncio.Lock()
+        self.vectors_loaded = False
+        self.vector_reason = ""
+        self._vec_table = False
+
+    # --- lifecycle -----------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: str | Path, **options: Any) -> _Opening:
+        """Open (create, migrate, maybe hydrate) a store: awaitable and ``async with``-able."""
+        return _Opening(cls(path, **options))
+
+    async def connect(self) -> SqliteMemory:
+        """Open the database; called by :meth:`open`.
+
+        Raises:
+            MemoryStoreError: The file cannot be opened or is not a database.
+        """
+        if self._state != "unopened":
+            raise MemoryStoreError(f"memory store {self.path} was already {self._state}")
+        fresh = self.path == ":memory:" or not await asyncio.to_thread(Path(self.path).exists)
+        opened = await open_connection(self.path, load_vectors=self._load_vectors)
+        self._conn = opened.conn
+        self.vectors_loaded, self.vector_reason = opened.vectors, opened.reason
+        try:
+            await self._conn.execute("PRAGMA journal_mode=WAL")
+            await self._conn.execute(f"PRAGMA synchronous={self._synchronous}")
+            await self._conn.execute("PRAGMA foreign_keys=ON")
+            await self._conn.execute("PRAGMA busy_timeout=5000")
+            await migrate(self._conn)
+            await self._init_vectors()
+        except DRIVER_ERRORS as exc:
+            await self._conn.close()
+            self._state = "closed"
+            raise MemoryStoreError(
+                f"cannot open memory database {str(self.path)!r}: {exc}"
+            ) from exc
+        self._state = "open"
+        snapshot = self.snapshot_path
+        if fresh and snapshot is not None and await asyncio.to_thread(snapshot.exists):
+            try:
+                count = await self.hydrate_snapshot(snapshot)
+            except MemoryStoreError as exc:
+                log.error("memory: could not hydrate from the snapshot, starting empty: %s", exc)
+            else:
+                log.info("memory: hydrated %d core entries from %s", count, snapshot)
+        return self
+
+    async def aclose(self) -> None:
+        """Close the connection and stop its thread. Idempotent."""
+        if self._state != "open":
+            self._state = "closed"
+            return
+        self._state = "closed"
+        async with self._lock:
+            await self._conn.close()
+
+    async def __aenter__(self) -> SqliteMemory:
+        if self._state == "unopened":
+            await self.connect()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    @property
+    def vector_enabled(self) -> bool:
+        """Whether vectors are being stored (sqlite-vec loaded and an embedder configured)."""
+        return self.vectors_loaded and self.embedder is not None
+
+    @property
+    def effective_mode(self) -> RecallMode:
+        """The mode recall actually uses (``keyword`` when vectors are unavailable)."""
+        return self.mode if self.vector_enabled else "keyword"
+
+    async def _init_vectors(self) -> None:
+        rows = await self._conn.execute_fetchall(
+            "SELECT value FROM memory_meta WHERE key = 'vector_dimensions'"
+        )
+        stored = int(rows[0][0]) if rows else None
+        wanted = self._dims
+        if wanted is None and self.embedder is not None:
+            wanted = getattr(self.embedder, "embedding_dimensions", None)
+        if stored is not None and wanted is not None and stored != wanted:
+            log.error(
+                "memory: the database holds %d-dimension vectors but the embedder gives %d; "
+                "recall is keyword-only (use the old embedding model or a new memory.db)",
+                stored,
+                wanted,
+            )
+            self.vectors_loaded, self.vector_reason = False, "embedding dimension changed"
+            return
+        self._dims = stored or wanted
+        if stored is not None and self.vectors_loaded:
+            self._vec_table = True
+        elif self._dims is not None and self.vector_enabled:
+            await self._create_vec_table(self._dims)
+
+    async def _create_vec_table(self, dims: int) -> None:
+        await self._conn.execute(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS entries_vec USING vec0("
+            f"namespace TEXT PARTITION KEY, embedding float[{int(dims)}] distance_metric=cosine)"
+        )
+        await self._conn.execute(
+            "INSERT OR REPLACE INTO memory_meta (key, value) VALUES ('vector_dimensions', ?)",
+            (str(dims),),
+        )
+        self._dims, self._vec_table = dims, True
+
+    # --- plumbing ------------------------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self._state != "open":
+            raise MemoryStoreError(f"memory store {self.path} is {self._state}; open it first")
+
+    @asynccontextmanager
+    async def _read(self, what: str) -> AsyncIterator[Any]:
+        self._check_open()
+        async with self._lock:
+            try:
+                yield self._conn
+            except DRIVER_ERRORS as exc:
+                raise translate_error(exc, what) from exc
+
+    @asynccontextmanager
+    async def _write(self, what: str) -> AsyncIterator[Any]:
+        """One write transaction; rolled back on any error or cancellation."""
+        self._check_open()
+        async with self._lock:
+            try:
+                await self._conn.execute("BEGIN IMMEDIATE")
+                yield self._conn
+                await self._conn.execute("COMMIT")
+            except BaseException as exc:
+                try:
+                    await self._conn.execute("ROLLBACK")
+                except DRIVER_ERRORS:
+                    pass  # no transaction was open (BEGIN itself failed)
+                if isinstance(exc, DRIVER_ERRORS):
+                    raise translate_error(exc, what) from exc
+                raise
+
+    async def _embed(self, text: str, digest: str | None) -> bytes | None:
+        """The float32 vector blob of ``text`` (cached by ``digest`` if given), or None."""
+        if not self.vector_enabled or self.embedder is None:
+            return None
+        if digest is not None and self._dims is not None:
+            async with self._read("embedding cache lookup") as conn:
+                rows = await conn.execute_fetchall(
+                    "SELECT vector FROM embedding_cache WHERE content_hash=? AND dimensions=?",
+                    (digest, self._dims),
+                )
+            if rows:
+                return bytes(rows[0][0])
+        try:
+            vectors = await self.embedder.embed([text])
+            vector = [float(x) for x in vectors[0]]
+        except Exception as exc:  # any provider failure: degrade, never lose the write
+            log.warning("memory: embedding failed, continuing without a vector: %s", exc)
+            return None
+        if self._dims is None:
+            async with self._write("create vector table"):
+                await self._create_vec_table(len(vector))
+        if len(vector) != self._dims:
+            log.warning(
+                "memory: the embedder returned %d dimensions, expected %d; no vector stored",
+                len(vector),
+                self._dims,
+            )
+            return None
+        return array("f", vector).tobytes()
+
+    # --- Memory --------------------------------------------------------------------------
+
+    async def store(self, entry: MemoryEntry) -> MemoryEntry:
+        """Insert or update by (namespace, key); returns the stored entry with its times.
+
+        Storing a ``core`` entry marks older ``core`` entries of the namespace that overlap it
+        (Jaccard >= ``conflict_threshold``) as superseded by it. An embedder failure stores
+        the entry without a vector (logged).
+
+        Raises:
+            MemoryStoreError: Empty key or namespace, or a database failure.
+        """
+        if not entry.key or not entry.key.strip():
+            raise MemoryStoreError("memory entry key is empty; give the fact a short name")
+        if not entry.namespace:
+            raise MemoryStoreError(f"memory entry {entry.key!r} has an empty namespace")
+        self._check_open()
+        digest = hygiene.content_hash(entry.content)
+        blob = await self._embed(entry.content, digest)
+        now = time.time()
+        metadata = dict(entry.metadata)
+        async with self._write("store") as conn:
+            rows = await conn.execute_fetchall(
+                "SELECT id, created_at FROM entries WHERE namespace=? AND key=?",
+                (entry.namespace, entry.key),
+            )
+            created = entry.created_at or (float(rows[0][1]) if rows else now)
+            updated = entry.updated_at or now
+            values = (
+                entry.content,
+                entry.category,
+                entry.session_id,
+                float(entry.importance),
+                created,
+                updated,
+                json.dumps(metadata, ensure_ascii=False),
+                digest,
+            )
+            if rows:
+                rowid = int(rows[0][0])
+                await conn.execute(
+                    "UPDATE entries SET content=?, category=?, session_id=?, importance=?, "
+                    "created_at=?, updated_at=?, metadata=?, content_hash=? WHERE id=?",
+                    (*values, rowid),
+                )
+            else:
+                cur = await conn.execute(
+                    "INSERT INTO entries (content, category, session_id, importance, created_at, "
+                    "updated_at, metadata, content_hash, namespace, key) "
+                    "VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    (*values, entry.namespace, entry.key),
+                )
+                rowid = int(cur.lastrowid)
+            if self._vec_table and self.vectors_loaded:
+                await conn.execute("DELETE FROM entries_vec WHERE rowid=?", (rowid,))
+                if blob is not None:
+                    await conn.execute(
+                        "INSERT INTO entries_vec (rowid, namespace, embedding) VALUES (?,?,?)",
+                        (rowid, entry.namespace, blob),
+                    )
+                    await conn.execute(
+                        "INSERT OR IGNORE INTO embedding_cache VALUES (?,?,?,?)",
+                        (digest, self._dims, blob, now),
+                    )
+            if entry.category == "core":
+                await self._mark_conflicts(conn, rowid, entry)
+        return MemoryEntry(
+            entry.key,
+            entry.content,
+            entry.category,
+            entry.namespace,
+            entry.session_id,
+            float(entry.importance),
+            created,
+            updated,
+            metadata,
+        )
+
+    async def _mark_conflicts(self, conn: Any, rowid: int, entry: MemoryEntry) -> None:
+        expr = fts_match_expression(entry.content)
+        if expr is None:
+            return
+        rows = await conn.execute_fetchall(
+            "SELECT e.id, e.content, e.key FROM entries_fts JOIN entries e ON e.id = "
+            "entries_fts.rowid WHERE entries_fts MATCH ? AND e.namespace=? AND "
+            f"e.category='core' AND e.id != ? AND {_NOT_SUPERSEDED} LIMIT 50",
+            (expr, entry.namespace, rowid),
+        )
+        for other_id, content, key in rows:
+            overlap = hygiene.jaccard(entry.content, content)
+            if overlap >= self.conflict_threshold:
+                log.info("memory: %r supersedes %r (overlap %.2f)", entry.key, key, overlap)
+                await conn.execute(
+                    "UPDATE entries SET metadata = json_set(metadata, '$.superseded_by', ?) "
+                    "WHERE id=?",
+                    (entry.key, other_id),
+                )
+
+    async def recall(
+        self,
+        query: str,
+        *,
+        limit: int = 5,
+        namespace: str = "default",
+        session_id: str | None = None,
+        category: str | None = None,
+        include_superseded: bool = False,
+        mode: RecallMode | None = None,
+    ) -> list[MemoryEntry]:
+        """The most relevant entries for ``query``, best first, each with ``score`` set.
+
+        Any text is a valid query (FTS5 syntax in it is treated as words). If embedding the
+        query fails, this query is answered keyword-only (logged). Superseded ``core``
+        entries are left out unless ``include_superseded``.
+        """
+        self._check_open()
+        if limit <= 0:
+            return []
+        use = mode or self.mode
+        if not self.vector_enabled:
+            use = "keyword"
+        qvec = None
+        if use != "keyword":
+            qvec = await self._embed(query, None)
+            if qvec is None:
+                use = "keyword"
+        filters, params = ["e.namespace = ?"], [namespace]
+        if session_id is not None:
+            filters.append("e.session_id = ?")
+            params.append(session_id)
+        if category is not None:
+            filters.append("e.category = ?")
+            params.append(category)
+        if not include_superseded:
+            filters.append(_NOT_SUPERSEDED)
+        where = " AND ".join(filters)
+        candidates = max(limit * 4, 32)
+        kw: dict[int, float] = {}
+        vec: dict[int, float] = {}
+        async with self._read("recall") as conn:
+            expr = fts_match_expression(query)
+            if use != "vector" and expr is not None:
+                rows = await conn.execute_fetchall(
+                    "SELECT e.id, bm25(entries_fts) AS s FROM entries_fts JOIN entries e ON "
+                    f"e.id = entries_fts.rowid WHERE entries_fts MATCH ? AND {where} "
+                    "ORDER BY s LIMIT ?",
+                    (expr, *params, candidates),
+                )
+                kw = keyword_scores((int(r[0]), float(r[1])) for r in rows)
+            if use != "keyword" and qvec is not None and self._vec_table:
+                k = candidates if len(filters) <= 2 else min(_KNN_MAX, max(limit * 16, 256))
+                rows = await conn.execute_fetchall(
+                    "WITH knn AS (SELECT rowid, distance FROM entries_vec WHERE embedding "
+                    "MATCH ? AND k = ? AND namespace = ?) SELECT e.id, knn.distance FROM knn "
+                    f"JOIN entries e ON e.id = knn.rowid WHERE {where}",
+                    (qvec, k, namespace, *params),
+                )
+                vec = vector_scores((int(r[0]), float(r[1])) for r in rows)
+            weights = {
+                "keyword": (1.0, 0.0),
+                "vector": (0.0, 1.0),
+                "hybrid": (self.keyword_weight, self.vector_weight),
+            }[use]
+            ranked = merge_scores(
+                kw,
+                vec,
+                keyword_weight=weights[0],
+                vector_weight=weights[1],
+                min_relevance=self.min_relevance,
+            )[:limit]
+            if not ranked:
+                return []
+            by_id = await self._rows_by_id(conn, ranked)
+        out = []
+        for scored in ranked:
+            found = by_id.get(scored.rowid)
+            if found is not None:
+                found.score = scored.score
+                out.append(found)
+        return out
+
+    async def _rows_by_id(self, conn: Any, ranked: Sequence[Scored]) -> dict[int, MemoryEntry]:
+        marks = ",".join("?" * len(ranked))
+        rows = await conn.execute_fetchall(
+            f"SELECT {_COLUMNS} FROM entries WHERE id IN ({marks})", [s.rowid for s in ranked]
+        )
+        return {int(r[0]): _entry(r) for r in rows}
+
+    async def get(self, key: str, *, namespace: str = "default") -> MemoryEntry | None:
+        """The entry stored under ``key`` in ``namespace``, or None."""
+        async with self._read("get") as conn:
+            rows = await conn.execute_fetchall(
+                f"SELECT {_COLUMNS} FROM entries WHERE namespace=? AND key=?", (namespace, key)
+            )
+        return _entry(rows[0]) if rows else None
+
+    async def list(
+        self,
+        *,
+        namespace: str | None = "default",
+        category: str | None = None,
+        session_id: str | None = None,
+        limit: int = 100,
+    ) -> list[MemoryEntry]:
+        """Entries, newest first; ``namespace=None`` lists every namespace."""
+        return await self.export(
+            namespace=namespace, category=category, session_id=session_id, limit=limit
+        )
+
+    async def export(
+        self,
+        *,
+        namespace: str | None = None,
+        session_id: str | None = None,
+        category: str | None = None,
+        since: float | None = None,
+        until: float | None = None,
+        limit: int | None = None,
+    ) -> builtins.list[MemoryEntry]:
+        """Entries matching every given filter (``since <= updated_at < until``), newest first."""
+        filters, params = _filters(namespace, session_id, category, since, until)
+        sql = f"SELECT {_COLUMNS} FROM entries e {filters} ORDER BY updated_at DESC, id DESC"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        async with self._read("export") as conn:
+            rows = await conn.execute_fetchall(sql, params)
+        return [_entry(r) for r in rows]
+
+    async def forget(self, key: str, *, namespace: str = "default") -> bool:
+        """Delete by key; returns whether something was deleted."""
+        async with self._write("forget") as conn:
+            rows = await conn.execute_fetchall(
+                "SELECT id FROM entries WHERE namespace=? AND key=?", (namespace, key)
+            )
+            if not rows:
+                return False
+            rowid = int(rows[0][0])
+            await conn.execute("DELETE FROM entries WHERE id=?", (rowid,))
+            if self._vec_table and self.vectors_loaded:
+                await conn.execute("DELETE FROM entries_vec WHERE rowid=?", (rowid,))
+        return True
+
+    async def count(self, *, namespace: str | None = None) -> int:
+        """How many entries (in ``namespace``, or in all)."""
+        filters, params = _filters(namespace, None, None, None, None)
+        async with self._read("count") as conn:
+            rows = await conn.execute_fetchall(f"SELECT COUNT(*) FROM entries e {filters}", params)
+        return int(rows[0][0])
+
+    async def health_check(self) -> bool:
+        """True if the database answers a query."""
+        if self._state != "open":
+            return False
+        try:
+            async with self._read("health check") as conn:
+                await conn.execute_fetchall("SELECT 1 FROM schema_migrations LIMIT 1")
+        except MemoryStoreError:
+            return False
+        return True
+
+    # --- consolidation, hygiene, snapshots ----------------------------------------------
+
+    async def consolidate(
+        self,
+        session_id: str,
+        user_text: str,
+        answer_text: str,
+        *,
+        namespace: str = "default",
+        important: Sequence[str] = (),
+    ) -> builtins.list[MemoryEntry]:
+        """Record a finished turn: a dated ``daily`` entry, and flagged facts as ``core``.
+
+        Facts are ``important`` plus sentences of ``user_text`` starting "remember (that)",
+        "important:" or "note that". Returns the stored entries, the daily one first.
+        """
+        daily = MemoryEntry(
+            key=hygiene.daily_key(session_id, user_text),
+            content=f"User: {user_text.strip()}\nAssistant: {answer_text.strip()}",
+            category="daily",
+            namespace=namespace,
+            session_id=session_id,
+            importance=0.3,
+        )
+        stored = [await self.store(daily)]
+        facts = list(dict.fromkeys([*important, *hygiene.important_facts(user_text)]))
+        for fact in facts:
+            core = MemoryEntry(
+                key=hygiene.fact_key(fact),
+                content=fact,
+                category="core",
+                namespace=namespace,
+                session_id=session_id,
+                importance=0.9,
+                metadata={"source": "consolidation"},
+            )
+            stored.append(await self.store(core))
+        return stored
+
+    async def prune(
+        self, retention_days: float, *, now: float | None = None, namespace: str | None = None
+    ) -> int:
+        """Delete ``conversation``/``daily`` entries not updated for ``retention_days``.
+
+        ``core`` and custom categories are never pruned. Returns how many were deleted.
+        """
+        cutoff = (time.time() if now is None else now) - retention_days * 86400.0
+        marks = ",".join("?" * len(hygiene.PRUNABLE_CATEGORIES))
+        sql = f"SELECT id FROM entries WHERE category IN ({marks}) AND updated_at < ?"
+        params: builtins.list[Any] = [*hygiene.PRUNABLE_CATEGORIES, cutoff]
+        if namespace is not None:
+            sql += " AND namespace = ?"
+            params.append(namespace)
+        async with self._write("prune") as conn:
+            ids = [int(r[0]) for r in await conn.execute_fetchall(sql, params)]
+            for rowid in ids:
+                await conn.execute("DELETE FROM entries WHERE id=?", (rowid,))
+                if self._vec_table and self.vectors_loaded:
+                    await conn.execute("DELETE FROM entries_vec WHERE rowid=?", (rowid,))
+            await conn.execute(
+                "INSERT OR REPLACE INTO memory_meta (key, value) VALUES ('last_prune', ?)",
+                (str(time.time() if now is None else now),),
+            )
+        return len(ids)
+
+    async def prune_if_due(
+        self, retention_days: float, *, interval_s: float = 86400.0, now: float | None = None
+    ) -> int | None:
+        """Run :meth:`prune` if it last ran more than ``interval_s`` ago; None if not due."""
+        current = time.time() if now is None else now
+        async with self._read("prune schedule") as conn:
+            rows = await conn.execute_fetchall(
+                "SELECT value FROM memory_meta WHERE key = 'last_prune'"
+            )
+        if rows and current - float(rows[0][0]) < interval_s:
+            return None
+        pruned = await self.prune(retention_days, now=current)
+        if self.snapshot_path is not None:
+            await self.export_snapshot()
+        return pruned
+
+    async def export_snapshot(
+        self, path: str | Path | None = None, *, namespace: str | None = None
+    ) -> Path:
+        """Write the ``core`` entries to ``MEMORY_SNAPSHOT.md`` atomically; returns the path.
+
+        Raises:
+            MemoryStoreError: No path given or configured, or the file cannot be written.
+        """
+        target = Path(path) if path is not None else self.snapshot_path
+        if target is None:
+            raise MemoryStoreError("no snapshot path: pass one or configure snapshot_path")
+        entries = await self.export(namespace=namespace, category="core")
+        entries.sort(key=lambda e: (e.namespace, e.created_at, e.key))
+        text = render_snapshot(entries)
+        tmp = target.with_name(target.name + ".tmp")
+        try:
+            await asyncio.to_thread(_write_atomic, tmp, target, text)
+        except OSError as exc:
+            raise MemoryStoreError(f"cannot write memory snapshot {target}: {exc}") from exc
+        return target
+
+    async def hydrate_snapshot(self, path: str | Path) -> int:
+        """Store every entry of a snapshot file; returns how many.
+
+        Raises:
+            MemoryStoreError: The file cannot be read or an entry line is damaged.
+        """
+        source = Path(path)
+        try:
+            text = await asyncio.to_thread(source.read_text, encoding="utf-8")
+        except OSError as exc:
+            raise MemoryStoreError(f"cannot read memory snapshot {source}: {exc}") from exc
+        entries = parse_snapshot(text, source=str(source))
+        for entry in entries:
+            await self.store(entry)
+        return len(entries)
+
+
+class _Opening:
+    """What :meth:`SqliteMemory.open` returns: await it, or use it with ``async with``."""
+
+    def __init__(self, memory: SqliteMemory) -> None:
+        self._memory = memory
+
+    def __await__(self) -> Generator[Any, None, SqliteMemory]:
+        return self._memory.connect().__await__()
+
+    async def __aenter__(self) -> SqliteMemory:
+        return await self._memory.connect()
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self._memory.aclose()
+
+
+def _write_atomic(tmp: Path, target: Path, text: str) -> None:
+    import os
+
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, target)
+
+
+def _filters(
+    namespace: str | None,
+    session_id: str | None,
+    category: str | None,
+    since: float | None,
+    until: float | None,
+) -> tuple[str, list[Any]]:
+    clauses: list[str] = []
+    params: list[Any] = []
+    for clause, value in (
+        ("e.namespace = ?", namespace),
+        ("e.session_id = ?", session_id),
+        ("e.category = ?", category),
+        ("e.updated_at >= ?", since),
+        ("e.updated_at < ?", until),
+    ):
+        if value is not None:
+            clauses.append(clause)
+            params.append(value)
+    return ("WHERE " + " AND ".join(clauses) if clauses else ""), params
+
+
+def _entry(row: Sequence[Any]) -> MemoryEntry:
+    try:
+        metadata = json.loads(row[9]) if row[9] else {}
+    except ValueError:
+        metadata = {"_damaged_metadata": row[9]}
+    return MemoryEntry(
+        key=row[1],
+        content=row[2],
+        category=row[3],
+        namespace=row[4],
+        session_id=row[5],
+        importance=float(row[6]),
+        created_at=float(row[7]),
+        updated_at=float(row[8]),
+        metadata=metadata if isinstance(metadata, dict) else {"value": metadata},
+    )
