@@ -160,13 +160,14 @@ def error_for_exception(
     if names & {"RemoteProtocolError", "ReadError", "DecodingError", "ProtocolError"}:
         return ProviderBadResponse(
             f"{provider} at {base_url} broke the connection or sent bytes that are not HTTP "
-            f"({exc}): check that provider.base_url is the address of a {provider} server",
+            f"({exc}): check that provider.base_url is a server that speaks the {provider} "
+            "protocol",
             **kw,
         )
     if isinstance(exc, (ValueError, KeyError, TypeError)):
         return ProviderBadResponse(
-            f"{provider} at {base_url} sent a response that is not its protocol ({exc}): check "
-            f"that provider.base_url is the address of a {provider} server",
+            f"{provider} at {base_url} sent a response that is not its protocol ({exc}): "
+            f"check that provider.base_url is a server that speaks the {provider} protocol",
             **kw,
         )
     return ProviderUnreachable(f"request to {provider} at {base_url} failed: {exc}", **kw)

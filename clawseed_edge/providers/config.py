@@ -11,7 +11,7 @@ The config layer embeds :class:`ProviderConfig` as ``[provider]``; the shape use
 
     [[provider.fallbacks]]              # tried in order when the one above cannot answer
     name = "anthropic"
-    model = "claude-sonnet-4-5"
+    model = "claude-sonnet-4-6"
 
     [[provider.routes]]                 # optional: another model for some requests
     hint = "fast"                       # chosen by ChatRequest.model = "hint:fast"
@@ -20,7 +20,7 @@ The config layer embeds :class:`ProviderConfig` as ``[provider]``; the shape use
     [[provider.routes]]
     hint = "vision"
     images = true                       # ... or whenever a message carries images
-    provider = { name = "anthropic", model = "claude-sonnet-4-5" }
+    provider = { name = "anthropic", model = "claude-sonnet-4-6" }
 
 Fields left unset get the defaults of the named provider (:data:`PROVIDER_DEFAULTS`), filled in
 when the struct is built, so ``ProviderConfig().model == "qwen2.5:3b"`` and
@@ -38,7 +38,7 @@ from clawseed_edge.api.errors import ProviderAuthFailed
 __all__ = ["PROVIDER_DEFAULTS", "ProviderConfig", "RouteConfig"]
 
 _OLLAMA = {"model": "qwen2.5:3b", "base_url": "http://127.0.0.1:11434"}
-_ANTHROPIC = {"model": "claude-sonnet-4-5", "api_key_env": "ANTHROPIC_API_KEY"}
+_ANTHROPIC = {"model": "claude-sonnet-4-6", "api_key_env": "ANTHROPIC_API_KEY"}
 _OPENAI = {
     "model": "gpt-4o-mini",
     "base_url": "https://api.openai.com/v1",
@@ -86,7 +86,7 @@ class ProviderConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
             ``local``, ``groq``, ``deepseek``, ``openrouter``, ``gemini``, ``llamacpp``, ``vllm``,
             ``lmstudio``, ``openai-compatible``) or a plugin's name.
         model: Model id; default per provider (ollama ``qwen2.5:3b``, anthropic
-            ``claude-sonnet-4-5``, openai ``gpt-4o-mini``).
+            ``claude-sonnet-4-6``, openai ``gpt-4o-mini``).
         base_url: Server address; default per provider (ollama ``http://127.0.0.1:11434``;
             OpenAI-compatible servers include the ``/v1`` suffix).
         api_key_env: Environment variable holding the API key (anthropic ``ANTHROPIC_API_KEY``,

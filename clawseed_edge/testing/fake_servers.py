@@ -538,7 +538,8 @@ class FakeAnthropic(FakeModelServer):
 
     Args:
         models: Known model ids; others answer 404 ``not_found_error``. None accepts any.
-        api_key: If set, a request whose ``x-api-key`` differs is answered 401.
+        api_key: If set, a request whose key (``x-api-key`` or ``Authorization: Bearer``, which
+            the anthropic 2.x SDK sends) differs is answered 401.
     """
 
     def __init__(self, *, models: Iterable[str] | None = None, **kw: Any) -> None:
@@ -554,7 +555,10 @@ class FakeAnthropic(FakeModelServer):
     async def _messages(self, request: RecordedRequest, http: _Http) -> None:
         data = request.json
         model = data.get("model", "")
-        if self.api_key is not None and request.headers.get("x-api-key") != self.api_key:
+        sent_key = request.headers.get("x-api-key") or request.headers.get(
+            "authorization", ""
+        ).removeprefix("Bearer ")
+        if self.api_key is not None and sent_key != self.api_key:
             await self._error(http, 401, "invalid x-api-key")
             return
         if self.models is not None and model not in self.models:
