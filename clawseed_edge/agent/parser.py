@@ -189,6 +189,7 @@ _FUNCTION_CLOSE = re.compile(r"</function>", re.IGNORECASE)
 _PYTHON_TAG_END = re.compile(r"<\|python_tag\|>|<\|eom_id\|>|<\|eot_id\|>", re.IGNORECASE)
 _LLAMA_EOM = re.compile(r"\s*<\|(?:eom_id|eot_id)\|>", re.IGNORECASE)
 _MISTRAL_END = re.compile(r"\[TOOL_CALLS\]|</s>", re.IGNORECASE)
+_MISTRAL_EOS = re.compile(r"\s*</s>", re.IGNORECASE)
 _MISTRAL_NAME = re.compile(r"\s*([^\[\]{}\s]{1,128})")
 _MISTRAL_EXTRA = re.compile(r"\s*(?:\[CALL_ID\]\s*[A-Za-z0-9_-]{0,64}|\[ARGS\])", re.IGNORECASE)
 _DS_CALLS_CLOSE = re.compile(_ds("tool calls end"), re.IGNORECASE)
@@ -615,6 +616,9 @@ class _Scanner:
             end = m.end() + pos
             call = _make_call(name_m.group(1), args, "mistral", self.text[m.start() : end])
             calls = [call] if call is not None else []
+        eos = _MISTRAL_EOS.match(self.text, end)
+        if eos is not None:
+            end = eos.end()
         if self.accept(m.start(), end, calls):
             return end
         return m.end()
