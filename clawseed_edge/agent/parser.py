@@ -6,7 +6,8 @@ without it. Recognised shapes (tag names are matched case-insensitively):
 - ``<tool_call>{"name": .., "arguments": {..}}</tool_call>`` (also ``<toolcall>``,
   ``<tool-call>``); arguments as an object or a JSON string holding one, or under
   ``parameters``; a list or several objects in one block; Qwen3-Coder's
-  ``<function=NAME><parameter=P>v</parameter></function>`` inside the block.
+  ``<function=NAME><parameter=P>v</parameter></function>`` and GLM-4.5's
+  ``NAME<arg_key>k</arg_key><arg_value>v</arg_value>`` inside the block.
 - ``<function_calls><invoke name="X"><parameter name="p">v</parameter></invoke></function_calls>``
   and MiniMax's ``<minimax:tool_call>`` wrapper (``<invoke>`` elements or JSON lines).
 - fenced ```` ```tool_call ```` blocks with JSON inside; xAI's ```` ```tool NAME ```` fences.
@@ -208,6 +209,7 @@ _PARAM_HEAD = re.compile(
 )
 _PARAM_OPEN = re.compile(r"<parameter\b", re.IGNORECASE)
 _PARAM_CLOSE = re.compile(r"</parameter>", re.IGNORECASE)
+_GLM_NAME = re.compile(r"([^\s<>{}\[\]\"']{1,128})\s*")
 
 _TOOL_CALL_FENCE_INFOS = frozenset({"tool_call", "tool-call", "toolcall", "tool_calls"})
 _DECODER = json.JSONDecoder()
@@ -412,12 +414,54 @@ def _function_body(name: str, body: str, shape: str, raw: str) -> ParsedCall | N
     return None
 
 
+def _is_json_content(content: str) -> bool:
+    """Whether block content is JSON; only JSON can show that a block cut short is complete."""
+    return _strip_inner_fence(content).startswith(("{", "["))
+
+
+def _parse_glm(content: str, shape: str, raw: str) -> ParsedCall | None:
+    """GLM-4.5's ``NAME <arg_key>k</arg_key><arg_value>v</arg_value>...``; None if malformed."""
+    head = _GLM_NAME.match(content)
+    if head is None:
+        return None
+    args: dict[str, Any] = {}
+    pos = head.end()
+    n = len(content)
+    while pos < n:
+        if not content.startswith("<arg_key>", pos):
+            return None
+        key_end = content.find("</arg_key>", pos)
+        if key_end < 0:
+            return None
+        key = content[pos + len("<arg_key>") : key_end].strip()
+        pos = key_end + len("</arg_key>")
+        while pos < n and content[pos] in _WS:
+            pos += 1
+        if not content.startswith("<arg_value>", pos):
+            return None
+        value_end = content.find("</arg_value>", pos)
+        if value_end < 0:
+            return None
+        args[key] = _param_value(content[pos + len("<arg_value>") : value_end])
+        pos = value_end + len("</arg_value>")
+        while pos < n and content[pos] in _WS:
+            pos += 1
+    return _make_call(head.group(1), args, shape, raw)
+
+
 def _parse_json_block(content: str, shape: str, raw: str) -> list[ParsedCall]:
-    """The content of a ``<tool_call>``-like block: JSON object(s), or function elements."""
+    """The content of a ``<tool_call>``-like block.
+
+    JSON object(s) or a list of them; Qwen3-Coder's ``<function=..>`` elements; or GLM's
+    ``NAME`` followed by ``<arg_key>``/``<arg_value>`` pairs.
+    """
     stripped = _strip_inner_fence(content)
+    if stripped.startswith(("{", "[")):
+        return _calls_from_values(_decode_values(stripped), shape, raw)
     if stripped.lower().startswith("<function="):
         return _parse_function_elements(stripped, shape, raw) or []
-    return _calls_from_values(_decode_values(stripped), shape, raw)
+    call = _parse_glm(stripped, shape, raw)
+    return [call] if call is not None else []
 
 
 # --- the scanner ------------------------------------------------------------------------------
@@ -495,8 +539,10 @@ class _Scanner:
         region = self._closed_region(m, _TOOL_CALL_OPEN, _TOOL_CALL_CLOSE)
         if region is None:
             return m.end()
-        content_end, end, _ = region
+        content_end, end, closed = region
         content = self.text[m.end() : content_end]
+        if not closed and not _is_json_content(content):
+            return m.end()
         self.charge(len(content))
         self.accept(
             m.start(), end, _parse_json_block(content, "tool_call", self.text[m.start() : end])
@@ -507,8 +553,10 @@ class _Scanner:
         region = self._closed_region(m, _MINIMAX_OPEN, _MINIMAX_CLOSE)
         if region is None:
             return m.end()
-        content_end, end, _ = region
+        content_end, end, closed = region
         content = self.text[m.end() : content_end]
+        if not closed and not _is_json_content(content):
+            return m.end()
         raw = self.text[m.start() : end]
         self.charge(len(content))
         if _INVOKE_OPEN.search(content) is not None:
@@ -542,10 +590,12 @@ class _Scanner:
         region = self._closed_region(m, _FUNCTION_OPEN, _FUNCTION_CLOSE)
         if region is None:
             return m.end()
-        content_end, end, _ = region
+        content_end, end, closed = region
         if content_end < head.end():
             return m.end()
         body = self.text[head.end() : content_end]
+        if not closed and not _is_json_content(body):
+            return m.end()
         self.charge(len(body))
         raw = self.text[m.start() : end]
         call = _function_body(head.group(1), body, "llama_function", raw)
@@ -673,6 +723,8 @@ class _Scanner:
         if first not in _TOOL_CALL_FENCE_INFOS and first != "tool":
             return end  # an ordinary code block: never a call, whatever it holds
         content = text[eol + 1 : content_end]
+        if close is None and not _is_json_content(content):
+            return end
         self.charge(len(content))
         raw = text[start:end]
         if first == "tool" and len(words) == 2:
