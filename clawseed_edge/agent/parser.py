@@ -522,23 +522,26 @@ class _Scanner:
 
     def _closed_region(
         self, m: re.Match[str], opener: re.Pattern[str], closer: re.Pattern[str]
-    ) -> tuple[int, int, bool] | None:
-        """``(content_end, block_end, closed)`` for a block opened at ``m``.
+    ) -> tuple[int, int, bool] | int:
+        """``(content_end, block_end, closed)`` for a block opened at ``m``, or where to resume.
 
-        An unclosed block counts only when it is the last block of its kind (the model
-        stopped before writing the closing tag); otherwise None.
+        When another opener of the same kind comes before the closer (a model that repeated
+        the tag), this opener is left as text and scanning resumes at the inner one. An
+        unclosed block counts only when it is the last of its kind (the model stopped before
+        writing the closing tag).
         """
         close = self.finder(closer).find(m.end())
+        inner = self.finder(opener).find(m.end())
+        if inner is not None and (close is None or inner.start() < close.start()):
+            return inner.start()
         if close is not None:
             return close.start(), close.end(), True
-        if self.finder(opener).find(m.end()) is not None:
-            return None
         return len(self.text), len(self.text), False
 
     def _tool_call(self, m: re.Match[str]) -> int:
         region = self._closed_region(m, _TOOL_CALL_OPEN, _TOOL_CALL_CLOSE)
-        if region is None:
-            return m.end()
+        if isinstance(region, int):
+            return region
         content_end, end, closed = region
         content = self.text[m.end() : content_end]
         if not closed and not _is_json_content(content):
@@ -551,8 +554,8 @@ class _Scanner:
 
     def _minimax(self, m: re.Match[str]) -> int:
         region = self._closed_region(m, _MINIMAX_OPEN, _MINIMAX_CLOSE)
-        if region is None:
-            return m.end()
+        if isinstance(region, int):
+            return region
         content_end, end, closed = region
         content = self.text[m.end() : content_end]
         if not closed and not _is_json_content(content):
@@ -568,8 +571,8 @@ class _Scanner:
 
     def _function_calls(self, m: re.Match[str]) -> int:
         region = self._closed_region(m, _FUNCTION_CALLS_OPEN, _FUNCTION_CALLS_CLOSE)
-        if region is None:
-            return m.end()
+        if isinstance(region, int):
+            return region
         content_end, end, closed = region
         content = self.text[m.end() : content_end]
         self.charge(len(content))
@@ -588,8 +591,8 @@ class _Scanner:
         if head is None:
             return m.end()
         region = self._closed_region(m, _FUNCTION_OPEN, _FUNCTION_CLOSE)
-        if region is None:
-            return m.end()
+        if isinstance(region, int):
+            return region
         content_end, end, closed = region
         if content_end < head.end():
             return m.end()
@@ -675,8 +678,8 @@ class _Scanner:
 
     def _deepseek(self, m: re.Match[str]) -> int:
         region = self._closed_region(m, _DS_OPEN, _DS_CALLS_CLOSE)
-        if region is None:
-            return m.end()
+        if isinstance(region, int):
+            return region
         content_end, end, closed = region
         content = self.text[m.end() : content_end]
         self.charge(len(content))

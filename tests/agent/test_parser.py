@@ -114,6 +114,13 @@ def test_unclosed_json_fence_and_function_at_end_are_accepted() -> None:
     assert pairs(parse_tool_calls('<function=c>{"y": 2}')[1]) == [("c", {"y": 2})]
 
 
+def test_repeated_opener_leaves_the_outer_one_as_text() -> None:
+    text = 'Calling <tool_call>\n<tool_call>{"name": "a", "arguments": {"x": 1}}</tool_call>'
+    remaining, calls = parse_tool_calls(text)
+    assert pairs(calls) == [("a", {"x": 1})]
+    assert remaining == "Calling <tool_call>"
+
+
 def test_unclosed_tool_call_not_at_end_is_not_a_call() -> None:
     # The first block has no closer of its own; a later opener means it did not end the text.
     text = '<tool_call>{"name": "a", "arguments": {}} and then <tool_call>{"name": "b"'
