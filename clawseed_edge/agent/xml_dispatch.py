@@ -58,6 +58,12 @@ def _dumps(value: Any) -> str:
     )
 
 
+def _call_markup(name: str, arguments: Mapping[str, Any]) -> str:
+    """A call in the exact format the prompt teaches: name first, then the arguments."""
+    body = json.dumps(_plain(arguments), sort_keys=True, ensure_ascii=False, default=str)
+    return f'<tool_call>{{"name": {json.dumps(name)}, "arguments": {body}}}</tool_call>'
+
+
 _PLACEHOLDERS: dict[str, Any] = {
     "string": "...",
     "integer": 1,
@@ -123,7 +129,7 @@ class XmlToolDispatcher:
         if not specs:
             return ""
         ordered = sorted(specs, key=lambda s: s.name)
-        example = {"name": ordered[0].name, "arguments": _example_arguments(ordered[0].parameters)}
+        example = _call_markup(ordered[0].name, _example_arguments(ordered[0].parameters))
         lines = [
             "## Tools",
             "",
@@ -133,7 +139,7 @@ class XmlToolDispatcher:
             "",
             "Example of the format (use real values from the conversation):",
             "",
-            f"<tool_call>{_dumps(example)}</tool_call>",
+            example,
             "",
             _RULES,
             "",
@@ -195,7 +201,7 @@ class XmlToolDispatcher:
         content = content.strip()
         _, in_text = parse_tool_calls(response.text)
         extra = [
-            f"<tool_call>{_dumps({'name': c.name, 'arguments': c.arguments})}</tool_call>"
+            _call_markup(c.name, c.arguments)
             for c in calls
             if not any(p.name == c.name and p.arguments == dict(c.arguments) for p in in_text)
         ]

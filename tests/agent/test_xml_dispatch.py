@@ -47,6 +47,9 @@ def test_section_lists_tools_format_and_rules() -> None:
     assert [(c.name, c.arguments) for c in calls] == [
         ("led_set", {"device": "red_led", "on": True})
     ]
+    assert (
+        '<tool_call>{"name": "led_set", "arguments": {"device": "red_led", "on": true}}' in section
+    )
     assert "### led_set\nSwitch an LED on or off.\nParameters (JSON schema): " in section
     schema_line = next(
         line for line in section.splitlines() if line.startswith("Parameters") and "sensor" in line
@@ -134,7 +137,9 @@ def test_assistant_message_writes_native_calls_as_markup() -> None:
     response = ChatResponse(text="", tool_calls=(ToolCall("read_temp", {"sensor": "a"}, "x1"),))
     visible, calls = d.parse_response(response)
     msg = d.assistant_message(response, visible, calls)
-    assert msg.content == '<tool_call>{"arguments":{"sensor":"a"},"name":"read_temp"}</tool_call>'
+    assert (
+        msg.content == '<tool_call>{"name": "read_temp", "arguments": {"sensor": "a"}}</tool_call>'
+    )
     assert [(c.name, c.arguments) for c in parse_tool_calls(msg.content)[1]] == [
         ("read_temp", {"sensor": "a"})
     ]
