@@ -251,21 +251,29 @@ def _decode_json(s: str) -> tuple[bool, Any]:
         return False, None
 
 
-def _decode_values(s: str, seps: str = ",;") -> list[Any] | None:
-    """Decode one or more JSON values separated by whitespace (or ``seps``); None if any fails."""
+def _decode_run(s: str, seps: str) -> tuple[list[Any], int]:
+    """JSON values from the start of ``s``, separated by whitespace or ``seps`` characters.
+
+    Returns the values and the index just after the last one; stops at anything else.
+    """
     values: list[Any] = []
-    pos = 0
+    pos = end = 0
     n = len(s)
     while True:
         while pos < n and (s[pos] in _WS or (values and s[pos] in seps)):
             pos += 1
-        if pos >= n:
-            return values or None
         try:
             value, pos = _DECODER.raw_decode(s, pos)
         except (ValueError, RecursionError):
-            return None
+            return values, end
         values.append(value)
+        end = pos
+
+
+def _decode_values(s: str) -> list[Any] | None:
+    """One or more JSON values making up all of ``s``; None if anything else is there."""
+    values, end = _decode_run(s, ",;")
+    return values if values and not s[end:].strip() else None
 
 
 def _call_from_obj(obj: Any, shape: str, raw: str) -> ParsedCall | None:
@@ -610,22 +618,7 @@ class _Scanner:
         bound = bound_m.start() if bound_m is not None else len(self.text)
         region = self.text[m.end() : bound]
         self.charge(len(region))
-        values: list[Any] = []
-        pos = 0
-        while True:
-            while pos < len(region) and region[pos] in _WS:
-                pos += 1
-            try:
-                value, pos = _DECODER.raw_decode(region, pos)
-            except (ValueError, RecursionError):
-                break
-            values.append(value)
-            while pos < len(region) and region[pos] in _WS:
-                pos += 1
-            if pos < len(region) and region[pos] == ";":
-                pos += 1
-                continue
-            break
+        values, pos = _decode_run(region, ";")
         if not values:
             return m.end()
         end = m.end() + pos
