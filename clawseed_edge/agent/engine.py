@@ -17,7 +17,7 @@ import difflib
 import itertools
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -89,6 +89,7 @@ class _TurnHandle:
     task: asyncio.Task[None] | None = None
     abort_reason: str | None = None
     error: BaseException | None = None
+    finished: bool = False
     new_messages: list[ChatMessage] = field(default_factory=list)
 
 
@@ -223,15 +224,16 @@ class Agent:
                 handle.task.cancel()
         return True
 
-    async def turn(
+    def turn(
         self, text: str, *, session_id: str = "default", context: ToolContext | None = None
-    ) -> AsyncIterator[TurnEvent]:
+    ) -> AsyncGenerator[TurnEvent, None]:
         """Run one turn, yielding its events; the last is Done, Aborted or Error.
 
-        Closing the iterator early (``break``) aborts the turn.
+        Closing the iterator early aborts the turn: after a ``break``, call its ``aclose()``
+        (or iterate inside ``contextlib.aclosing(agent.turn(...))``); otherwise the turn runs on
+        until the generator is garbage-collected.
         """
-        async for event in self._turn(text, session_id, context, _TurnHandle(session_id)):
-            yield event
+        return self._turn(text, session_id, context, _TurnHandle(session_id))
 
     async def run(
         self, text: str, *, session_id: str = "default", context: ToolContext | None = None
@@ -244,17 +246,19 @@ class Agent:
             AgentTurnAborted: The turn was aborted.
         """
         handle = _TurnHandle(session_id)
+        last: TurnEvent | None = None
         async for event in self._turn(text, session_id, context, handle):
-            if isinstance(event, DoneEvent):
-                return event.text
-            if isinstance(event, AbortedEvent):
-                raise AgentTurnAborted(f"the turn was aborted: {event.reason}")
-            if isinstance(event, ErrorEvent):
-                if isinstance(handle.error, ClawseedError):
-                    raise handle.error
-                if event.code == AgentIterationLimit.code:
-                    raise AgentIterationLimit(event.message)
-                raise AgentError(event.message)
+            last = event  # read to the end: the turn also persists its history
+        if isinstance(last, DoneEvent):
+            return last.text
+        if isinstance(last, AbortedEvent):
+            raise AgentTurnAborted(f"the turn was aborted: {last.reason}")
+        if isinstance(handle.error, ClawseedError):
+            raise handle.error
+        if isinstance(last, ErrorEvent):
+            if last.code == AgentIterationLimit.code:
+                raise AgentIterationLimit(last.message)
+            raise AgentError(last.message)
         raise AgentError("the turn ended without an answer")
 
     async def aclose(self) -> None:
@@ -277,7 +281,7 @@ class Agent:
 
     async def _turn(
         self, text: str, session_id: str, context: ToolContext | None, handle: _TurnHandle
-    ) -> AsyncIterator[TurnEvent]:
+    ) -> AsyncGenerator[TurnEvent, None]:
         queue: asyncio.Queue[object] = asyncio.Queue()
         task = asyncio.create_task(
             self._run_turn(text, session_id, context, handle, queue.put_nowait)
@@ -291,6 +295,8 @@ class Agent:
                 event = await queue.get()
                 if event is _END:
                     break
+                if isinstance(event, DoneEvent | ErrorEvent):
+                    handle.finished = True
                 yield event  # type: ignore[misc]
             if task.cancelled():
                 yield AbortedEvent(handle.abort_reason or "cancelled")
@@ -301,10 +307,11 @@ class Agent:
             if not running:
                 self._running.pop(session_id, None)
             if not task.done():
-                handle.abort_reason = handle.abort_reason or "the caller stopped reading the turn"
-                task.cancel()
+                if not handle.finished:
+                    handle.abort_reason = handle.abort_reason or "the caller stopped reading"
+                    task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
-                    await task
+                    await task  # a finished turn is only saving its history
 
     async def _run_turn(
         self,
