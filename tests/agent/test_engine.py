@@ -442,3 +442,25 @@ async def test_empty_script_error_says_how_many_were_queued() -> None:
     events = await collect(agent, "2")
     assert events[-1].code == "scripted_provider_exhausted"
     assert "1 were queued and 1 consumed" in events[-1].message
+
+
+@pytest.mark.parametrize("streaming", [False, True])
+async def test_prompt_guided_turn_with_the_xml_dispatcher(streaming: bool) -> None:
+    from clawseed_edge.agent.xml_dispatch import XmlToolDispatcher
+
+    echo = EchoTool()
+    provider = P(
+        [P.calls(ToolCall("echo", {"text": "hi"}), text="Let me echo."), "Echoed."],
+        native_tools=False,
+        streaming=streaming,
+    )
+    agent = builder(provider, echo).build()
+    assert isinstance(agent.dispatcher, XmlToolDispatcher)
+    events = await collect(agent, "echo hi")
+    assert echo.calls == [{"text": "hi"}]
+    chunks = [e.text for e in events if isinstance(e, ChunkEvent)]
+    assert chunks == ["Let me echo.", "Echoed."]
+    assert provider.requests[0].tools == ()
+    assert "<tool_call>" in provider.requests[0].messages[0].content
+    assert "echo: hi" in provider.requests[1].messages[-1].content
+    assert isinstance(events[-1], DoneEvent) and events[-1].text == "Echoed."
