@@ -43,6 +43,7 @@ from clawseed_edge.api import (
     Provider,
     ProviderBadResponse,
     ProviderError,
+    ProviderStreamInterrupted,
     SessionStore,
     StreamDone,
     TextDelta,
@@ -229,6 +230,9 @@ class Agent:
     ) -> AsyncGenerator[TurnEvent, None]:
         """Run one turn, yielding its events; the last is Done, Aborted or Error.
 
+        ``context`` (channel, namespace) is passed to hooks and tools with its ``session_id``
+        and ``turn_id`` set to this turn's.
+
         Closing the iterator early aborts the turn: after a ``break``, call its ``aclose()``
         (or iterate inside ``contextlib.aclosing(agent.turn(...))``); otherwise the turn runs on
         until the generator is garbage-collected.
@@ -388,7 +392,8 @@ class Agent:
         except ClawseedError as exc:
             handle.error = exc
             code = getattr(exc, "code", "error")
-            self._record(ErrorObserved("agent", str(exc), code))
+            component = "provider" if isinstance(exc, ProviderError) else "agent"
+            self._record(ErrorObserved(component, str(exc), code))
             emit(ErrorEvent(str(exc), code))
         except Exception as exc:
             log.exception("turn %s of session %s failed", turn_id, session_id)
@@ -493,6 +498,17 @@ class Agent:
                     if event.response.thinking and not saw_thinking:
                         emit(ThinkingEvent(event.response.thinking))
                     return event.response
+        except (asyncio.CancelledError, ProviderError):
+            raise
+        except Exception as exc:
+            if not text:
+                raise
+            raise ProviderStreamInterrupted(
+                f"the stream from {self.provider.name!r} broke after text was shown "
+                f"({type(exc).__name__}: {exc}); ask again",
+                provider=self.provider.name,
+                model=self.provider.model,
+            ) from exc
         finally:
             aclose = getattr(stream, "aclose", None)
             if aclose is not None:

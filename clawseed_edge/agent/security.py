@@ -297,7 +297,8 @@ class SecurityPolicy:
             hit = self._forbidden_hit(raw)
             if hit is not None:
                 raise _Denied(
-                    f"path {raw!r} is inside the forbidden path {hit!r}; tools may not touch it"
+                    f"path {raw!r} is inside the forbidden path {hit!r}; no tool may touch it "
+                    "(the list is [autonomy].forbidden_paths in the config)"
                 )
 
     def _check_rates(

@@ -464,3 +464,21 @@ async def test_prompt_guided_turn_with_the_xml_dispatcher(streaming: bool) -> No
     assert "<tool_call>" in provider.requests[0].messages[0].content
     assert "echo: hi" in provider.requests[1].messages[-1].content
     assert isinstance(events[-1], DoneEvent) and events[-1].text == "Echoed."
+
+
+async def test_a_stream_broken_after_text_was_shown_is_reported_as_interrupted() -> None:
+    class Breaking(ScriptedProvider):
+        async def stream(self, request: Any) -> Any:
+            from clawseed_edge.api import TextDelta
+
+            self.requests.append(request)
+            yield TextDelta("Half an ans")
+            raise OSError("connection reset")
+
+    provider = Breaking(streaming=True)
+    events = await collect(builder(provider).build(), "x")
+    assert [e.type for e in events] == ["chunk", "error"]
+    assert (
+        events[-1].code == "provider_stream_interrupted"
+        and "connection reset" in events[-1].message
+    )
