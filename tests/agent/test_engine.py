@@ -482,3 +482,33 @@ async def test_a_stream_broken_after_text_was_shown_is_reported_as_interrupted()
         events[-1].code == "provider_stream_interrupted"
         and "connection reset" in events[-1].message
     )
+
+
+async def test_abort_while_waiting_for_approval_withdraws_the_request() -> None:
+    approver = QueueApprover()
+    relay = EchoTool("relay", RiskClass.ACT)
+    agent = builder(P([P.call("relay")]), relay, autonomy="supervised").approver(approver).build()
+    seen: list[str] = []
+    async for event in agent.turn("switch"):
+        seen.append(event.type)
+        if isinstance(event, ApprovalRequestEvent):
+            assert [r.id for r in approver.pending()] == [event.request.id]
+            agent.abort(reason="user left")
+    assert seen == ["approval_request", "aborted"]
+    assert approver.pending() == [] and relay.calls == []
+
+
+async def test_turns_of_one_session_run_one_at_a_time_other_sessions_concurrently() -> None:
+    provider = P(["first", "second", "other"], delay_s=0.01)
+    agent = builder(provider).build()
+    a, b, c = await asyncio.gather(
+        agent.run("1", session_id="s"),
+        agent.run("2", session_id="s"),
+        agent.run("3", session_id="t"),
+    )
+    assert {a, b, c} == {"first", "second", "other"}
+    roles = [m.role for m in agent.history("s")]
+    assert roles == ["user", "assistant", "user", "assistant"]
+    # the second turn of "s" saw the whole first turn
+    second_request = next(r for r in provider.requests if len(r.messages) == 4)
+    assert [m.role for m in second_request.messages] == ["system", "user", "assistant", "user"]
