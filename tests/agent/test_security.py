@@ -368,3 +368,30 @@ async def test_every_decision_is_an_observer_event() -> None:
         ("file_read", "denied"),
     ]
     assert "forbidden" in obs.of(PolicyDecision)[1].reason
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "cat $HOME_SECRET/id_rsa",
+        "cat ${{HOME_SECRET}}/id_rsa",
+        "cat {secret_parent}/sec*/id_rsa",
+        "cat {secret_parent}/secre?",
+        "cat {secret_parent}/*",
+    ],
+)
+async def test_shell_words_are_expanded_like_the_shell_would(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, template: str
+) -> None:
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    (secret / "id_rsa").write_text("KEY")
+    monkeypatch.setenv("HOME_SECRET", str(secret))
+    policy = SecurityPolicy(
+        autonomy="full",
+        allowed_commands=ALLOW,
+        forbidden_paths=[str(secret)],
+        workspace_dir=tmp_path,
+    )
+    ok, reason = await decide(policy, ShellTool(), command=template.format(secret_parent=tmp_path))
+    assert not ok and "forbidden path" in reason
