@@ -336,8 +336,9 @@ class Agent:
         usage = Usage()
         iterations = 0
         outcome: str = "error"
-        session = await self._session(session_id)
+        session: _Session | None = None
         try:
+            session = await self._session(session_id)
             async with session.lock:
                 history = session.history
 
@@ -369,13 +370,24 @@ class Agent:
                             )
                         )
                         return
-                    results = [await self._run_call(call, context, emit) for call in calls]
-                    commit(
-                        [
-                            self.dispatcher.assistant_message(response, answer, calls),
-                            *self.dispatcher.result_messages(results),
+                    results: list[tuple[ToolCall, ToolResult]] = []
+                    try:
+                        for call in calls:
+                            results.append(await self._run_call(call, context, emit))
+                    except asyncio.CancelledError:
+                        # Keep what ran (a relay may have switched): every call gets a result.
+                        results += [
+                            (c, ToolResult.fail("the turn was aborted before this call finished"))
+                            for c in calls[len(results) :]
                         ]
-                    )
+                        raise
+                    finally:
+                        commit(
+                            [
+                                self.dispatcher.assistant_message(response, answer, calls),
+                                *self.dispatcher.result_messages(results),
+                            ]
+                        )
                 outcome = "limit"
                 emit(
                     ErrorEvent(
@@ -401,7 +413,8 @@ class Agent:
             self._record(ErrorObserved("agent", str(exc), AgentError.code))
             emit(ErrorEvent(f"internal error: {type(exc).__name__}: {exc}", AgentError.code))
         finally:
-            session.history.trim()
+            if session is not None:
+                session.history.trim()
             self._record(
                 TurnEnded(
                     session_id,

@@ -213,8 +213,12 @@ async def test_abort_during_a_tool_cancels_it_and_the_agent_keeps_serving() -> N
     assert slow.cancelled
     assert isinstance(events[-1], AbortedEvent) and events[-1].reason == "user pressed stop"
     assert not agent.is_running("s")
-    # no dangling tool call in history: the next turn is accepted by any provider
-    assert [m.role for m in agent.history("s")] == ["user"]
+    # the aborted call is in the history with a result, so the model knows and the call has
+    # its answer (native providers reject a call without one)
+    history = agent.history("s")
+    assert [m.role for m in history] == ["user", "assistant", "tool"]
+    assert history[1].tool_calls[0].id == history[2].tool_call_id
+    assert "aborted" in history[2].content
     assert await agent.run("next", session_id="s") == "after"
     assert not agent.abort("s")
 
@@ -512,3 +516,21 @@ async def test_turns_of_one_session_run_one_at_a_time_other_sessions_concurrentl
     # the second turn of "s" saw the whole first turn
     second_request = next(r for r in provider.requests if len(r.messages) == 4)
     assert [m.role for m in second_request.messages] == ["system", "user", "assistant", "user"]
+
+
+async def test_abort_keeps_the_calls_that_already_ran_in_the_history() -> None:
+    echo, slow = EchoTool(), SlowTool()
+    agent = builder(
+        P([P.calls(ToolCall("echo", {"text": "relay on"}), ToolCall("slow"), ToolCall("echo"))]),
+        echo,
+        slow,
+    ).build()
+    task = asyncio.create_task(agent.run("go"))
+    await asyncio.wait_for(slow.started.wait(), 5)
+    agent.abort()
+    with pytest.raises(AgentTurnAborted):
+        await task
+    tools = [m.content for m in agent.history() if m.role == "tool"]
+    assert tools[0] == "echo: relay on"
+    assert all("aborted" in t for t in tools[1:]) and len(tools) == 3
+    assert echo.calls == [{"text": "relay on"}]
