@@ -131,7 +131,7 @@ class XmlToolDispatcher:
         ordered = sorted(specs, key=lambda s: s.name)
         example = _call_markup(ordered[0].name, _example_arguments(ordered[0].parameters))
         lines = [
-            "## Tools",
+            "### How to call a tool",
             "",
             "You can call the tools listed below. To call one, write exactly:",
             "",
@@ -143,7 +143,7 @@ class XmlToolDispatcher:
             "",
             _RULES,
             "",
-            "Available tools:",
+            "Tool parameters:",
         ]
         for spec in ordered:
             lines += [
