@@ -114,7 +114,9 @@ class CliApprover:
             summary = request.summary or f"{request.tool}({request.arguments})"
             stdout.write(f"\nAllow [{request.risk}] {summary}? [y/N] ")
             stdout.flush()
-            line = await asyncio.wrap_future(self._read_line(stdin))
+            # Shielded: a cancelled question must not cancel the reader's future, which the
+            # next question takes over.
+            line = await asyncio.shield(asyncio.wrap_future(self._read_line(stdin)))
         if line == "":
             return ApprovalDecision(False, "end of input while waiting for approval")
         approved = line.strip().lower() in {"y", "yes"}

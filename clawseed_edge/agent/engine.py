@@ -17,7 +17,7 @@ import difflib
 import itertools
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -43,6 +43,7 @@ from clawseed_edge.api import (
     Provider,
     ProviderBadResponse,
     ProviderError,
+    ProviderStreamInterrupted,
     SessionStore,
     StreamDone,
     TextDelta,
@@ -89,6 +90,7 @@ class _TurnHandle:
     task: asyncio.Task[None] | None = None
     abort_reason: str | None = None
     error: BaseException | None = None
+    finished: bool = False
     new_messages: list[ChatMessage] = field(default_factory=list)
 
 
@@ -223,15 +225,19 @@ class Agent:
                 handle.task.cancel()
         return True
 
-    async def turn(
+    def turn(
         self, text: str, *, session_id: str = "default", context: ToolContext | None = None
-    ) -> AsyncIterator[TurnEvent]:
+    ) -> AsyncGenerator[TurnEvent, None]:
         """Run one turn, yielding its events; the last is Done, Aborted or Error.
 
-        Closing the iterator early (``break``) aborts the turn.
+        ``context`` (channel, namespace) is passed to hooks and tools with its ``session_id``
+        and ``turn_id`` set to this turn's.
+
+        Closing the iterator early aborts the turn: after a ``break``, call its ``aclose()``
+        (or iterate inside ``contextlib.aclosing(agent.turn(...))``); otherwise the turn runs on
+        until the generator is garbage-collected.
         """
-        async for event in self._turn(text, session_id, context, _TurnHandle(session_id)):
-            yield event
+        return self._turn(text, session_id, context, _TurnHandle(session_id))
 
     async def run(
         self, text: str, *, session_id: str = "default", context: ToolContext | None = None
@@ -244,17 +250,19 @@ class Agent:
             AgentTurnAborted: The turn was aborted.
         """
         handle = _TurnHandle(session_id)
+        last: TurnEvent | None = None
         async for event in self._turn(text, session_id, context, handle):
-            if isinstance(event, DoneEvent):
-                return event.text
-            if isinstance(event, AbortedEvent):
-                raise AgentTurnAborted(f"the turn was aborted: {event.reason}")
-            if isinstance(event, ErrorEvent):
-                if isinstance(handle.error, ClawseedError):
-                    raise handle.error
-                if event.code == AgentIterationLimit.code:
-                    raise AgentIterationLimit(event.message)
-                raise AgentError(event.message)
+            last = event  # read to the end: the turn also persists its history
+        if isinstance(last, DoneEvent):
+            return last.text
+        if isinstance(last, AbortedEvent):
+            raise AgentTurnAborted(f"the turn was aborted: {last.reason}")
+        if isinstance(handle.error, ClawseedError):
+            raise handle.error
+        if isinstance(last, ErrorEvent):
+            if last.code == AgentIterationLimit.code:
+                raise AgentIterationLimit(last.message)
+            raise AgentError(last.message)
         raise AgentError("the turn ended without an answer")
 
     async def aclose(self) -> None:
@@ -277,7 +285,7 @@ class Agent:
 
     async def _turn(
         self, text: str, session_id: str, context: ToolContext | None, handle: _TurnHandle
-    ) -> AsyncIterator[TurnEvent]:
+    ) -> AsyncGenerator[TurnEvent, None]:
         queue: asyncio.Queue[object] = asyncio.Queue()
         task = asyncio.create_task(
             self._run_turn(text, session_id, context, handle, queue.put_nowait)
@@ -291,6 +299,8 @@ class Agent:
                 event = await queue.get()
                 if event is _END:
                     break
+                if isinstance(event, DoneEvent | ErrorEvent):
+                    handle.finished = True
                 yield event  # type: ignore[misc]
             if task.cancelled():
                 yield AbortedEvent(handle.abort_reason or "cancelled")
@@ -301,10 +311,11 @@ class Agent:
             if not running:
                 self._running.pop(session_id, None)
             if not task.done():
-                handle.abort_reason = handle.abort_reason or "the caller stopped reading the turn"
-                task.cancel()
+                if not handle.finished:
+                    handle.abort_reason = handle.abort_reason or "the caller stopped reading"
+                    task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
-                    await task
+                    await task  # a finished turn is only saving its history
 
     async def _run_turn(
         self,
@@ -325,8 +336,9 @@ class Agent:
         usage = Usage()
         iterations = 0
         outcome: str = "error"
-        session = await self._session(session_id)
+        session: _Session | None = None
         try:
+            session = await self._session(session_id)
             async with session.lock:
                 history = session.history
 
@@ -358,13 +370,24 @@ class Agent:
                             )
                         )
                         return
-                    results = [await self._run_call(call, context, emit) for call in calls]
-                    commit(
-                        [
-                            self.dispatcher.assistant_message(response, answer, calls),
-                            *self.dispatcher.result_messages(results),
+                    results: list[tuple[ToolCall, ToolResult]] = []
+                    try:
+                        for call in calls:
+                            results.append(await self._run_call(call, context, emit))
+                    except asyncio.CancelledError:
+                        # Keep what ran (a relay may have switched): every call gets a result.
+                        results += [
+                            (c, ToolResult.fail("the turn was aborted before this call finished"))
+                            for c in calls[len(results) :]
                         ]
-                    )
+                        raise
+                    finally:
+                        commit(
+                            [
+                                self.dispatcher.assistant_message(response, answer, calls),
+                                *self.dispatcher.result_messages(results),
+                            ]
+                        )
                 outcome = "limit"
                 emit(
                     ErrorEvent(
@@ -381,7 +404,8 @@ class Agent:
         except ClawseedError as exc:
             handle.error = exc
             code = getattr(exc, "code", "error")
-            self._record(ErrorObserved("agent", str(exc), code))
+            component = "provider" if isinstance(exc, ProviderError) else "agent"
+            self._record(ErrorObserved(component, str(exc), code))
             emit(ErrorEvent(str(exc), code))
         except Exception as exc:
             log.exception("turn %s of session %s failed", turn_id, session_id)
@@ -389,7 +413,8 @@ class Agent:
             self._record(ErrorObserved("agent", str(exc), AgentError.code))
             emit(ErrorEvent(f"internal error: {type(exc).__name__}: {exc}", AgentError.code))
         finally:
-            session.history.trim()
+            if session is not None:
+                session.history.trim()
             self._record(
                 TurnEnded(
                     session_id,
@@ -486,6 +511,17 @@ class Agent:
                     if event.response.thinking and not saw_thinking:
                         emit(ThinkingEvent(event.response.thinking))
                     return event.response
+        except (asyncio.CancelledError, ProviderError):
+            raise
+        except Exception as exc:
+            if not text:
+                raise
+            raise ProviderStreamInterrupted(
+                f"the stream from {self.provider.name!r} broke after text was shown "
+                f"({type(exc).__name__}: {exc}); ask again",
+                provider=self.provider.name,
+                model=self.provider.model,
+            ) from exc
         finally:
             aclose = getattr(stream, "aclose", None)
             if aclose is not None:

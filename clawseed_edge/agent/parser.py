@@ -6,7 +6,8 @@ without it. Recognised shapes (tag names are matched case-insensitively):
 - ``<tool_call>{"name": .., "arguments": {..}}</tool_call>`` (also ``<toolcall>``,
   ``<tool-call>``); arguments as an object or a JSON string holding one, or under
   ``parameters``; a list or several objects in one block; Qwen3-Coder's
-  ``<function=NAME><parameter=P>v</parameter></function>`` inside the block.
+  ``<function=NAME><parameter=P>v</parameter></function>`` and GLM-4.5's
+  ``NAME<arg_key>k</arg_key><arg_value>v</arg_value>`` inside the block.
 - ``<function_calls><invoke name="X"><parameter name="p">v</parameter></invoke></function_calls>``
   and MiniMax's ``<minimax:tool_call>`` wrapper (``<invoke>`` elements or JSON lines).
 - fenced ```` ```tool_call ```` blocks with JSON inside; xAI's ```` ```tool NAME ```` fences.
@@ -163,7 +164,10 @@ def _ds(token: str) -> str:
     return "<" + _BAR + _SP.join(token.split(" ")) + _BAR + ">"
 
 
+# The lookahead lets the regex engine skip to candidate characters instead of trying every
+# alternative at every position (about 8x faster on plain prose).
 _MARKER = re.compile(
+    r"(?=[<\[`])(?:"
     r"(?P<tool_call><tool[_-]?call>)"
     r"|(?P<minimax><minimax:tool_call>)"
     r"|(?P<function_calls><function_calls>)"
@@ -173,7 +177,7 @@ _MARKER = re.compile(
     r"|(?P<deepseek>" + _ds("tool calls begin") + r")"
     r"|(?P<fence>```)"
     r"|(?P<result><(?P<result_tag>tool_result|tool_response|function_results|tool_outputs?)\b)"
-    r"|(?P<ds_result>" + _ds("tool outputs begin") + "|" + _ds("tool output begin") + r")",
+    r"|(?P<ds_result>" + _ds("tool outputs begin") + "|" + _ds("tool output begin") + r"))",
     re.IGNORECASE,
 )
 
@@ -208,6 +212,7 @@ _PARAM_HEAD = re.compile(
 )
 _PARAM_OPEN = re.compile(r"<parameter\b", re.IGNORECASE)
 _PARAM_CLOSE = re.compile(r"</parameter>", re.IGNORECASE)
+_GLM_NAME = re.compile(r"([^\s<>{}\[\]\"']{1,128})\s*")
 
 _TOOL_CALL_FENCE_INFOS = frozenset({"tool_call", "tool-call", "toolcall", "tool_calls"})
 _DECODER = json.JSONDecoder()
@@ -249,21 +254,29 @@ def _decode_json(s: str) -> tuple[bool, Any]:
         return False, None
 
 
-def _decode_values(s: str, seps: str = ",;") -> list[Any] | None:
-    """Decode one or more JSON values separated by whitespace (or ``seps``); None if any fails."""
+def _decode_run(s: str, seps: str) -> tuple[list[Any], int]:
+    """JSON values from the start of ``s``, separated by whitespace or ``seps`` characters.
+
+    Returns the values and the index just after the last one; stops at anything else.
+    """
     values: list[Any] = []
-    pos = 0
+    pos = end = 0
     n = len(s)
     while True:
         while pos < n and (s[pos] in _WS or (values and s[pos] in seps)):
             pos += 1
-        if pos >= n:
-            return values or None
         try:
             value, pos = _DECODER.raw_decode(s, pos)
         except (ValueError, RecursionError):
-            return None
+            return values, end
         values.append(value)
+        end = pos
+
+
+def _decode_values(s: str) -> list[Any] | None:
+    """One or more JSON values making up all of ``s``; None if anything else is there."""
+    values, end = _decode_run(s, ",;")
+    return values if values and not s[end:].strip() else None
 
 
 def _call_from_obj(obj: Any, shape: str, raw: str) -> ParsedCall | None:
@@ -412,12 +425,54 @@ def _function_body(name: str, body: str, shape: str, raw: str) -> ParsedCall | N
     return None
 
 
+def _is_json_content(content: str) -> bool:
+    """Whether block content is JSON; only JSON can show that a block cut short is complete."""
+    return _strip_inner_fence(content).startswith(("{", "["))
+
+
+def _parse_glm(content: str, shape: str, raw: str) -> ParsedCall | None:
+    """GLM-4.5's ``NAME <arg_key>k</arg_key><arg_value>v</arg_value>...``; None if malformed."""
+    head = _GLM_NAME.match(content)
+    if head is None:
+        return None
+    args: dict[str, Any] = {}
+    pos = head.end()
+    n = len(content)
+    while pos < n:
+        if not content.startswith("<arg_key>", pos):
+            return None
+        key_end = content.find("</arg_key>", pos)
+        if key_end < 0:
+            return None
+        key = content[pos + len("<arg_key>") : key_end].strip()
+        pos = key_end + len("</arg_key>")
+        while pos < n and content[pos] in _WS:
+            pos += 1
+        if not content.startswith("<arg_value>", pos):
+            return None
+        value_end = content.find("</arg_value>", pos)
+        if value_end < 0:
+            return None
+        args[key] = _param_value(content[pos + len("<arg_value>") : value_end])
+        pos = value_end + len("</arg_value>")
+        while pos < n and content[pos] in _WS:
+            pos += 1
+    return _make_call(head.group(1), args, shape, raw)
+
+
 def _parse_json_block(content: str, shape: str, raw: str) -> list[ParsedCall]:
-    """The content of a ``<tool_call>``-like block: JSON object(s), or function elements."""
+    """The content of a ``<tool_call>``-like block.
+
+    JSON object(s) or a list of them; Qwen3-Coder's ``<function=..>`` elements; or GLM's
+    ``NAME`` followed by ``<arg_key>``/``<arg_value>`` pairs.
+    """
     stripped = _strip_inner_fence(content)
+    if stripped.startswith(("{", "[")):
+        return _calls_from_values(_decode_values(stripped), shape, raw)
     if stripped.lower().startswith("<function="):
         return _parse_function_elements(stripped, shape, raw) or []
-    return _calls_from_values(_decode_values(stripped), shape, raw)
+    call = _parse_glm(stripped, shape, raw)
+    return [call] if call is not None else []
 
 
 # --- the scanner ------------------------------------------------------------------------------
@@ -478,25 +533,30 @@ class _Scanner:
 
     def _closed_region(
         self, m: re.Match[str], opener: re.Pattern[str], closer: re.Pattern[str]
-    ) -> tuple[int, int, bool] | None:
-        """``(content_end, block_end, closed)`` for a block opened at ``m``.
+    ) -> tuple[int, int, bool] | int:
+        """``(content_end, block_end, closed)`` for a block opened at ``m``, or where to resume.
 
-        An unclosed block counts only when it is the last block of its kind (the model
-        stopped before writing the closing tag); otherwise None.
+        When another opener of the same kind comes before the closer (a model that repeated
+        the tag), this opener is left as text and scanning resumes at the inner one. An
+        unclosed block counts only when it is the last of its kind (the model stopped before
+        writing the closing tag).
         """
         close = self.finder(closer).find(m.end())
+        inner = self.finder(opener).find(m.end())
+        if inner is not None and (close is None or inner.start() < close.start()):
+            return inner.start()
         if close is not None:
             return close.start(), close.end(), True
-        if self.finder(opener).find(m.end()) is not None:
-            return None
         return len(self.text), len(self.text), False
 
     def _tool_call(self, m: re.Match[str]) -> int:
         region = self._closed_region(m, _TOOL_CALL_OPEN, _TOOL_CALL_CLOSE)
-        if region is None:
-            return m.end()
-        content_end, end, _ = region
+        if isinstance(region, int):
+            return region
+        content_end, end, closed = region
         content = self.text[m.end() : content_end]
+        if not closed and not _is_json_content(content):
+            return m.end()
         self.charge(len(content))
         self.accept(
             m.start(), end, _parse_json_block(content, "tool_call", self.text[m.start() : end])
@@ -505,10 +565,12 @@ class _Scanner:
 
     def _minimax(self, m: re.Match[str]) -> int:
         region = self._closed_region(m, _MINIMAX_OPEN, _MINIMAX_CLOSE)
-        if region is None:
-            return m.end()
-        content_end, end, _ = region
+        if isinstance(region, int):
+            return region
+        content_end, end, closed = region
         content = self.text[m.end() : content_end]
+        if not closed and not _is_json_content(content):
+            return m.end()
         raw = self.text[m.start() : end]
         self.charge(len(content))
         if _INVOKE_OPEN.search(content) is not None:
@@ -520,8 +582,8 @@ class _Scanner:
 
     def _function_calls(self, m: re.Match[str]) -> int:
         region = self._closed_region(m, _FUNCTION_CALLS_OPEN, _FUNCTION_CALLS_CLOSE)
-        if region is None:
-            return m.end()
+        if isinstance(region, int):
+            return region
         content_end, end, closed = region
         content = self.text[m.end() : content_end]
         self.charge(len(content))
@@ -540,12 +602,14 @@ class _Scanner:
         if head is None:
             return m.end()
         region = self._closed_region(m, _FUNCTION_OPEN, _FUNCTION_CLOSE)
-        if region is None:
-            return m.end()
-        content_end, end, _ = region
+        if isinstance(region, int):
+            return region
+        content_end, end, closed = region
         if content_end < head.end():
             return m.end()
         body = self.text[head.end() : content_end]
+        if not closed and not _is_json_content(body):
+            return m.end()
         self.charge(len(body))
         raw = self.text[m.start() : end]
         call = _function_body(head.group(1), body, "llama_function", raw)
@@ -557,22 +621,7 @@ class _Scanner:
         bound = bound_m.start() if bound_m is not None else len(self.text)
         region = self.text[m.end() : bound]
         self.charge(len(region))
-        values: list[Any] = []
-        pos = 0
-        while True:
-            while pos < len(region) and region[pos] in _WS:
-                pos += 1
-            try:
-                value, pos = _DECODER.raw_decode(region, pos)
-            except (ValueError, RecursionError):
-                break
-            values.append(value)
-            while pos < len(region) and region[pos] in _WS:
-                pos += 1
-            if pos < len(region) and region[pos] == ";":
-                pos += 1
-                continue
-            break
+        values, pos = _decode_run(region, ";")
         if not values:
             return m.end()
         end = m.end() + pos
@@ -625,8 +674,8 @@ class _Scanner:
 
     def _deepseek(self, m: re.Match[str]) -> int:
         region = self._closed_region(m, _DS_OPEN, _DS_CALLS_CLOSE)
-        if region is None:
-            return m.end()
+        if isinstance(region, int):
+            return region
         content_end, end, closed = region
         content = self.text[m.end() : content_end]
         self.charge(len(content))
@@ -673,6 +722,8 @@ class _Scanner:
         if first not in _TOOL_CALL_FENCE_INFOS and first != "tool":
             return end  # an ordinary code block: never a call, whatever it holds
         content = text[eol + 1 : content_end]
+        if close is None and not _is_json_content(content):
+            return end
         self.charge(len(content))
         raw = text[start:end]
         if first == "tool" and len(words) == 2:

@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import fnmatch
+import glob
+import itertools
 import logging
 import os
 import shlex
@@ -62,7 +65,7 @@ class Autonomy(enum.StrEnum):
 
 DEFAULT_ALLOWED_COMMANDS: tuple[str, ...] = (
     "ls", "cat", "head", "tail", "wc", "grep", "echo", "pwd", "date", "uname", "uptime",
-    "df", "du", "free", "whoami", "hostname", "git", "vcgencmd", "i2cdetect", "pinctrl",
+    "df", "du", "free", "whoami", "hostname", "vcgencmd", "i2cdetect", "pinctrl",
 )  # fmt: skip
 
 DEFAULT_FORBIDDEN_PATHS: tuple[str, ...] = (
@@ -292,12 +295,13 @@ class SecurityPolicy:
             reason, words = check_command(access.command, self.allowed_commands)
             if reason is not None:
                 raise _Denied(reason)
-            paths.extend(w for w in words if "/" in w or w.startswith("~"))
+            paths.extend(self._shell_paths(words))
         for raw in paths:
             hit = self._forbidden_hit(raw)
             if hit is not None:
                 raise _Denied(
-                    f"path {raw!r} is inside the forbidden path {hit!r}; tools may not touch it"
+                    f"path {raw!r} is inside the forbidden path {hit!r}; no tool may touch it "
+                    "(the list is [autonomy].forbidden_paths in the config)"
                 )
 
     def _check_rates(
@@ -372,6 +376,27 @@ class SecurityPolicy:
             raise _Denied(f"the user refused {summary!r}{why}", "refused")
 
     # --- paths ---------------------------------------------------------------------------
+
+    def _shell_paths(self, words: Iterable[str]) -> list[str]:
+        """The path-like words of a command as the shell would see them: ``$VARS`` and ``~``
+        expanded, globs expanded against the filesystem (and kept as patterns)."""
+        out: list[str] = []
+        for word in words:
+            expanded = os.path.expanduser(os.path.expandvars(word))
+            if "/" not in expanded and not word.startswith("~"):
+                continue
+            out.append(expanded)
+            if any(ch in expanded for ch in "*?["):
+                base = (
+                    expanded
+                    if os.path.isabs(expanded)
+                    else str((self.workspace_dir or Path.cwd()) / expanded)
+                )
+                out.extend(itertools.islice(glob.iglob(base), 1000))
+                for _label, bad in self._forbidden:
+                    if fnmatch.fnmatchcase(str(bad), base):
+                        out.append(str(bad))
+        return out
 
     @staticmethod
     def _resolve_forbidden(paths: Iterable[str]) -> list[tuple[str, Path]]:

@@ -103,9 +103,10 @@ class ScriptedProvider:
         return ChatResponse(text=content, thinking=thinking, stop_reason=StopReason.END_TURN)
 
     @staticmethod
-    def call(name: str, /, text: str = "", **arguments: Any) -> ChatResponse:
-        """A response making one native tool call ``name(**arguments)``."""
-        return ScriptedProvider.calls(ToolCall(name, arguments), text=text)
+    def call(name: str, /, **arguments: Any) -> ChatResponse:
+        """A response making one native tool call ``name(**arguments)`` (and no text; use
+        :meth:`calls` for a call with text)."""
+        return ScriptedProvider.calls(ToolCall(name, arguments))
 
     @staticmethod
     def calls(*calls: ToolCall, text: str = "") -> ChatResponse:

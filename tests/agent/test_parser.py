@@ -94,6 +94,33 @@ def test_missing_closing_tag_with_incomplete_json_is_text() -> None:
     assert remaining == text
 
 
+def test_unclosed_non_json_blocks_are_never_accepted() -> None:
+    # Without a closing tag only complete JSON shows the model finished the call.
+    for text in [
+        "<tool_call>get_time",
+        "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Ro</arg_value>",
+        "<function=get_time><parameter=tz>UTC</parameter>",
+        "```tool_call\nget_time",
+        '<minimax:tool_call><invoke name="a"></invoke>',
+    ]:
+        assert parse_tool_calls(text) == (text, []), text
+
+
+def test_unclosed_json_fence_and_function_at_end_are_accepted() -> None:
+    assert pairs(parse_tool_calls('```tool_call\n{"name": "a", "arguments": {}}\n')[1]) == [
+        ("a", {})
+    ]
+    assert pairs(parse_tool_calls('```tool b\n{"x": 1}')[1]) == [("b", {"x": 1})]
+    assert pairs(parse_tool_calls('<function=c>{"y": 2}')[1]) == [("c", {"y": 2})]
+
+
+def test_repeated_opener_leaves_the_outer_one_as_text() -> None:
+    text = 'Calling <tool_call>\n<tool_call>{"name": "a", "arguments": {"x": 1}}</tool_call>'
+    remaining, calls = parse_tool_calls(text)
+    assert pairs(calls) == [("a", {"x": 1})]
+    assert remaining == "Calling <tool_call>"
+
+
 def test_unclosed_tool_call_not_at_end_is_not_a_call() -> None:
     # The first block has no closer of its own; a later opener means it did not end the text.
     text = '<tool_call>{"name": "a", "arguments": {}} and then <tool_call>{"name": "b"'
@@ -109,6 +136,17 @@ def test_qwen3_coder_function_inside_tool_call() -> None:
     )
     _, calls = parse_tool_calls(text)
     assert pairs(calls) == [("write_file", {"path": "/tmp/a.txt", "count": 3})]
+
+
+def test_glm_arg_key_value_inside_tool_call() -> None:
+    text = (
+        "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n"
+        "<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>"
+        "<tool_call>get_time</tool_call>"
+    )
+    remaining, calls = parse_tool_calls(text)
+    assert pairs(calls) == [("get_weather", {"city": "Beijing", "days": 3}), ("get_time", {})]
+    assert remaining == ""
 
 
 def test_function_calls_invoke_xml_decodes_json_values() -> None:
@@ -206,6 +244,12 @@ def test_mistral_v11_name_args() -> None:
     remaining, calls = parse_tool_calls(text)
     assert pairs(calls) == [("get_weather", {"city": "Paris"}), ("get_time", {})]
     assert remaining == "Two calls:"
+
+
+def test_mistral_v11_name_without_args_token() -> None:
+    remaining, calls = parse_tool_calls('ok [TOOL_CALLS]get_weather{"city": "Rome"}')
+    assert pairs(calls) == [("get_weather", {"city": "Rome"})]
+    assert remaining == "ok"
 
 
 def test_llama_function_tag() -> None:
@@ -367,6 +411,9 @@ MALFORMED = [
     "<tool_call>[1, 2, 3]</tool_call>",
     '<tool_call>"just a string"</tool_call>',
     "<tool_call></tool_call>",
+    "<tool_call>get weather now</tool_call>",
+    "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Rome</tool_call>",
+    "<tool_call>get_weather\n<arg_key>city</arg_key> stray <arg_value>Rome</arg_value></tool_call>",
     "<tool_call>",
     '<tool_call>{"name": "a", "arguments": {}} trailing prose</tool_call>',
     '<tool_call>{"name": "a", "arguments": {"x": ' + "[" * 5000 + "</tool_call>",
@@ -445,6 +492,9 @@ PATHOLOGICAL_UNITS = [
     '<function_calls><invoke name="a"><parameter name="b">',
     DS_CALLS_BEGIN + DS_CALL_BEGIN + "a" + DS_SEP + "{",
     "</think>x<think>",
+    "<tool_call>a <arg_key>k</arg_key><arg_value>",
+    "<tool_call>a<arg_key>k</arg_key><arg_value>v</tool_call>",
+    "<tool_call>" + "a" * 200,
     "[",
     "\n \n",
     "<",
