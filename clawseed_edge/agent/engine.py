@@ -17,9 +17,10 @@ import difflib
 import itertools
 import logging
 import time
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from clawseed_edge.api import (
     AbortedEvent,
@@ -164,6 +165,7 @@ class Agent:
         self._running: dict[str, set[_TurnHandle]] = {}
         self._prompt: tuple[int, str] | None = None
         self._turn_ids = itertools.count(1)
+        self._closers: list[Callable[[], Awaitable[None]]] = []
 
     # --- public --------------------------------------------------------------------------
 
@@ -265,8 +267,43 @@ class Agent:
             raise AgentError(last.message)
         raise AgentError("the turn ended without an answer")
 
+    @classmethod
+    async def from_config(cls, config: Any = None, **options: Any) -> Agent:
+        """Assemble an Agent from a config file, as ``clawseed-edge`` does.
+
+        Provider (with fallbacks), memory, built-in tools, peripherals (connected), the
+        SecurityPolicy and the ``[[hooks]]`` all come from the file; ``aclose()`` (or
+        ``async with``) applies safe states, disconnects and closes them again. The work is done
+        by :func:`clawseed_edge.config.assemble.assemble_agent`, imported here lazily because the
+        config layer sits above this one.
+
+        Args:
+            config: A path to a TOML file, a ``LoadedConfig``, or None for
+                ``$CLAWSEED_HOME/config.toml`` (the embedded default when it does not exist).
+            **options: Passed on: ``sim``, ``provider``, ``provider_registry`` (a custom
+                provider factory registry), ``approver``, ``observer``, ``hook_factories``,
+                ``extra_tools``.
+
+        Raises:
+            ConfigError: The file is missing or invalid (the message names the key).
+            HardwareError: The wiring is wrong or a board cannot be opened.
+        """
+        from clawseed_edge.config.assemble import assemble_agent
+
+        return await assemble_agent(config, **options)
+
+    def on_close(self, closer: Callable[[], Awaitable[None]]) -> None:
+        """Register a resource closer that :meth:`aclose` awaits (last registered, first run).
+
+        The assembler registers the peripherals (safe state, disconnect) and memory here.
+        """
+        self._closers.append(closer)
+
     async def aclose(self) -> None:
-        """Abort running turns and close the provider. Idempotent."""
+        """Abort running turns, close the provider, then run the registered closers.
+
+        Idempotent: closers run once; a failing closer is logged and the rest still run.
+        """
         tasks: list[asyncio.Task[None]] = []
         for session_id, handles in list(self._running.items()):
             self.abort(session_id, "the agent is closing")
@@ -274,6 +311,12 @@ class Agent:
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
         await self.provider.aclose()
+        closers, self._closers = self._closers, []
+        for closer in reversed(closers):
+            try:
+                await closer()
+            except Exception:
+                log.exception("a resource closer failed while the agent was closing")
 
     async def __aenter__(self) -> Agent:
         return self

@@ -10,10 +10,10 @@ factories, an approver, an observer) or assembles its own with
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
+import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,11 +34,11 @@ from clawseed_edge.api import (
     Tool,
 )
 
-from .file import LoadedConfig
+from .file import LoadedConfig, load_config
 from .paths import resolve_in_home
 from .schema import Config
 
-__all__ = ["Runtime", "assemble", "build_provider"]
+__all__ = ["Runtime", "assemble", "assemble_agent", "build_provider"]
 
 _log = logging.getLogger(__name__)
 
@@ -47,8 +47,9 @@ _log = logging.getLogger(__name__)
 class Runtime:
     """Everything :func:`assemble` built; close it with ``await runtime.aclose()``.
 
-    Closing applies every output's safe value, disconnects the peripherals, closes memory and
-    the provider. It is idempotent and safe to call from a SIGTERM handler's task.
+    The agent owns the resources: closing it (``runtime.aclose()`` or ``agent.aclose()``)
+    aborts running turns, closes the provider, applies every output's safe value and
+    disconnects the peripherals, then closes memory. Idempotent.
     """
 
     agent: Agent
@@ -57,7 +58,6 @@ class Runtime:
     peripherals: list[Peripheral]
     loaded: LoadedConfig
     workspace_dir: Path
-    _closed: bool = field(default=False, repr=False)
 
     async def estop(self) -> None:
         """Drive every output of every peripheral to its safe value now."""
@@ -68,24 +68,27 @@ class Runtime:
                 _log.exception("could not apply the safe state of peripheral %r", p.name)
 
     async def aclose(self) -> None:
-        """Abort turns, apply safe state, disconnect, close memory and provider. Idempotent."""
-        if self._closed:
-            return
-        self._closed = True
+        """Close the agent and everything it was assembled with. Idempotent."""
         await self.agent.aclose()
-        for p in self.peripherals:
-            try:
-                await p.disconnect()
-            except Exception:
-                _log.exception("could not disconnect peripheral %r", p.name)
-        with contextlib.suppress(Exception):
-            await self.memory.aclose()
 
     async def __aenter__(self) -> Runtime:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+async def assemble_agent(
+    config: LoadedConfig | str | os.PathLike[str] | None = None, **options: Any
+) -> Agent:
+    """Load a config (a path, a LoadedConfig or None for the default) and assemble its Agent.
+
+    See :meth:`Agent.from_config <clawseed_edge.agent.engine.Agent.from_config>`.
+    """
+    if not isinstance(config, LoadedConfig):
+        config = load_config(config)
+    runtime = await assemble(config, **options)
+    return runtime.agent
 
 
 def build_provider(loaded: LoadedConfig, registry: Any | None = None) -> Provider:
@@ -148,10 +151,15 @@ async def assemble(
             _log.warning("could not probe the model server at start: %s", exc)
 
     memory = await _open_memory(config, home, provider)
-    peripherals = _build_peripherals(config, loaded.source, sim=sim)
-    if connect:
-        for p in peripherals:
-            await p.connect()
+    try:
+        peripherals = _build_peripherals(config, loaded.source, sim=sim)
+        if connect:
+            for p in peripherals:
+                await p.connect()
+    except BaseException:
+        await memory.aclose()
+        await provider.aclose()
+        raise
 
     tools: list[Tool] = [*_memory_tools(memory), *_workspace_tools(config, workspace)]
     tools.extend(extra_tools)
@@ -195,6 +203,9 @@ async def assemble(
     if store is not None:
         builder = builder.session_store(store)  # type: ignore[arg-type]
     agent = builder.build()
+    agent.on_close(memory.aclose)
+    for p in peripherals:
+        agent.on_close(p.disconnect)  # disconnect applies the safe values first
     return Runtime(
         agent=agent,
         provider=provider,
@@ -243,9 +254,10 @@ def _is_session_store(memory: Memory) -> bool:
 
 
 def _build_peripherals(config: Config, source: str, *, sim: bool) -> list[Peripheral]:
+    """The Pi GPIO peripheral for ``[hardware]`` + ``[[devices]]`` (none when nothing is wired)."""
     hardware = config.hardware_with_devices()
-    if not hardware.devices and hardware.board == "sim" and not sim:
+    if not hardware.devices:
         return []
-    from clawseed_edge.peripherals.gpio import build_gpio
+    from clawseed_edge.peripherals.gpio import PiGpio
 
-    return [build_gpio(hardware, sim=sim, source=source)]
+    return [PiGpio(hardware, sim=True if sim else None, source=source)]

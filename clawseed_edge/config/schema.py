@@ -68,7 +68,9 @@ class AutonomySettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True)
     level: Literal["read_only", "supervised", "full"] = "supervised"
     max_actions_per_hour: int = 120
     approval_timeout_s: float = 120.0
-    shell_allowlist: list[str] = msgspec.field(default_factory=lambda: list(DEFAULT_SHELL_ALLOWLIST))
+    shell_allowlist: list[str] = msgspec.field(
+        default_factory=lambda: list(DEFAULT_SHELL_ALLOWLIST)
+    )
     forbidden_paths: list[str] = msgspec.field(default_factory=list)
 
 
