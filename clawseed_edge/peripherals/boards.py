@@ -12,9 +12,9 @@ lookups raise :class:`~clawseed_edge.api.PinInvalid` / :class:`~clawseed_edge.ap
 
 from __future__ import annotations
 
+import builtins
 import re
 import tomllib
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
@@ -218,11 +218,11 @@ class BoardRegistry:
                 f"unknown board {board_id!r}; known boards: {', '.join(self._boards)}"
             ) from None
 
-    def list(self) -> list[BoardSpec]:
+    def list(self) -> builtins.list[BoardSpec]:
         """Every board, sorted by id."""
         return list(self._boards.values())
 
-    def ids(self) -> list[str]:
+    def ids(self) -> builtins.list[str]:
         """Every board id, sorted."""
         return list(self._boards)
 
