@@ -142,13 +142,16 @@ class BoardSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only
                 found = p
                 break
         if found is None:
+            # A bare number is the pin number (BCM on a Pi, as in gpiozero); a header position
+            # is BOARDn or a connector label (D13).
             number = _number_of(key)
             header = key[5:] if key.startswith("BOARD") else key
             for p in self.pins:
-                if number is not None and p.number == number:
-                    found = p
-                    break
-                if p.header is not None and p.header.upper() == header:
+                if number is not None:
+                    if p.number == number:
+                        found = p
+                        break
+                elif p.header is not None and p.header.upper() == header:
                     found = p
                     break
         if found is None:
