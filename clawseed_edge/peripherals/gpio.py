@@ -226,7 +226,10 @@ class PiGpio:
                 self._executor.shutdown(wait=False)
                 self._executor = None
             for q in self._queues:
-                q.put_nowait(None)
+                if q.full():
+                    q.get_nowait()
+                    self.events_dropped += 1
+                q.put_nowait(None)  # ends the stream
 
     def _release_all(self) -> None:
         errors = self._safe_all()
