@@ -12,9 +12,9 @@ lookups raise :class:`~clawseed_edge.api.PinInvalid` / :class:`~clawseed_edge.ap
 
 from __future__ import annotations
 
+import builtins
 import re
 import tomllib
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
@@ -142,13 +142,16 @@ class BoardSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only
                 found = p
                 break
         if found is None:
+            # A bare number is the pin number (BCM on a Pi, as in gpiozero); a header position
+            # is BOARDn or a connector label (D13).
             number = _number_of(key)
             header = key[5:] if key.startswith("BOARD") else key
             for p in self.pins:
-                if number is not None and p.number == number:
-                    found = p
-                    break
-                if p.header is not None and p.header.upper() == header:
+                if number is not None:
+                    if p.number == number:
+                        found = p
+                        break
+                elif p.header is not None and p.header.upper() == header:
                     found = p
                     break
         if found is None:
@@ -218,11 +221,11 @@ class BoardRegistry:
                 f"unknown board {board_id!r}; known boards: {', '.join(self._boards)}"
             ) from None
 
-    def list(self) -> list[BoardSpec]:
+    def list(self) -> builtins.list[BoardSpec]:
         """Every board, sorted by id."""
         return list(self._boards.values())
 
-    def ids(self) -> list[str]:
+    def ids(self) -> builtins.list[str]:
         """Every board id, sorted."""
         return list(self._boards)
 
