@@ -336,4 +336,4 @@ class OllamaProvider:
         """Close the HTTP connections. Idempotent."""
         if not self._closed:
             self._closed = True
-            await self._client.close()
+            await self._client.close()  # type: ignore[no-untyped-call]

@@ -313,7 +313,7 @@ class FakeModelServer:
     async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
         assert task is not None
-        self._tasks.add(task)  # type: ignore[arg-type]
+        self._tasks.add(task)
         try:
             request = await self._read_request(reader)
             if request is not None:
@@ -324,7 +324,7 @@ class FakeModelServer:
         except (ConnectionError, asyncio.IncompleteReadError):
             pass
         finally:
-            self._tasks.discard(task)  # type: ignore[arg-type]
+            self._tasks.discard(task)
             writer.close()
             with contextlib.suppress(Exception):
                 await writer.wait_closed()
@@ -714,7 +714,7 @@ class FakeOpenAI(FakeModelServer):
         if reply.status >= 400:
             await self._error(http, reply.status, reply.message, headers=reply.headers)
             return
-        calls = [
+        calls: list[dict[str, Any]] = [
             {"id": f"call_{i + 1}", "type": "function",
              "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args)}}
             for i, (name, args) in enumerate(reply.calls)
