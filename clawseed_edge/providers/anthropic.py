@@ -113,8 +113,9 @@ class AnthropicProvider:
 
     Args:
         config: ``model``, ``api_key``/``api_key_env`` (default ``ANTHROPIC_API_KEY``),
-            ``base_url`` (default: the SDK's), ``timeout_s``, ``temperature``, ``max_tokens``
-            (default 4096).
+            ``base_url`` (default: the SDK's), ``timeout_s``, ``max_tokens`` (default 4096),
+            ``temperature`` (sent only when set; newer Claude models reject non-default values
+            with HTTP 400).
 
     A missing key raises ProviderAuthFailed ("no API key: set ANTHROPIC_API_KEY") on the first
     request, not at construction, so that a fallback chain still starts.
@@ -169,7 +170,9 @@ class AnthropicProvider:
             request.temperature if request.temperature is not None else self.config.temperature
         )
         if temperature is not None:
-            params["temperature"] = temperature
+            # anthropic>=1 removed sampling parameters from create()'s signature; the API still
+            # takes them on models that allow sampling, so they go in extra_body, only when set.
+            params["extra_body"] = {"temperature": temperature}
         return params
 
     def _error(self, exc: BaseException, model: str) -> ProviderError:

@@ -31,7 +31,7 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 from clawseed_edge.api.types import ToolCall
 
@@ -232,7 +232,7 @@ class FakeModelServer:
         """``http://127.0.0.1:<port>`` (valid once started)."""
         return f"http://127.0.0.1:{self.port}"
 
-    def queue(self, *replies: Reply) -> FakeModelServer:
+    def queue(self, *replies: Reply) -> Self:
         """Answer the next model requests with these replies, in order."""
         self._replies.extend(replies)
         return self
@@ -278,14 +278,14 @@ class FakeModelServer:
             if stuck:
                 await asyncio.wait(stuck)
 
-    async def __aenter__(self) -> FakeModelServer:
+    async def __aenter__(self) -> Self:
         await self.start()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    def __enter__(self) -> FakeModelServer:
+    def __enter__(self) -> Self:
         ready = threading.Event()
 
         def run() -> None:
