@@ -137,6 +137,10 @@ class AnthropicProvider:
         """Native tools, vision, streaming; no embeddings."""
         return ProviderCapabilities(native_tools=True, vision=True, streaming=True, embeddings=False)
 
+    async def probe(self) -> ProviderCapabilities:
+        """The capabilities (fixed for this provider; present so every built-in has probe())."""
+        return self.capabilities
+
     def _get_client(self) -> Any:
         if self._client is None:
             key = self.config.resolve_api_key(required=True)

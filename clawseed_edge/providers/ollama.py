@@ -12,6 +12,7 @@ engine describes tools in the prompt instead. Before the probe, native tools are
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import Any
 
@@ -35,15 +36,49 @@ from clawseed_edge.api.types import (
     ChatResponse,
     StopReason,
     ToolCall,
+    ToolSpec,
     Usage,
 )
 
 from ._common import error_for_exception, error_for_status, guard_stream, request_model
 from .config import ProviderConfig
 
-__all__ = ["OllamaProvider"]
+__all__ = ["OllamaProvider", "ollama_tool"]
 
 DEFAULT_BASE_URL = "http://127.0.0.1:11434"
+
+
+_KEPT_PROPERTY_KEYS = frozenset({"type", "items", "description", "enum"})
+
+
+def ollama_tool(spec: ToolSpec) -> dict[str, Any]:
+    """A tool spec in Ollama's shape, keeping what the SDK's tool model would drop.
+
+    The ollama SDK validates tools with a model whose properties keep only ``type``, ``items``,
+    ``description`` and ``enum``: ``minimum``/``maximum``, nested ``properties`` and the like
+    vanish. They are folded into the property's description as JSON, so the model still reads
+    them (the SecurityPolicy checks the values anyway).
+    """
+    params = dict(spec.parameters)
+    props = params.get("properties")
+    if isinstance(props, dict):
+        folded: dict[str, Any] = {}
+        for name, prop in props.items():
+            if not isinstance(prop, dict):
+                folded[name] = prop
+                continue
+            kept = {k: v for k, v in prop.items() if k in _KEPT_PROPERTY_KEYS}
+            extra = {k: v for k, v in prop.items() if k not in _KEPT_PROPERTY_KEYS}
+            if extra:
+                note = "schema: " + json.dumps(extra, separators=(",", ":"))
+                desc = kept.get("description")
+                kept["description"] = f"{desc} ({note})" if desc else note
+            folded[name] = kept
+        params["properties"] = folded
+    return {
+        "type": "function",
+        "function": {"name": spec.name, "description": spec.description, "parameters": params},
+    }
 
 
 def _message(msg: ChatMessage) -> dict[str, Any]:
@@ -195,17 +230,7 @@ class OllamaProvider:
         max_tokens = request.max_tokens or self.config.max_tokens
         if max_tokens:
             options["num_predict"] = max_tokens
-        tools = [
-            {
-                "type": "function",
-                "function": {
-                    "name": t.name,
-                    "description": t.description,
-                    "parameters": dict(t.parameters),
-                },
-            }
-            for t in request.tools
-        ]
+        tools = [ollama_tool(t) for t in request.tools]
         kwargs: dict[str, Any] = {
             "model": request_model(request.model, self.model),
             "messages": [_message(m) for m in request.messages],

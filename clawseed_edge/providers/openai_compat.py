@@ -153,6 +153,10 @@ class OpenAICompatProvider:
         """Native tools, streaming and embeddings; vision is assumed (servers differ)."""
         return ProviderCapabilities(native_tools=True, vision=True, streaming=True, embeddings=True)
 
+    async def probe(self) -> ProviderCapabilities:
+        """The capabilities (fixed for this provider; present so every built-in has probe())."""
+        return self.capabilities
+
     @property
     def embedding_dimensions(self) -> int | None:
         """The vector length, known after the first :meth:`embed`."""

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import logging
 import random as _random
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import aclosing
@@ -41,7 +42,20 @@ from clawseed_edge.api.types import ChatRequest, ChatResponse
 
 __all__ = ["ReliableProvider"]
 
+log = logging.getLogger(__name__)
+
 _FALLBACK_ON = (ProviderAuthFailed, ProviderModelNotFound, ProviderContextTooLong)
+
+
+async def probe_quietly(provider: Provider) -> None:
+    """Call ``provider.probe()`` if it has one; a ProviderError is logged, not raised."""
+    probe = getattr(provider, "probe", None)
+    if probe is None:
+        return
+    try:
+        await probe()
+    except ProviderError as exc:
+        log.warning("could not probe provider %s (model %s): %s", provider.name, provider.model, exc)
 
 
 class ReliableProvider:
@@ -89,15 +103,15 @@ class ReliableProvider:
         """The primary's capabilities (see the class caveat)."""
         return self.providers[0].capabilities
 
-    async def probe(self) -> None:
-        """Run ``probe()`` on every provider that has one; errors are left for the first chat."""
+    async def probe(self) -> ProviderCapabilities:
+        """Run ``probe()`` on every provider that has one; returns the primary's capabilities.
+
+        A provider that cannot be probed (server down, model not pulled) is logged as a warning
+        and left for the first request to report, so that startup does not fail.
+        """
         for provider in self.providers:
-            probe = getattr(provider, "probe", None)
-            if probe is not None:
-                try:
-                    await probe()
-                except ProviderError:
-                    pass
+            await probe_quietly(provider)
+        return self.capabilities
 
     # --- policy ------------------------------------------------------------------------------
 

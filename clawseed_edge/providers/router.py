@@ -20,6 +20,7 @@ from clawseed_edge.api.protocols import Provider, ProviderCapabilities
 from clawseed_edge.api.types import ChatRequest, ChatResponse
 
 from ._common import HINT_PREFIX
+from .reliable import probe_quietly
 
 __all__ = ["Route", "RouterProvider"]
 
@@ -67,14 +68,17 @@ class RouterProvider:
             return replace(caps, vision=True)
         return caps
 
-    async def probe(self) -> None:
-        """Run ``probe()`` on the default and every routed provider that has one."""
+    async def probe(self) -> ProviderCapabilities:
+        """Probe the default and every routed provider (failures are logged, not raised).
+
+        Returns the router's capabilities afterwards.
+        """
         seen: set[int] = set()
         for provider in (self.default, *(r.provider for r in self.routes if r.provider)):
-            probe = getattr(provider, "probe", None)
-            if probe is not None and id(provider) not in seen:
+            if id(provider) not in seen:
                 seen.add(id(provider))
-                await probe()
+                await probe_quietly(provider)
+        return self.capabilities
 
     def select(self, request: ChatRequest) -> tuple[Provider, ChatRequest]:
         """The provider that answers ``request`` and the request to send it (hint removed)."""

@@ -25,6 +25,7 @@ from clawseed_edge.api import (
     ThinkingDelta,
     ToolCall,
     ToolCallReady,
+    ToolSpec,
 )
 from clawseed_edge.providers import OllamaProvider, ProviderConfig
 from clawseed_edge.testing.fake_servers import FakeOllama, Reply
@@ -258,4 +259,31 @@ async def test_embeddings_through_api_embed(ollama: FakeOllama) -> None:
     assert vectors[0] == vectors[2] and vectors[0] != vectors[1]
     assert provider.embedding_dimensions == ollama.dimensions
     assert ollama.requests_to("/api/embed")[0].json["input"] == ["red led", "blue led", "red led"]
+    await provider.aclose()
+
+
+async def test_schema_keys_the_sdk_drops_reach_the_model_in_the_description(
+    ollama: FakeOllama,
+) -> None:
+    ollama.queue(Reply.text("ok"))
+    spec = ToolSpec(
+        "pwm_set",
+        "Set a PWM duty cycle",
+        {
+            "type": "object",
+            "properties": {
+                "duty": {"type": "number", "description": "0..1", "minimum": 0, "maximum": 1},
+                "pin": {"type": "string", "enum": ["fan", "led"]},
+            },
+            "required": ["duty"],
+        },
+    )
+    provider = make(ollama)
+    await provider.chat(ChatRequest((ChatMessage.user("fan half"),), tools=(spec,)))
+    params = ollama.requests_to("/api/chat")[0].json["tools"][0]["function"]["parameters"]
+    assert params["required"] == ["duty"]
+    assert params["properties"]["duty"] == {
+        "type": "number", "description": '0..1 (schema: {"minimum":0,"maximum":1})'
+    }
+    assert params["properties"]["pin"] == {"type": "string", "enum": ["fan", "led"]}
     await provider.aclose()

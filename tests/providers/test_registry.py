@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from importlib.metadata import EntryPoint
 
 import pytest
@@ -18,6 +19,7 @@ from clawseed_edge.providers import (
     default_registry,
 )
 from clawseed_edge.providers import registry as registry_module
+from clawseed_edge.testing.fake_servers import FakeOllama
 
 
 class PluginProvider:
@@ -129,3 +131,37 @@ async def test_create_provider_wraps_fallbacks_and_retries() -> None:
     assert chain.max_retries == 1
     await chain.aclose()
     await plain.aclose()
+
+
+def test_public_names_are_complete() -> None:
+    import clawseed_edge.providers as providers
+
+    for name in providers.__all__:
+        assert getattr(providers, name) is not None, name
+    assert sorted(dir(providers)) == sorted(providers.__all__)
+    with pytest.raises(AttributeError):
+        providers.NoSuchProvider  # noqa: B018
+
+
+async def test_probe_through_the_chain_learns_that_the_model_has_no_tools(
+    ollama: FakeOllama,
+) -> None:
+    chain = create_provider(ProviderConfig(base_url=ollama.url, model="gemma3:1b"))
+    assert chain.capabilities.native_tools is True
+    caps = await chain.probe()  # type: ignore[attr-defined]
+    assert caps.native_tools is False
+    assert chain.capabilities.native_tools is False
+    await chain.aclose()
+
+
+async def test_probe_of_a_down_server_is_logged_not_raised(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    chain = create_provider(ProviderConfig(base_url=url, model="qwen2.5:3b"))
+    caps = await chain.probe()  # type: ignore[attr-defined]
+    assert caps.native_tools is True  # still the optimistic default
+    assert "is `ollama serve` running?" in caplog.text
+    await chain.aclose()
