@@ -266,41 +266,42 @@ class AnthropicProvider:
         stopped = False
         try:
             events = await self._get_client().messages.create(**params)
-            async for event in events:
-                kind = event.type
-                if kind == "message_start":
-                    usage = self._usage(event.message.usage)
-                    model = event.message.model or model
-                elif kind == "content_block_start":
-                    block = event.content_block
-                    if block.type == "tool_use":
-                        pending[event.index] = {"id": block.id, "name": block.name, "json": ""}
-                elif kind == "content_block_delta":
-                    delta = event.delta
-                    if delta.type == "text_delta":
-                        text.append(delta.text)
-                        yield TextDelta(delta.text)
-                    elif delta.type == "thinking_delta":
-                        thinking.append(delta.thinking)
-                        yield ThinkingDelta(delta.thinking)
-                    elif delta.type == "input_json_delta" and event.index in pending:
-                        pending[event.index]["json"] += delta.partial_json
-                elif kind == "content_block_stop" and event.index in pending:
-                    slot = pending.pop(event.index)
-                    call = ToolCall(slot["name"], self._arguments(slot, model), slot["id"])
-                    calls.append(call)
-                    yield ToolCallReady(call)
-                elif kind == "message_delta":
-                    stop = event.delta.stop_reason or stop
-                    out = getattr(event.usage, "output_tokens", None)
-                    cached = getattr(event.usage, "cache_read_input_tokens", None)
-                    usage = Usage(
-                        usage.input_tokens,
-                        int(out) if out is not None else usage.output_tokens,
-                        int(cached) if cached is not None else usage.cached_input_tokens,
-                    )
-                elif kind == "message_stop":
-                    stopped = True
+            async with events:  # closes the HTTP response if our caller stops early
+                async for event in events:
+                    kind = event.type
+                    if kind == "message_start":
+                        usage = self._usage(event.message.usage)
+                        model = event.message.model or model
+                    elif kind == "content_block_start":
+                        block = event.content_block
+                        if block.type == "tool_use":
+                            pending[event.index] = {"id": block.id, "name": block.name, "json": ""}
+                    elif kind == "content_block_delta":
+                        delta = event.delta
+                        if delta.type == "text_delta":
+                            text.append(delta.text)
+                            yield TextDelta(delta.text)
+                        elif delta.type == "thinking_delta":
+                            thinking.append(delta.thinking)
+                            yield ThinkingDelta(delta.thinking)
+                        elif delta.type == "input_json_delta" and event.index in pending:
+                            pending[event.index]["json"] += delta.partial_json
+                    elif kind == "content_block_stop" and event.index in pending:
+                        slot = pending.pop(event.index)
+                        call = ToolCall(slot["name"], self._arguments(slot, model), slot["id"])
+                        calls.append(call)
+                        yield ToolCallReady(call)
+                    elif kind == "message_delta":
+                        stop = event.delta.stop_reason or stop
+                        out = getattr(event.usage, "output_tokens", None)
+                        cached = getattr(event.usage, "cache_read_input_tokens", None)
+                        usage = Usage(
+                            usage.input_tokens,
+                            int(out) if out is not None else usage.output_tokens,
+                            int(cached) if cached is not None else usage.cached_input_tokens,
+                        )
+                    elif kind == "message_stop":
+                        stopped = True
         except Exception as exc:
             raise self._error(exc, model) from exc
         if not stopped:

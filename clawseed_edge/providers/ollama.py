@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from contextlib import aclosing
 from typing import Any
 
 from clawseed_edge.api.errors import (
@@ -303,20 +304,21 @@ class OllamaProvider:
         final: Any = None
         try:
             parts = await self._client.chat(**kwargs)
-            async for part in parts:
-                message = part.message
-                if message.thinking:
-                    thinking.append(message.thinking)
-                    yield ThinkingDelta(message.thinking)
-                if message.content:
-                    text.append(message.content)
-                    yield TextDelta(message.content)
-                for call in self._calls(message, len(calls)):
-                    calls.append(call)
-                    yield ToolCallReady(call)
-                if part.done:
-                    final = part
-                    break
+            async with aclosing(parts):  # closes the HTTP response if our caller stops early
+                async for part in parts:
+                    message = part.message
+                    if message.thinking:
+                        thinking.append(message.thinking)
+                        yield ThinkingDelta(message.thinking)
+                    if message.content:
+                        text.append(message.content)
+                        yield TextDelta(message.content)
+                    for call in self._calls(message, len(calls)):
+                        calls.append(call)
+                        yield ToolCallReady(call)
+                    if part.done:
+                        final = part
+                        break
         except Exception as exc:
             raise self._error(exc, model) from exc
         if final is None:

@@ -14,7 +14,8 @@ Streams: once text or a tool call has been yielded to the caller, a failure rais
 :class:`~clawseed_edge.api.errors.ProviderStreamInterrupted`; the turn is never replayed
 silently. Before anything was yielded, a stream is retried and falls back like ``chat``.
 
-Each ChatResponse carries the ``provider`` and ``model`` that actually answered.
+Each ChatResponse carries the ``provider`` and ``model`` that actually answered. A model named
+in ``ChatRequest.model`` is sent to the primary only; fallbacks answer with their own model.
 """
 
 from __future__ import annotations
@@ -146,6 +147,14 @@ class ReliableProvider:
         return combined
 
     @staticmethod
+    def _request_for(index: int, request: ChatRequest) -> ChatRequest:
+        """The request for provider ``index``: a model named by the request is the primary's
+        (a fallback on another server would not have it), so fallbacks use their own."""
+        if index == 0 or request.model is None:
+            return request
+        return replace(request, model=None)
+
+    @staticmethod
     def _stamp(response: ChatResponse, provider: Provider) -> ChatResponse:
         return replace(
             response,
@@ -165,11 +174,12 @@ class ReliableProvider:
                 failure when several were tried).
         """
         errors: list[tuple[Provider, ProviderError]] = []
-        for provider in self.providers:
+        for index, provider in enumerate(self.providers):
             attempt = 0
+            asked = self._request_for(index, request)
             while True:
                 try:
-                    return self._stamp(await provider.chat(request), provider)
+                    return self._stamp(await provider.chat(asked), provider)
                 except ProviderError as exc:
                     errors.append((provider, exc))
                     delay = self._delay(attempt, exc)
@@ -192,12 +202,13 @@ class ReliableProvider:
 
     async def _stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         errors: list[tuple[Provider, ProviderError]] = []
-        for provider in self.providers:
+        for index, provider in enumerate(self.providers):
             attempt = 0
+            asked = self._request_for(index, request)
             while True:
                 shown = False
                 try:
-                    async with aclosing(provider.stream(request)) as events:  # type: ignore[type-var]
+                    async with aclosing(provider.stream(asked)) as events:  # type: ignore[type-var]
                         async for event in events:
                             if isinstance(event, StreamDone):
                                 event = StreamDone(self._stamp(event.response, provider))

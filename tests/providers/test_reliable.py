@@ -279,3 +279,33 @@ async def test_500_on_primary_falls_back_to_the_secondary(
     assert (done.response.provider, done.response.model) == ("claude", "claude-sonnet-4-6")
     assert len(ollama.requests_to("/api/chat")) == 2 and len(sleeps.delays) == 1
     await chain.aclose()
+
+
+async def test_a_model_named_by_the_request_goes_to_the_primary_only() -> None:
+    class Recording(Scripted):
+        def __init__(self, *a: object, **kw: object) -> None:
+            super().__init__(*a, **kw)  # type: ignore[arg-type]
+            self.models: list[str | None] = []
+
+        async def chat(self, request: object) -> ChatResponse:
+            self.models.append(request.model)  # type: ignore[attr-defined]
+            return await super().chat(request)
+
+    primary = Recording("primary", [down()])
+    secondary = Recording("secondary", [ChatResponse("ok")])
+    provider, _ = reliable(primary, secondary, max_retries=0)
+    response = await provider.chat(ask(model="qwen2.5:7b"))
+    assert primary.models == ["qwen2.5:7b"] and secondary.models == [None]
+    assert response.model == "secondary-model"
+
+
+async def test_a_consumer_that_stops_early_closes_the_stream(ollama: FakeOllama) -> None:
+    ollama.queue(Reply.text("many words in this answer"), Reply.text("next"))
+    provider = ReliableProvider([OllamaProvider(ProviderConfig(base_url=ollama.url))])
+    stream = provider.stream(ask())
+    first = await anext(stream)
+    assert first == TextDelta("many ")
+    await stream.aclose()  # type: ignore[attr-defined]
+    events = await collect(provider.stream(ask()))  # the provider is still usable
+    assert isinstance(events[-1], StreamDone) and events[-1].response.text == "next"
+    await provider.aclose()
