@@ -309,3 +309,24 @@ async def test_a_consumer_that_stops_early_closes_the_stream(ollama: FakeOllama)
     events = await collect(provider.stream(ask()))  # the provider is still usable
     assert isinstance(events[-1], StreamDone) and events[-1].response.text == "next"
     await provider.aclose()
+
+
+async def test_cut_stream_on_primary_is_reported_not_replayed_on_the_fallback(
+    ollama: FakeOllama, anthropic_server: FakeAnthropic
+) -> None:
+    ollama.queue(Reply.cut("The LED is", after=1))
+    anthropic_server.queue(Reply.text("should never be asked"))
+    chain = create_provider(
+        ProviderConfig(
+            base_url=ollama.url,
+            fallbacks=[ProviderConfig(name="anthropic", api_key="sk-test",
+                                      base_url=anthropic_server.url)],
+        )
+    )
+    seen: list[StreamEvent] = []
+    with pytest.raises(ProviderStreamInterrupted, match=r"ask again"):
+        async for event in chain.stream(ask()):
+            seen.append(event)
+    assert seen == [TextDelta("The ")]
+    assert anthropic_server.requests == []
+    await chain.aclose()
