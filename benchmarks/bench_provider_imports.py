@@ -55,9 +55,7 @@ print(json.dumps({{
 def run_child(provider: str, also: list[str]) -> dict[str, object]:
     code = CHILD.format(provider=provider, also=also, sdks=SDKS)
     start = time.perf_counter()
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     wall_ms = (time.perf_counter() - start) * 1000
     result: dict[str, object] = json.loads(out.stdout.strip().splitlines()[-1])
     result["wall_ms"] = wall_ms
@@ -68,7 +66,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=5, help="runs per case (median reported)")
     parser.add_argument(
-        "--also-import", action="append", default=[], metavar="MODULE",
+        "--also-import",
+        action="append",
+        default=[],
+        metavar="MODULE",
         help="also import this module before building the provider (repeatable)",
     )
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
@@ -93,29 +94,37 @@ def main() -> int:
         others = {"ollama", "anthropic"} - ({expected} if expected else set())
         clean = not (others & set(modules))
         ok = ok and clean
-        rows.append({
-            "case": case or "baseline (pass)",
-            "rss_mb": median(case, "rss_kb") / 1024,
-            "rss_ratio": median(case, "rss_kb") / base_rss,
-            "import_ms": median(case, "import_ms"),
-            "wall_ms": median(case, "wall_ms"),
-            "wall_ratio": median(case, "wall_ms") / base_wall,
-            "modules": modules,
-            "only_own_sdk": clean,
-        })
+        rows.append(
+            {
+                "case": case or "baseline (pass)",
+                "rss_mb": median(case, "rss_kb") / 1024,
+                "rss_ratio": median(case, "rss_kb") / base_rss,
+                "import_ms": median(case, "import_ms"),
+                "wall_ms": median(case, "wall_ms"),
+                "wall_ratio": median(case, "wall_ms") / base_wall,
+                "modules": modules,
+                "only_own_sdk": clean,
+            }
+        )
 
     if args.json:
         print(json.dumps(rows, indent=2))
     else:
-        print(f"python {sys.version.split()[0]}, {args.runs} runs each, medians"
-              + (f", also importing {', '.join(args.also_import)}" if args.also_import else ""))
-        print(f"{'case':18} {'RSS MB':>8} {'x base':>7} {'import ms':>10} {'wall ms':>8} "
-              f"{'x base':>7}  loaded")
+        print(
+            f"python {sys.version.split()[0]}, {args.runs} runs each, medians"
+            + (f", also importing {', '.join(args.also_import)}" if args.also_import else "")
+        )
+        print(
+            f"{'case':18} {'RSS MB':>8} {'x base':>7} {'import ms':>10} {'wall ms':>8} "
+            f"{'x base':>7}  loaded"
+        )
         for r in rows:
-            print(f"{r['case']:18} {r['rss_mb']:8.1f} {r['rss_ratio']:7.2f} "
-                  f"{r['import_ms']:10.1f} {r['wall_ms']:8.1f} {r['wall_ratio']:7.2f}  "
-                  f"{', '.join(r['modules']) or '-'}"  # type: ignore[arg-type]
-                  + ("" if r["only_own_sdk"] else "  <- another provider's SDK loaded!"))
+            print(
+                f"{r['case']:18} {r['rss_mb']:8.1f} {r['rss_ratio']:7.2f} "
+                f"{r['import_ms']:10.1f} {r['wall_ms']:8.1f} {r['wall_ratio']:7.2f}  "
+                f"{', '.join(r['modules']) or '-'}"  # type: ignore[arg-type]
+                + ("" if r["only_own_sdk"] else "  <- another provider's SDK loaded!")
+            )
     return 0 if ok else 1
 
 

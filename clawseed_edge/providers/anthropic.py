@@ -69,15 +69,21 @@ def _blocks(msg: ChatMessage) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
     for img in msg.images:
         blocks.append(
-            {"type": "image",
-             "source": {"type": "base64", "media_type": _media_type(img), "data": img}}
+            {
+                "type": "image",
+                "source": {"type": "base64", "media_type": _media_type(img), "data": img},
+            }
         )
     if msg.content:
         blocks.append({"type": "text", "text": msg.content})
     for i, call in enumerate(msg.tool_calls):
         blocks.append(
-            {"type": "tool_use", "id": call.id or f"call_{i + 1}", "name": call.name,
-             "input": dict(call.arguments)}
+            {
+                "type": "tool_use",
+                "id": call.id or f"call_{i + 1}",
+                "name": call.name,
+                "input": dict(call.arguments),
+            }
         )
     return blocks
 
@@ -135,7 +141,9 @@ class AnthropicProvider:
     @property
     def capabilities(self) -> ProviderCapabilities:
         """Native tools, vision, streaming; no embeddings."""
-        return ProviderCapabilities(native_tools=True, vision=True, streaming=True, embeddings=False)
+        return ProviderCapabilities(
+            native_tools=True, vision=True, streaming=True, embeddings=False
+        )
 
     async def probe(self) -> ProviderCapabilities:
         """The capabilities (fixed for this provider; present so every built-in has probe())."""
@@ -166,8 +174,7 @@ class AnthropicProvider:
             ]
         if request.tools:
             params["tools"] = [
-                {"name": t.name, "description": t.description,
-                 "input_schema": dict(t.parameters)}
+                {"name": t.name, "description": t.description, "input_schema": dict(t.parameters)}
                 for t in request.tools
             ]
         temperature = (
@@ -188,8 +195,11 @@ class AnthropicProvider:
             body = exc.body
             text = json.dumps(body) if isinstance(body, (dict, list)) else str(exc.message)
             return error_for_status(
-                exc.status_code, text, key_env=self.config.api_key_env,
-                retry_after=exc.response.headers.get("retry-after"), **common,
+                exc.status_code,
+                text,
+                key_env=self.config.api_key_env,
+                retry_after=exc.response.headers.get("retry-after"),
+                **common,
             )
         if isinstance(exc, sdk.APITimeoutError):
             exc = TimeoutError(str(exc))
@@ -307,7 +317,8 @@ class AnthropicProvider:
         if not stopped:
             raise ProviderBadResponse(
                 f"the stream from {self.name} at {self.base_url} ended before message_stop",
-                provider=self.name, model=model,
+                provider=self.name,
+                model=model,
             )
         yield StreamDone(
             ChatResponse(
@@ -331,7 +342,8 @@ class AnthropicProvider:
             raise ProviderBadResponse(
                 f"{self.name} sent tool call '{slot['name']}' with arguments that are not JSON "
                 f"({exc})",
-                provider=self.name, model=model,
+                provider=self.name,
+                model=model,
             ) from exc
         return value if isinstance(value, dict) else {"value": value}
 

@@ -185,7 +185,8 @@ class OllamaProvider:
             if status == 404 and "not found" in detail:
                 return ProviderModelNotFound(
                     f"model '{model}' is not pulled: run `ollama pull {model}`",
-                    status=404, **kw,
+                    status=404,
+                    **kw,
                 )
             if "does not support tools" in detail:
                 self._mark_no_tools()
@@ -193,7 +194,8 @@ class OllamaProvider:
                     f"model '{model}' does not support tools (Ollama: {detail}): the engine "
                     "describes tools in the prompt from the next request; or pick a model "
                     "with tool support",
-                    status=status, **kw,
+                    status=status,
+                    **kw,
                 )
             if status < 0:
                 return ProviderServerError(
@@ -324,7 +326,8 @@ class OllamaProvider:
         if final is None:
             raise ProviderBadResponse(
                 f"the stream from {self.name} at {self.base_url} ended before `done`",
-                provider=self.name, model=model,
+                provider=self.name,
+                model=model,
             )
         yield StreamDone(
             ChatResponse(

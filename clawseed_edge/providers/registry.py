@@ -76,9 +76,7 @@ class ProviderFactoryRegistry:
         self._aliases: dict[str, str] = {}
         self._load_entry_points = load_entry_points
 
-    def register(
-        self, name: str, factory: ProviderFactory, *, aliases: Iterable[str] = ()
-    ) -> None:
+    def register(self, name: str, factory: ProviderFactory, *, aliases: Iterable[str] = ()) -> None:
         """Register ``factory`` under ``name`` (and ``aliases``); replaces an earlier one."""
         self._factories[name] = factory
         for alias in aliases:
@@ -141,8 +139,14 @@ def default_registry() -> ProviderFactoryRegistry:
         "openai",
         openai_factory,
         aliases=(
-            "openai-compatible", "llamacpp", "vllm", "lmstudio", "groq", "deepseek",
-            "openrouter", "gemini",
+            "openai-compatible",
+            "llamacpp",
+            "vllm",
+            "lmstudio",
+            "groq",
+            "deepseek",
+            "openrouter",
+            "gemini",
         ),
     )
     return registry
@@ -184,7 +188,8 @@ def create_provider(
         else:
             target = _chain(msgspec.structs.replace(config, model=rule.model, routes=[]), registry)
         routes.append(
-            Route(provider=target, hint=rule.hint, keywords=tuple(rule.keywords),
-                  images=rule.images)
+            Route(
+                provider=target, hint=rule.hint, keywords=tuple(rule.keywords), images=rule.images
+            )
         )
     return RouterProvider(default, routes)

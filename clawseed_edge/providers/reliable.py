@@ -56,7 +56,9 @@ async def probe_quietly(provider: Provider) -> None:
     try:
         await probe()
     except ProviderError as exc:
-        log.warning("could not probe provider %s (model %s): %s", provider.name, provider.model, exc)
+        log.warning(
+            "could not probe provider %s (model %s): %s", provider.name, provider.model, exc
+        )
 
 
 class ReliableProvider:

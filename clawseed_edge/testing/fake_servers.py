@@ -112,15 +112,12 @@ class Reply:
     ) -> Reply:
         """Several native tool calls in one answer."""
         items = tuple(
-            (c.name, dict(c.arguments)) if isinstance(c, ToolCall) else (c[0], c[1])
-            for c in calls
+            (c.name, dict(c.arguments)) if isinstance(c, ToolCall) else (c[0], c[1]) for c in calls
         )
         return cls(calls=items, **kw)
 
     @classmethod
-    def error(
-        cls, status: int, message: str = "", *, retry_after: float | None = None
-    ) -> Reply:
+    def error(cls, status: int, message: str = "", *, retry_after: float | None = None) -> Reply:
         """An HTTP error in the protocol's error shape (429 with ``Retry-After`` if given)."""
         headers = {"Retry-After": f"{retry_after:g}"} if retry_after is not None else {}
         return cls(status=status, message=message or f"fake error {status}", headers=headers)
@@ -499,10 +496,17 @@ class FakeOllama(FakeModelServer):
             return
 
         def line(message: dict[str, Any]) -> bytes:
-            return json.dumps(
-                {"model": model, "created_at": final["created_at"], "message": message,
-                 "done": False}
-            ).encode() + b"\n"
+            return (
+                json.dumps(
+                    {
+                        "model": model,
+                        "created_at": final["created_at"],
+                        "message": message,
+                        "done": False,
+                    }
+                ).encode()
+                + b"\n"
+            )
 
         await http.start_chunked(ctype, reply.headers)
         for piece in split_words(reply.thinking):
@@ -547,7 +551,9 @@ class FakeAnthropic(FakeModelServer):
         self.models = set(models) if models is not None else None
         self._routes = {("POST", "/v1/messages"): self._messages}
 
-    async def _error(self, http: _Http, status: int, message: str, headers: Mapping[str, str] = {}) -> None:
+    async def _error(
+        self, http: _Http, status: int, message: str, headers: Mapping[str, str] = {}
+    ) -> None:
         kind = _ANTHROPIC_ERROR_TYPES.get(status, "api_error")
         body = {"type": "error", "error": {"type": kind, "message": message}}
         await http.send_json(status, body, {"request-id": "req_fake", **headers})
@@ -566,7 +572,9 @@ class FakeAnthropic(FakeModelServer):
             return
         reply = self.next_reply()
         stream = bool(data.get("stream"))
-        if await self._pre_reply(reply, http, "text/event-stream" if stream else "application/json"):
+        if await self._pre_reply(
+            reply, http, "text/event-stream" if stream else "application/json"
+        ):
             return
         if reply.status >= 400:
             await self._error(http, reply.status, reply.message, reply.headers)
@@ -578,8 +586,12 @@ class FakeAnthropic(FakeModelServer):
             blocks.append({"type": "text", "text": reply.content})
         for i, (name, args) in enumerate(reply.calls):
             blocks.append(
-                {"type": "tool_use", "id": f"toolu_{i + 1:02d}", "name": name,
-                 "input": args if isinstance(args, Mapping) else {}}
+                {
+                    "type": "tool_use",
+                    "id": f"toolu_{i + 1:02d}",
+                    "name": name,
+                    "input": args if isinstance(args, Mapping) else {},
+                }
             )
         stop = "tool_use" if reply.calls else "end_turn"
         usage = {
@@ -604,48 +616,49 @@ class FakeAnthropic(FakeModelServer):
             await http.send_json(200, message, {"request-id": "req_fake", **reply.headers})
             return
 
-        async def event(name: str, payload: dict[str, Any]) -> None:
-            await http.chunk(f"event: {name}\ndata: {json.dumps(payload)}\n\n".encode())
+        async def event(kind: str, **fields: Any) -> None:
+            payload = json.dumps({"type": kind, **fields})
+            await http.chunk(f"event: {kind}\ndata: {payload}\n\n".encode())
+
+        async def delta(index: int, kind: str, **fields: Any) -> None:
+            await event("content_block_delta", index=index, delta={"type": kind, **fields})
 
         await http.start_chunked("text/event-stream", {"request-id": "req_fake", **reply.headers})
-        start_usage = {**usage, "output_tokens": 1}
-        await event("message_start", {"type": "message_start",
-                                      "message": {**message, "content": [], "stop_reason": None,
-                                                  "usage": start_usage}})
-        await event("ping", {"type": "ping"})
+        start = {**message, "content": [], "stop_reason": None}
+        await event("message_start", message={**start, "usage": {**usage, "output_tokens": 1}})
+        await event("ping")
         sent = 0
+        first_call = len(blocks) - len(reply.calls)
         for index, block in enumerate(blocks):
             kind = block["type"]
-            empty = {"text": {"type": "text", "text": ""},
-                     "thinking": {"type": "thinking", "thinking": ""},
-                     "tool_use": {**block, "input": {}}}[kind]
-            await event("content_block_start",
-                        {"type": "content_block_start", "index": index, "content_block": empty})
+            empty: dict[str, dict[str, Any]] = {
+                "text": {"text": ""},
+                "thinking": {"thinking": ""},
+                "tool_use": {"input": {}},
+            }
+            await event("content_block_start", index=index, content_block={**block, **empty[kind]})
             if kind == "text":
                 for piece in split_words(block["text"]):
                     _cut_guard(reply, sent)
-                    await event("content_block_delta", {"type": "content_block_delta",
-                                "index": index, "delta": {"type": "text_delta", "text": piece}})
+                    await delta(index, "text_delta", text=piece)
                     sent += 1
                 _cut_guard(reply, sent)
             elif kind == "thinking":
                 for piece in split_words(block["thinking"]):
-                    await event("content_block_delta", {"type": "content_block_delta",
-                                "index": index, "delta": {"type": "thinking_delta", "thinking": piece}})
-                await event("content_block_delta", {"type": "content_block_delta", "index": index,
-                            "delta": {"type": "signature_delta", "signature": "sig"}})
+                    await delta(index, "thinking_delta", thinking=piece)
+                await delta(index, "signature_delta", signature="sig")
             else:
-                raw = reply.calls[index - (len(blocks) - len(reply.calls))][1]
+                raw = reply.calls[index - first_call][1]
                 text = raw if isinstance(raw, str) else json.dumps(raw)
                 for i in range(0, len(text), 7):
-                    await event("content_block_delta", {"type": "content_block_delta",
-                                "index": index, "delta": {"type": "input_json_delta",
-                                                          "partial_json": text[i:i + 7]}})
-            await event("content_block_stop", {"type": "content_block_stop", "index": index})
-        await event("message_delta", {"type": "message_delta",
-                                      "delta": {"stop_reason": stop, "stop_sequence": None},
-                                      "usage": {"output_tokens": usage["output_tokens"]}})
-        await event("message_stop", {"type": "message_stop"})
+                    await delta(index, "input_json_delta", partial_json=text[i : i + 7])
+            await event("content_block_stop", index=index)
+        await event(
+            "message_delta",
+            delta={"stop_reason": stop, "stop_sequence": None},
+            usage={"output_tokens": usage["output_tokens"]},
+        )
+        await event("message_stop")
         await http.end_chunked()
 
 
@@ -672,8 +685,14 @@ class FakeOpenAI(FakeModelServer):
             ("POST", "/v1/embeddings"): self._embeddings,
         }
 
-    async def _error(self, http: _Http, status: int, message: str, code: str | None = None,
-                     headers: Mapping[str, str] = {}) -> None:
+    async def _error(
+        self,
+        http: _Http,
+        status: int,
+        message: str,
+        code: str | None = None,
+        headers: Mapping[str, str] = {},
+    ) -> None:
         body = {"error": {"message": message, "type": "invalid_request_error", "code": code}}
         await http.send_json(status, body, headers)
 
@@ -693,14 +712,22 @@ class FakeOpenAI(FakeModelServer):
             return
         data = request.json
         texts = data["input"] if isinstance(data["input"], list) else [data["input"]]
-        await http.send_json(200, {
-            "object": "list",
-            "model": data.get("model"),
-            "data": [{"object": "embedding", "index": i,
-                      "embedding": self.fake_vector(t, self.dimensions)}
-                     for i, t in enumerate(texts)],
-            "usage": {"prompt_tokens": sum(map(_count, texts)), "total_tokens": 0},
-        })
+        await http.send_json(
+            200,
+            {
+                "object": "list",
+                "model": data.get("model"),
+                "data": [
+                    {
+                        "object": "embedding",
+                        "index": i,
+                        "embedding": self.fake_vector(t, self.dimensions),
+                    }
+                    for i, t in enumerate(texts)
+                ],
+                "usage": {"prompt_tokens": sum(map(_count, texts)), "total_tokens": 0},
+            },
+        )
 
     async def _chat(self, request: RecordedRequest, http: _Http) -> None:
         if not await self._check(request, http):
@@ -709,21 +736,27 @@ class FakeOpenAI(FakeModelServer):
         model = data.get("model", "")
         reply = self.next_reply()
         stream = bool(data.get("stream"))
-        if await self._pre_reply(reply, http, "text/event-stream" if stream else "application/json"):
+        if await self._pre_reply(
+            reply, http, "text/event-stream" if stream else "application/json"
+        ):
             return
         if reply.status >= 400:
             await self._error(http, reply.status, reply.message, headers=reply.headers)
             return
         calls: list[dict[str, Any]] = [
-            {"id": f"call_{i + 1}", "type": "function",
-             "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args)}}
-            for i, (name, args) in enumerate(reply.calls)
+            {
+                "id": f"call_{i + 1}",
+                "type": "function",
+                "function": {"name": name, "arguments": a if isinstance(a, str) else json.dumps(a)},
+            }
+            for i, (name, a) in enumerate(reply.calls)
         ]
         finish = "tool_calls" if calls else "stop"
         usage = {
             "prompt_tokens": reply.input_tokens if reply.input_tokens is not None else 10,
             "completion_tokens": reply.output_tokens
-            if reply.output_tokens is not None else _count(reply.content),
+            if reply.output_tokens is not None
+            else _count(reply.content),
             "prompt_tokens_details": {"cached_tokens": reply.cached_tokens},
         }
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]  # type: ignore[operator]
@@ -734,16 +767,27 @@ class FakeOpenAI(FakeModelServer):
                 message["reasoning_content"] = reply.thinking
             if calls:
                 message["tool_calls"] = calls
-            await http.send_json(200, {**base, "object": "chat.completion", "usage": usage,
-                                       "choices": [{"index": 0, "message": message,
-                                                    "finish_reason": finish}]}, reply.headers)
+            await http.send_json(
+                200,
+                {
+                    **base,
+                    "object": "chat.completion",
+                    "usage": usage,
+                    "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                },
+                reply.headers,
+            )
             return
 
-        async def chunk(delta: dict[str, Any], finish_reason: str | None = None,
-                        **extra: Any) -> None:
-            payload = {**base, "object": "chat.completion.chunk",
-                       "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
-                       **extra}
+        async def chunk(
+            delta: dict[str, Any], finish_reason: str | None = None, **extra: Any
+        ) -> None:
+            payload = {
+                **base,
+                "object": "chat.completion.chunk",
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
+                **extra,
+            }
             await http.chunk(f"data: {json.dumps(payload)}\n\n".encode())
 
         await http.start_chunked("text/event-stream", reply.headers)
@@ -757,13 +801,12 @@ class FakeOpenAI(FakeModelServer):
             sent += 1
         _cut_guard(reply, sent)
         for i, call in enumerate(calls):
-            args = call["function"]["arguments"]
-            await chunk({"tool_calls": [{"index": i, "id": call["id"], "type": "function",
-                                         "function": {"name": call["function"]["name"],
-                                                      "arguments": ""}}]})
-            for j in range(0, len(args), 6):
-                await chunk({"tool_calls": [{"index": i,
-                                             "function": {"arguments": args[j:j + 6]}}]})
+            fn = call["function"]
+            head = {"index": i, "id": call["id"], "type": "function"}
+            await chunk({"tool_calls": [{**head, "function": {**fn, "arguments": ""}}]})
+            for j in range(0, len(fn["arguments"]), 6):
+                part = {"index": i, "function": {"arguments": fn["arguments"][j : j + 6]}}
+                await chunk({"tool_calls": [part]})
         await chunk({}, finish)
         if (data.get("stream_options") or {}).get("include_usage"):
             payload = {**base, "object": "chat.completion.chunk", "choices": [], "usage": usage}

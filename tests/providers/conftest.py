@@ -11,8 +11,14 @@ from clawseed_edge.testing.fake_servers import FakeAnthropic, FakeOllama, FakeOp
 
 @pytest.fixture(autouse=True)
 def _no_keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL",
-                "OPENAI_API_KEY", "OLLAMA_API_KEY", "OLLAMA_HOST"):
+    for var in (
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_AUTH_TOKEN",
+        "ANTHROPIC_BASE_URL",
+        "OPENAI_API_KEY",
+        "OLLAMA_API_KEY",
+        "OLLAMA_HOST",
+    ):
         monkeypatch.delenv(var, raising=False)
 
 

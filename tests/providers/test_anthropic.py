@@ -51,11 +51,15 @@ async def test_plain_text_caches_the_system_prompt(anthropic_server: FakeAnthrop
     assert (response.provider, response.model) == ("anthropic", "claude-sonnet-4-6")
     sent = anthropic_server.requests[0].json
     assert sent["system"] == [
-        {"type": "text", "text": "You control a Raspberry Pi.",
-         "cache_control": {"type": "ephemeral"}}
+        {
+            "type": "text",
+            "text": "You control a Raspberry Pi.",
+            "cache_control": {"type": "ephemeral"},
+        }
     ]
-    assert sent["messages"] == [{"role": "user", "content": [{"type": "text",
-                                                              "text": "switch the LED on"}]}]
+    assert sent["messages"] == [
+        {"role": "user", "content": [{"type": "text", "text": "switch the LED on"}]}
+    ]
     assert sent["tools"][0]["input_schema"]["properties"] == {"pin": {"type": "integer"}}
     assert sent["max_tokens"] == 4096
     await provider.aclose()
@@ -93,7 +97,10 @@ async def test_several_tool_calls_stream_with_reassembled_json(
     provider = make(anthropic_server)
     events = await collect(provider.stream(ask()))
     calls = [e.call for e in events if isinstance(e, ToolCallReady)]
-    assert calls == [ToolCall("led_on", args, "toolu_01"), ToolCall("led_on", {"pin": 27}, "toolu_02")]
+    assert calls == [
+        ToolCall("led_on", args, "toolu_01"),
+        ToolCall("led_on", {"pin": 27}, "toolu_02"),
+    ]
     done = events[-1]
     assert isinstance(done, StreamDone)
     assert done.response.stop_reason is StopReason.TOOL_USE
@@ -124,8 +131,12 @@ def test_history_becomes_alternating_messages_with_tool_results() -> None:
     assert system == "a\n\nb"
     assert [m["role"] for m in messages] == ["user", "assistant", "user"]
     assert messages[0]["content"][0]["source"]["media_type"] == "image/png"
-    assert messages[1]["content"][1] == {"type": "tool_use", "id": "toolu_9", "name": "led_on",
-                                         "input": {"pin": 1}}
+    assert messages[1]["content"][1] == {
+        "type": "tool_use",
+        "id": "toolu_9",
+        "name": "led_on",
+        "input": {"pin": 1},
+    }
     assert messages[2]["content"] == [
         {"type": "tool_result", "tool_use_id": "toolu_9", "content": "done"},
         {"type": "text", "text": "thanks"},
@@ -191,7 +202,8 @@ async def test_stream_cut_mid_answer(anthropic_server: FakeAnthropic) -> None:
 
 
 @pytest.mark.parametrize(
-    "reply", [Reply.garbage(), Reply.not_http(), Reply.garbage(b'{"unexpected": true}')],
+    "reply",
+    [Reply.garbage(), Reply.not_http(), Reply.garbage(b'{"unexpected": true}')],
     ids=["binary", "not-http", "wrong-json"],
 )
 async def test_garbage_bytes(anthropic_server: FakeAnthropic, reply: Reply) -> None:

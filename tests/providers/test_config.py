@@ -51,7 +51,7 @@ def test_written_values_win_over_defaults() -> None:
 
 def test_unknown_keys_are_refused_with_their_name() -> None:
     with pytest.raises(msgspec.ValidationError, match=r"tiemout_s"):
-        parse('[provider]\ntiemout_s = 3\n')
+        parse("[provider]\ntiemout_s = 3\n")
 
 
 @pytest.mark.parametrize(

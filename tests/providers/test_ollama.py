@@ -283,7 +283,8 @@ async def test_schema_keys_the_sdk_drops_reach_the_model_in_the_description(
     params = ollama.requests_to("/api/chat")[0].json["tools"][0]["function"]["parameters"]
     assert params["required"] == ["duty"]
     assert params["properties"]["duty"] == {
-        "type": "number", "description": '0..1 (schema: {"minimum":0,"maximum":1})'
+        "type": "number",
+        "description": '0..1 (schema: {"minimum":0,"maximum":1})',
     }
     assert params["properties"]["pin"] == {"type": "string", "enum": ["fan", "led"]}
     await provider.aclose()

@@ -130,9 +130,7 @@ async def test_history_shape(openai_server: FakeOpenAI) -> None:
 
 
 async def test_missing_and_rejected_key(openai_server: FakeOpenAI) -> None:
-    missing = OpenAICompatProvider(
-        ProviderConfig(name="groq", base_url=openai_server.url + "/v1")
-    )
+    missing = OpenAICompatProvider(ProviderConfig(name="groq", base_url=openai_server.url + "/v1"))
     with pytest.raises(ProviderAuthFailed, match=r"^no API key: set GROQ_API_KEY"):
         await missing.chat(ask())
     wrong = make(openai_server, api_key="sk-wrong")
@@ -192,7 +190,8 @@ async def test_stream_cut_mid_answer(openai_server: FakeOpenAI) -> None:
 
 
 @pytest.mark.parametrize(
-    "reply", [Reply.garbage(), Reply.not_http(), Reply.garbage(b"data: {not json}\n\n")],
+    "reply",
+    [Reply.garbage(), Reply.not_http(), Reply.garbage(b"data: {not json}\n\n")],
     ids=["binary", "not-http", "bad-sse-json"],
 )
 async def test_garbage_bytes(openai_server: FakeOpenAI, reply: Reply) -> None:
@@ -218,5 +217,8 @@ async def test_embeddings(openai_server: FakeOpenAI) -> None:
     vectors = await provider.embed(["a", "b"])
     assert len(vectors) == 2 and len(vectors[0]) == openai_server.dimensions
     assert provider.embedding_dimensions == openai_server.dimensions
-    assert openai_server.requests[0].json == {"model": "text-embedding-3-small", "input": ["a", "b"]}
+    assert openai_server.requests[0].json == {
+        "model": "text-embedding-3-small",
+        "input": ["a", "b"],
+    }
     await provider.aclose()

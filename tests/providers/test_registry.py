@@ -102,7 +102,8 @@ def test_entry_point_plugins_load_only_for_unknown_names(monkeypatch: pytest.Mon
 
 def test_a_broken_plugin_is_a_config_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(
-        registry_module, "entry_points",
+        registry_module,
+        "entry_points",
         lambda group: [EntryPoint("broken", "no_such_module_xyz:factory", group)],
     )
     with pytest.raises(ConfigInvalid, match=r"plugin 'broken'.*failed to load"):

@@ -264,9 +264,7 @@ async def test_500_on_primary_falls_back_to_the_secondary(
         name="ollama",
         base_url=ollama.url,
         max_retries=1,
-        fallbacks=[
-            ProviderConfig(name="claude", api_key="sk-test", base_url=anthropic_server.url)
-        ],
+        fallbacks=[ProviderConfig(name="claude", api_key="sk-test", base_url=anthropic_server.url)],
     )
     chain = create_provider(config)
     assert isinstance(chain, ReliableProvider)
@@ -319,8 +317,9 @@ async def test_cut_stream_on_primary_is_reported_not_replayed_on_the_fallback(
     chain = create_provider(
         ProviderConfig(
             base_url=ollama.url,
-            fallbacks=[ProviderConfig(name="anthropic", api_key="sk-test",
-                                      base_url=anthropic_server.url)],
+            fallbacks=[
+                ProviderConfig(name="anthropic", api_key="sk-test", base_url=anthropic_server.url)
+            ],
         )
     )
     seen: list[StreamEvent] = []

@@ -123,8 +123,12 @@ async def test_config_routes_through_real_servers(
             RouteConfig(
                 hint="vision",
                 images=True,
-                provider=ProviderConfig(name="anthropic", api_key="sk-test",
-                                        base_url=anthropic_server.url, max_retries=0),
+                provider=ProviderConfig(
+                    name="anthropic",
+                    api_key="sk-test",
+                    base_url=anthropic_server.url,
+                    max_retries=0,
+                ),
             ),
         ],
     )
@@ -136,6 +140,7 @@ async def test_config_routes_through_real_servers(
     answer = await provider.chat(picture)
     assert (answer.text, answer.provider) == ("I see a cat", "anthropic")
     assert [r.json["model"] for r in ollama.requests_to("/api/chat")] == [
-        "qwen2.5:0.5b", "qwen2.5:3b"
+        "qwen2.5:0.5b",
+        "qwen2.5:3b",
     ]
     await provider.aclose()

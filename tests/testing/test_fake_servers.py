@@ -65,7 +65,9 @@ async def test_openai_sse_ends_with_done() -> None:
         chunks = [json.loads(e) for e in events[:-1]]
         args = "".join(
             tc["function"].get("arguments", "")
-            for c in chunks for ch in c["choices"] for tc in ch["delta"].get("tool_calls", [])
+            for c in chunks
+            for ch in c["choices"]
+            for tc in ch["delta"].get("tool_calls", [])
         )
         assert json.loads(args) == {"a": 1}
         assert chunks[-1]["choices"][0]["finish_reason"] == "tool_calls"
