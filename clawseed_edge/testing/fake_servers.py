@@ -283,12 +283,20 @@ class FakeModelServer:
         await self.aclose()
 
     def __enter__(self) -> Self:
+        """Serve from a thread with its own event loop (for non-async tests and the CLI)."""
         ready = threading.Event()
+        failure: list[BaseException] = []
 
         def run() -> None:
             loop = asyncio.new_event_loop()
             self._loop = loop
-            loop.run_until_complete(self.start())
+            try:
+                loop.run_until_complete(self.start())
+            except BaseException as exc:  # reported to the caller of __enter__
+                failure.append(exc)
+                ready.set()
+                loop.close()
+                return
             ready.set()
             loop.run_forever()
             loop.run_until_complete(self.aclose())
@@ -296,7 +304,11 @@ class FakeModelServer:
 
         self._thread = threading.Thread(target=run, name=f"{type(self).__name__}", daemon=True)
         self._thread.start()
-        ready.wait(10)
+        if not ready.wait(10):
+            raise RuntimeError(f"{type(self).__name__} did not start within 10 s")
+        if failure:
+            self._thread = None
+            raise failure[0]
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -106,3 +106,9 @@ async def test_hung_request_is_released_when_the_server_closes() -> None:
     await server.aclose()
     await server.aclose()  # idempotent
     assert server.pending == 0
+
+
+def test_a_port_in_use_fails_at_start() -> None:
+    with FakeOllama() as first, pytest.raises(OSError):
+        with FakeOllama(port=first.port):
+            pass
