@@ -164,7 +164,7 @@ def error_for_exception(
             "protocol",
             **kw,
         )
-    if isinstance(exc, (ValueError, KeyError, TypeError)):
+    if isinstance(exc, (ValueError, KeyError, IndexError, TypeError, AttributeError)):
         return ProviderBadResponse(
             f"{provider} at {base_url} sent a response that is not its protocol ({exc}): "
             f"check that provider.base_url is a server that speaks the {provider} protocol",

@@ -69,15 +69,21 @@ def _blocks(msg: ChatMessage) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
     for img in msg.images:
         blocks.append(
-            {"type": "image",
-             "source": {"type": "base64", "media_type": _media_type(img), "data": img}}
+            {
+                "type": "image",
+                "source": {"type": "base64", "media_type": _media_type(img), "data": img},
+            }
         )
     if msg.content:
         blocks.append({"type": "text", "text": msg.content})
     for i, call in enumerate(msg.tool_calls):
         blocks.append(
-            {"type": "tool_use", "id": call.id or f"call_{i + 1}", "name": call.name,
-             "input": dict(call.arguments)}
+            {
+                "type": "tool_use",
+                "id": call.id or f"call_{i + 1}",
+                "name": call.name,
+                "input": dict(call.arguments),
+            }
         )
     return blocks
 
@@ -113,8 +119,9 @@ class AnthropicProvider:
 
     Args:
         config: ``model``, ``api_key``/``api_key_env`` (default ``ANTHROPIC_API_KEY``),
-            ``base_url`` (default: the SDK's), ``timeout_s``, ``temperature``, ``max_tokens``
-            (default 4096).
+            ``base_url`` (default: the SDK's), ``timeout_s``, ``max_tokens`` (default 4096),
+            ``temperature`` (sent only when set; newer Claude models reject non-default values
+            with HTTP 400).
 
     A missing key raises ProviderAuthFailed ("no API key: set ANTHROPIC_API_KEY") on the first
     request, not at construction, so that a fallback chain still starts.
@@ -134,7 +141,13 @@ class AnthropicProvider:
     @property
     def capabilities(self) -> ProviderCapabilities:
         """Native tools, vision, streaming; no embeddings."""
-        return ProviderCapabilities(native_tools=True, vision=True, streaming=True, embeddings=False)
+        return ProviderCapabilities(
+            native_tools=True, vision=True, streaming=True, embeddings=False
+        )
+
+    async def probe(self) -> ProviderCapabilities:
+        """The capabilities (fixed for this provider; present so every built-in has probe())."""
+        return self.capabilities
 
     def _get_client(self) -> Any:
         if self._client is None:
@@ -161,15 +174,16 @@ class AnthropicProvider:
             ]
         if request.tools:
             params["tools"] = [
-                {"name": t.name, "description": t.description,
-                 "input_schema": dict(t.parameters)}
+                {"name": t.name, "description": t.description, "input_schema": dict(t.parameters)}
                 for t in request.tools
             ]
         temperature = (
             request.temperature if request.temperature is not None else self.config.temperature
         )
         if temperature is not None:
-            params["temperature"] = temperature
+            # anthropic>=1 removed sampling parameters from create()'s signature; the API still
+            # takes them on models that allow sampling, so they go in extra_body, only when set.
+            params["extra_body"] = {"temperature": temperature}
         return params
 
     def _error(self, exc: BaseException, model: str) -> ProviderError:
@@ -181,8 +195,11 @@ class AnthropicProvider:
             body = exc.body
             text = json.dumps(body) if isinstance(body, (dict, list)) else str(exc.message)
             return error_for_status(
-                exc.status_code, text, key_env=self.config.api_key_env,
-                retry_after=exc.response.headers.get("retry-after"), **common,
+                exc.status_code,
+                text,
+                key_env=self.config.api_key_env,
+                retry_after=exc.response.headers.get("retry-after"),
+                **common,
             )
         if isinstance(exc, sdk.APITimeoutError):
             exc = TimeoutError(str(exc))
@@ -259,47 +276,49 @@ class AnthropicProvider:
         stopped = False
         try:
             events = await self._get_client().messages.create(**params)
-            async for event in events:
-                kind = event.type
-                if kind == "message_start":
-                    usage = self._usage(event.message.usage)
-                    model = event.message.model or model
-                elif kind == "content_block_start":
-                    block = event.content_block
-                    if block.type == "tool_use":
-                        pending[event.index] = {"id": block.id, "name": block.name, "json": ""}
-                elif kind == "content_block_delta":
-                    delta = event.delta
-                    if delta.type == "text_delta":
-                        text.append(delta.text)
-                        yield TextDelta(delta.text)
-                    elif delta.type == "thinking_delta":
-                        thinking.append(delta.thinking)
-                        yield ThinkingDelta(delta.thinking)
-                    elif delta.type == "input_json_delta" and event.index in pending:
-                        pending[event.index]["json"] += delta.partial_json
-                elif kind == "content_block_stop" and event.index in pending:
-                    slot = pending.pop(event.index)
-                    call = ToolCall(slot["name"], self._arguments(slot, model), slot["id"])
-                    calls.append(call)
-                    yield ToolCallReady(call)
-                elif kind == "message_delta":
-                    stop = event.delta.stop_reason or stop
-                    out = getattr(event.usage, "output_tokens", None)
-                    cached = getattr(event.usage, "cache_read_input_tokens", None)
-                    usage = Usage(
-                        usage.input_tokens,
-                        int(out) if out is not None else usage.output_tokens,
-                        int(cached) if cached is not None else usage.cached_input_tokens,
-                    )
-                elif kind == "message_stop":
-                    stopped = True
+            async with events:  # closes the HTTP response if our caller stops early
+                async for event in events:
+                    kind = event.type
+                    if kind == "message_start":
+                        usage = self._usage(event.message.usage)
+                        model = event.message.model or model
+                    elif kind == "content_block_start":
+                        block = event.content_block
+                        if block.type == "tool_use":
+                            pending[event.index] = {"id": block.id, "name": block.name, "json": ""}
+                    elif kind == "content_block_delta":
+                        delta = event.delta
+                        if delta.type == "text_delta":
+                            text.append(delta.text)
+                            yield TextDelta(delta.text)
+                        elif delta.type == "thinking_delta":
+                            thinking.append(delta.thinking)
+                            yield ThinkingDelta(delta.thinking)
+                        elif delta.type == "input_json_delta" and event.index in pending:
+                            pending[event.index]["json"] += delta.partial_json
+                    elif kind == "content_block_stop" and event.index in pending:
+                        slot = pending.pop(event.index)
+                        call = ToolCall(slot["name"], self._arguments(slot, model), slot["id"])
+                        calls.append(call)
+                        yield ToolCallReady(call)
+                    elif kind == "message_delta":
+                        stop = event.delta.stop_reason or stop
+                        out = getattr(event.usage, "output_tokens", None)
+                        cached = getattr(event.usage, "cache_read_input_tokens", None)
+                        usage = Usage(
+                            usage.input_tokens,
+                            int(out) if out is not None else usage.output_tokens,
+                            int(cached) if cached is not None else usage.cached_input_tokens,
+                        )
+                    elif kind == "message_stop":
+                        stopped = True
         except Exception as exc:
             raise self._error(exc, model) from exc
         if not stopped:
             raise ProviderBadResponse(
                 f"the stream from {self.name} at {self.base_url} ended before message_stop",
-                provider=self.name, model=model,
+                provider=self.name,
+                model=model,
             )
         yield StreamDone(
             ChatResponse(
@@ -323,7 +342,8 @@ class AnthropicProvider:
             raise ProviderBadResponse(
                 f"{self.name} sent tool call '{slot['name']}' with arguments that are not JSON "
                 f"({exc})",
-                provider=self.name, model=model,
+                provider=self.name,
+                model=model,
             ) from exc
         return value if isinstance(value, dict) else {"value": value}
 

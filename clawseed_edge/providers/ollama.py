@@ -12,7 +12,9 @@ engine describes tools in the prompt instead. Before the probe, native tools are
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from contextlib import aclosing
 from typing import Any
 
 from clawseed_edge.api.errors import (
@@ -35,15 +37,49 @@ from clawseed_edge.api.types import (
     ChatResponse,
     StopReason,
     ToolCall,
+    ToolSpec,
     Usage,
 )
 
 from ._common import error_for_exception, error_for_status, guard_stream, request_model
 from .config import ProviderConfig
 
-__all__ = ["OllamaProvider"]
+__all__ = ["OllamaProvider", "ollama_tool"]
 
 DEFAULT_BASE_URL = "http://127.0.0.1:11434"
+
+
+_KEPT_PROPERTY_KEYS = frozenset({"type", "items", "description", "enum"})
+
+
+def ollama_tool(spec: ToolSpec) -> dict[str, Any]:
+    """A tool spec in Ollama's shape, keeping what the SDK's tool model would drop.
+
+    The ollama SDK validates tools with a model whose properties keep only ``type``, ``items``,
+    ``description`` and ``enum``: ``minimum``/``maximum``, nested ``properties`` and the like
+    vanish. They are folded into the property's description as JSON, so the model still reads
+    them (the SecurityPolicy checks the values anyway).
+    """
+    params = dict(spec.parameters)
+    props = params.get("properties")
+    if isinstance(props, dict):
+        folded: dict[str, Any] = {}
+        for name, prop in props.items():
+            if not isinstance(prop, dict):
+                folded[name] = prop
+                continue
+            kept = {k: v for k, v in prop.items() if k in _KEPT_PROPERTY_KEYS}
+            extra = {k: v for k, v in prop.items() if k not in _KEPT_PROPERTY_KEYS}
+            if extra:
+                note = "schema: " + json.dumps(extra, separators=(",", ":"))
+                desc = kept.get("description")
+                kept["description"] = f"{desc} ({note})" if desc else note
+            folded[name] = kept
+        params["properties"] = folded
+    return {
+        "type": "function",
+        "function": {"name": spec.name, "description": spec.description, "parameters": params},
+    }
 
 
 def _message(msg: ChatMessage) -> dict[str, Any]:
@@ -149,7 +185,8 @@ class OllamaProvider:
             if status == 404 and "not found" in detail:
                 return ProviderModelNotFound(
                     f"model '{model}' is not pulled: run `ollama pull {model}`",
-                    status=404, **kw,
+                    status=404,
+                    **kw,
                 )
             if "does not support tools" in detail:
                 self._mark_no_tools()
@@ -157,7 +194,8 @@ class OllamaProvider:
                     f"model '{model}' does not support tools (Ollama: {detail}): the engine "
                     "describes tools in the prompt from the next request; or pick a model "
                     "with tool support",
-                    status=status, **kw,
+                    status=status,
+                    **kw,
                 )
             if status < 0:
                 return ProviderServerError(
@@ -195,17 +233,7 @@ class OllamaProvider:
         max_tokens = request.max_tokens or self.config.max_tokens
         if max_tokens:
             options["num_predict"] = max_tokens
-        tools = [
-            {
-                "type": "function",
-                "function": {
-                    "name": t.name,
-                    "description": t.description,
-                    "parameters": dict(t.parameters),
-                },
-            }
-            for t in request.tools
-        ]
+        tools = [ollama_tool(t) for t in request.tools]
         kwargs: dict[str, Any] = {
             "model": request_model(request.model, self.model),
             "messages": [_message(m) for m in request.messages],
@@ -278,26 +306,28 @@ class OllamaProvider:
         final: Any = None
         try:
             parts = await self._client.chat(**kwargs)
-            async for part in parts:
-                message = part.message
-                if message.thinking:
-                    thinking.append(message.thinking)
-                    yield ThinkingDelta(message.thinking)
-                if message.content:
-                    text.append(message.content)
-                    yield TextDelta(message.content)
-                for call in self._calls(message, len(calls)):
-                    calls.append(call)
-                    yield ToolCallReady(call)
-                if part.done:
-                    final = part
-                    break
+            async with aclosing(parts):  # closes the HTTP response if our caller stops early
+                async for part in parts:
+                    message = part.message
+                    if message.thinking:
+                        thinking.append(message.thinking)
+                        yield ThinkingDelta(message.thinking)
+                    if message.content:
+                        text.append(message.content)
+                        yield TextDelta(message.content)
+                    for call in self._calls(message, len(calls)):
+                        calls.append(call)
+                        yield ToolCallReady(call)
+                    if part.done:
+                        final = part
+                        break
         except Exception as exc:
             raise self._error(exc, model) from exc
         if final is None:
             raise ProviderBadResponse(
                 f"the stream from {self.name} at {self.base_url} ended before `done`",
-                provider=self.name, model=model,
+                provider=self.name,
+                model=model,
             )
         yield StreamDone(
             ChatResponse(
@@ -336,4 +366,4 @@ class OllamaProvider:
         """Close the HTTP connections. Idempotent."""
         if not self._closed:
             self._closed = True
-            await self._client.close()
+            await self._client.close()  # type: ignore[no-untyped-call]

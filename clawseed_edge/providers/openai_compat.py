@@ -153,6 +153,10 @@ class OpenAICompatProvider:
         """Native tools, streaming and embeddings; vision is assumed (servers differ)."""
         return ProviderCapabilities(native_tools=True, vision=True, streaming=True, embeddings=True)
 
+    async def probe(self) -> ProviderCapabilities:
+        """The capabilities (fixed for this provider; present so every built-in has probe())."""
+        return self.capabilities
+
     @property
     def embedding_dimensions(self) -> int | None:
         """The vector length, known after the first :meth:`embed`."""
@@ -169,7 +173,9 @@ class OpenAICompatProvider:
         }
         if request.tools:
             body["tools"] = [_tool(t) for t in request.tools]
-        temperature = request.temperature if request.temperature is not None else self.config.temperature
+        temperature = (
+            request.temperature if request.temperature is not None else self.config.temperature
+        )
         if temperature is not None:
             body["temperature"] = temperature
         max_tokens = request.max_tokens or self.config.max_tokens
@@ -182,14 +188,21 @@ class OpenAICompatProvider:
 
     def _error(self, exc: BaseException, model: str) -> ProviderError:
         return error_for_exception(
-            exc, provider=self.name, model=model, base_url=self.base_url,
+            exc,
+            provider=self.name,
+            model=model,
+            base_url=self.base_url,
             timeout_s=self.config.timeout_s,
         )
 
     def _status_error(self, response: httpx.Response, body: str, model: str) -> ProviderError:
         return error_for_status(
-            response.status_code, body, provider=self.name, model=model,
-            base_url=self.base_url, key_env=self.config.api_key_env,
+            response.status_code,
+            body,
+            provider=self.name,
+            model=model,
+            base_url=self.base_url,
+            key_env=self.config.api_key_env,
             retry_after=response.headers.get("retry-after"),
         )
 
@@ -202,7 +215,9 @@ class OpenAICompatProvider:
         body = self._body(request, stream=False)
         model = body["model"]
         try:
-            response = await self._client.post("/chat/completions", json=body, headers=self._headers())
+            response = await self._client.post(
+                "/chat/completions", json=body, headers=self._headers()
+            )
             if response.status_code >= 400:
                 raise self._status_error(response, response.text, model)
             data = response.json()
@@ -264,7 +279,8 @@ class OpenAICompatProvider:
                             raise ProviderBadResponse(
                                 f"{self.name} at {self.base_url} sent a line that is not "
                                 f"server-sent events: {line[:80]!r}",
-                                provider=self.name, model=model,
+                                provider=self.name,
+                                model=model,
                             )
                         continue
                     payload = line[5:].strip()
@@ -276,7 +292,8 @@ class OpenAICompatProvider:
                         raise ProviderError(
                             f"{self.name} at {self.base_url} reported an error mid-stream: "
                             f"{chunk['error']}",
-                            provider=self.name, model=model,
+                            provider=self.name,
+                            model=model,
                         )
                     answered_model = chunk.get("model") or answered_model
                     if chunk.get("usage"):
@@ -304,7 +321,8 @@ class OpenAICompatProvider:
                     raise ProviderBadResponse(
                         f"the stream from {self.name} at {self.base_url} ended without "
                         "`data: [DONE]`",
-                        provider=self.name, model=model,
+                        provider=self.name,
+                        model=model,
                     )
         except ProviderError:
             raise
@@ -341,7 +359,8 @@ class OpenAICompatProvider:
         model = self.model
         try:
             response = await self._client.post(
-                "/embeddings", json={"model": model, "input": list(texts)},
+                "/embeddings",
+                json={"model": model, "input": list(texts)},
                 headers=self._headers(),
             )
             if response.status_code >= 400:

@@ -31,7 +31,7 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 from clawseed_edge.api.types import ToolCall
 
@@ -112,15 +112,12 @@ class Reply:
     ) -> Reply:
         """Several native tool calls in one answer."""
         items = tuple(
-            (c.name, dict(c.arguments)) if isinstance(c, ToolCall) else (c[0], c[1])
-            for c in calls
+            (c.name, dict(c.arguments)) if isinstance(c, ToolCall) else (c[0], c[1]) for c in calls
         )
         return cls(calls=items, **kw)
 
     @classmethod
-    def error(
-        cls, status: int, message: str = "", *, retry_after: float | None = None
-    ) -> Reply:
+    def error(cls, status: int, message: str = "", *, retry_after: float | None = None) -> Reply:
         """An HTTP error in the protocol's error shape (429 with ``Retry-After`` if given)."""
         headers = {"Retry-After": f"{retry_after:g}"} if retry_after is not None else {}
         return cls(status=status, message=message or f"fake error {status}", headers=headers)
@@ -232,7 +229,7 @@ class FakeModelServer:
         """``http://127.0.0.1:<port>`` (valid once started)."""
         return f"http://127.0.0.1:{self.port}"
 
-    def queue(self, *replies: Reply) -> FakeModelServer:
+    def queue(self, *replies: Reply) -> Self:
         """Answer the next model requests with these replies, in order."""
         self._replies.extend(replies)
         return self
@@ -278,20 +275,28 @@ class FakeModelServer:
             if stuck:
                 await asyncio.wait(stuck)
 
-    async def __aenter__(self) -> FakeModelServer:
+    async def __aenter__(self) -> Self:
         await self.start()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    def __enter__(self) -> FakeModelServer:
+    def __enter__(self) -> Self:
+        """Serve from a thread with its own event loop (for non-async tests and the CLI)."""
         ready = threading.Event()
+        failure: list[BaseException] = []
 
         def run() -> None:
             loop = asyncio.new_event_loop()
             self._loop = loop
-            loop.run_until_complete(self.start())
+            try:
+                loop.run_until_complete(self.start())
+            except BaseException as exc:  # reported to the caller of __enter__
+                failure.append(exc)
+                ready.set()
+                loop.close()
+                return
             ready.set()
             loop.run_forever()
             loop.run_until_complete(self.aclose())
@@ -299,7 +304,11 @@ class FakeModelServer:
 
         self._thread = threading.Thread(target=run, name=f"{type(self).__name__}", daemon=True)
         self._thread.start()
-        ready.wait(10)
+        if not ready.wait(10):
+            raise RuntimeError(f"{type(self).__name__} did not start within 10 s")
+        if failure:
+            self._thread = None
+            raise failure[0]
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -313,7 +322,7 @@ class FakeModelServer:
     async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
         assert task is not None
-        self._tasks.add(task)  # type: ignore[arg-type]
+        self._tasks.add(task)
         try:
             request = await self._read_request(reader)
             if request is not None:
@@ -324,7 +333,7 @@ class FakeModelServer:
         except (ConnectionError, asyncio.IncompleteReadError):
             pass
         finally:
-            self._tasks.discard(task)  # type: ignore[arg-type]
+            self._tasks.discard(task)
             writer.close()
             with contextlib.suppress(Exception):
                 await writer.wait_closed()
@@ -499,10 +508,17 @@ class FakeOllama(FakeModelServer):
             return
 
         def line(message: dict[str, Any]) -> bytes:
-            return json.dumps(
-                {"model": model, "created_at": final["created_at"], "message": message,
-                 "done": False}
-            ).encode() + b"\n"
+            return (
+                json.dumps(
+                    {
+                        "model": model,
+                        "created_at": final["created_at"],
+                        "message": message,
+                        "done": False,
+                    }
+                ).encode()
+                + b"\n"
+            )
 
         await http.start_chunked(ctype, reply.headers)
         for piece in split_words(reply.thinking):
@@ -547,7 +563,9 @@ class FakeAnthropic(FakeModelServer):
         self.models = set(models) if models is not None else None
         self._routes = {("POST", "/v1/messages"): self._messages}
 
-    async def _error(self, http: _Http, status: int, message: str, headers: Mapping[str, str] = {}) -> None:
+    async def _error(
+        self, http: _Http, status: int, message: str, headers: Mapping[str, str] = {}
+    ) -> None:
         kind = _ANTHROPIC_ERROR_TYPES.get(status, "api_error")
         body = {"type": "error", "error": {"type": kind, "message": message}}
         await http.send_json(status, body, {"request-id": "req_fake", **headers})
@@ -566,7 +584,9 @@ class FakeAnthropic(FakeModelServer):
             return
         reply = self.next_reply()
         stream = bool(data.get("stream"))
-        if await self._pre_reply(reply, http, "text/event-stream" if stream else "application/json"):
+        if await self._pre_reply(
+            reply, http, "text/event-stream" if stream else "application/json"
+        ):
             return
         if reply.status >= 400:
             await self._error(http, reply.status, reply.message, reply.headers)
@@ -578,8 +598,12 @@ class FakeAnthropic(FakeModelServer):
             blocks.append({"type": "text", "text": reply.content})
         for i, (name, args) in enumerate(reply.calls):
             blocks.append(
-                {"type": "tool_use", "id": f"toolu_{i + 1:02d}", "name": name,
-                 "input": args if isinstance(args, Mapping) else {}}
+                {
+                    "type": "tool_use",
+                    "id": f"toolu_{i + 1:02d}",
+                    "name": name,
+                    "input": args if isinstance(args, Mapping) else {},
+                }
             )
         stop = "tool_use" if reply.calls else "end_turn"
         usage = {
@@ -604,48 +628,49 @@ class FakeAnthropic(FakeModelServer):
             await http.send_json(200, message, {"request-id": "req_fake", **reply.headers})
             return
 
-        async def event(name: str, payload: dict[str, Any]) -> None:
-            await http.chunk(f"event: {name}\ndata: {json.dumps(payload)}\n\n".encode())
+        async def event(kind: str, **fields: Any) -> None:
+            payload = json.dumps({"type": kind, **fields})
+            await http.chunk(f"event: {kind}\ndata: {payload}\n\n".encode())
+
+        async def delta(index: int, kind: str, **fields: Any) -> None:
+            await event("content_block_delta", index=index, delta={"type": kind, **fields})
 
         await http.start_chunked("text/event-stream", {"request-id": "req_fake", **reply.headers})
-        start_usage = {**usage, "output_tokens": 1}
-        await event("message_start", {"type": "message_start",
-                                      "message": {**message, "content": [], "stop_reason": None,
-                                                  "usage": start_usage}})
-        await event("ping", {"type": "ping"})
+        start = {**message, "content": [], "stop_reason": None}
+        await event("message_start", message={**start, "usage": {**usage, "output_tokens": 1}})
+        await event("ping")
         sent = 0
+        first_call = len(blocks) - len(reply.calls)
         for index, block in enumerate(blocks):
             kind = block["type"]
-            empty = {"text": {"type": "text", "text": ""},
-                     "thinking": {"type": "thinking", "thinking": ""},
-                     "tool_use": {**block, "input": {}}}[kind]
-            await event("content_block_start",
-                        {"type": "content_block_start", "index": index, "content_block": empty})
+            empty: dict[str, dict[str, Any]] = {
+                "text": {"text": ""},
+                "thinking": {"thinking": ""},
+                "tool_use": {"input": {}},
+            }
+            await event("content_block_start", index=index, content_block={**block, **empty[kind]})
             if kind == "text":
                 for piece in split_words(block["text"]):
                     _cut_guard(reply, sent)
-                    await event("content_block_delta", {"type": "content_block_delta",
-                                "index": index, "delta": {"type": "text_delta", "text": piece}})
+                    await delta(index, "text_delta", text=piece)
                     sent += 1
                 _cut_guard(reply, sent)
             elif kind == "thinking":
                 for piece in split_words(block["thinking"]):
-                    await event("content_block_delta", {"type": "content_block_delta",
-                                "index": index, "delta": {"type": "thinking_delta", "thinking": piece}})
-                await event("content_block_delta", {"type": "content_block_delta", "index": index,
-                            "delta": {"type": "signature_delta", "signature": "sig"}})
+                    await delta(index, "thinking_delta", thinking=piece)
+                await delta(index, "signature_delta", signature="sig")
             else:
-                raw = reply.calls[index - (len(blocks) - len(reply.calls))][1]
+                raw = reply.calls[index - first_call][1]
                 text = raw if isinstance(raw, str) else json.dumps(raw)
                 for i in range(0, len(text), 7):
-                    await event("content_block_delta", {"type": "content_block_delta",
-                                "index": index, "delta": {"type": "input_json_delta",
-                                                          "partial_json": text[i:i + 7]}})
-            await event("content_block_stop", {"type": "content_block_stop", "index": index})
-        await event("message_delta", {"type": "message_delta",
-                                      "delta": {"stop_reason": stop, "stop_sequence": None},
-                                      "usage": {"output_tokens": usage["output_tokens"]}})
-        await event("message_stop", {"type": "message_stop"})
+                    await delta(index, "input_json_delta", partial_json=text[i : i + 7])
+            await event("content_block_stop", index=index)
+        await event(
+            "message_delta",
+            delta={"stop_reason": stop, "stop_sequence": None},
+            usage={"output_tokens": usage["output_tokens"]},
+        )
+        await event("message_stop")
         await http.end_chunked()
 
 
@@ -672,8 +697,14 @@ class FakeOpenAI(FakeModelServer):
             ("POST", "/v1/embeddings"): self._embeddings,
         }
 
-    async def _error(self, http: _Http, status: int, message: str, code: str | None = None,
-                     headers: Mapping[str, str] = {}) -> None:
+    async def _error(
+        self,
+        http: _Http,
+        status: int,
+        message: str,
+        code: str | None = None,
+        headers: Mapping[str, str] = {},
+    ) -> None:
         body = {"error": {"message": message, "type": "invalid_request_error", "code": code}}
         await http.send_json(status, body, headers)
 
@@ -693,14 +724,22 @@ class FakeOpenAI(FakeModelServer):
             return
         data = request.json
         texts = data["input"] if isinstance(data["input"], list) else [data["input"]]
-        await http.send_json(200, {
-            "object": "list",
-            "model": data.get("model"),
-            "data": [{"object": "embedding", "index": i,
-                      "embedding": self.fake_vector(t, self.dimensions)}
-                     for i, t in enumerate(texts)],
-            "usage": {"prompt_tokens": sum(map(_count, texts)), "total_tokens": 0},
-        })
+        await http.send_json(
+            200,
+            {
+                "object": "list",
+                "model": data.get("model"),
+                "data": [
+                    {
+                        "object": "embedding",
+                        "index": i,
+                        "embedding": self.fake_vector(t, self.dimensions),
+                    }
+                    for i, t in enumerate(texts)
+                ],
+                "usage": {"prompt_tokens": sum(map(_count, texts)), "total_tokens": 0},
+            },
+        )
 
     async def _chat(self, request: RecordedRequest, http: _Http) -> None:
         if not await self._check(request, http):
@@ -709,21 +748,27 @@ class FakeOpenAI(FakeModelServer):
         model = data.get("model", "")
         reply = self.next_reply()
         stream = bool(data.get("stream"))
-        if await self._pre_reply(reply, http, "text/event-stream" if stream else "application/json"):
+        if await self._pre_reply(
+            reply, http, "text/event-stream" if stream else "application/json"
+        ):
             return
         if reply.status >= 400:
             await self._error(http, reply.status, reply.message, headers=reply.headers)
             return
-        calls = [
-            {"id": f"call_{i + 1}", "type": "function",
-             "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args)}}
-            for i, (name, args) in enumerate(reply.calls)
+        calls: list[dict[str, Any]] = [
+            {
+                "id": f"call_{i + 1}",
+                "type": "function",
+                "function": {"name": name, "arguments": a if isinstance(a, str) else json.dumps(a)},
+            }
+            for i, (name, a) in enumerate(reply.calls)
         ]
         finish = "tool_calls" if calls else "stop"
         usage = {
             "prompt_tokens": reply.input_tokens if reply.input_tokens is not None else 10,
             "completion_tokens": reply.output_tokens
-            if reply.output_tokens is not None else _count(reply.content),
+            if reply.output_tokens is not None
+            else _count(reply.content),
             "prompt_tokens_details": {"cached_tokens": reply.cached_tokens},
         }
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]  # type: ignore[operator]
@@ -734,16 +779,27 @@ class FakeOpenAI(FakeModelServer):
                 message["reasoning_content"] = reply.thinking
             if calls:
                 message["tool_calls"] = calls
-            await http.send_json(200, {**base, "object": "chat.completion", "usage": usage,
-                                       "choices": [{"index": 0, "message": message,
-                                                    "finish_reason": finish}]}, reply.headers)
+            await http.send_json(
+                200,
+                {
+                    **base,
+                    "object": "chat.completion",
+                    "usage": usage,
+                    "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                },
+                reply.headers,
+            )
             return
 
-        async def chunk(delta: dict[str, Any], finish_reason: str | None = None,
-                        **extra: Any) -> None:
-            payload = {**base, "object": "chat.completion.chunk",
-                       "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
-                       **extra}
+        async def chunk(
+            delta: dict[str, Any], finish_reason: str | None = None, **extra: Any
+        ) -> None:
+            payload = {
+                **base,
+                "object": "chat.completion.chunk",
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
+                **extra,
+            }
             await http.chunk(f"data: {json.dumps(payload)}\n\n".encode())
 
         await http.start_chunked("text/event-stream", reply.headers)
@@ -757,13 +813,12 @@ class FakeOpenAI(FakeModelServer):
             sent += 1
         _cut_guard(reply, sent)
         for i, call in enumerate(calls):
-            args = call["function"]["arguments"]
-            await chunk({"tool_calls": [{"index": i, "id": call["id"], "type": "function",
-                                         "function": {"name": call["function"]["name"],
-                                                      "arguments": ""}}]})
-            for j in range(0, len(args), 6):
-                await chunk({"tool_calls": [{"index": i,
-                                             "function": {"arguments": args[j:j + 6]}}]})
+            fn = call["function"]
+            head = {"index": i, "id": call["id"], "type": "function"}
+            await chunk({"tool_calls": [{**head, "function": {**fn, "arguments": ""}}]})
+            for j in range(0, len(fn["arguments"]), 6):
+                part = {"index": i, "function": {"arguments": fn["arguments"][j : j + 6]}}
+                await chunk({"tool_calls": [part]})
         await chunk({}, finish)
         if (data.get("stream_options") or {}).get("include_usage"):
             payload = {**base, "object": "chat.completion.chunk", "choices": [], "usage": usage}
