@@ -249,100 +249,140 @@ class SqliteMemory(SessionMethods):
 
     async def _embed(self, text: str, digest: str | None) -> bytes | None:
         """The float32 vector blob of ``text`` (cached by ``digest`` if given), or None."""
-        if not self.vector_enabled or self.embedder is None:
-            return None
-        if digest is not None and self._dims is not None:
+        return (await self._embed_many([text], [digest]))[0]
+
+    async def _embed_many(
+        self, texts: Sequence[str], digests: Sequence[str | None], *, batch: int = 64
+    ) -> builtins.list[bytes | None]:
+        """Vector blobs for ``texts``: cached ones from the cache, the rest from the embedder.
+
+        A failing embedder or a wrong-length vector gives None for that text (logged): the
+        caller stores without a vector or answers keyword-only.
+        """
+        out: builtins.list[bytes | None] = [None] * len(texts)
+        if not self.vector_enabled or self.embedder is None or not texts:
+            return out
+        missing = list(range(len(texts)))
+        if self._dims is not None:
+            wanted = sorted({d for d in digests if d is not None})
+            cached: dict[str, bytes] = {}
             async with self._read("embedding cache lookup") as conn:
-                rows = await conn.execute_fetchall(
-                    "SELECT vector FROM embedding_cache WHERE content_hash=? AND dimensions=?",
-                    (digest, self._dims),
-                )
-            if rows:
-                return bytes(rows[0][0])
-        try:
-            vectors = await self.embedder.embed([text])
-            vector = [float(x) for x in vectors[0]]
-        except Exception as exc:  # any provider failure: degrade, never lose the write
-            log.warning("memory: embedding failed, continuing without a vector: %s", exc)
-            return None
-        if self._dims is None:
-            async with self._write("create vector table"):
-                await self._create_vec_table(len(vector))
-        if len(vector) != self._dims:
-            log.warning(
-                "memory: the embedder returned %d dimensions, expected %d; no vector stored",
-                len(vector),
-                self._dims,
-            )
-            return None
-        return array("f", vector).tobytes()
+                for start in range(0, len(wanted), 500):
+                    hashes = wanted[start : start + 500]
+                    rows = await conn.execute_fetchall(
+                        "SELECT content_hash, vector FROM embedding_cache WHERE dimensions=? "
+                        f"AND content_hash IN ({','.join('?' * len(hashes))})",
+                        (self._dims, *hashes),
+                    )
+                    cached.update((r[0], bytes(r[1])) for r in rows)
+            for i, digest in enumerate(digests):
+                if digest is not None and digest in cached:
+                    out[i] = cached[digest]
+            missing = [i for i in missing if out[i] is None]
+        for start in range(0, len(missing), batch):
+            chunk = missing[start : start + batch]
+            try:
+                vectors = await self.embedder.embed([texts[i] for i in chunk])
+                floats = [[float(x) for x in v] for v in vectors]
+                if len(floats) != len(chunk):
+                    raise ValueError(f"{len(floats)} vectors for {len(chunk)} texts")
+            except Exception as exc:  # any provider failure: degrade, never lose the write
+                log.warning("memory: embedding failed, continuing without vectors: %s", exc)
+                continue
+            if self._dims is None:
+                async with self._write("create vector table"):
+                    await self._create_vec_table(len(floats[0]))
+            for i, vector in zip(chunk, floats, strict=True):
+                if len(vector) != self._dims:
+                    log.warning(
+                        "memory: the embedder returned %d dimensions, expected %d; no vector",
+                        len(vector),
+                        self._dims,
+                    )
+                    continue
+                out[i] = array("f", vector).tobytes()
+        return out
 
     # --- Memory --------------------------------------------------------------------------
 
     async def store(self, entry: MemoryEntry) -> MemoryEntry:
         """Insert or update by (namespace, key); returns the stored entry with its times.
 
-        Storing a ``core`` entry marks older ``core`` entries of the namespace that overlap it
-        (Jaccard >= ``conflict_threshold``) as superseded by it. An embedder failure stores
-        the entry without a vector (logged).
+        One transaction, durable when this returns. Storing a ``core`` entry marks older
+        ``core`` entries of the namespace that overlap it (Jaccard >= ``conflict_threshold``)
+        as superseded by it. An embedder failure stores the entry without a vector (logged).
 
         Raises:
             MemoryStoreError: Empty key or namespace, or a database failure.
         """
-        if not entry.key or not entry.key.strip():
-            raise MemoryStoreError("memory entry key is empty; give the fact a short name")
-        if not entry.namespace:
-            raise MemoryStoreError(f"memory entry {entry.key!r} has an empty namespace")
+        return (await self.store_many([entry]))[0]
+
+    async def store_many(self, entries: Sequence[MemoryEntry]) -> builtins.list[MemoryEntry]:
+        """Store several entries in ONE transaction (all or none); embeddings are batched.
+
+        The bulk path for imports and hydration: one commit (one fsync) for the lot.
+
+        Raises:
+            MemoryStoreError: An entry has an empty key or namespace (nothing is stored), or
+                a database failure (nothing is stored).
+        """
+        for entry in entries:
+            if not entry.key or not entry.key.strip():
+                raise MemoryStoreError("memory entry key is empty; give the fact a short name")
+            if not entry.namespace:
+                raise MemoryStoreError(f"memory entry {entry.key!r} has an empty namespace")
         self._check_open()
-        digest = hygiene.content_hash(entry.content)
-        blob = await self._embed(entry.content, digest)
+        digests = [hygiene.content_hash(e.content) for e in entries]
+        blobs = await self._embed_many([e.content for e in entries], digests)
         now = time.time()
-        metadata = dict(entry.metadata)
         async with self._write("store") as conn:
-            rows = await conn.execute_fetchall(
-                "SELECT id, created_at FROM entries WHERE namespace=? AND key=?",
-                (entry.namespace, entry.key),
-            )
-            created = entry.created_at or (float(rows[0][1]) if rows else now)
-            updated = entry.updated_at or now
-            values = (
+            return [
+                await self._upsert(conn, entry, digest, blob, now)
+                for entry, digest, blob in zip(entries, digests, blobs, strict=True)
+            ]
+
+    async def _upsert(
+        self, conn: Any, entry: MemoryEntry, digest: str, blob: bytes | None, now: float
+    ) -> MemoryEntry:
+        metadata = dict(entry.metadata)
+        updated = entry.updated_at or now
+        rows = await conn.execute_fetchall(
+            "INSERT INTO entries (namespace, key, content, category, session_id, importance, "
+            "created_at, updated_at, metadata, content_hash) VALUES (?,?,?,?,?,?,?,?,?,?) "
+            "ON CONFLICT (namespace, key) DO UPDATE SET content=excluded.content, "
+            "category=excluded.category, session_id=excluded.session_id, "
+            "importance=excluded.importance, created_at=CASE WHEN ? THEN excluded.created_at "
+            "ELSE entries.created_at END, updated_at=excluded.updated_at, "
+            "metadata=excluded.metadata, content_hash=excluded.content_hash "
+            "RETURNING id, created_at",
+            (
+                entry.namespace,
+                entry.key,
                 entry.content,
                 entry.category,
                 entry.session_id,
                 float(entry.importance),
-                created,
+                entry.created_at or now,
                 updated,
                 json.dumps(metadata, ensure_ascii=False),
                 digest,
-            )
-            if rows:
-                rowid = int(rows[0][0])
+                bool(entry.created_at),
+            ),
+        )
+        rowid, created = int(rows[0][0]), float(rows[0][1])
+        if self._vec_table and self.vectors_loaded:
+            await conn.execute("DELETE FROM entries_vec WHERE rowid=?", (rowid,))
+            if blob is not None:
                 await conn.execute(
-                    "UPDATE entries SET content=?, category=?, session_id=?, importance=?, "
-                    "created_at=?, updated_at=?, metadata=?, content_hash=? WHERE id=?",
-                    (*values, rowid),
+                    "INSERT INTO entries_vec (rowid, namespace, embedding) VALUES (?,?,?)",
+                    (rowid, entry.namespace, blob),
                 )
-            else:
-                cur = await conn.execute(
-                    "INSERT INTO entries (content, category, session_id, importance, created_at, "
-                    "updated_at, metadata, content_hash, namespace, key) "
-                    "VALUES (?,?,?,?,?,?,?,?,?,?)",
-                    (*values, entry.namespace, entry.key),
+                await conn.execute(
+                    "INSERT OR IGNORE INTO embedding_cache VALUES (?,?,?,?)",
+                    (digest, self._dims, blob, now),
                 )
-                rowid = int(cur.lastrowid)
-            if self._vec_table and self.vectors_loaded:
-                await conn.execute("DELETE FROM entries_vec WHERE rowid=?", (rowid,))
-                if blob is not None:
-                    await conn.execute(
-                        "INSERT INTO entries_vec (rowid, namespace, embedding) VALUES (?,?,?)",
-                        (rowid, entry.namespace, blob),
-                    )
-                    await conn.execute(
-                        "INSERT OR IGNORE INTO embedding_cache VALUES (?,?,?,?)",
-                        (digest, self._dims, blob, now),
-                    )
-            if entry.category == "core":
-                await self._mark_conflicts(conn, rowid, entry)
+        if entry.category == "core":
+            await self._mark_conflicts(conn, rowid, entry)
         return MemoryEntry(
             entry.key,
             entry.content,
@@ -652,8 +692,7 @@ class SqliteMemory(SessionMethods):
         except OSError as exc:
             raise MemoryStoreError(f"cannot read memory snapshot {source}: {exc}") from exc
         entries = parse_snapshot(text, source=str(source))
-        for entry in entries:
-            await self.store(entry)
+        await self.store_many(entries)
         return len(entries)
 
 
