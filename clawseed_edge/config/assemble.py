@@ -140,6 +140,7 @@ async def assemble(
     """
     config = loaded.config
     home = loaded.home
+    _ensure_home(home)
     workspace = resolve_in_home(config.agent.workspace_dir, home)
     provider = provider if provider is not None else build_provider(loaded, provider_registry)
     probe = getattr(provider, "probe", None)
@@ -217,6 +218,19 @@ async def assemble(
 
 
 # --- pieces -----------------------------------------------------------------------------------
+
+
+def _ensure_home(home: Path) -> None:
+    """Create ``$CLAWSEED_HOME`` (mode 0700: it holds memory and secrets) if it is missing."""
+    if home.is_dir():
+        return
+    try:
+        home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigInvalid(
+            f"cannot create the home directory {home}: {exc.strerror}; set CLAWSEED_HOME to a "
+            "writable directory"
+        ) from exc
 
 
 async def _open_memory(config: Config, home: Path, provider: Provider) -> Memory:

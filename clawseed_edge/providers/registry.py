@@ -64,6 +64,13 @@ def openai_factory(config: ProviderConfig) -> Provider:
     return OpenAICompatProvider(config)
 
 
+def demo_factory(config: ProviderConfig) -> Provider:
+    """The offline rule-based :class:`~clawseed_edge.providers.demo.DemoProvider` (no network)."""
+    from .demo import DemoProvider
+
+    return DemoProvider(model=config.model or "demo-rules")
+
+
 class ProviderFactoryRegistry:
     """Names (and aliases) -> provider factories, with lazy entry-point plugins.
 
@@ -135,6 +142,7 @@ def default_registry() -> ProviderFactoryRegistry:
     registry = ProviderFactoryRegistry()
     registry.register("ollama", ollama_factory, aliases=("local",))
     registry.register("anthropic", anthropic_factory, aliases=("claude",))
+    registry.register("demo", demo_factory)
     registry.register(
         "openai",
         openai_factory,

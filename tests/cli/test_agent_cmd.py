@@ -61,12 +61,12 @@ def test_reserved_pin_in_config_is_refused_at_load(
     cfg = tmp_path / "c.toml"
     cfg.write_text(
         '[provider]\nname = "demo"\n[hardware]\nboard = "rpi4b"\n'
-        '[[devices]]\nname = "bad"\npin = "GPIO14"\nkind = "led"\n',
+        '[[devices]]\nname = "bad"\npin = "GPIO0"\nkind = "led"\n',
         encoding="utf-8",
     )
     code, _, err = run_cli(capsys, "--config", str(cfg), "agent", "--sim", "-m", "hi")
     assert code == 1
-    assert "GPIO14" in err and "reserved" in err and "bad" in err
+    assert "GPIO0" in err and "reserved" in err and "bad" in err
 
 
 def test_chat_repl_runs_turns_and_commands(
