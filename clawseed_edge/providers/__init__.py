@@ -1,1 +1,72 @@
-"""Model providers: Ollama, Anthropic, OpenAI-compatible; reliability and routing. Depends on api only."""
+"""Model providers: Ollama, Anthropic, OpenAI-compatible; reliability and routing. Depends on api only.
+
+Start here::
+
+    from clawseed_edge.providers import ProviderConfig, create_provider
+
+    provider = create_provider(ProviderConfig(name="ollama", model="qwen2.5:3b"))
+    await provider.probe()          # if it has one: learns whether the model can call tools
+
+Importing this package is cheap: the provider classes (and their SDKs, and httpx) are imported
+only when first used, so a process that runs Ollama never loads ``anthropic``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from .config import PROVIDER_DEFAULTS, ProviderConfig, RouteConfig
+from .registry import (
+    ENTRY_POINT_GROUP,
+    ProviderFactory,
+    ProviderFactoryRegistry,
+    create_provider,
+    default_registry,
+)
+
+if TYPE_CHECKING:
+    from .anthropic import AnthropicProvider
+    from .ollama import OllamaProvider
+    from .openai_compat import OpenAICompatProvider
+    from .reliable import ReliableProvider
+    from .router import Route, RouterProvider
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "PROVIDER_DEFAULTS",
+    "AnthropicProvider",
+    "OllamaProvider",
+    "OpenAICompatProvider",
+    "ProviderConfig",
+    "ProviderFactory",
+    "ProviderFactoryRegistry",
+    "ReliableProvider",
+    "Route",
+    "RouteConfig",
+    "RouterProvider",
+    "create_provider",
+    "default_registry",
+]
+
+_LAZY = {
+    "AnthropicProvider": ".anthropic",
+    "OllamaProvider": ".ollama",
+    "OpenAICompatProvider": ".openai_compat",
+    "ReliableProvider": ".reliable",
+    "Route": ".router",
+    "RouterProvider": ".router",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

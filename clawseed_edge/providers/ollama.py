@@ -1,0 +1,369 @@
+"""Ollama through the official ``ollama`` SDK (imported when a provider is constructed).
+
+Chat with native tools and NDJSON streaming (tool arguments arrive as a dict), thinking output,
+``keep_alive`` and ``options`` (``num_ctx``, ``temperature``, ``num_predict``) from config,
+embeddings through ``/api/embed``.
+
+Many Ollama models cannot call tools. :meth:`OllamaProvider.probe` asks ``/api/show`` once for
+the model's capabilities and caches them; the engine/assembler calls it at startup, after which
+``capabilities.native_tools`` is False for models without the ``tools`` capability and the
+engine describes tools in the prompt instead. Before the probe, native tools are assumed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from contextlib import aclosing
+from typing import Any
+
+from clawseed_edge.api.errors import (
+    ProviderBadResponse,
+    ProviderError,
+    ProviderModelNotFound,
+    ProviderServerError,
+)
+from clawseed_edge.api.events import (
+    StreamDone,
+    StreamEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallReady,
+)
+from clawseed_edge.api.protocols import ProviderCapabilities
+from clawseed_edge.api.types import (
+    ChatMessage,
+    ChatRequest,
+    ChatResponse,
+    StopReason,
+    ToolCall,
+    ToolSpec,
+    Usage,
+)
+
+from ._common import error_for_exception, error_for_status, guard_stream, request_model
+from .config import ProviderConfig
+
+__all__ = ["OllamaProvider", "ollama_tool"]
+
+DEFAULT_BASE_URL = "http://127.0.0.1:11434"
+
+
+_KEPT_PROPERTY_KEYS = frozenset({"type", "items", "description", "enum"})
+
+
+def ollama_tool(spec: ToolSpec) -> dict[str, Any]:
+    """A tool spec in Ollama's shape, keeping what the SDK's tool model would drop.
+
+    The ollama SDK validates tools with a model whose properties keep only ``type``, ``items``,
+    ``description`` and ``enum``: ``minimum``/``maximum``, nested ``properties`` and the like
+    vanish. They are folded into the property's description as JSON, so the model still reads
+    them (the SecurityPolicy checks the values anyway).
+    """
+    params = dict(spec.parameters)
+    props = params.get("properties")
+    if isinstance(props, dict):
+        folded: dict[str, Any] = {}
+        for name, prop in props.items():
+            if not isinstance(prop, dict):
+                folded[name] = prop
+                continue
+            kept = {k: v for k, v in prop.items() if k in _KEPT_PROPERTY_KEYS}
+            extra = {k: v for k, v in prop.items() if k not in _KEPT_PROPERTY_KEYS}
+            if extra:
+                note = "schema: " + json.dumps(extra, separators=(",", ":"))
+                desc = kept.get("description")
+                kept["description"] = f"{desc} ({note})" if desc else note
+            folded[name] = kept
+        params["properties"] = folded
+    return {
+        "type": "function",
+        "function": {"name": spec.name, "description": spec.description, "parameters": params},
+    }
+
+
+def _message(msg: ChatMessage) -> dict[str, Any]:
+    out: dict[str, Any] = {"role": msg.role, "content": msg.content}
+    if msg.images:
+        out["images"] = list(msg.images)
+    if msg.tool_calls:
+        out["tool_calls"] = [
+            {"function": {"name": c.name, "arguments": dict(c.arguments)}} for c in msg.tool_calls
+        ]
+    if msg.role == "tool" and msg.name:
+        out["tool_name"] = msg.name
+    return out
+
+
+class OllamaProvider:
+    """A provider for a local (or remote) Ollama server.
+
+    Args:
+        config: ``base_url`` (default ``http://127.0.0.1:11434``), ``model``, ``timeout_s``,
+            ``temperature``, ``max_tokens``, ``num_ctx``, ``keep_alive``, ``think``; an
+            ``api_key``/``api_key_env`` is sent as a bearer token if set (Ollama behind a proxy).
+
+    Raises (from every call): ProviderUnreachable (``ollama serve`` not running),
+    ProviderModelNotFound (model not pulled: the message says ``ollama pull <model>``),
+    ProviderTimeout, ProviderBadResponse, ProviderServerError.
+    """
+
+    def __init__(self, config: ProviderConfig) -> None:
+        import ollama  # lazy: only a configured Ollama provider pays for the SDK
+
+        self._ollama = ollama
+        self.config = config
+        self.name = config.name
+        self.model = config.model or "qwen2.5:3b"
+        self.base_url = (config.base_url or DEFAULT_BASE_URL).rstrip("/")
+        key = config.resolve_api_key(required=False)
+        headers = {"Authorization": f"Bearer {key}"} if key else None
+        self._client = ollama.AsyncClient(
+            host=self.base_url, timeout=config.timeout_s, headers=headers
+        )
+        self._capabilities: ProviderCapabilities | None = None
+        self._model_capabilities: tuple[str, ...] | None = None
+        self._dimensions: int | None = None
+        self._closed = False
+
+    # --- capabilities ------------------------------------------------------------------------
+
+    @property
+    def capabilities(self) -> ProviderCapabilities:
+        """What the model can do: after :meth:`probe`, from ``/api/show``; before, native tools
+        are assumed (and vision is not)."""
+        if self._capabilities is not None:
+            return self._capabilities
+        return ProviderCapabilities(native_tools=True, vision=False, embeddings=True)
+
+    @property
+    def model_capabilities(self) -> tuple[str, ...] | None:
+        """The raw ``capabilities`` list of ``/api/show`` (None before :meth:`probe`)."""
+        return self._model_capabilities
+
+    async def probe(self) -> ProviderCapabilities:
+        """Ask ``/api/show`` what the model can do, once; later calls return the cached answer.
+
+        The engine/assembler calls this at startup. A server whose answer has no
+        ``capabilities`` list (an older Ollama) is taken to support tools.
+
+        Raises:
+            ProviderUnreachable: no server at ``base_url``.
+            ProviderModelNotFound: the model is not pulled.
+        """
+        if self._capabilities is not None:
+            return self._capabilities
+        try:
+            shown = await self._client.show(self.model)
+        except Exception as exc:
+            raise self._error(exc, self.model) from exc
+        raw = shown.capabilities
+        caps = tuple(raw) if raw is not None else ("completion", "tools")
+        self._model_capabilities = caps
+        self._capabilities = ProviderCapabilities(
+            native_tools="tools" in caps,
+            vision="vision" in caps,
+            streaming=True,
+            embeddings=True,
+        )
+        return self._capabilities
+
+    @property
+    def embedding_dimensions(self) -> int | None:
+        """The vector length, known after the first :meth:`embed`."""
+        return self._dimensions
+
+    # --- errors ------------------------------------------------------------------------------
+
+    def _error(self, exc: BaseException, model: str) -> ProviderError:
+        if isinstance(exc, ProviderError):
+            return exc
+        if isinstance(exc, self._ollama.ResponseError):
+            status = exc.status_code
+            detail = str(exc.error)
+            kw: dict[str, Any] = {"provider": self.name, "model": model}
+            if status == 404 and "not found" in detail:
+                return ProviderModelNotFound(
+                    f"model '{model}' is not pulled: run `ollama pull {model}`",
+                    status=404,
+                    **kw,
+                )
+            if "does not support tools" in detail:
+                self._mark_no_tools()
+                return ProviderError(
+                    f"model '{model}' does not support tools (Ollama: {detail}): the engine "
+                    "describes tools in the prompt from the next request; or pick a model "
+                    "with tool support",
+                    status=status,
+                    **kw,
+                )
+            if status < 0:
+                return ProviderServerError(
+                    f"{self.name} at {self.base_url} failed while answering: {detail}", **kw
+                )
+            return error_for_status(
+                status, detail, provider=self.name, model=model, base_url=self.base_url
+            )
+        return error_for_exception(
+            exc,
+            provider=self.name,
+            model=model,
+            base_url=self.base_url,
+            timeout_s=self.config.timeout_s,
+            unreachable_hint="is `ollama serve` running?",
+        )
+
+    def _mark_no_tools(self) -> None:
+        caps = self.capabilities
+        self._capabilities = ProviderCapabilities(
+            native_tools=False, vision=caps.vision, streaming=True, embeddings=True
+        )
+
+    # --- chat --------------------------------------------------------------------------------
+
+    def _kwargs(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        options: dict[str, Any] = {}
+        if self.config.num_ctx is not None:
+            options["num_ctx"] = self.config.num_ctx
+        temperature = (
+            request.temperature if request.temperature is not None else self.config.temperature
+        )
+        if temperature is not None:
+            options["temperature"] = temperature
+        max_tokens = request.max_tokens or self.config.max_tokens
+        if max_tokens:
+            options["num_predict"] = max_tokens
+        tools = [ollama_tool(t) for t in request.tools]
+        kwargs: dict[str, Any] = {
+            "model": request_model(request.model, self.model),
+            "messages": [_message(m) for m in request.messages],
+            "stream": stream,
+            "options": options or None,
+            "keep_alive": self.config.keep_alive,
+            "think": self.config.think,
+        }
+        if tools:
+            kwargs["tools"] = tools
+        return kwargs
+
+    @staticmethod
+    def _calls(message: Any, start: int) -> list[ToolCall]:
+        return [
+            ToolCall(c.function.name, dict(c.function.arguments or {}), f"call_{start + i + 1}")
+            for i, c in enumerate(message.tool_calls or ())
+        ]
+
+    @staticmethod
+    def _stop(done_reason: str | None, has_calls: bool) -> StopReason:
+        if has_calls:
+            return StopReason.TOOL_USE
+        if done_reason == "length":
+            return StopReason.MAX_TOKENS
+        return StopReason.END_TURN
+
+    async def chat(self, request: ChatRequest) -> ChatResponse:
+        """Answer one request (no streaming). Safe to cancel: the HTTP request is abandoned.
+
+        Raises:
+            ProviderError: a subclass naming the server/model and what to do.
+        """
+        kwargs = self._kwargs(request, stream=False)
+        model = kwargs["model"]
+        try:
+            response = await self._client.chat(**kwargs)
+            message = response.message
+            calls = self._calls(message, 0)
+            return ChatResponse(
+                text=message.content or "",
+                tool_calls=tuple(calls),
+                usage=Usage(response.prompt_eval_count or 0, response.eval_count or 0),
+                stop_reason=self._stop(response.done_reason, bool(calls)),
+                thinking=message.thinking or None,
+                provider=self.name,
+                model=response.model or model,
+            )
+        except Exception as exc:
+            raise self._error(exc, model) from exc
+
+    def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        """Answer one request as events (NDJSON stream); the last is a StreamDone.
+
+        Tool calls are yielded as soon as their chunk arrives (Ollama sends whole calls).
+
+        Raises:
+            ProviderStreamInterrupted: the stream broke after text was yielded.
+            ProviderError: it failed before any text.
+        """
+        model = request_model(request.model, self.model)
+        return guard_stream(self._stream(request), provider=self.name, model=model)
+
+    async def _stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
+        kwargs = self._kwargs(request, stream=True)
+        model = kwargs["model"]
+        text: list[str] = []
+        thinking: list[str] = []
+        calls: list[ToolCall] = []
+        final: Any = None
+        try:
+            parts = await self._client.chat(**kwargs)
+            async with aclosing(parts):  # closes the HTTP response if our caller stops early
+                async for part in parts:
+                    message = part.message
+                    if message.thinking:
+                        thinking.append(message.thinking)
+                        yield ThinkingDelta(message.thinking)
+                    if message.content:
+                        text.append(message.content)
+                        yield TextDelta(message.content)
+                    for call in self._calls(message, len(calls)):
+                        calls.append(call)
+                        yield ToolCallReady(call)
+                    if part.done:
+                        final = part
+                        break
+        except Exception as exc:
+            raise self._error(exc, model) from exc
+        if final is None:
+            raise ProviderBadResponse(
+                f"the stream from {self.name} at {self.base_url} ended before `done`",
+                provider=self.name,
+                model=model,
+            )
+        yield StreamDone(
+            ChatResponse(
+                text="".join(text),
+                tool_calls=tuple(calls),
+                usage=Usage(final.prompt_eval_count or 0, final.eval_count or 0),
+                stop_reason=self._stop(final.done_reason, bool(calls)),
+                thinking="".join(thinking) or None,
+                provider=self.name,
+                model=final.model or model,
+            )
+        )
+
+    # --- embeddings --------------------------------------------------------------------------
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """One vector per text, in order, from ``/api/embed`` with the configured model.
+
+        Use an embedding model (``nomic-embed-text``) in this provider's config.
+
+        Raises:
+            ProviderError: a subclass naming the server/model and what to do.
+        """
+        try:
+            response = await self._client.embed(
+                model=self.model, input=list(texts), keep_alive=self.config.keep_alive
+            )
+            vectors = [[float(x) for x in vec] for vec in response.embeddings]
+        except Exception as exc:
+            raise self._error(exc, self.model) from exc
+        if vectors:
+            self._dimensions = len(vectors[0])
+        return vectors
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections. Idempotent."""
+        if not self._closed:
+            self._closed = True
+            await self._client.close()  # type: ignore[no-untyped-call]

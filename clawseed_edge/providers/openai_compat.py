@@ -1,0 +1,382 @@
+"""OpenAI-compatible chat and embeddings over httpx.
+
+One client for every server that speaks ``/v1/chat/completions``: OpenAI, Groq, DeepSeek,
+OpenRouter, Gemini's OpenAI-compatible endpoint, llama.cpp's server, vLLM, LM Studio. The
+``base_url`` includes the version prefix (``http://127.0.0.1:8080/v1``).
+
+Tool-call arguments arrive as a JSON *string* (streamed in pieces and reassembled here); a
+string that is not a JSON object becomes a call whose arguments are
+``{"_invalid_arguments": <the text>, "_error": <why>}`` so that the engine can answer the model
+with a clear error result instead of crashing the turn.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from typing import Any
+
+import httpx
+
+from clawseed_edge.api.errors import ProviderBadResponse, ProviderError
+from clawseed_edge.api.events import (
+    StreamDone,
+    StreamEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallReady,
+)
+from clawseed_edge.api.protocols import ProviderCapabilities
+from clawseed_edge.api.types import (
+    ChatMessage,
+    ChatRequest,
+    ChatResponse,
+    StopReason,
+    ToolCall,
+    ToolSpec,
+    Usage,
+)
+
+from ._common import (
+    error_for_exception,
+    error_for_status,
+    guard_stream,
+    request_model,
+)
+from .config import ProviderConfig
+
+__all__ = ["OpenAICompatProvider", "decode_arguments"]
+
+_STOP = {
+    "stop": StopReason.END_TURN,
+    "tool_calls": StopReason.TOOL_USE,
+    "function_call": StopReason.TOOL_USE,
+    "length": StopReason.MAX_TOKENS,
+    "content_filter": StopReason.OTHER,
+}
+
+
+def decode_arguments(name: str, text: str) -> dict[str, Any]:
+    """A tool call's JSON-string arguments as a dict; invalid text is kept, with the reason."""
+    if not text.strip():
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        return {
+            "_invalid_arguments": text,
+            "_error": f"the arguments of tool '{name}' are not valid JSON ({exc}): "
+            "send a JSON object",
+        }
+    if not isinstance(value, dict):
+        return {
+            "_invalid_arguments": text,
+            "_error": f"the arguments of tool '{name}' are not a JSON object: send an object",
+        }
+    return value
+
+
+def _message(msg: ChatMessage) -> dict[str, Any]:
+    if msg.role == "tool":
+        return {"role": "tool", "tool_call_id": msg.tool_call_id or "", "content": msg.content}
+    out: dict[str, Any] = {"role": msg.role, "content": msg.content}
+    if msg.images:
+        parts: list[dict[str, Any]] = [{"type": "text", "text": msg.content}]
+        parts += [
+            {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{img}"}}
+            for img in msg.images
+        ]
+        out["content"] = parts
+    if msg.tool_calls:
+        out["content"] = msg.content or None
+        out["tool_calls"] = [
+            {
+                "id": call.id or f"call_{i + 1}",
+                "type": "function",
+                "function": {"name": call.name, "arguments": json.dumps(dict(call.arguments))},
+            }
+            for i, call in enumerate(msg.tool_calls)
+        ]
+    return out
+
+
+def _tool(spec: ToolSpec) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": spec.name,
+            "description": spec.description,
+            "parameters": dict(spec.parameters),
+        },
+    }
+
+
+def _usage(data: Any) -> Usage:
+    if not isinstance(data, dict):
+        return Usage()
+    details = data.get("prompt_tokens_details") or {}
+    return Usage(
+        int(data.get("prompt_tokens") or 0),
+        int(data.get("completion_tokens") or 0),
+        int(details.get("cached_tokens") or 0) if isinstance(details, dict) else 0,
+    )
+
+
+class OpenAICompatProvider:
+    """A provider for any OpenAI-compatible ``/v1/chat/completions`` server.
+
+    Args:
+        config: ``base_url`` (with ``/v1``), ``model``, ``api_key``/``api_key_env`` (a key is
+            required only when ``api_key_env`` is set; local servers need none),
+            ``timeout_s``, ``temperature``, ``max_tokens``.
+        transport: An httpx transport to use instead of the network (tests).
+
+    Errors are :class:`~clawseed_edge.api.errors.ProviderError` subclasses; a missing key
+    raises ProviderAuthFailed on the first request, not at construction.
+    """
+
+    def __init__(
+        self, config: ProviderConfig, *, transport: httpx.AsyncBaseTransport | None = None
+    ) -> None:
+        self.config = config
+        self.name = config.name
+        self.model = config.model or "default"
+        self.base_url = (config.base_url or "http://127.0.0.1:8080/v1").rstrip("/")
+        self._client = httpx.AsyncClient(
+            base_url=self.base_url, timeout=config.timeout_s, transport=transport
+        )
+        self._dimensions: int | None = None
+        self._closed = False
+
+    @property
+    def capabilities(self) -> ProviderCapabilities:
+        """Native tools, streaming and embeddings; vision is assumed (servers differ)."""
+        return ProviderCapabilities(native_tools=True, vision=True, streaming=True, embeddings=True)
+
+    async def probe(self) -> ProviderCapabilities:
+        """The capabilities (fixed for this provider; present so every built-in has probe())."""
+        return self.capabilities
+
+    @property
+    def embedding_dimensions(self) -> int | None:
+        """The vector length, known after the first :meth:`embed`."""
+        return self._dimensions
+
+    def _headers(self) -> dict[str, str]:
+        key = self.config.resolve_api_key(required=bool(self.config.api_key_env))
+        return {"Authorization": f"Bearer {key}"} if key else {}
+
+    def _body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": request_model(request.model, self.model),
+            "messages": [_message(m) for m in request.messages],
+        }
+        if request.tools:
+            body["tools"] = [_tool(t) for t in request.tools]
+        temperature = (
+            request.temperature if request.temperature is not None else self.config.temperature
+        )
+        if temperature is not None:
+            body["temperature"] = temperature
+        max_tokens = request.max_tokens or self.config.max_tokens
+        if max_tokens:
+            body["max_tokens"] = max_tokens
+        if stream:
+            body["stream"] = True
+            body["stream_options"] = {"include_usage": True}
+        return body
+
+    def _error(self, exc: BaseException, model: str) -> ProviderError:
+        return error_for_exception(
+            exc,
+            provider=self.name,
+            model=model,
+            base_url=self.base_url,
+            timeout_s=self.config.timeout_s,
+        )
+
+    def _status_error(self, response: httpx.Response, body: str, model: str) -> ProviderError:
+        return error_for_status(
+            response.status_code,
+            body,
+            provider=self.name,
+            model=model,
+            base_url=self.base_url,
+            key_env=self.config.api_key_env,
+            retry_after=response.headers.get("retry-after"),
+        )
+
+    async def chat(self, request: ChatRequest) -> ChatResponse:
+        """Answer one request (no streaming). Safe to cancel: the HTTP request is abandoned.
+
+        Raises:
+            ProviderError: a subclass naming the server and what to do.
+        """
+        body = self._body(request, stream=False)
+        model = body["model"]
+        try:
+            response = await self._client.post(
+                "/chat/completions", json=body, headers=self._headers()
+            )
+            if response.status_code >= 400:
+                raise self._status_error(response, response.text, model)
+            data = response.json()
+            choice = data["choices"][0]
+            message = choice["message"]
+            calls = tuple(
+                ToolCall(
+                    c["function"]["name"],
+                    decode_arguments(c["function"]["name"], c["function"].get("arguments") or ""),
+                    c.get("id") or f"call_{i + 1}",
+                )
+                for i, c in enumerate(message.get("tool_calls") or ())
+            )
+            thinking = message.get("reasoning_content") or message.get("reasoning")
+            return ChatResponse(
+                text=message.get("content") or "",
+                tool_calls=calls,
+                usage=_usage(data.get("usage")),
+                stop_reason=_STOP.get(choice.get("finish_reason") or "stop", StopReason.OTHER),
+                thinking=thinking or None,
+                provider=self.name,
+                model=data.get("model") or model,
+            )
+        except ProviderError:
+            raise
+        except Exception as exc:
+            raise self._error(exc, model) from exc
+
+    def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        """Answer one request as SSE events; the last is a StreamDone.
+
+        Raises:
+            ProviderStreamInterrupted: the stream broke after text was yielded.
+            ProviderError: it failed before any text.
+        """
+        model = request_model(request.model, self.model)
+        return guard_stream(self._stream(request), provider=self.name, model=model)
+
+    async def _stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
+        body = self._body(request, stream=True)
+        model = body["model"]
+        text: list[str] = []
+        thinking: list[str] = []
+        calls: dict[int, dict[str, str]] = {}
+        usage = Usage()
+        finish: str | None = None
+        answered_model = model
+        try:
+            async with self._client.stream(
+                "POST", "/chat/completions", json=body, headers=self._headers()
+            ) as response:
+                if response.status_code >= 400:
+                    raw = (await response.aread()).decode("utf-8", "replace")
+                    raise self._status_error(response, raw, model)
+                done = False
+                async for line in response.aiter_lines():
+                    if not line.startswith("data:"):
+                        if line.strip() and not line.startswith((":", "event:", "id:", "retry:")):
+                            raise ProviderBadResponse(
+                                f"{self.name} at {self.base_url} sent a line that is not "
+                                f"server-sent events: {line[:80]!r}",
+                                provider=self.name,
+                                model=model,
+                            )
+                        continue
+                    payload = line[5:].strip()
+                    if payload == "[DONE]":
+                        done = True
+                        break
+                    chunk = json.loads(payload)
+                    if "error" in chunk:
+                        raise ProviderError(
+                            f"{self.name} at {self.base_url} reported an error mid-stream: "
+                            f"{chunk['error']}",
+                            provider=self.name,
+                            model=model,
+                        )
+                    answered_model = chunk.get("model") or answered_model
+                    if chunk.get("usage"):
+                        usage = _usage(chunk["usage"])
+                    for choice in chunk.get("choices") or ():
+                        delta = choice.get("delta") or {}
+                        reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+                        if reasoning:
+                            thinking.append(reasoning)
+                            yield ThinkingDelta(reasoning)
+                        if delta.get("content"):
+                            text.append(delta["content"])
+                            yield TextDelta(delta["content"])
+                        for part in delta.get("tool_calls") or ():
+                            slot = calls.setdefault(
+                                int(part.get("index", len(calls))),
+                                {"id": "", "name": "", "arguments": ""},
+                            )
+                            fn = part.get("function") or {}
+                            slot["id"] = part.get("id") or slot["id"]
+                            slot["name"] += fn.get("name") or ""
+                            slot["arguments"] += fn.get("arguments") or ""
+                        finish = choice.get("finish_reason") or finish
+                if not done and finish is None:
+                    raise ProviderBadResponse(
+                        f"the stream from {self.name} at {self.base_url} ended without "
+                        "`data: [DONE]`",
+                        provider=self.name,
+                        model=model,
+                    )
+        except ProviderError:
+            raise
+        except Exception as exc:
+            raise self._error(exc, model) from exc
+        tool_calls = []
+        for index in sorted(calls):
+            slot = calls[index]
+            call = ToolCall(
+                slot["name"],
+                decode_arguments(slot["name"], slot["arguments"]),
+                slot["id"] or f"call_{index + 1}",
+            )
+            tool_calls.append(call)
+            yield ToolCallReady(call)
+        yield StreamDone(
+            ChatResponse(
+                text="".join(text),
+                tool_calls=tuple(tool_calls),
+                usage=usage,
+                stop_reason=_STOP.get(finish or "stop", StopReason.OTHER),
+                thinking="".join(thinking) or None,
+                provider=self.name,
+                model=answered_model,
+            )
+        )
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """One vector per text, in order, from ``/v1/embeddings``.
+
+        Raises:
+            ProviderError: a subclass naming the server and what to do.
+        """
+        model = self.model
+        try:
+            response = await self._client.post(
+                "/embeddings",
+                json={"model": model, "input": list(texts)},
+                headers=self._headers(),
+            )
+            if response.status_code >= 400:
+                raise self._status_error(response, response.text, model)
+            items = sorted(response.json()["data"], key=lambda d: d.get("index", 0))
+            vectors = [[float(x) for x in item["embedding"]] for item in items]
+        except ProviderError:
+            raise
+        except Exception as exc:
+            raise self._error(exc, model) from exc
+        if vectors:
+            self._dimensions = len(vectors[0])
+        return vectors
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections. Idempotent."""
+        if not self._closed:
+            self._closed = True
+            await self._client.aclose()
