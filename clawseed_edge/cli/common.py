@@ -6,7 +6,7 @@ import argparse
 import dataclasses
 import logging
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
@@ -80,7 +80,7 @@ async def open_runtime(args: argparse.Namespace, **kwargs: Any) -> Runtime:
     return await assemble(loaded, sim=sim, **kwargs)
 
 
-def run_async(args: argparse.Namespace, main: Callable[[], Awaitable[int]]) -> int:
+def run_async(args: argparse.Namespace, main: Callable[[], Coroutine[Any, Any, int]]) -> int:
     """Run ``main`` on a fresh event loop, turning our errors into messages and exit codes."""
     import asyncio
 

@@ -32,7 +32,7 @@ def _init(args: argparse.Namespace) -> int:
     from clawseed_edge.config.paths import clawseed_home
 
     home = clawseed_home()
-    config_path = args.config and os.path.expanduser(args.config) or str(home / "config.toml")
+    config_path = (args.config and os.path.expanduser(args.config)) or str(home / "config.toml")
     if os.path.exists(config_path) and not args.force:
         print(
             f"error: {config_path} exists; edit it, or pass --force to replace it",

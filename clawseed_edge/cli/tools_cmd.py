@@ -52,7 +52,7 @@ def _list(args: argparse.Namespace) -> int:
                 print(json.dumps(out, indent=2, default=str))
                 return 0
             width = max((len(t.name) for t, _ in rows), default=4)
-            for tool, source in rows:
+            for tool, _source in rows:
                 desc = " ".join(tool.description.split())
                 print(f"{tool.name:<{width}}  {tool.risk.value:<9}  {desc}")
             return 0

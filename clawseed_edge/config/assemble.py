@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,7 +78,7 @@ class Runtime:
 
 
 async def assemble_agent(
-    config: LoadedConfig | str | os.PathLike[str] | None = None, **options: Any
+    config: LoadedConfig | str | Path | None = None, **options: Any
 ) -> Agent:
     """Load a config (a path, a LoadedConfig or None for the default) and assemble its Agent.
 

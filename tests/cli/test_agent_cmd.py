@@ -29,7 +29,7 @@ def test_embedded_default_switches_the_simulated_led(capsys: pytest.CaptureFixtu
     assert code == 0, err
     assert "embedded default" in err
     assert '-> gpio_switch {"device": "red_led", "on": true}' in err
-    assert "[pin] GPIO17 (red_led): " in err and err.rstrip().endswith("-> 1") or "-> 1" in err
+    assert ("[pin] GPIO17 (red_led): " in err and err.rstrip().endswith("-> 1")) or "-> 1" in err
     assert out.startswith("Done.")
 
 
@@ -42,7 +42,9 @@ def test_json_lines_output(capsys: pytest.CaptureFixture[str]) -> None:
     assert types[0] == "tool_call" and "tool_result" in types and types[-1] == "done"
 
 
-def test_config_error_names_file_and_key(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_config_error_names_file_and_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     cfg = tmp_path / "bad.toml"
     cfg.write_text('[agent]\nmax_history = "lots"\n', encoding="utf-8")
     code, _, err = run_cli(capsys, "--config", str(cfg), "agent", "-m", "hi")
@@ -80,7 +82,9 @@ def test_chat_repl_runs_turns_and_commands(
     assert "(conversation forgotten)" in err
 
 
-def test_tools_list_shows_hardware_memory_and_file_tools(capsys: pytest.CaptureFixture[str]) -> None:
+def test_tools_list_shows_hardware_memory_and_file_tools(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     code, out, err = run_cli(capsys, "tools", "list", "--sim")
     assert code == 0, err
     names = {line.split()[0] for line in out.splitlines() if line.strip()}
@@ -91,7 +95,7 @@ def test_tools_list_shows_hardware_memory_and_file_tools(capsys: pytest.CaptureF
 def test_init_writes_config_workspace_and_private_secrets(
     clawseed_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, _ = run_cli(capsys, "init")
+    code, _out, _ = run_cli(capsys, "init")
     assert code == 0
     assert (clawseed_home / "config.toml").read_text(encoding="utf-8").startswith("# clawseed-edge")
     assert (clawseed_home / "workspace" / "SOUL.md").exists()
