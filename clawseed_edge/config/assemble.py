@@ -177,8 +177,9 @@ async def assemble(
     factories = hook_factories or HookFactoryRegistry()
     try:
         hooks = factories.build_all([{"name": h.name, **h.options} for h in config.hooks])
-    except (KeyError, ValueError) as exc:
-        raise ConfigInvalid(str(exc), file=loaded.source, key="hooks") from exc
+    except ConfigInvalid as exc:
+        message = str(exc).removeprefix(f"{exc.key}: ") if exc.key else str(exc)
+        raise ConfigInvalid(message, file=loaded.source, key=exc.key or "hooks") from exc
 
     builder = (
         AgentBuilder()

@@ -1,0 +1,91 @@
+"""Agent.from_config assembles provider, memory, tools, peripherals, policy and hooks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clawseed_edge.agent import Agent, BaseHook, HookFactoryRegistry
+from clawseed_edge.api import ConfigInvalid, HookDecision, ToolCall, ToolContext
+from clawseed_edge.providers.config import ProviderConfig
+from clawseed_edge.providers.registry import ProviderFactoryRegistry
+from clawseed_edge.testing import ScriptedProvider
+
+CONFIG = """
+[provider]
+name = "mine"
+[autonomy]
+level = "full"
+[tools]
+denied = ["file_*"]
+[[hooks]]
+name = "audit"
+options = { label = "A" }
+[[devices]]
+name = "pump"
+pin = "GPIO23"
+kind = "relay"
+active_high = false
+"""
+
+
+class AuditHook(BaseHook):
+    def __init__(self, label: str, seen: list[str]) -> None:
+        self.name = f"audit-{label}"
+        self.seen = seen
+
+    async def before_tool(self, call: ToolCall, tool: Any, context: ToolContext) -> HookDecision:
+        self.seen.append(call.name)
+        return HookDecision.proceed()
+
+
+async def test_from_config_with_a_custom_provider_registry_and_hook_factory(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(CONFIG, encoding="utf-8")
+    scripted = ScriptedProvider(
+        [ScriptedProvider.call("gpio_switch", device="pump", on=True), "Pump on."]
+    )
+    made: list[ProviderConfig] = []
+
+    def mine(config: ProviderConfig) -> ScriptedProvider:
+        made.append(config)
+        return scripted
+
+    providers = ProviderFactoryRegistry(load_entry_points=False)
+    providers.register("mine", mine)
+    seen: list[str] = []
+    hooks = HookFactoryRegistry()
+    hooks.register("audit", lambda options: AuditHook(options["label"], seen))
+
+    agent = await Agent.from_config(
+        path, sim=True, provider_registry=providers, hook_factories=hooks
+    )
+    async with agent:
+        assert await agent.run("pump on") == "Pump on."
+        (gpio,) = agent.peripherals
+        assert gpio.pin_states()["GPIO23"]["level"] == 0, "relay is active-low: on = pin low"
+        names = agent.registry.names()
+        assert "memory_recall" in names and not any(n.startswith("file_") for n in names)
+    assert made and made[0].name == "mine"
+    assert seen == ["gpio_switch"]
+    # aclose applied the safe value (off = pin high for an active-low relay) and disconnected
+    assert not gpio.connected
+
+
+async def test_unknown_hook_names_file_and_key(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('[provider]\nname = "demo"\n[[hooks]]\nname = "nope"\n', encoding="utf-8")
+    with pytest.raises(ConfigInvalid) as info:
+        await Agent.from_config(path)
+    assert str(info.value).startswith(f"{path}: hooks: unknown hook 'nope'")
+
+
+async def test_embedded_default_assembles_with_the_demo_model() -> None:
+    agent = await Agent.from_config(None, sim=True)
+    async with agent:
+        answer = await agent.run("turn on the red led")
+        assert answer.startswith("Done.")
+        (gpio,) = agent.peripherals
+        assert gpio.pin_states()["GPIO17"]["value"] == 1
