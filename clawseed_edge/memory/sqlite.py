@@ -469,9 +469,12 @@ class SqliteMemory(SessionMethods):
             if use != "keyword" and qvec is not None and self._vec_table:
                 k = candidates if len(filters) <= 2 else min(_KNN_MAX, max(limit * 16, 256))
                 rows = await conn.execute_fetchall(
-                    "WITH knn AS (SELECT rowid, distance FROM entries_vec WHERE embedding "
-                    "MATCH ? AND k = ? AND namespace = ?) SELECT e.id, knn.distance FROM knn "
-                    f"JOIN entries e ON e.id = knn.rowid WHERE {where}",
+                    # The KNN runs first, alone (MATERIALIZED), and its id column is not named
+                    # rowid: a CTE's "rowid" would be the CTE's own row number.
+                    "WITH knn AS MATERIALIZED (SELECT rowid AS entry_id, distance "
+                    "FROM entries_vec WHERE embedding MATCH ? AND k = ? AND namespace = ?) "
+                    "SELECT e.id, knn.distance FROM knn JOIN entries e ON e.id = knn.entry_id "
+                    f"WHERE {where}",
                     (qvec, k, namespace, *params),
                 )
                 vec = vector_scores((int(r[0]), float(r[1])) for r in rows)
