@@ -28,7 +28,7 @@ from clawseed_edge.api import EmbeddingProvider, MemoryEntry, MemoryStoreError
 
 from . import hygiene
 from .connect import DRIVER_ERRORS, open_connection, translate_error
-from .recall import Scored, fts_match_expression, keyword_scores, merge_scores, vector_scores
+from .recall import fts_match_expression, keyword_scores, merge_scores, vector_scores
 from .schema import migrate
 from .sessions import SessionMethods
 from .snapshot import parse_snapshot, render_snapshot
@@ -43,8 +43,18 @@ _COLUMNS = (
     "id, key, content, category, namespace, session_id, importance, created_at, updated_at, "
     "metadata"
 )
+_E_COLUMNS = ", ".join("e." + c.strip() for c in _COLUMNS.split(","))
 _NOT_SUPERSEDED = "json_extract(e.metadata, '$.superseded_by') IS NULL"
 _KNN_MAX = 4096  # sqlite-vec's upper bound on k
+_UPSERT = (
+    "INSERT INTO entries (namespace, key, content, category, session_id, importance, "
+    "created_at, updated_at, metadata, content_hash) VALUES (?,?,?,?,?,?,?,?,?,?) "
+    "ON CONFLICT (namespace, key) DO UPDATE SET content=excluded.content, "
+    "category=excluded.category, session_id=excluded.session_id, "
+    "importance=excluded.importance, created_at=CASE WHEN ? THEN excluded.created_at "
+    "ELSE entries.created_at END, updated_at=excluded.updated_at, "
+    "metadata=excluded.metadata, content_hash=excluded.content_hash"
+)
 
 
 class SqliteMemory(SessionMethods):
@@ -335,65 +345,69 @@ class SqliteMemory(SessionMethods):
         digests = [hygiene.content_hash(e.content) for e in entries]
         blobs = await self._embed_many([e.content for e in entries], digests)
         now = time.time()
+        rows = [_row(e, d, now) for e, d in zip(entries, digests, strict=True)]
         async with self._write("store") as conn:
-            return [
-                await self._upsert(conn, entry, digest, blob, now)
-                for entry, digest, blob in zip(entries, digests, blobs, strict=True)
-            ]
-
-    async def _upsert(
-        self, conn: Any, entry: MemoryEntry, digest: str, blob: bytes | None, now: float
-    ) -> MemoryEntry:
-        metadata = dict(entry.metadata)
-        updated = entry.updated_at or now
-        rows = await conn.execute_fetchall(
-            "INSERT INTO entries (namespace, key, content, category, session_id, importance, "
-            "created_at, updated_at, metadata, content_hash) VALUES (?,?,?,?,?,?,?,?,?,?) "
-            "ON CONFLICT (namespace, key) DO UPDATE SET content=excluded.content, "
-            "category=excluded.category, session_id=excluded.session_id, "
-            "importance=excluded.importance, created_at=CASE WHEN ? THEN excluded.created_at "
-            "ELSE entries.created_at END, updated_at=excluded.updated_at, "
-            "metadata=excluded.metadata, content_hash=excluded.content_hash "
-            "RETURNING id, created_at",
-            (
-                entry.namespace,
-                entry.key,
-                entry.content,
-                entry.category,
-                entry.session_id,
-                float(entry.importance),
-                entry.created_at or now,
-                updated,
-                json.dumps(metadata, ensure_ascii=False),
-                digest,
-                bool(entry.created_at),
-            ),
-        )
-        rowid, created = int(rows[0][0]), float(rows[0][1])
-        if self._vec_table and self.vectors_loaded:
-            await conn.execute("DELETE FROM entries_vec WHERE rowid=?", (rowid,))
-            if blob is not None:
-                await conn.execute(
+            await conn.executemany(_UPSERT, rows)
+            ids = await self._ids(conn, entries)
+            if self._vec_table and self.vectors_loaded:
+                rowids = [ids[(e.namespace, e.key)][0] for e in entries]
+                await conn.executemany(
+                    "DELETE FROM entries_vec WHERE rowid=?", [(r,) for r in rowids]
+                )
+                vectors = {
+                    rowid: (rowid, e.namespace, blob)
+                    for rowid, e, blob in zip(rowids, entries, blobs, strict=True)
+                    if blob is not None
+                }  # a key stored twice in one batch keeps its last vector
+                await conn.executemany(
                     "INSERT INTO entries_vec (rowid, namespace, embedding) VALUES (?,?,?)",
-                    (rowid, entry.namespace, blob),
+                    vectors.values(),
                 )
-                await conn.execute(
+                await conn.executemany(
                     "INSERT OR IGNORE INTO embedding_cache VALUES (?,?,?,?)",
-                    (digest, self._dims, blob, now),
+                    [
+                        (d, self._dims, blob, now)
+                        for d, blob in zip(digests, blobs, strict=True)
+                        if blob is not None
+                    ],
                 )
-        if entry.category == "core":
-            await self._mark_conflicts(conn, rowid, entry)
-        return MemoryEntry(
-            entry.key,
-            entry.content,
-            entry.category,
-            entry.namespace,
-            entry.session_id,
-            float(entry.importance),
-            created,
-            updated,
-            metadata,
-        )
+            for entry in entries:
+                if entry.category == "core":
+                    await self._mark_conflicts(conn, ids[(entry.namespace, entry.key)][0], entry)
+        return [
+            MemoryEntry(
+                e.key,
+                e.content,
+                e.category,
+                e.namespace,
+                e.session_id,
+                float(e.importance),
+                ids[(e.namespace, e.key)][1],
+                row[7],
+                dict(e.metadata),
+            )
+            for e, row in zip(entries, rows, strict=True)
+        ]
+
+    async def _ids(
+        self, conn: Any, entries: Sequence[MemoryEntry]
+    ) -> dict[tuple[str, str], tuple[int, float]]:
+        """(namespace, key) -> (rowid, created_at) for stored entries."""
+        by_ns: dict[str, builtins.list[str]] = {}
+        for e in entries:
+            by_ns.setdefault(e.namespace, []).append(e.key)
+        out: dict[tuple[str, str], tuple[int, float]] = {}
+        for namespace, keys in by_ns.items():
+            unique = list(dict.fromkeys(keys))
+            for start in range(0, len(unique), 500):
+                chunk = unique[start : start + 500]
+                found = await conn.execute_fetchall(
+                    "SELECT key, id, created_at FROM entries WHERE namespace=? AND key IN "
+                    f"({','.join('?' * len(chunk))})",
+                    (namespace, *chunk),
+                )
+                out.update(((namespace, r[0]), (int(r[1]), float(r[2]))) for r in found)
+        return out
 
     async def _mark_conflicts(self, conn: Any, rowid: int, entry: MemoryEntry) -> None:
         expr = fts_match_expression(entry.content)
@@ -456,16 +470,18 @@ class SqliteMemory(SessionMethods):
         candidates = max(limit * 4, 32)
         kw: dict[int, float] = {}
         vec: dict[int, float] = {}
+        by_id: dict[int, Sequence[Any]] = {}
         async with self._read("recall") as conn:
             expr = fts_match_expression(query)
             if use != "vector" and expr is not None:
                 rows = await conn.execute_fetchall(
-                    "SELECT e.id, bm25(entries_fts) AS s FROM entries_fts JOIN entries e ON "
-                    f"e.id = entries_fts.rowid WHERE entries_fts MATCH ? AND {where} "
+                    f"SELECT {_E_COLUMNS}, bm25(entries_fts) AS s FROM entries_fts JOIN entries e "
+                    f"ON e.id = entries_fts.rowid WHERE entries_fts MATCH ? AND {where} "
                     "ORDER BY s LIMIT ?",
                     (expr, *params, candidates),
                 )
-                kw = keyword_scores((int(r[0]), float(r[1])) for r in rows)
+                kw = keyword_scores((int(r[0]), float(r[10])) for r in rows)
+                by_id.update((int(r[0]), r) for r in rows)
             if use != "keyword" and qvec is not None and self._vec_table:
                 k = candidates if len(filters) <= 2 else min(_KNN_MAX, max(limit * 16, 256))
                 rows = await conn.execute_fetchall(
@@ -473,11 +489,12 @@ class SqliteMemory(SessionMethods):
                     # rowid: a CTE's "rowid" would be the CTE's own row number.
                     "WITH knn AS MATERIALIZED (SELECT rowid AS entry_id, distance "
                     "FROM entries_vec WHERE embedding MATCH ? AND k = ? AND namespace = ?) "
-                    "SELECT e.id, knn.distance FROM knn JOIN entries e ON e.id = knn.entry_id "
-                    f"WHERE {where}",
+                    f"SELECT {_E_COLUMNS}, knn.distance FROM knn JOIN entries e "
+                    f"ON e.id = knn.entry_id WHERE {where}",
                     (qvec, k, namespace, *params),
                 )
-                vec = vector_scores((int(r[0]), float(r[1])) for r in rows)
+                vec = vector_scores((int(r[0]), float(r[10])) for r in rows)
+                by_id.update((int(r[0]), r) for r in rows)
             weights = {
                 "keyword": (1.0, 0.0),
                 "vector": (0.0, 1.0),
@@ -490,23 +507,12 @@ class SqliteMemory(SessionMethods):
                 vector_weight=weights[1],
                 min_relevance=self.min_relevance,
             )[:limit]
-            if not ranked:
-                return []
-            by_id = await self._rows_by_id(conn, ranked)
         out = []
         for scored in ranked:
-            found = by_id.get(scored.rowid)
-            if found is not None:
-                found.score = scored.score
-                out.append(found)
+            found = _entry(by_id[scored.rowid])
+            found.score = scored.score
+            out.append(found)
         return out
-
-    async def _rows_by_id(self, conn: Any, ranked: Sequence[Scored]) -> dict[int, MemoryEntry]:
-        marks = ",".join("?" * len(ranked))
-        rows = await conn.execute_fetchall(
-            f"SELECT {_COLUMNS} FROM entries WHERE id IN ({marks})", [s.rowid for s in ranked]
-        )
-        return {int(r[0]): _entry(r) for r in rows}
 
     async def get(self, key: str, *, namespace: str = "default") -> MemoryEntry | None:
         """The entry stored under ``key`` in ``namespace``, or None."""
@@ -713,6 +719,23 @@ class _Opening:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self._memory.aclose()
+
+
+def _row(entry: MemoryEntry, digest: str, now: float) -> tuple[Any, ...]:
+    """The parameters of ``_UPSERT`` for ``entry``."""
+    return (
+        entry.namespace,
+        entry.key,
+        entry.content,
+        entry.category,
+        entry.session_id,
+        float(entry.importance),
+        entry.created_at or now,
+        entry.updated_at or now,
+        json.dumps(entry.metadata, ensure_ascii=False),
+        digest,
+        bool(entry.created_at),
+    )
 
 
 def _write_atomic(tmp: Path, target: Path, text: str) -> None:
