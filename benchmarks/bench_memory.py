@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import os
 import random
 import statistics
 import sys
@@ -148,9 +150,9 @@ async def bench_size(size: int, workdir: Path, queries: int, stores: int, seed: 
     conn.close()
     out["raw_knn"], out["raw_fts"] = knn, fts
     out["raw_both"] = [a + b for a, b in zip(knn, fts, strict=True)]
-    path.unlink(missing_ok=True)
-    for suffix in ("-wal", "-shm"):
-        Path(str(path) + suffix).unlink(missing_ok=True)
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(str(path) + suffix)
     return out
 
 

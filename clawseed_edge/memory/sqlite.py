@@ -27,7 +27,7 @@ from typing import Any, Literal
 from clawseed_edge.api import EmbeddingProvider, MemoryEntry, MemoryStoreError
 
 from . import hygiene
-from .connect import DRIVER_ERRORS, open_connection, translate_error
+from .connect import driver_errors, open_connection, translate_error
 from .recall import fts_match_expression, keyword_scores, merge_scores, vector_scores
 from .schema import migrate
 from .sessions import SessionMethods
@@ -146,7 +146,7 @@ class SqliteMemory(SessionMethods):
             await self._conn.execute("PRAGMA busy_timeout=5000")
             await migrate(self._conn)
             await self._init_vectors()
-        except DRIVER_ERRORS as exc:
+        except driver_errors() as exc:
             await self._conn.close()
             self._state = "closed"
             raise MemoryStoreError(
@@ -236,7 +236,7 @@ class SqliteMemory(SessionMethods):
         async with self._lock:
             try:
                 yield self._conn
-            except DRIVER_ERRORS as exc:
+            except driver_errors() as exc:
                 raise translate_error(exc, what) from exc
 
     @asynccontextmanager
@@ -251,9 +251,9 @@ class SqliteMemory(SessionMethods):
             except BaseException as exc:
                 try:
                     await self._conn.execute("ROLLBACK")
-                except DRIVER_ERRORS:
+                except driver_errors():
                     pass  # no transaction was open (BEGIN itself failed)
-                if isinstance(exc, DRIVER_ERRORS):
+                if isinstance(exc, driver_errors()):
                     raise translate_error(exc, what) from exc
                 raise
 
