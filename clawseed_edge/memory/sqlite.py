@@ -28,10 +28,11 @@ from clawseed_edge.api import EmbeddingProvider, MemoryEntry, MemoryStoreError
 
 from . import hygiene
 from .connect import driver_errors, open_connection, translate_error
+from .hygiene import HygieneMethods
 from .recall import fts_match_expression, keyword_scores, merge_scores, vector_scores
 from .schema import migrate
 from .sessions import SessionMethods
-from .snapshot import parse_snapshot, render_snapshot
+from .snapshot import SnapshotMethods
 
 __all__ = ["RecallMode", "SqliteMemory"]
 
@@ -57,7 +58,7 @@ _UPSERT = (
 )
 
 
-class SqliteMemory(SessionMethods):
+class SqliteMemory(SessionMethods, HygieneMethods, SnapshotMethods):
     """The SQLite memory store (implements api ``Memory`` and ``SessionStore``).
 
     Use ``async with SqliteMemory.open(path, ...) as mem:`` or ``mem = await
@@ -119,6 +120,7 @@ class SqliteMemory(SessionMethods):
         self.vectors_loaded = False
         self.vector_reason = ""
         self._vec_table = False
+        self._core_changed = False
 
     # --- lifecycle -----------------------------------------------------------------------
 
@@ -164,10 +166,16 @@ class SqliteMemory(SessionMethods):
         return self
 
     async def aclose(self) -> None:
-        """Close the connection and stop its thread. Idempotent."""
+        """Write the snapshot if core memory changed (and one is configured), then close the
+        connection and stop its thread. Idempotent."""
         if self._state != "open":
             self._state = "closed"
             return
+        if self.snapshot_path is not None and self._core_changed:
+            try:
+                await self.export_snapshot()
+            except MemoryStoreError as exc:
+                log.error("memory: snapshot not written on close: %s", exc)
         self._state = "closed"
         async with self._lock:
             await self._conn.close()
@@ -371,9 +379,11 @@ class SqliteMemory(SessionMethods):
                         if blob is not None
                     ],
                 )
-            for entry in entries:
+            for entry, row in zip(entries, rows, strict=True):
                 if entry.category == "core":
-                    await self._mark_conflicts(conn, ids[(entry.namespace, entry.key)][0], entry)
+                    self._core_changed = True
+                    rowid = ids[(entry.namespace, entry.key)][0]
+                    await self._mark_conflicts(conn, rowid, entry, float(row[7]))
         return [
             MemoryEntry(
                 e.key,
@@ -409,25 +419,31 @@ class SqliteMemory(SessionMethods):
                 out.update(((namespace, r[0]), (int(r[1]), float(r[2]))) for r in found)
         return out
 
-    async def _mark_conflicts(self, conn: Any, rowid: int, entry: MemoryEntry) -> None:
+    async def _mark_conflicts(
+        self, conn: Any, rowid: int, entry: MemoryEntry, updated: float
+    ) -> None:
+        """Mark the older of ``entry`` and each overlapping ``core`` entry as superseded."""
         expr = fts_match_expression(entry.content)
         if expr is None:
             return
         rows = await conn.execute_fetchall(
-            "SELECT e.id, e.content, e.key FROM entries_fts JOIN entries e ON e.id = "
-            "entries_fts.rowid WHERE entries_fts MATCH ? AND e.namespace=? AND "
+            "SELECT e.id, e.content, e.key, e.updated_at FROM entries_fts JOIN entries e ON "
+            "e.id = entries_fts.rowid WHERE entries_fts MATCH ? AND e.namespace=? AND "
             f"e.category='core' AND e.id != ? AND {_NOT_SUPERSEDED} LIMIT 50",
             (expr, entry.namespace, rowid),
         )
-        for other_id, content, key in rows:
+        for other_id, content, key, other_updated in rows:
             overlap = hygiene.jaccard(entry.content, content)
-            if overlap >= self.conflict_threshold:
-                log.info("memory: %r supersedes %r (overlap %.2f)", entry.key, key, overlap)
-                await conn.execute(
-                    "UPDATE entries SET metadata = json_set(metadata, '$.superseded_by', ?) "
-                    "WHERE id=?",
-                    (entry.key, other_id),
-                )
+            if overlap < self.conflict_threshold:
+                continue
+            older, newer_key = (rowid, key) if other_updated > updated else (other_id, entry.key)
+            log.info("memory: %r supersedes an older fact (overlap %.2f)", newer_key, overlap)
+            await conn.execute(
+                "UPDATE entries SET metadata = json_set(metadata, '$.superseded_by', ?) WHERE id=?",
+                (newer_key, older),
+            )
+            if older == rowid:
+                return
 
     async def recall(
         self,
@@ -564,6 +580,7 @@ class SqliteMemory(SessionMethods):
             if not rows:
                 return False
             rowid = int(rows[0][0])
+            self._core_changed = True
             await conn.execute("DELETE FROM entries WHERE id=?", (rowid,))
             if self._vec_table and self.vectors_loaded:
                 await conn.execute("DELETE FROM entries_vec WHERE rowid=?", (rowid,))
@@ -586,123 +603,6 @@ class SqliteMemory(SessionMethods):
         except MemoryStoreError:
             return False
         return True
-
-    # --- consolidation, hygiene, snapshots ----------------------------------------------
-
-    async def consolidate(
-        self,
-        session_id: str,
-        user_text: str,
-        answer_text: str,
-        *,
-        namespace: str = "default",
-        important: Sequence[str] = (),
-    ) -> builtins.list[MemoryEntry]:
-        """Record a finished turn: a dated ``daily`` entry, and flagged facts as ``core``.
-
-        Facts are ``important`` plus sentences of ``user_text`` starting "remember (that)",
-        "important:" or "note that". Returns the stored entries, the daily one first.
-        """
-        daily = MemoryEntry(
-            key=hygiene.daily_key(session_id, user_text),
-            content=f"User: {user_text.strip()}\nAssistant: {answer_text.strip()}",
-            category="daily",
-            namespace=namespace,
-            session_id=session_id,
-            importance=0.3,
-        )
-        stored = [await self.store(daily)]
-        facts = list(dict.fromkeys([*important, *hygiene.important_facts(user_text)]))
-        for fact in facts:
-            core = MemoryEntry(
-                key=hygiene.fact_key(fact),
-                content=fact,
-                category="core",
-                namespace=namespace,
-                session_id=session_id,
-                importance=0.9,
-                metadata={"source": "consolidation"},
-            )
-            stored.append(await self.store(core))
-        return stored
-
-    async def prune(
-        self, retention_days: float, *, now: float | None = None, namespace: str | None = None
-    ) -> int:
-        """Delete ``conversation``/``daily`` entries not updated for ``retention_days``.
-
-        ``core`` and custom categories are never pruned. Returns how many were deleted.
-        """
-        cutoff = (time.time() if now is None else now) - retention_days * 86400.0
-        marks = ",".join("?" * len(hygiene.PRUNABLE_CATEGORIES))
-        sql = f"SELECT id FROM entries WHERE category IN ({marks}) AND updated_at < ?"
-        params: builtins.list[Any] = [*hygiene.PRUNABLE_CATEGORIES, cutoff]
-        if namespace is not None:
-            sql += " AND namespace = ?"
-            params.append(namespace)
-        async with self._write("prune") as conn:
-            ids = [int(r[0]) for r in await conn.execute_fetchall(sql, params)]
-            for rowid in ids:
-                await conn.execute("DELETE FROM entries WHERE id=?", (rowid,))
-                if self._vec_table and self.vectors_loaded:
-                    await conn.execute("DELETE FROM entries_vec WHERE rowid=?", (rowid,))
-            await conn.execute(
-                "INSERT OR REPLACE INTO memory_meta (key, value) VALUES ('last_prune', ?)",
-                (str(time.time() if now is None else now),),
-            )
-        return len(ids)
-
-    async def prune_if_due(
-        self, retention_days: float, *, interval_s: float = 86400.0, now: float | None = None
-    ) -> int | None:
-        """Run :meth:`prune` if it last ran more than ``interval_s`` ago; None if not due."""
-        current = time.time() if now is None else now
-        async with self._read("prune schedule") as conn:
-            rows = await conn.execute_fetchall(
-                "SELECT value FROM memory_meta WHERE key = 'last_prune'"
-            )
-        if rows and current - float(rows[0][0]) < interval_s:
-            return None
-        pruned = await self.prune(retention_days, now=current)
-        if self.snapshot_path is not None:
-            await self.export_snapshot()
-        return pruned
-
-    async def export_snapshot(
-        self, path: str | Path | None = None, *, namespace: str | None = None
-    ) -> Path:
-        """Write the ``core`` entries to ``MEMORY_SNAPSHOT.md`` atomically; returns the path.
-
-        Raises:
-            MemoryStoreError: No path given or configured, or the file cannot be written.
-        """
-        target = Path(path) if path is not None else self.snapshot_path
-        if target is None:
-            raise MemoryStoreError("no snapshot path: pass one or configure snapshot_path")
-        entries = await self.export(namespace=namespace, category="core")
-        entries.sort(key=lambda e: (e.namespace, e.created_at, e.key))
-        text = render_snapshot(entries)
-        tmp = target.with_name(target.name + ".tmp")
-        try:
-            await asyncio.to_thread(_write_atomic, tmp, target, text)
-        except OSError as exc:
-            raise MemoryStoreError(f"cannot write memory snapshot {target}: {exc}") from exc
-        return target
-
-    async def hydrate_snapshot(self, path: str | Path) -> int:
-        """Store every entry of a snapshot file; returns how many.
-
-        Raises:
-            MemoryStoreError: The file cannot be read or an entry line is damaged.
-        """
-        source = Path(path)
-        try:
-            text = await asyncio.to_thread(source.read_text, encoding="utf-8")
-        except OSError as exc:
-            raise MemoryStoreError(f"cannot read memory snapshot {source}: {exc}") from exc
-        entries = parse_snapshot(text, source=str(source))
-        await self.store_many(entries)
-        return len(entries)
 
 
 class _Opening:
@@ -736,16 +636,6 @@ def _row(entry: MemoryEntry, digest: str, now: float) -> tuple[Any, ...]:
         digest,
         bool(entry.created_at),
     )
-
-
-def _write_atomic(tmp: Path, target: Path, text: str) -> None:
-    import os
-
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, target)
 
 
 def _filters(
