@@ -445,6 +445,43 @@ class SqliteMemory(SessionMethods, HygieneMethods, SnapshotMethods):
             if older == rowid:
                 return
 
+    async def backfill_vectors(self, *, batch: int = 64) -> int:
+        """Embed entries stored without a vector (embedder was down, or vectors were off).
+
+        Returns how many entries got a vector; 0 when vectors are unavailable. Safe to cancel:
+        each batch is its own transaction.
+        """
+        if not self.vector_enabled:
+            return 0
+        if not self._vec_table:
+            await self._embed("probe", None)  # learns the dimension, creates the table
+            if not self._vec_table:
+                return 0
+        async with self._read("backfill vectors") as conn:
+            rows = await conn.execute_fetchall(
+                "SELECT id, namespace, content, content_hash FROM entries "
+                "WHERE id NOT IN (SELECT rowid FROM entries_vec) ORDER BY id"
+            )
+        done = 0
+        now = time.time()
+        for start in range(0, len(rows), batch):
+            chunk = rows[start : start + batch]
+            blobs = await self._embed_many([r[2] for r in chunk], [r[3] for r in chunk])
+            found = [(r, b) for r, b in zip(chunk, blobs, strict=True) if b is not None]
+            if not found:
+                continue
+            async with self._write("backfill vectors") as conn:
+                await conn.executemany(
+                    "INSERT INTO entries_vec (rowid, namespace, embedding) VALUES (?,?,?)",
+                    [(r[0], r[1], b) for r, b in found],
+                )
+                await conn.executemany(
+                    "INSERT OR IGNORE INTO embedding_cache VALUES (?,?,?,?)",
+                    [(r[3], self._dims, b, now) for r, b in found],
+                )
+            done += len(found)
+        return done
+
     async def recall(
         self,
         query: str,

@@ -174,3 +174,15 @@ async def test_reopen_with_vectors_keeps_working(tmp_path: Path, make_embedder: 
     async with SqliteMemory.open(tmp_path / "m.db", embedder=make_embedder()) as mem:
         keys = [e.key for e in await mem.recall(QUERY)]
     assert keys[0] in {"keyword", "paraphrase"} and "both" not in keys
+
+
+async def test_backfill_gives_vectors_to_entries_stored_without(
+    memory: SqliteMemory, embedder: Any
+) -> None:
+    embedder.fail = True
+    await _fill(memory)
+    embedder.fail = False
+    assert "paraphrase" not in [e.key for e in await memory.recall(QUERY)]
+    assert await memory.backfill_vectors(batch=4) == len(LABELLED)
+    assert await memory.backfill_vectors() == 0
+    assert "paraphrase" in [e.key for e in await memory.recall(QUERY)]
