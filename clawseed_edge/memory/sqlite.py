@@ -521,45 +521,55 @@ class SqliteMemory(SessionMethods, HygieneMethods, SnapshotMethods):
             filters.append(_NOT_SUPERSEDED)
         where = " AND ".join(filters)
         candidates = max(limit * 4, 32)
-        kw: dict[int, float] = {}
-        vec: dict[int, float] = {}
-        by_id: dict[int, Sequence[Any]] = {}
+        # One statement (one trip to the worker thread) for both sides: the KNN runs first and
+        # alone (MATERIALIZED), and its id column is not named rowid (a CTE's "rowid" would be
+        # the CTE's own row number). Rows: entry columns, score, side (0 keyword, 1 vector).
+        expr = fts_match_expression(query) if use != "vector" else None
+        with_vec = use != "keyword" and qvec is not None and self._vec_table
+        head = ""
+        parts: builtins.list[str] = []
+        args: builtins.list[Any] = []
+        if with_vec:
+            narrowed = session_id is not None or category is not None
+            # Session/category filters apply after the KNN: ask for more neighbours then.
+            k = min(_KNN_MAX, max(limit * 16, 256)) if narrowed else candidates
+            head = (
+                "WITH knn AS MATERIALIZED (SELECT rowid AS entry_id, distance FROM entries_vec "
+                "WHERE embedding MATCH ? AND k = ? AND namespace = ?) "
+            )
+            args += [qvec, k, namespace]
+        if expr is not None:
+            parts.append(
+                f"SELECT * FROM (SELECT {_E_COLUMNS}, bm25(entries_fts) AS s, 0 FROM entries_fts "
+                f"JOIN entries e ON e.id = entries_fts.rowid WHERE entries_fts MATCH ? AND {where} "
+                "ORDER BY s LIMIT ?)"
+            )
+            args += [expr, *params, candidates]
+        if with_vec:
+            parts.append(
+                f"SELECT {_E_COLUMNS}, knn.distance, 1 FROM knn JOIN entries e "
+                f"ON e.id = knn.entry_id WHERE {where}"
+            )
+            args += params
+        if not parts:
+            return []
         async with self._read("recall") as conn:
-            expr = fts_match_expression(query)
-            if use != "vector" and expr is not None:
-                rows = await conn.execute_fetchall(
-                    f"SELECT {_E_COLUMNS}, bm25(entries_fts) AS s FROM entries_fts JOIN entries e "
-                    f"ON e.id = entries_fts.rowid WHERE entries_fts MATCH ? AND {where} "
-                    "ORDER BY s LIMIT ?",
-                    (expr, *params, candidates),
-                )
-                kw = keyword_scores((int(r[0]), float(r[10])) for r in rows)
-                by_id.update((int(r[0]), r) for r in rows)
-            if use != "keyword" and qvec is not None and self._vec_table:
-                k = candidates if len(filters) <= 2 else min(_KNN_MAX, max(limit * 16, 256))
-                rows = await conn.execute_fetchall(
-                    # The KNN runs first, alone (MATERIALIZED), and its id column is not named
-                    # rowid: a CTE's "rowid" would be the CTE's own row number.
-                    "WITH knn AS MATERIALIZED (SELECT rowid AS entry_id, distance "
-                    "FROM entries_vec WHERE embedding MATCH ? AND k = ? AND namespace = ?) "
-                    f"SELECT {_E_COLUMNS}, knn.distance FROM knn JOIN entries e "
-                    f"ON e.id = knn.entry_id WHERE {where}",
-                    (qvec, k, namespace, *params),
-                )
-                vec = vector_scores((int(r[0]), float(r[10])) for r in rows)
-                by_id.update((int(r[0]), r) for r in rows)
-            weights = {
-                "keyword": (1.0, 0.0),
-                "vector": (0.0, 1.0),
-                "hybrid": (self.keyword_weight, self.vector_weight),
-            }[use]
-            ranked = merge_scores(
-                kw,
-                vec,
-                keyword_weight=weights[0],
-                vector_weight=weights[1],
-                min_relevance=self.min_relevance,
-            )[:limit]
+            rows = await conn.execute_fetchall(head + " UNION ALL ".join(parts), args)
+        kw = keyword_scores((int(r[0]), float(r[10])) for r in rows if r[11] == 0)
+        vec = vector_scores((int(r[0]), float(r[10])) for r in rows if r[11] == 1)
+        by_id = {int(r[0]): r for r in rows}
+        weights = {
+            "keyword": (1.0, 0.0),
+            "vector": (0.0, 1.0),
+            "hybrid": (self.keyword_weight, self.vector_weight),
+        }[use]
+        ranked = merge_scores(
+            kw,
+            vec,
+            keyword_weight=weights[0],
+            vector_weight=weights[1],
+            min_relevance=self.min_relevance,
+        )[:limit]
         out = []
         for scored in ranked:
             found = _entry(by_id[scored.rowid])
