@@ -218,6 +218,10 @@ class SqliteMemory(SessionMethods, HygieneMethods, SnapshotMethods):
         self._dims = stored or wanted
         if stored is not None and self.vectors_loaded:
             self._vec_table = True
+            # Entries deleted while sqlite-vec was not loaded left their vectors behind.
+            await self._conn.execute(
+                "DELETE FROM entries_vec WHERE rowid NOT IN (SELECT id FROM entries)"
+            )
         elif self._dims is not None and self.vector_enabled:
             await self._create_vec_table(self._dims)
 
