@@ -109,9 +109,17 @@ async def open_connection(path: str | Path, *, load_vectors: bool = True) -> Ope
 
     driver = _pick_driver()
     reason_box: list[str] = []
+    failure: list[BaseException] = []
 
     def connector() -> sqlite3.Connection:
-        connection = driver.connect(str(path), isolation_level=None, check_same_thread=False)
+        try:
+            connection = driver.connect(str(path), isolation_level=None)
+        except driver_errors() as exc:
+            # Hand aiosqlite a stand-in so that its worker thread is shut down through the
+            # normal close() below; a connector that raises leaves the thread's last reply
+            # to an event loop that may be gone.
+            failure.append(exc)
+            return cast(sqlite3.Connection, driver.connect(":memory:"))
         if load_vectors:
             reason_box.append(_load_vec(connection))
         else:
@@ -119,10 +127,12 @@ async def open_connection(path: str | Path, *, load_vectors: bool = True) -> Ope
         return cast(sqlite3.Connection, connection)
 
     conn = aiosqlite.Connection(connector, 64)
-    try:
-        await conn
-    except driver_errors() as exc:
-        raise MemoryStoreError(f"cannot open memory database {str(path)!r}: {exc}") from exc
+    await conn
+    if failure:
+        await conn.close()
+        raise MemoryStoreError(
+            f"cannot open memory database {str(path)!r}: {failure[0]}"
+        ) from failure[0]
     reason = reason_box[0] if reason_box else "unknown"
     vectors = reason == ""
     if not vectors and load_vectors:
