@@ -95,7 +95,7 @@ class HygieneMethods:
 
         def _write(self, what: str) -> AbstractAsyncContextManager[Any]: ...
 
-        async def store(self, entry: MemoryEntry) -> MemoryEntry: ...
+        async def store_many(self, entries: Sequence[MemoryEntry]) -> list[MemoryEntry]: ...
 
         async def export_snapshot(
             self, path: str | Path | None = None, *, namespace: str | None = None
@@ -113,7 +113,8 @@ class HygieneMethods:
         """Record a finished turn: a dated ``daily`` entry, and flagged facts as ``core``.
 
         Facts are ``important`` plus sentences of ``user_text`` starting "remember (that)",
-        "important:" or "note that". Returns the stored entries, the daily one first.
+        "important:" or "note that". All are stored in one transaction (one embedding
+        batch). Returns the stored entries, the daily one first.
         """
         daily = MemoryEntry(
             key=daily_key(session_id, user_text),
@@ -123,10 +124,9 @@ class HygieneMethods:
             session_id=session_id,
             importance=0.3,
         )
-        stored = [await self.store(daily)]
         facts = list(dict.fromkeys([*important, *important_facts(user_text)]))
-        for fact in facts:
-            core = MemoryEntry(
+        cores = [
+            MemoryEntry(
                 key=fact_key(fact),
                 content=fact,
                 category="core",
@@ -135,8 +135,9 @@ class HygieneMethods:
                 importance=0.9,
                 metadata={"source": "consolidation"},
             )
-            stored.append(await self.store(core))
-        return stored
+            for fact in facts
+        ]
+        return await self.store_many([daily, *cores])
 
     async def prune(
         self, retention_days: float, *, now: float | None = None, namespace: str | None = None
@@ -166,7 +167,10 @@ class HygieneMethods:
     async def prune_if_due(
         self, retention_days: float, *, interval_s: float = 86400.0, now: float | None = None
     ) -> int | None:
-        """Run :meth:`prune` if it last ran more than ``interval_s`` ago; None if not due."""
+        """Run :meth:`prune` if it last ran more than ``interval_s`` ago; None if not due.
+
+        Call it after turns; it also rewrites the snapshot, if one is configured.
+        """
         current = time.time() if now is None else now
         async with self._read("prune schedule") as conn:
             rows = await conn.execute_fetchall(
