@@ -1,0 +1,143 @@
+"""Open an aiosqlite connection with FTS5 and, where it can be loaded, sqlite-vec.
+
+The stdlib ``sqlite3`` of some Pythons (this machine's included) is built without
+``enable_load_extension``; there the connection is made through sqlean.py, a drop-in DB-API
+module with its own SQLite that can load extensions. aiosqlite's ``connect()`` always calls
+``sqlite3.connect``, but its public :class:`aiosqlite.Connection` takes any zero-argument
+connector that it runs on its worker thread, so we hand it one that builds the connection we
+want (no monkeypatching). If no vector support can be loaded, that is logged once and the
+store runs keyword-only.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any, cast
+
+from clawseed_edge.api import MemoryStoreError
+
+__all__ = ["OpenedConnection", "driver_errors", "open_connection", "translate_error"]
+
+log = logging.getLogger(__name__)
+
+_warned_no_vectors = False
+
+
+@functools.cache
+def driver_errors() -> tuple[type[BaseException], ...]:
+    """The exception bases of every DB-API driver we may use (sqlite3's and sqlean's differ).
+
+    Computed on first use so that importing this module does not import sqlean.
+    """
+    errors: list[type[BaseException]] = [sqlite3.Error]
+    try:
+        import sqlean
+
+        errors.append(sqlean.Error)
+    except ImportError:  # pragma: no cover - sqlean is a dependency on Linux
+        pass
+    return tuple(errors)
+
+
+def translate_error(exc: BaseException, what: str) -> MemoryStoreError:
+    """A :class:`MemoryStoreError` naming the operation ``what`` and the driver's message."""
+    return MemoryStoreError(f"memory {what} failed: {exc}")
+
+
+@dataclass(frozen=True, slots=True)
+class OpenedConnection:
+    """An open connection and what it can do.
+
+    Attributes:
+        conn: The aiosqlite connection (its own worker thread).
+        vectors: Whether sqlite-vec is loaded.
+        driver: ``sqlite3`` or ``sqlean``.
+        reason: Why vectors are unavailable, if they are.
+    """
+
+    conn: Any
+    vectors: bool
+    driver: str
+    reason: str = ""
+
+
+def _pick_driver() -> ModuleType:
+    if hasattr(sqlite3.Connection, "enable_load_extension"):
+        return sqlite3
+    try:
+        import sqlean
+
+        return cast(ModuleType, sqlean)
+    except ImportError:
+        return sqlite3
+
+
+def _load_vec(connection: Any) -> str:
+    """Load sqlite-vec into ``connection``; returns "" or why it could not."""
+    try:
+        import sqlite_vec
+    except ImportError as exc:
+        return f"sqlite-vec is not installed ({exc})"
+    if not hasattr(connection, "enable_load_extension"):
+        return "this Python's sqlite3 cannot load extensions and sqlean.py is not installed"
+    try:
+        connection.enable_load_extension(True)
+        connection.load_extension(sqlite_vec.loadable_path())
+        connection.enable_load_extension(False)
+    except (*driver_errors(), AttributeError, OSError) as exc:  # type: ignore[misc]
+        return f"sqlite-vec could not be loaded ({exc})"
+    return ""
+
+
+async def open_connection(path: str | Path, *, load_vectors: bool = True) -> OpenedConnection:
+    """Open ``path`` in autocommit mode on a dedicated worker thread.
+
+    Args:
+        path: The database file (``:memory:`` works too).
+        load_vectors: Try to load sqlite-vec. ``False`` runs the same code path without it
+            (the keyword-only fallback, also how tests simulate a machine without it).
+
+    Raises:
+        MemoryStoreError: The file cannot be opened (missing directory, not a database ...).
+    """
+    import aiosqlite
+
+    driver = _pick_driver()
+    reason_box: list[str] = []
+    failure: list[BaseException] = []
+
+    def connector() -> sqlite3.Connection:
+        try:
+            connection = driver.connect(str(path), isolation_level=None)
+        except driver_errors() as exc:
+            # Hand aiosqlite a stand-in so that its worker thread is shut down through the
+            # normal close() below; a connector that raises leaves the thread's last reply
+            # to an event loop that may be gone.
+            failure.append(exc)
+            return cast(sqlite3.Connection, driver.connect(":memory:"))
+        if load_vectors:
+            reason_box.append(_load_vec(connection))
+        else:
+            reason_box.append("vector support disabled by the caller")
+        return cast(sqlite3.Connection, connection)
+
+    conn = aiosqlite.Connection(connector, 64)
+    await conn
+    if failure:
+        await conn.close()
+        raise MemoryStoreError(
+            f"cannot open memory database {str(path)!r}: {failure[0]}"
+        ) from failure[0]
+    reason = reason_box[0] if reason_box else "unknown"
+    vectors = reason == ""
+    if not vectors and load_vectors:
+        global _warned_no_vectors
+        if not _warned_no_vectors:
+            _warned_no_vectors = True
+            log.warning("memory: no vector support, recall is keyword-only: %s", reason)
+    return OpenedConnection(conn, vectors, driver.__name__.split(".")[0], reason)

@@ -1,0 +1,138 @@
+"""Conversation history per session: ChatMessage <-> JSON rows, titles, the SessionStore half."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
+from typing import TYPE_CHECKING, Any
+
+from clawseed_edge.api import ChatMessage, MemoryStoreError, SessionInfo, ToolCall
+
+__all__ = ["TITLE_LENGTH", "SessionMethods", "message_from_json", "message_to_json", "title_for"]
+
+TITLE_LENGTH = 60
+
+
+def message_to_json(message: ChatMessage) -> str:
+    """One message as a compact JSON object (empty fields left out)."""
+    data: dict[str, Any] = {"role": message.role, "content": message.content}
+    if message.tool_calls:
+        data["tool_calls"] = [
+            {"name": c.name, "arguments": dict(c.arguments), "id": c.id} for c in message.tool_calls
+        ]
+    if message.tool_call_id is not None:
+        data["tool_call_id"] = message.tool_call_id
+    if message.name is not None:
+        data["name"] = message.name
+    if message.images:
+        data["images"] = list(message.images)
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def message_from_json(text: str) -> ChatMessage:
+    """The message stored as ``text``.
+
+    Raises:
+        MemoryStoreError: The stored row is not a message (a damaged database).
+    """
+    try:
+        data = json.loads(text)
+        calls = tuple(
+            ToolCall(c["name"], c.get("arguments") or {}, c.get("id", ""))
+            for c in data.get("tool_calls", ())
+        )
+        return ChatMessage(
+            data["role"],
+            data.get("content", ""),
+            tool_calls=calls,
+            tool_call_id=data.get("tool_call_id"),
+            name=data.get("name"),
+            images=tuple(data.get("images", ())),
+        )
+    except (ValueError, KeyError, TypeError) as exc:
+        raise MemoryStoreError(f"stored session message is damaged: {exc}: {text[:80]!r}") from exc
+
+
+def title_for(messages: list[ChatMessage] | tuple[ChatMessage, ...]) -> str:
+    """A session title: the first user message's first line, cut to 60 characters."""
+    for message in messages:
+        if message.role == "user" and message.content.strip():
+            line = message.content.strip().splitlines()[0]
+            return line if len(line) <= TITLE_LENGTH else line[: TITLE_LENGTH - 1] + "…"
+    return ""
+
+
+class SessionMethods:
+    """The api ``SessionStore`` half of SqliteMemory: history rows in the same database.
+
+    Relies on the host class's ``_read(what)`` and ``_write(what)`` transaction contexts.
+    """
+
+    if TYPE_CHECKING:
+
+        def _read(self, what: str) -> AbstractAsyncContextManager[Any]: ...
+
+        def _write(self, what: str) -> AbstractAsyncContextManager[Any]: ...
+
+    async def load_history(self, session_id: str) -> list[ChatMessage]:
+        """The session's messages in order (empty for an unknown session)."""
+        async with self._read("load history") as conn:
+            rows = await conn.execute_fetchall(
+                "SELECT message FROM session_messages WHERE session_id=? ORDER BY id",
+                (session_id,),
+            )
+        return [message_from_json(r[0]) for r in rows]
+
+    async def append_history(self, session_id: str, messages: Sequence[ChatMessage]) -> None:
+        """Append messages to a session (created on first use) in one transaction."""
+        if not messages:
+            return
+        now = time.time()
+        async with self._write("append history") as conn:
+            await conn.execute(
+                "INSERT OR IGNORE INTO sessions (session_id, title, message_count, created_at, "
+                "updated_at) VALUES (?, '', 0, ?, ?)",
+                (session_id, now, now),
+            )
+            await conn.executemany(
+                "INSERT INTO session_messages (session_id, message, created_at) VALUES (?,?,?)",
+                [(session_id, message_to_json(m), now) for m in messages],
+            )
+            await conn.execute(
+                "UPDATE sessions SET message_count = message_count + ?, updated_at = ?, "
+                "title = CASE WHEN title = '' THEN ? ELSE title END WHERE session_id = ?",
+                (len(messages), now, title_for(tuple(messages)), session_id),
+            )
+
+    async def session_info(self, session_id: str) -> SessionInfo | None:
+        """The stored session's title, message count and last update, or None."""
+        async with self._read("session info") as conn:
+            rows = await conn.execute_fetchall(
+                "SELECT session_id, title, message_count, updated_at FROM sessions "
+                "WHERE session_id=?",
+                (session_id,),
+            )
+        return (
+            SessionInfo(rows[0][0], rows[0][1], int(rows[0][2]), float(rows[0][3]))
+            if rows
+            else None
+        )
+
+    async def list_sessions(self, *, limit: int = 50) -> list[SessionInfo]:
+        """Stored sessions, most recently updated first."""
+        async with self._read("list sessions") as conn:
+            rows = await conn.execute_fetchall(
+                "SELECT session_id, title, message_count, updated_at FROM sessions "
+                "ORDER BY updated_at DESC LIMIT ?",
+                (limit,),
+            )
+        return [SessionInfo(r[0], r[1], int(r[2]), float(r[3])) for r in rows]
+
+    async def delete_session(self, session_id: str) -> bool:
+        """Delete a session and its messages; returns whether it existed."""
+        async with self._write("delete session") as conn:
+            await conn.execute("DELETE FROM session_messages WHERE session_id=?", (session_id,))
+            cur = await conn.execute("DELETE FROM sessions WHERE session_id=?", (session_id,))
+            return bool(cur.rowcount)

@@ -1,0 +1,593 @@
+"""SqliteMemory: entries, hybrid recall, sessions, hygiene and snapshots in one SQLite file.
+
+One aiosqlite connection (one worker thread) in WAL mode. Every write is one transaction
+(``BEGIN IMMEDIATE ... COMMIT``), so a crash or a cancelled caller leaves either the old or
+the new state, never half of one.
+
+Durability: ``synchronous=FULL`` by default. In WAL mode, NORMAL already survives a process
+crash (SIGKILL, OOM) without losing a committed write, but on a power cut it may lose the last
+commits, because the WAL is only fsynced at checkpoints. A Pi loses power often, and memory
+writes are rare (a few per turn), so we pay one fsync per commit to make a returned ``store()``
+durable across power cuts. Pass ``synchronous="NORMAL"`` for write-heavy use on a UPS.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import json
+import logging
+import time
+from collections.abc import AsyncIterator, Generator, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, Literal
+
+from clawseed_edge.api import EmbeddingProvider, MemoryEntry, MemoryStoreError
+
+from . import hygiene
+from .connect import driver_errors, open_connection, translate_error
+from .hygiene import HygieneMethods
+from .recall import fts_match_expression, keyword_scores, merge_scores, vector_scores
+from .schema import migrate
+from .sessions import SessionMethods
+from .snapshot import SnapshotMethods
+from .vectors import VectorMethods
+
+__all__ = ["RecallMode", "SqliteMemory"]
+
+log = logging.getLogger(__name__)
+
+RecallMode = Literal["hybrid", "keyword", "vector"]
+
+_COLUMNS = (
+    "id, key, content, category, namespace, session_id, importance, created_at, updated_at, "
+    "metadata"
+)
+_E_COLUMNS = ", ".join("e." + c.strip() for c in _COLUMNS.split(","))
+_NOT_SUPERSEDED = "json_extract(e.metadata, '$.superseded_by') IS NULL"
+_KNN_MAX = 4096  # sqlite-vec's upper bound on k
+_UPSERT = (
+    "INSERT INTO entries (namespace, key, content, category, session_id, importance, "
+    "created_at, updated_at, metadata, content_hash) VALUES (?,?,?,?,?,?,?,?,?,?) "
+    "ON CONFLICT (namespace, key) DO UPDATE SET content=excluded.content, "
+    "category=excluded.category, session_id=excluded.session_id, "
+    "importance=excluded.importance, created_at=CASE WHEN ? THEN excluded.created_at "
+    "ELSE entries.created_at END, updated_at=excluded.updated_at, "
+    "metadata=excluded.metadata, content_hash=excluded.content_hash"
+)
+
+
+class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethods):
+    """The SQLite memory store (implements api ``Memory`` and ``SessionStore``).
+
+    Use ``async with SqliteMemory.open(path, ...) as mem:`` or ``mem = await
+    SqliteMemory.open(path)`` and later ``await mem.aclose()`` (idempotent). A closed store
+    refuses every call with :class:`MemoryStoreError`.
+
+    Args:
+        path: The database file; its directory must exist.
+        embedder: Any object with ``async embed(texts)``; None means keyword-only recall.
+        vector_weight: Weight of the vector side in hybrid recall.
+        keyword_weight: Weight of the keyword side in hybrid recall.
+        min_relevance: Merged scores below this are not returned (0..1).
+        mode: ``hybrid``, ``keyword`` or ``vector``; falls back to ``keyword`` without an
+            embedder or without sqlite-vec.
+        embedding_dimensions: The vector length if known before the first embedding.
+        conflict_threshold: Jaccard word overlap at which two ``core`` entries conflict.
+        synchronous: ``FULL`` (default, power-cut durable) or ``NORMAL`` (see module doc).
+        snapshot_path: ``MEMORY_SNAPSHOT.md`` to hydrate a new database from, and the default
+            target of :meth:`export_snapshot`.
+        load_vectors: False skips loading sqlite-vec (the keyword-only path).
+
+    Errors: every database failure is raised as :class:`MemoryStoreError` naming the
+    operation. Every public coroutine is safe to cancel: a cancelled write is rolled back.
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        embedder: EmbeddingProvider | None = None,
+        vector_weight: float = 0.7,
+        keyword_weight: float = 0.3,
+        min_relevance: float = 0.15,
+        mode: RecallMode = "hybrid",
+        embedding_dimensions: int | None = None,
+        conflict_threshold: float = 0.6,
+        synchronous: Literal["FULL", "NORMAL"] = "FULL",
+        snapshot_path: str | Path | None = None,
+        load_vectors: bool = True,
+    ) -> None:
+        if mode not in ("hybrid", "keyword", "vector"):
+            raise ValueError(f"memory mode {mode!r} is not one of hybrid, keyword, vector")
+        if synchronous not in ("FULL", "NORMAL"):
+            raise ValueError(f"synchronous {synchronous!r} is not FULL or NORMAL")
+        self.path = Path(path) if str(path) != ":memory:" else path
+        self.embedder = embedder
+        self.vector_weight = vector_weight
+        self.keyword_weight = keyword_weight
+        self.min_relevance = min_relevance
+        self.mode: RecallMode = mode
+        self.conflict_threshold = conflict_threshold
+        self.snapshot_path = Path(snapshot_path) if snapshot_path else None
+        self._synchronous = synchronous
+        self._load_vectors = load_vectors
+        self._dims = embedding_dimensions
+        self._conn: Any = None
+        self._state: Literal["unopened", "open", "closed"] = "unopened"
+        self._lock = asyncio.Lock()
+        self.vectors_loaded = False
+        self.vector_reason = ""
+        self._vec_table = False
+        self._core_changed = False
+
+    # --- lifecycle -----------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: str | Path, **options: Any) -> _Opening:
+        """Open (create, migrate, maybe hydrate) a store: awaitable and ``async with``-able."""
+        return _Opening(cls(path, **options))
+
+    async def connect(self) -> SqliteMemory:
+        """Open the database; called by :meth:`open`.
+
+        Raises:
+            MemoryStoreError: The file cannot be opened or is not a database.
+        """
+        if self._state != "unopened":
+            raise MemoryStoreError(f"memory store {self.path} was already {self._state}")
+        fresh = self.path == ":memory:" or not await asyncio.to_thread(Path(self.path).exists)
+        opened = await open_connection(self.path, load_vectors=self._load_vectors)
+        self._conn = opened.conn
+        self.vectors_loaded, self.vector_reason = opened.vectors, opened.reason
+        try:
+            await self._conn.execute("PRAGMA journal_mode=WAL")
+            await self._conn.execute(f"PRAGMA synchronous={self._synchronous}")
+            await self._conn.execute("PRAGMA foreign_keys=ON")
+            await self._conn.execute("PRAGMA busy_timeout=5000")
+            await migrate(self._conn)
+            await self._init_vectors()
+        except driver_errors() as exc:
+            await self._conn.close()
+            self._state = "closed"
+            raise MemoryStoreError(
+                f"cannot open memory database {str(self.path)!r}: {exc}"
+            ) from exc
+        self._state = "open"
+        snapshot = self.snapshot_path
+        if fresh and snapshot is not None and await asyncio.to_thread(snapshot.exists):
+            try:
+                count = await self.hydrate_snapshot(snapshot)
+            except MemoryStoreError as exc:
+                log.error("memory: could not hydrate from the snapshot, starting empty: %s", exc)
+            else:
+                log.info("memory: hydrated %d core entries from %s", count, snapshot)
+        return self
+
+    async def aclose(self) -> None:
+        """Write the snapshot if core memory changed (and one is configured), then close the
+        connection and stop its thread. Idempotent."""
+        if self._state != "open":
+            self._state = "closed"
+            return
+        if self.snapshot_path is not None and self._core_changed:
+            try:
+                await self.export_snapshot()
+            except MemoryStoreError as exc:
+                log.error("memory: snapshot not written on close: %s", exc)
+        self._state = "closed"
+        async with self._lock:
+            await self._conn.close()
+
+    async def __aenter__(self) -> SqliteMemory:
+        if self._state == "unopened":
+            await self.connect()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    @property
+    def effective_mode(self) -> RecallMode:
+        """The mode recall actually uses (``keyword`` when vectors are unavailable)."""
+        return self.mode if self.vector_enabled else "keyword"
+
+    # --- plumbing ------------------------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self._state != "open":
+            raise MemoryStoreError(f"memory store {self.path} is {self._state}; open it first")
+
+    @asynccontextmanager
+    async def _read(self, what: str) -> AsyncIterator[Any]:
+        self._check_open()
+        async with self._lock:
+            try:
+                yield self._conn
+            except driver_errors() as exc:
+                raise translate_error(exc, what) from exc
+
+    @asynccontextmanager
+    async def _write(self, what: str) -> AsyncIterator[Any]:
+        """One write transaction; rolled back on any error or cancellation."""
+        self._check_open()
+        async with self._lock:
+            try:
+                await self._conn.execute("BEGIN IMMEDIATE")
+                yield self._conn
+                await self._conn.execute("COMMIT")
+            except BaseException as exc:
+                try:
+                    await self._conn.execute("ROLLBACK")
+                except driver_errors():
+                    pass  # no transaction was open (BEGIN itself failed)
+                if isinstance(exc, driver_errors()):
+                    raise translate_error(exc, what) from exc
+                raise
+
+    # --- Memory --------------------------------------------------------------------------
+
+    async def store(self, entry: MemoryEntry) -> MemoryEntry:
+        """Insert or update by (namespace, key); returns the stored entry with its times.
+
+        One transaction, durable when this returns. Storing a ``core`` entry marks older
+        ``core`` entries of the namespace that overlap it (Jaccard >= ``conflict_threshold``)
+        as superseded by it. An embedder failure stores the entry without a vector (logged).
+
+        Raises:
+            MemoryStoreError: Empty key or namespace, or a database failure.
+        """
+        return (await self.store_many([entry]))[0]
+
+    async def store_many(self, entries: Sequence[MemoryEntry]) -> builtins.list[MemoryEntry]:
+        """Store several entries in ONE transaction (all or none); embeddings are batched.
+
+        The bulk path for imports and hydration: one commit (one fsync) for the lot.
+
+        Raises:
+            MemoryStoreError: An entry has an empty key or namespace (nothing is stored), or
+                a database failure (nothing is stored).
+        """
+        for entry in entries:
+            if not entry.key or not entry.key.strip():
+                raise MemoryStoreError("memory entry key is empty; give the fact a short name")
+            if not entry.namespace:
+                raise MemoryStoreError(f"memory entry {entry.key!r} has an empty namespace")
+        self._check_open()
+        digests = [hygiene.content_hash(e.content) for e in entries]
+        blobs = await self._embed_many([e.content for e in entries], digests)
+        now = time.time()
+        rows = [_row(e, d, now) for e, d in zip(entries, digests, strict=True)]
+        async with self._write("store") as conn:
+            await conn.executemany(_UPSERT, rows)
+            ids = await self._ids(conn, entries)
+            if self._vec_table and self.vectors_loaded:
+                rowids = [ids[(e.namespace, e.key)][0] for e in entries]
+                await conn.executemany(
+                    "DELETE FROM entries_vec WHERE rowid=?", [(r,) for r in rowids]
+                )
+                vectors = {
+                    rowid: (rowid, e.namespace, blob)
+                    for rowid, e, blob in zip(rowids, entries, blobs, strict=True)
+                    if blob is not None
+                }  # a key stored twice in one batch keeps its last vector
+                await conn.executemany(
+                    "INSERT INTO entries_vec (rowid, namespace, embedding) VALUES (?,?,?)",
+                    vectors.values(),
+                )
+                await conn.executemany(
+                    "INSERT OR IGNORE INTO embedding_cache VALUES (?,?,?,?)",
+                    [
+                        (d, self._dims, blob, now)
+                        for d, blob in zip(digests, blobs, strict=True)
+                        if blob is not None
+                    ],
+                )
+            for entry, row in zip(entries, rows, strict=True):
+                if entry.category == "core":
+                    self._core_changed = True
+                    rowid = ids[(entry.namespace, entry.key)][0]
+                    await self._mark_conflicts(conn, rowid, entry, float(row[7]))
+        return [
+            MemoryEntry(
+                e.key,
+                e.content,
+                e.category,
+                e.namespace,
+                e.session_id,
+                float(e.importance),
+                ids[(e.namespace, e.key)][1],
+                row[7],
+                dict(e.metadata),
+            )
+            for e, row in zip(entries, rows, strict=True)
+        ]
+
+    async def _ids(
+        self, conn: Any, entries: Sequence[MemoryEntry]
+    ) -> dict[tuple[str, str], tuple[int, float]]:
+        """(namespace, key) -> (rowid, created_at) for stored entries."""
+        by_ns: dict[str, builtins.list[str]] = {}
+        for e in entries:
+            by_ns.setdefault(e.namespace, []).append(e.key)
+        out: dict[tuple[str, str], tuple[int, float]] = {}
+        for namespace, keys in by_ns.items():
+            unique = list(dict.fromkeys(keys))
+            for start in range(0, len(unique), 500):
+                chunk = unique[start : start + 500]
+                found = await conn.execute_fetchall(
+                    "SELECT key, id, created_at FROM entries WHERE namespace=? AND key IN "
+                    f"({','.join('?' * len(chunk))})",
+                    (namespace, *chunk),
+                )
+                out.update(((namespace, r[0]), (int(r[1]), float(r[2]))) for r in found)
+        return out
+
+    async def _mark_conflicts(
+        self, conn: Any, rowid: int, entry: MemoryEntry, updated: float
+    ) -> None:
+        """Mark the older of ``entry`` and each overlapping ``core`` entry as superseded."""
+        expr = fts_match_expression(entry.content)
+        if expr is None:
+            return
+        rows = await conn.execute_fetchall(
+            "SELECT e.id, e.content, e.key, e.updated_at FROM entries_fts JOIN entries e ON "
+            "e.id = entries_fts.rowid WHERE entries_fts MATCH ? AND e.namespace=? AND "
+            f"e.category='core' AND e.id != ? AND {_NOT_SUPERSEDED} LIMIT 50",
+            (expr, entry.namespace, rowid),
+        )
+        for other_id, content, key, other_updated in rows:
+            overlap = hygiene.jaccard(entry.content, content)
+            if overlap < self.conflict_threshold:
+                continue
+            older, newer_key = (rowid, key) if other_updated > updated else (other_id, entry.key)
+            log.info("memory: %r supersedes an older fact (overlap %.2f)", newer_key, overlap)
+            await conn.execute(
+                "UPDATE entries SET metadata = json_set(metadata, '$.superseded_by', ?) WHERE id=?",
+                (newer_key, older),
+            )
+            if older == rowid:
+                return
+
+    async def recall(
+        self,
+        query: str,
+        *,
+        limit: int = 5,
+        namespace: str = "default",
+        session_id: str | None = None,
+        category: str | None = None,
+        include_superseded: bool = False,
+        mode: RecallMode | None = None,
+    ) -> list[MemoryEntry]:
+        """The most relevant entries for ``query``, best first, each with ``score`` set.
+
+        Any text is a valid query (FTS5 syntax in it is treated as words). If embedding the
+        query fails, this query is answered keyword-only (logged). Superseded ``core``
+        entries are left out unless ``include_superseded``.
+        """
+        self._check_open()
+        if limit <= 0:
+            return []
+        use = mode or self.mode
+        if not self.vector_enabled:
+            use = "keyword"
+        qvec = None
+        if use != "keyword":
+            qvec = await self._embed(query, None)
+            if qvec is None:
+                use = "keyword"
+        filters, params = ["e.namespace = ?"], [namespace]
+        if session_id is not None:
+            filters.append("e.session_id = ?")
+            params.append(session_id)
+        if category is not None:
+            filters.append("e.category = ?")
+            params.append(category)
+        if not include_superseded:
+            filters.append(_NOT_SUPERSEDED)
+        where = " AND ".join(filters)
+        candidates = max(limit * 4, 32)
+        # One statement (one trip to the worker thread) for both sides: the KNN runs first and
+        # alone (MATERIALIZED), and its id column is not named rowid (a CTE's "rowid" would be
+        # the CTE's own row number). Rows: entry columns, score, side (0 keyword, 1 vector).
+        expr = fts_match_expression(query) if use != "vector" else None
+        with_vec = use != "keyword" and qvec is not None and self._vec_table
+        head = ""
+        parts: builtins.list[str] = []
+        args: builtins.list[Any] = []
+        if with_vec:
+            narrowed = session_id is not None or category is not None
+            # Session/category filters apply after the KNN: ask for more neighbours then.
+            k = min(_KNN_MAX, max(limit * 16, 256)) if narrowed else candidates
+            head = (
+                "WITH knn AS MATERIALIZED (SELECT rowid AS entry_id, distance FROM entries_vec "
+                "WHERE embedding MATCH ? AND k = ? AND namespace = ?) "
+            )
+            args += [qvec, k, namespace]
+        if expr is not None:
+            parts.append(
+                f"SELECT * FROM (SELECT {_E_COLUMNS}, bm25(entries_fts) AS s, 0 FROM entries_fts "
+                f"JOIN entries e ON e.id = entries_fts.rowid WHERE entries_fts MATCH ? AND {where} "
+                "ORDER BY s LIMIT ?)"
+            )
+            args += [expr, *params, candidates]
+        if with_vec:
+            parts.append(
+                f"SELECT {_E_COLUMNS}, knn.distance, 1 FROM knn JOIN entries e "
+                f"ON e.id = knn.entry_id WHERE {where}"
+            )
+            args += params
+        if not parts:
+            return []
+        async with self._read("recall") as conn:
+            rows = await conn.execute_fetchall(head + " UNION ALL ".join(parts), args)
+        kw = keyword_scores((int(r[0]), float(r[10])) for r in rows if r[11] == 0)
+        vec = vector_scores((int(r[0]), float(r[10])) for r in rows if r[11] == 1)
+        by_id = {int(r[0]): r for r in rows}
+        weights = {
+            "keyword": (1.0, 0.0),
+            "vector": (0.0, 1.0),
+            "hybrid": (self.keyword_weight, self.vector_weight),
+        }[use]
+        ranked = merge_scores(
+            kw,
+            vec,
+            keyword_weight=weights[0],
+            vector_weight=weights[1],
+            min_relevance=self.min_relevance,
+        )[:limit]
+        out = []
+        for scored in ranked:
+            found = _entry(by_id[scored.rowid])
+            found.score = scored.score
+            out.append(found)
+        return out
+
+    async def get(self, key: str, *, namespace: str = "default") -> MemoryEntry | None:
+        """The entry stored under ``key`` in ``namespace``, or None."""
+        async with self._read("get") as conn:
+            rows = await conn.execute_fetchall(
+                f"SELECT {_COLUMNS} FROM entries WHERE namespace=? AND key=?", (namespace, key)
+            )
+        return _entry(rows[0]) if rows else None
+
+    async def list(
+        self,
+        *,
+        namespace: str | None = "default",
+        category: str | None = None,
+        session_id: str | None = None,
+        limit: int = 100,
+    ) -> list[MemoryEntry]:
+        """Entries, newest first; ``namespace=None`` lists every namespace."""
+        return await self.export(
+            namespace=namespace, category=category, session_id=session_id, limit=limit
+        )
+
+    async def export(
+        self,
+        *,
+        namespace: str | None = None,
+        session_id: str | None = None,
+        category: str | None = None,
+        since: float | None = None,
+        until: float | None = None,
+        limit: int | None = None,
+    ) -> builtins.list[MemoryEntry]:
+        """Entries matching every given filter (``since <= updated_at < until``), newest first."""
+        filters, params = _filters(namespace, session_id, category, since, until)
+        sql = f"SELECT {_COLUMNS} FROM entries e {filters} ORDER BY updated_at DESC, id DESC"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        async with self._read("export") as conn:
+            rows = await conn.execute_fetchall(sql, params)
+        return [_entry(r) for r in rows]
+
+    async def forget(self, key: str, *, namespace: str = "default") -> bool:
+        """Delete by key; returns whether something was deleted."""
+        async with self._write("forget") as conn:
+            rows = await conn.execute_fetchall(
+                "SELECT id FROM entries WHERE namespace=? AND key=?", (namespace, key)
+            )
+            if not rows:
+                return False
+            rowid = int(rows[0][0])
+            self._core_changed = True
+            await conn.execute("DELETE FROM entries WHERE id=?", (rowid,))
+            if self._vec_table and self.vectors_loaded:
+                await conn.execute("DELETE FROM entries_vec WHERE rowid=?", (rowid,))
+        return True
+
+    async def count(self, *, namespace: str | None = None) -> int:
+        """How many entries (in ``namespace``, or in all)."""
+        filters, params = _filters(namespace, None, None, None, None)
+        async with self._read("count") as conn:
+            rows = await conn.execute_fetchall(f"SELECT COUNT(*) FROM entries e {filters}", params)
+        return int(rows[0][0])
+
+    async def health_check(self) -> bool:
+        """True if the database answers a query."""
+        if self._state != "open":
+            return False
+        try:
+            async with self._read("health check") as conn:
+                await conn.execute_fetchall("SELECT 1 FROM schema_migrations LIMIT 1")
+        except MemoryStoreError:
+            return False
+        return True
+
+
+class _Opening:
+    """What :meth:`SqliteMemory.open` returns: await it, or use it with ``async with``."""
+
+    def __init__(self, memory: SqliteMemory) -> None:
+        self._memory = memory
+
+    def __await__(self) -> Generator[Any, None, SqliteMemory]:
+        return self._memory.connect().__await__()
+
+    async def __aenter__(self) -> SqliteMemory:
+        return await self._memory.connect()
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self._memory.aclose()
+
+
+def _row(entry: MemoryEntry, digest: str, now: float) -> tuple[Any, ...]:
+    """The parameters of ``_UPSERT`` for ``entry``."""
+    return (
+        entry.namespace,
+        entry.key,
+        entry.content,
+        entry.category,
+        entry.session_id,
+        float(entry.importance),
+        entry.created_at or now,
+        entry.updated_at or now,
+        json.dumps(entry.metadata, ensure_ascii=False),
+        digest,
+        bool(entry.created_at),
+    )
+
+
+def _filters(
+    namespace: str | None,
+    session_id: str | None,
+    category: str | None,
+    since: float | None,
+    until: float | None,
+) -> tuple[str, list[Any]]:
+    clauses: list[str] = []
+    params: list[Any] = []
+    for clause, value in (
+        ("e.namespace = ?", namespace),
+        ("e.session_id = ?", session_id),
+        ("e.category = ?", category),
+        ("e.updated_at >= ?", since),
+        ("e.updated_at < ?", until),
+    ):
+        if value is not None:
+            clauses.append(clause)
+            params.append(value)
+    return ("WHERE " + " AND ".join(clauses) if clauses else ""), params
+
+
+def _entry(row: Sequence[Any]) -> MemoryEntry:
+    try:
+        metadata = json.loads(row[9]) if row[9] else {}
+    except ValueError:
+        metadata = {"_damaged_metadata": row[9]}
+    return MemoryEntry(
+        key=row[1],
+        content=row[2],
+        category=row[3],
+        namespace=row[4],
+        session_id=row[5],
+        importance=float(row[6]),
+        created_at=float(row[7]),
+        updated_at=float(row[8]),
+        metadata=metadata if isinstance(metadata, dict) else {"value": metadata},
+    )

@@ -1,0 +1,148 @@
+"""Consolidation, pruning, conflicts and the MEMORY_SNAPSHOT.md round trip."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from clawseed_edge.api import MemoryEntry, MemoryStoreError
+from clawseed_edge.memory.hygiene import important_facts, jaccard
+from clawseed_edge.memory.snapshot import parse_snapshot, render_snapshot
+from clawseed_edge.memory.sqlite import SqliteMemory
+
+DAY = 86400.0
+
+
+async def test_prune_keeps_core_and_custom(memory: SqliteMemory) -> None:
+    old = time.time() - 40 * DAY
+    for key, category in [
+        ("c", "core"),
+        ("d", "daily"),
+        ("v", "conversation"),
+        ("x", "projects"),
+    ]:
+        await memory.store(
+            MemoryEntry(key, f"old {category} note", category=category, updated_at=old)
+        )
+    await memory.store(MemoryEntry("fresh", "new daily note", category="daily"))
+    pruned = await memory.prune(30)
+    assert pruned == 2
+    assert sorted(e.key for e in await memory.list()) == ["c", "fresh", "x"]
+    assert [e.key for e in await memory.recall("note", mode="keyword")] != []
+    assert await memory.get("d") is None
+
+
+async def test_prune_if_due_runs_once_per_interval(memory: SqliteMemory) -> None:
+    now = time.time()
+    await memory.store(MemoryEntry("d", "old", category="daily", updated_at=now - 90 * DAY))
+    assert await memory.prune_if_due(30, now=now) == 1
+    await memory.store(MemoryEntry("e", "old", category="daily", updated_at=now - 90 * DAY))
+    assert await memory.prune_if_due(30, now=now + 60) is None
+    assert await memory.prune_if_due(30, now=now + DAY + 1) == 1
+
+
+async def test_conflicting_core_fact_supersedes_older(memory: SqliteMemory) -> None:
+    await memory.store(MemoryEntry("limit_v1", "the greenhouse should stay under 28 C"))
+    await memory.store(MemoryEntry("unrelated", "the fan relay is on GPIO23"))
+    await memory.store(MemoryEntry("limit_v2", "the greenhouse should stay under 30 C"))
+    old = await memory.get("limit_v1")
+    assert old is not None and old.metadata["superseded_by"] == "limit_v2"
+    assert "superseded_by" not in (await memory.get("unrelated")).metadata  # type: ignore[union-attr]
+    keys = [e.key for e in await memory.recall("greenhouse stay under")]
+    assert "limit_v2" in keys and "limit_v1" not in keys
+    every = await memory.recall("greenhouse stay under", include_superseded=True)
+    assert "limit_v1" in [e.key for e in every]
+
+
+async def test_non_core_entries_do_not_conflict(memory: SqliteMemory) -> None:
+    await memory.store(MemoryEntry("a", "the greenhouse should stay under 28 C", category="daily"))
+    await memory.store(MemoryEntry("b", "the greenhouse should stay under 30 C", category="daily"))
+    assert "superseded_by" not in (await memory.get("a")).metadata  # type: ignore[union-attr]
+
+
+def test_jaccard() -> None:
+    assert jaccard("fan relay on GPIO23", "fan relay on GPIO23") == 1.0
+    assert jaccard("fan relay", "water tomatoes") == 0.0
+    assert jaccard("", "x") == 0.0
+
+
+async def test_consolidate_writes_daily_and_promotes_flagged_facts(memory: SqliteMemory) -> None:
+    stored = await memory.consolidate(
+        "phone-1",
+        "Remember that the fan relay is on GPIO23. What is the temperature?",
+        "It is 24 C.",
+    )
+    assert [e.category for e in stored] == ["daily", "core"]
+    daily, core = stored
+    assert daily.key.startswith("daily/") and "phone-1" in daily.key
+    assert "It is 24 C." in daily.content and daily.session_id == "phone-1"
+    assert core.content == "the fan relay is on GPIO23" and core.importance >= 0.9
+    assert [e.key for e in await memory.recall("fan relay", category="core")] == [core.key]
+
+
+def test_important_facts_patterns() -> None:
+    text = "hi. Important: the pump runs at night! note that tank B leaks"
+    assert important_facts(text) == ["the pump runs at night", "tank B leaks"]
+    assert important_facts("how warm is it?") == []
+
+
+async def test_snapshot_round_trip(tmp_path: Path) -> None:
+    snap = tmp_path / "MEMORY_SNAPSHOT.md"
+    tricky = "line one\n## not a heading\n<!-- memory {} -->\n> quoted"
+    async with SqliteMemory.open(tmp_path / "a.db", snapshot_path=snap) as mem:
+        await mem.store(MemoryEntry("fan", "fan relay on GPIO23", importance=0.9))
+        await mem.store(MemoryEntry("odd", tricky, namespace="bob", metadata={"note": "-->x<"}))
+        await mem.store(MemoryEntry("day", "a daily note", category="daily"))
+        before = sorted(await mem.export(category="core"), key=lambda e: e.key)
+        assert await mem.export_snapshot() == snap
+    text = snap.read_text()
+    assert "fan relay on GPIO23" in text and "a daily note" not in text
+    async with SqliteMemory.open(tmp_path / "b.db", snapshot_path=snap) as fresh:
+        after = sorted(await fresh.export(), key=lambda e: e.key)
+        assert [e.key for e in await fresh.recall("fan relay")] == ["fan"]
+    assert after == before
+
+
+async def test_existing_database_is_not_hydrated_again(tmp_path: Path) -> None:
+    snap = tmp_path / "MEMORY_SNAPSHOT.md"
+    snap.write_text(render_snapshot([MemoryEntry("k", "from snapshot")]))
+    async with SqliteMemory.open(tmp_path / "m.db", snapshot_path=snap) as mem:
+        assert await mem.count() == 1
+        await mem.forget("k")
+    async with SqliteMemory.open(tmp_path / "m.db", snapshot_path=snap) as mem:
+        assert await mem.count() == 0
+
+
+def test_damaged_snapshot_names_the_line() -> None:
+    with pytest.raises(MemoryStoreError, match=r"snap.md:3"):
+        parse_snapshot("# x\n\n<!-- memory {not json} -->\n", source="snap.md")
+
+
+def test_snapshot_parse_of_render_is_identity() -> None:
+    entries = [
+        MemoryEntry("a", "x\n\ny", importance=0.2, created_at=1.0, updated_at=2.0),
+        MemoryEntry("b b", "", namespace="n", session_id="s", metadata={"k": [1, 2]}),
+    ]
+    assert parse_snapshot(render_snapshot(entries)) == entries
+
+
+async def test_newer_stored_first_still_wins(memory: SqliteMemory) -> None:
+    now = time.time()
+    await memory.store(MemoryEntry("new", "the greenhouse should stay under 30 C", updated_at=now))
+    await memory.store(
+        MemoryEntry("old", "the greenhouse should stay under 28 C", updated_at=now - DAY)
+    )
+    assert (await memory.get("old")).metadata.get("superseded_by") == "new"  # type: ignore[union-attr]
+    assert "superseded_by" not in (await memory.get("new")).metadata  # type: ignore[union-attr]
+
+
+async def test_snapshot_written_on_close_when_core_changed(tmp_path: Path) -> None:
+    snap = tmp_path / "MEMORY_SNAPSHOT.md"
+    async with SqliteMemory.open(tmp_path / "m.db", snapshot_path=snap) as mem:
+        await mem.store(MemoryEntry("d", "daily only", category="daily"))
+    assert not snap.exists()
+    async with SqliteMemory.open(tmp_path / "m.db", snapshot_path=snap) as mem:
+        await mem.store(MemoryEntry("fan", "fan relay on GPIO23"))
+    assert [e.key for e in parse_snapshot(snap.read_text())] == ["fan"]
