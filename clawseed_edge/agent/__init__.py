@@ -1,1 +1,62 @@
-"""The turn engine: registry, hooks, SecurityPolicy, dispatchers, parser, history, prompt."""
+"""The turn engine: registry, hooks, SecurityPolicy, dispatchers, parser, history, prompt.
+
+The public names are re-exported here; the modules themselves are implementation detail::
+
+    from clawseed_edge.agent import AgentBuilder, SecurityPolicy, StaticApprover
+"""
+
+from .approval import CallbackApprover, CliApprover, QueueApprover, StaticApprover
+from .builder import AgentBuilder
+from .dispatch import NativeToolDispatcher, ToolDispatcher, select_dispatcher
+from .engine import Agent
+from .history import History, estimate_tokens, time_prefix, truncate_tool_output
+from .hooks import BaseHook, BeforeOutcome, HookFactory, HookFactoryRegistry, HookRunner
+from .observer import CompositeObserver, LoggingObserver, MetricsObserver, NoopObserver
+from .prompt import SystemPromptBuilder, ensure_workspace
+from .registry import BUILTIN, BuiltIn, Mcp, Remote, ToolFilter, ToolRegistry, ToolSource
+from .security import (
+    DEFAULT_ALLOWED_COMMANDS,
+    DEFAULT_FORBIDDEN_PATHS,
+    Autonomy,
+    SecurityPolicy,
+    check_command,
+)
+
+__all__ = [
+    "BUILTIN",
+    "DEFAULT_ALLOWED_COMMANDS",
+    "DEFAULT_FORBIDDEN_PATHS",
+    "Agent",
+    "AgentBuilder",
+    "Autonomy",
+    "BaseHook",
+    "BeforeOutcome",
+    "BuiltIn",
+    "CallbackApprover",
+    "CliApprover",
+    "CompositeObserver",
+    "History",
+    "HookFactory",
+    "HookFactoryRegistry",
+    "HookRunner",
+    "LoggingObserver",
+    "Mcp",
+    "MetricsObserver",
+    "NativeToolDispatcher",
+    "NoopObserver",
+    "QueueApprover",
+    "Remote",
+    "SecurityPolicy",
+    "StaticApprover",
+    "SystemPromptBuilder",
+    "ToolDispatcher",
+    "ToolFilter",
+    "ToolRegistry",
+    "ToolSource",
+    "check_command",
+    "ensure_workspace",
+    "estimate_tokens",
+    "select_dispatcher",
+    "time_prefix",
+    "truncate_tool_output",
+]

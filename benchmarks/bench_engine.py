@@ -1,0 +1,157 @@
+"""Engine overhead with a zero-latency scripted provider.
+
+Measures, as the median of repeated runs, in one process:
+
+* plain-text turns per second through ``Agent.run`` (prompt cached, history trimmed), against a
+  baseline of awaiting the scripted provider's ``chat`` directly;
+* microseconds per tool call through the full pipeline (SecurityPolicy in ``full`` autonomy
+  with its rate window, a no-op user hook, timeout, after-hooks, observer, events, history),
+  against a baseline of awaiting the tool's ``execute`` directly.
+
+Run: ``python benchmarks/bench_engine.py [--repeats 7] [--turns 300] [--calls 200]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from clawseed_edge.agent import AgentBuilder, BaseHook, SecurityPolicy
+from clawseed_edge.api import (
+    BaseTool,
+    ChatMessage,
+    ChatRequest,
+    DeviceAction,
+    RiskClass,
+    ToolCall,
+    ToolContext,
+    ToolResult,
+)
+from clawseed_edge.testing import ScriptedProvider
+
+
+class SwitchTool(BaseTool):
+    """A hardware-like tool: describes a device write, returns at once."""
+
+    name = "switch"
+    description = "Switch the relay."
+    risk = RiskClass.ACT
+
+    def describe_action(self, arguments: Mapping[str, Any]) -> DeviceAction | None:
+        return DeviceAction(
+            "relay", "relay", "write", float(arguments.get("on", 1)), min_value=0, max_value=1
+        )
+
+    async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolResult:
+        return ToolResult.ok("switched")
+
+
+class NoopHook(BaseHook):
+    name = "noop"
+
+
+def build(provider: ScriptedProvider) -> Any:
+    policy = SecurityPolicy(autonomy="full", max_actions_per_hour=10**9)
+    return (
+        AgentBuilder()
+        .provider(provider)
+        .tools([SwitchTool()])
+        .security_policy(policy)
+        .hooks([NoopHook()])
+        .platform("bench")
+        .max_tool_iterations(2)
+        .build()
+    )
+
+
+async def plain_turns(n: int) -> float:
+    """Seconds per plain-text turn."""
+    provider = ScriptedProvider(["ok"] * (n + 1))
+    agent = build(provider)
+    await agent.run("warm up")
+    start = time.perf_counter()
+    for _ in range(n):
+        await agent.run("hello")
+    return (time.perf_counter() - start) / n
+
+
+async def provider_baseline(n: int) -> float:
+    """Seconds per direct provider.chat call."""
+    provider = ScriptedProvider(["ok"] * n)
+    request = ChatRequest((ChatMessage.system("s"), ChatMessage.user("hello")))
+    start = time.perf_counter()
+    for _ in range(n):
+        await provider.chat(request)
+    return (time.perf_counter() - start) / n
+
+
+async def tool_turn(calls: int) -> float:
+    """Seconds for one turn making ``calls`` tool calls then answering."""
+    provider = ScriptedProvider(
+        [
+            "warm",
+            ScriptedProvider.calls(*[ToolCall("switch", {"on": i % 2}) for i in range(calls)]),
+            "done",
+        ]
+    )
+    agent = build(provider)
+    await agent.run("warm up")
+    start = time.perf_counter()
+    await agent.run("switch many times")
+    return time.perf_counter() - start
+
+
+async def tool_baseline(calls: int) -> float:
+    tool, ctx = SwitchTool(), ToolContext()
+    start = time.perf_counter()
+    for i in range(calls):
+        await tool.execute({"on": i % 2}, ctx)
+    return (time.perf_counter() - start) / calls
+
+
+async def main(repeats: int, turns: int, calls: int) -> None:
+    turn_s, base_s, per_call, call_base = [], [], [], []
+    for _ in range(repeats):
+        turn_s.append(await plain_turns(turns))
+        base_s.append(await provider_baseline(turns))
+        one_plain = statistics.median(turn_s)
+        per_call.append((await tool_turn(calls) - one_plain) / calls)
+        call_base.append(await tool_baseline(calls))
+    t, b = statistics.median(turn_s), statistics.median(base_s)
+    c, cb = statistics.median(per_call), statistics.median(call_base)
+    rows = [
+        (
+            "plain-text turn",
+            f"{t * 1e6:,.1f} us",
+            f"{1 / t:,.0f} turns/s",
+            f"{b * 1e6:,.2f} us (provider.chat)",
+            f"{t / b:,.0f}x",
+        ),
+        (
+            "tool call (full pipeline)",
+            f"{c * 1e6:,.1f} us",
+            f"{1 / c:,.0f} calls/s",
+            f"{cb * 1e6:,.2f} us (tool.execute)",
+            f"{c / cb:,.0f}x",
+        ),
+    ]
+    head = ("measure", "median", "rate", "baseline (same run)", "ratio")
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+    print(f"engine overhead, median of {repeats} runs ({turns} turns, {calls} calls per run)")
+    for row in [head, *rows]:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)))
+    verdict = "under" if c < 1e-3 else "OVER"
+    print(f"aim: under 1 ms of engine overhead per tool call -> {verdict} ({c * 1e3:.3f} ms)")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--turns", type=int, default=300)
+    parser.add_argument("--calls", type=int, default=200)
+    args = parser.parse_args()
+    asyncio.run(main(args.repeats, args.turns, args.calls))

@@ -1,0 +1,456 @@
+"""SecurityPolicy: the hook that runs first on every tool call.
+
+It decides by, in order: the tool's risk class and the autonomy level; the device action the
+call would perform (allowed flag, value range, read-only); the files and command it would touch
+(forbidden paths after resolving symlinks, shell command allowlist); the per-session action rate
+and the per-device switch rate; and finally, for act/dangerous calls in ``supervised`` autonomy
+or devices configured with ``approval = true``, a human's approval through the Approver.
+
+A refusal is a ``cancel`` decision whose reason the model reads as the call's failed result,
+never an exception. Every decision is recorded as a ``PolicyDecision`` observer event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import fnmatch
+import glob
+import itertools
+import logging
+import os
+import shlex
+import time
+import uuid
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from clawseed_edge.api import (
+    ApprovalRequest,
+    Approver,
+    DeviceAction,
+    HookDecision,
+    Observer,
+    PolicyDecision,
+    ResourceAccess,
+    RiskClass,
+    Tool,
+    ToolCall,
+    ToolContext,
+    ToolResult,
+)
+
+from .approval import announce_approval_request
+
+__all__ = [
+    "DEFAULT_ALLOWED_COMMANDS",
+    "DEFAULT_FORBIDDEN_PATHS",
+    "Autonomy",
+    "SecurityPolicy",
+    "check_command",
+]
+
+log = logging.getLogger(__name__)
+
+
+class Autonomy(enum.StrEnum):
+    """How much the agent may do on its own."""
+
+    READ_ONLY = "read_only"
+    SUPERVISED = "supervised"
+    FULL = "full"
+
+
+DEFAULT_ALLOWED_COMMANDS: tuple[str, ...] = (
+    "ls", "cat", "head", "tail", "wc", "grep", "echo", "pwd", "date", "uname", "uptime",
+    "df", "du", "free", "whoami", "hostname", "vcgencmd", "i2cdetect", "pinctrl",
+)  # fmt: skip
+
+DEFAULT_FORBIDDEN_PATHS: tuple[str, ...] = (
+    "/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d", "/etc/ssh",
+    "/root/.ssh", "~/.ssh", "~/.gnupg", "~/.aws", "~/.config/gcloud", "/proc/kcore",
+    "/boot/config.txt", "/boot/firmware/config.txt",
+)  # fmt: skip
+
+_SEPARATORS = frozenset({";", "&&", "||", "|", "&", "(", ")", ";;", "|&"})
+_REDIRECTS = frozenset({">", ">>", "<", "<<", "<<<", ">&", "<&", "&>", "&>>", ">|"})
+
+
+def check_command(command: str, allowed: Iterable[str]) -> tuple[str | None, list[str]]:
+    """Check a shell command line against an allowlist.
+
+    The first word of every command in a pipeline or ``;``/``&&``/``||``/``&``/newline chain
+    must be in ``allowed`` (``"*"`` allows any). Command substitution (backticks, ``$(``) and
+    process substitution are refused outright.
+
+    Returns:
+        ``(reason, words)``: ``reason`` is None if allowed, else why not; ``words`` are the
+        argument and redirect-target words, for the caller's path checks.
+    """
+    allow = set(allowed)
+    if "`" in command or "$(" in command or "<(" in command or ">(" in command:
+        return "command substitution (backticks, $( ), <( ), >( )) is not allowed", []
+    lexer = shlex.shlex(command.replace("\n", " ; "), posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        tokens = list(lexer)
+    except ValueError as exc:
+        return f"the command could not be parsed ({exc})", []
+    words: list[str] = []
+    expect_command = True
+    expect_target = False
+    for tok in tokens:
+        if tok in _SEPARATORS or (tok and set(tok) <= set(";&|()")):
+            expect_command, expect_target = True, False
+            continue
+        if tok in _REDIRECTS or (tok and set(tok) <= set("<>&|")):
+            expect_target = True
+            continue
+        if expect_target:
+            words.append(tok)
+            expect_target = False
+            continue
+        if expect_command:
+            if "*" not in allow and tok not in allow:
+                shown = ", ".join(sorted(allow)) or "none"
+                return (
+                    f"command {tok!r} is not in the shell allowlist (allowed: {shown}); the "
+                    "user can add it to [autonomy].allowed_commands",
+                    [],
+                )
+            expect_command = False
+            continue
+        words.append(tok)
+    return None, words
+
+
+class _Denied(Exception):
+    def __init__(self, reason: str, decision: Literal["denied", "refused"] = "denied") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.decision = decision
+
+
+class SecurityPolicy:
+    """The first hook of every tool call; see the module docstring for what it checks.
+
+    Args:
+        autonomy: ``read_only``, ``supervised`` or ``full``.
+        approver: Who approves act/dangerous calls in ``supervised`` (and devices that require
+            approval in any autonomy). None: such calls are refused with a reason.
+        allowed_commands: Shell commands whose first word may run (``"*"``: any).
+        forbidden_paths: Paths (and everything under them) no tool may touch; ``~`` expands.
+        workspace_dir: Base for relative paths in ``describe_access``.
+        max_actions_per_hour: Per-session limit on act/dangerous calls (None: no limit).
+        approval_timeout_s: Seconds to wait for an approver; a timeout is a refusal.
+        observer: Receives a ``PolicyDecision`` for every decision.
+        clock: Monotonic seconds (tests pass a fake).
+    """
+
+    name = "security_policy"
+
+    def __init__(
+        self,
+        *,
+        autonomy: Autonomy | str = Autonomy.SUPERVISED,
+        approver: Approver | None = None,
+        allowed_commands: Iterable[str] = DEFAULT_ALLOWED_COMMANDS,
+        forbidden_paths: Iterable[str] = DEFAULT_FORBIDDEN_PATHS,
+        workspace_dir: str | os.PathLike[str] | None = None,
+        max_actions_per_hour: int | None = 120,
+        approval_timeout_s: float = 120.0,
+        observer: Observer | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        try:
+            self.autonomy = Autonomy(autonomy)
+        except ValueError:
+            raise ValueError(
+                f"unknown autonomy {autonomy!r}; use one of: read_only, supervised, full"
+            ) from None
+        self.approver = approver
+        self.allowed_commands = frozenset(allowed_commands)
+        self.forbidden_paths = tuple(forbidden_paths)
+        self._forbidden = self._resolve_forbidden(self.forbidden_paths)
+        self.workspace_dir = Path(workspace_dir) if workspace_dir is not None else None
+        self.max_actions_per_hour = max_actions_per_hour
+        self.approval_timeout_s = approval_timeout_s
+        self.observer = observer
+        self._clock = clock
+        self._session_actions: dict[str, deque[float]] = {}
+        self._device_switches: dict[str, deque[float]] = {}
+
+    # --- Hook ----------------------------------------------------------------------------
+
+    async def before_tool(
+        self, call: ToolCall, tool: Tool | None, context: ToolContext
+    ) -> HookDecision:
+        """Decide on a call; may wait for an approver (cancel-safe)."""
+        return await self._decide(call, tool, context, count=True)
+
+    async def recheck(
+        self, call: ToolCall, tool: Tool | None, context: ToolContext
+    ) -> HookDecision:
+        """Check a call modified by a later hook, without counting it against the rates again."""
+        return await self._decide(call, tool, context, count=False)
+
+    async def after_tool(self, call: ToolCall, result: ToolResult, context: ToolContext) -> None:
+        return None
+
+    # --- decision ------------------------------------------------------------------------
+
+    async def _decide(
+        self, call: ToolCall, tool: Tool | None, context: ToolContext, *, count: bool
+    ) -> HookDecision:
+        device: str | None = None
+        try:
+            if tool is None:
+                raise _Denied(f"unknown tool {call.name!r}")
+            action = self._describe(tool, "describe_action", call, DeviceAction)
+            device = action.device if action is not None else None
+            access = self._describe(tool, "describe_access", call, ResourceAccess)
+            risk = self._effective_risk(tool, action)
+            self._check_autonomy(call, risk, action)
+            if action is not None:
+                self._check_action(action)
+            if access is not None:
+                self._check_access(access)
+            now = self._clock()
+            self._check_rates(context.session_id, risk, action, now)
+            needs_approval = (
+                self.autonomy is Autonomy.SUPERVISED and risk is not RiskClass.READ
+            ) or (action is not None and action.requires_approval and action.operation == "write")
+            approved = False
+            if needs_approval:
+                await self._ask_approval(call, risk, action, context)
+                approved = True
+            if count:
+                self._count(context.session_id, risk, action, self._clock())
+        except _Denied as denied:
+            self._record(call, denied.decision, denied.reason, device, context)
+            verb = "Refused" if denied.decision == "refused" else "Denied"
+            return HookDecision.cancel(f"{verb} by the security policy: {denied.reason}")
+        self._record(call, "approved" if approved else "allowed", "", device, context)
+        return HookDecision.proceed()
+
+    @staticmethod
+    def _describe(tool: Tool, method: str, call: ToolCall, kind: type[Any]) -> Any:
+        describe = getattr(tool, method, None)
+        if describe is None:
+            return None
+        try:
+            result = describe(call.arguments)
+        except Exception as exc:
+            raise _Denied(
+                f"tool {call.name!r} could not describe what the call would do "
+                f"({type(exc).__name__}: {exc}); check the arguments"
+            ) from exc
+        return result if isinstance(result, kind) else None
+
+    @staticmethod
+    def _effective_risk(tool: Tool, action: DeviceAction | None) -> RiskClass:
+        if action is not None and action.operation == "read":
+            return RiskClass.READ
+        risk = getattr(tool, "risk", None)
+        try:
+            return RiskClass(risk) if risk is not None else RiskClass.DANGEROUS
+        except ValueError:
+            return RiskClass.DANGEROUS
+
+    def _check_autonomy(self, call: ToolCall, risk: RiskClass, action: DeviceAction | None) -> None:
+        if self.autonomy is not Autonomy.READ_ONLY or risk is RiskClass.READ:
+            return
+        what = f"{action.operation}s device {action.device!r}" if action else f"is {risk.value}"
+        raise _Denied(
+            f"{call.name!r} {what} and autonomy is read_only, which allows reading only; the "
+            "user can set autonomy to 'supervised' to allow it with approval"
+        )
+
+    @staticmethod
+    def _check_action(action: DeviceAction) -> None:
+        label = action.summary or f"{action.operation} {action.device}"
+        if not action.allowed:
+            raise _Denied(
+                f"device {action.device!r} ({action.kind}) does not allow {action.operation} "
+                f"({label}); see the device's configuration"
+            )
+        value = action.value
+        if action.operation == "write" and value is not None:
+            if action.min_value is not None and value < action.min_value:
+                raise _Denied(
+                    f"value {value:g} for device {action.device!r} is below its minimum "
+                    f"min_value={action.min_value:g}; use a value in range"
+                )
+            if action.max_value is not None and value > action.max_value:
+                raise _Denied(
+                    f"value {value:g} for device {action.device!r} is above its limit "
+                    f"max_value={action.max_value:g}; use a value at or below it"
+                )
+
+    def _check_access(self, access: ResourceAccess) -> None:
+        paths = list(access.paths)
+        if access.command is not None:
+            reason, words = check_command(access.command, self.allowed_commands)
+            if reason is not None:
+                raise _Denied(reason)
+            paths.extend(self._shell_paths(words))
+        for raw in paths:
+            hit = self._forbidden_hit(raw)
+            if hit is not None:
+                raise _Denied(
+                    f"path {raw!r} is inside the forbidden path {hit!r}; no tool may touch it "
+                    "(the list is [autonomy].forbidden_paths in the config)"
+                )
+
+    def _check_rates(
+        self, session_id: str, risk: RiskClass, action: DeviceAction | None, now: float
+    ) -> None:
+        limit = self.max_actions_per_hour
+        if limit is not None and risk is not RiskClass.READ:
+            window = self._window(self._session_actions, session_id, now, 3600.0)
+            if len(window) >= limit:
+                wait = 3600.0 - (now - window[0])
+                raise _Denied(
+                    f"session {session_id!r} reached max_actions_per_hour={limit}; the next "
+                    f"action is possible in {wait / 60:.0f} min, or the user can raise the limit"
+                )
+        if action is not None and action.operation == "write" and action.max_per_minute:
+            window = self._window(self._device_switches, action.device, now, 60.0)
+            if len(window) >= action.max_per_minute:
+                wait = 60.0 - (now - window[0])
+                raise _Denied(
+                    f"device {action.device!r} reached its max_per_minute="
+                    f"{action.max_per_minute}; try again in {wait:.0f} s"
+                )
+
+    def _count(
+        self, session_id: str, risk: RiskClass, action: DeviceAction | None, now: float
+    ) -> None:
+        if self.max_actions_per_hour is not None and risk is not RiskClass.READ:
+            self._session_actions.setdefault(session_id, deque()).append(now)
+        if action is not None and action.operation == "write" and action.max_per_minute:
+            self._device_switches.setdefault(action.device, deque()).append(now)
+
+    @staticmethod
+    def _window(store: dict[str, deque[float]], key: str, now: float, span: float) -> deque[float]:
+        window = store.setdefault(key, deque())
+        while window and now - window[0] >= span:
+            window.popleft()
+        return window
+
+    async def _ask_approval(
+        self, call: ToolCall, risk: RiskClass, action: DeviceAction | None, context: ToolContext
+    ) -> None:
+        if self.approver is None:
+            raise _Denied(
+                f"{call.name!r} needs approval and no approver is configured; the user can "
+                "approve from the CLI or the gateway, or set autonomy to 'full'",
+                "refused",
+            )
+        summary = (action.summary if action is not None else "") or _summarize(call)
+        request = ApprovalRequest(
+            id=uuid.uuid4().hex[:12],
+            tool=call.name,
+            arguments=dict(call.arguments),
+            risk=risk.value,
+            summary=summary,
+            session_id=context.session_id,
+        )
+        announce_approval_request(request)
+        try:
+            async with asyncio.timeout(self.approval_timeout_s):
+                decision = await self.approver.request(request)
+        except TimeoutError:
+            raise _Denied(
+                f"no approval for {summary!r} within {self.approval_timeout_s:g} s; counted as "
+                "refused. Ask again when the user can answer",
+                "refused",
+            ) from None
+        except Exception as exc:
+            log.exception("approver failed")
+            raise _Denied(f"the approver failed ({exc}); counted as refused", "refused") from exc
+        if not decision.approved:
+            why = f" ({decision.reason})" if decision.reason else ""
+            raise _Denied(f"the user refused {summary!r}{why}", "refused")
+
+    # --- paths ---------------------------------------------------------------------------
+
+    def _shell_paths(self, words: Iterable[str]) -> list[str]:
+        """The path-like words of a command as the shell would see them: ``$VARS`` and ``~``
+        expanded, globs expanded against the filesystem (and kept as patterns)."""
+        out: list[str] = []
+        for word in words:
+            expanded = os.path.expanduser(os.path.expandvars(word))
+            if "/" not in expanded and not word.startswith("~"):
+                continue
+            out.append(expanded)
+            if any(ch in expanded for ch in "*?["):
+                base = (
+                    expanded
+                    if os.path.isabs(expanded)
+                    else str((self.workspace_dir or Path.cwd()) / expanded)
+                )
+                out.extend(itertools.islice(glob.iglob(base), 1000))
+                for _label, bad in self._forbidden:
+                    if fnmatch.fnmatchcase(str(bad), base):
+                        out.append(str(bad))
+        return out
+
+    @staticmethod
+    def _resolve_forbidden(paths: Iterable[str]) -> list[tuple[str, Path]]:
+        out: list[tuple[str, Path]] = []
+        for raw in paths:
+            p = Path(os.path.expanduser(raw))
+            out.append((raw, Path(os.path.abspath(p))))
+            resolved = p.resolve()
+            if resolved != out[-1][1]:
+                out.append((raw, resolved))
+        return out
+
+    def _forbidden_hit(self, raw: str) -> str | None:
+        p = Path(os.path.expanduser(raw))
+        if not p.is_absolute():
+            p = (self.workspace_dir or Path.cwd()) / p
+        candidates = {Path(os.path.abspath(p)), p.resolve()}
+        for label, bad in self._forbidden:
+            for cand in candidates:
+                if cand == bad or cand.is_relative_to(bad):
+                    return label
+        return None
+
+    def _record(
+        self,
+        call: ToolCall,
+        decision: Literal["allowed", "denied", "approved", "refused"],
+        reason: str,
+        device: str | None,
+        context: ToolContext,
+    ) -> None:
+        if self.observer is None:
+            return
+        try:
+            self.observer.record(
+                PolicyDecision(call.name, decision, reason, device, context.session_id)
+            )
+        except Exception:
+            log.exception("observer failed to record a policy decision")
+
+
+def _summarize(call: ToolCall, limit: int = 120) -> str:
+    args = ", ".join(f"{k}={v!r}" for k, v in call.arguments.items())
+    text = f"{call.name}({args})"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def policy_from_mapping(options: Mapping[str, Any], **kwargs: Any) -> SecurityPolicy:
+    """Build a policy from a config mapping (``autonomy``, ``allowed_commands`` ...)."""
+    known = {
+        "autonomy", "allowed_commands", "forbidden_paths", "max_actions_per_hour",
+        "approval_timeout_s", "workspace_dir",
+    }  # fmt: skip
+    unknown = set(options) - known
+    if unknown:
+        raise ValueError(f"unknown policy option(s): {', '.join(sorted(unknown))}")
+    return SecurityPolicy(**{**dict(options), **kwargs})

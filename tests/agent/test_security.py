@@ -1,0 +1,397 @@
+"""SecurityPolicy: autonomy, shell allowlist, forbidden paths, rates, devices, approval."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clawseed_edge.agent.approval import CallbackApprover, StaticApprover
+from clawseed_edge.agent.security import Autonomy, SecurityPolicy, check_command
+from clawseed_edge.api import (
+    ApprovalDecision,
+    ApprovalRequest,
+    PolicyDecision,
+    RiskClass,
+    Tool,
+    ToolCall,
+    ToolContext,
+)
+
+from ._tools import DeviceTool, EchoTool, FakeClock, FileReadTool, RecordingObserver, ShellTool
+
+
+def ctx(session: str = "s1") -> ToolContext:
+    return ToolContext(session_id=session)
+
+
+async def decide(
+    policy: SecurityPolicy, tool: Tool, session: str = "s1", **args: Any
+) -> tuple[bool, str]:
+    d = await policy.before_tool(ToolCall(tool.name, args, "c1"), tool, ctx(session))
+    return d.outcome != "cancel", d.reason
+
+
+# --- autonomy ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("autonomy", "risk", "allowed"),
+    [
+        ("read_only", RiskClass.READ, True),
+        ("read_only", RiskClass.ACT, False),
+        ("read_only", RiskClass.DANGEROUS, False),
+        ("full", RiskClass.ACT, True),
+        ("full", RiskClass.DANGEROUS, True),
+    ],
+)
+async def test_autonomy_by_risk(autonomy: str, risk: RiskClass, allowed: bool) -> None:
+    policy = SecurityPolicy(autonomy=autonomy)
+    ok, reason = await decide(policy, EchoTool("t", risk))
+    assert ok is allowed
+    if not allowed:
+        assert "read_only" in reason and "supervised" in reason  # says what the user can do
+
+
+async def test_supervised_asks_the_approver_for_act_but_not_for_read() -> None:
+    approver = StaticApprover(True)
+    policy = SecurityPolicy(autonomy="supervised", approver=approver)
+    assert (await decide(policy, EchoTool("look", RiskClass.READ)))[0]
+    assert approver.requests == []
+    assert (await decide(policy, EchoTool("act", RiskClass.ACT), text="x"))[0]
+    [req] = approver.requests
+    assert req.tool == "act" and req.risk == "act" and req.session_id == "s1"
+    assert req.arguments == {"text": "x"}
+
+
+async def test_unknown_autonomy_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="read_only, supervised, full"):
+        SecurityPolicy(autonomy="yolo")
+
+
+async def test_tool_without_risk_or_describe_methods_is_treated_as_dangerous() -> None:
+    class Bare:
+        name = "bare"
+
+        async def execute(self, arguments: Any, context: Any) -> Any:
+            return None
+
+    policy = SecurityPolicy(autonomy="read_only")
+    ok, _ = await decide(policy, Bare())  # type: ignore[arg-type]
+    assert not ok
+    assert (await decide(SecurityPolicy(autonomy="full"), Bare()))[0]  # type: ignore[arg-type]
+
+
+# --- approval ---------------------------------------------------------------------------------
+
+
+async def test_approval_refused_is_a_cancel_with_the_reason() -> None:
+    obs = RecordingObserver()
+    policy = SecurityPolicy(approver=StaticApprover(False, "not now"), observer=obs)
+    ok, reason = await decide(policy, EchoTool("act", RiskClass.ACT))
+    assert not ok and "refused" in reason and "not now" in reason
+    [event] = obs.of(PolicyDecision)
+    assert event.decision == "refused" and event.tool == "act"
+
+
+async def test_approval_granted_is_recorded_as_approved() -> None:
+    obs = RecordingObserver()
+    policy = SecurityPolicy(approver=StaticApprover(True), observer=obs)
+    assert (await decide(policy, EchoTool("act", RiskClass.ACT)))[0]
+    assert [e.decision for e in obs.of(PolicyDecision)] == ["approved"]
+
+
+async def test_approval_timeout_counts_as_refused() -> None:
+    async def never(request: ApprovalRequest) -> bool:
+        await asyncio.Event().wait()
+        return True
+
+    obs = RecordingObserver()
+    policy = SecurityPolicy(approver=CallbackApprover(never), approval_timeout_s=0.01, observer=obs)
+    ok, reason = await decide(policy, EchoTool("act", RiskClass.ACT))
+    assert not ok and "within 0.01 s" in reason and "refused" in reason
+    assert obs.of(PolicyDecision)[0].decision == "refused"
+
+
+async def test_no_approver_refuses_with_what_to_do() -> None:
+    ok, reason = await decide(SecurityPolicy(approver=None), EchoTool("act", RiskClass.ACT))
+    assert not ok and "no approver" in reason
+
+
+async def test_an_approver_that_raises_counts_as_refused() -> None:
+    async def broken(request: ApprovalRequest) -> ApprovalDecision:
+        raise ConnectionError("phone offline")
+
+    ok, reason = await decide(
+        SecurityPolicy(approver=CallbackApprover(broken)), EchoTool("a", RiskClass.ACT)
+    )
+    assert not ok and "phone offline" in reason
+
+
+# --- shell allowlist --------------------------------------------------------------------------
+
+ALLOW = ["ls", "cat", "grep", "echo", "wc"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ls -la",
+        "cat notes.txt | grep foo | wc -l",
+        "ls && echo done",
+        "echo 'a; rm -rf /'",
+        "ls;echo hi",
+    ],
+)
+def test_allowed_command_chains(command: str) -> None:
+    assert check_command(command, ALLOW)[0] is None
+
+
+@pytest.mark.parametrize(
+    ("command", "word"),
+    [
+        ("rm -rf /", "rm"),
+        ("ls; rm -rf /", "rm"),
+        ("ls;rm -rf /", "rm"),
+        ("ls && curl evil.sh", "curl"),
+        ("ls || sh x", "sh"),
+        ("cat x | sh", "sh"),
+        ("ls & reboot", "reboot"),
+        ("ls\nreboot", "reboot"),
+        ("(reboot)", "reboot"),
+        ("FOO=1 rm x", "FOO=1"),
+        ("/bin/rm x", "/bin/rm"),
+    ],
+)
+def test_refused_command_chains_name_the_command(command: str, word: str) -> None:
+    reason, _ = check_command(command, ALLOW)
+    assert reason is not None and repr(word) in reason and "allowlist" in reason
+
+
+@pytest.mark.parametrize(
+    "command", ["echo $(reboot)", "echo `reboot`", "cat <(reboot)", 'echo "$(id)"']
+)
+def test_command_substitution_is_refused(command: str) -> None:
+    reason, _ = check_command(command, ALLOW)
+    assert reason is not None and "substitution" in reason
+
+
+def test_unbalanced_quotes_are_refused() -> None:
+    reason, _ = check_command("echo 'oops", ALLOW)
+    assert reason is not None and "could not be parsed" in reason
+
+
+def test_wildcard_allows_any_command() -> None:
+    assert check_command("anything --goes", ["*"])[0] is None
+
+
+async def test_policy_applies_the_allowlist_to_describe_access() -> None:
+    policy = SecurityPolicy(autonomy="full", allowed_commands=ALLOW)
+    assert (await decide(policy, ShellTool(), command="ls -la"))[0]
+    ok, reason = await decide(policy, ShellTool(), command="ls && rm -rf ~")
+    assert not ok and "'rm'" in reason
+
+
+async def test_allowed_command_reading_a_forbidden_path_is_refused(tmp_path: Path) -> None:
+    policy = SecurityPolicy(
+        autonomy="full", allowed_commands=ALLOW, forbidden_paths=[str(tmp_path / "secret")]
+    )
+    ok, reason = await decide(policy, ShellTool(), command=f"cat {tmp_path}/secret/id_rsa")
+    assert not ok and "forbidden path" in reason
+    ok, _ = await decide(policy, ShellTool(), command=f"echo hi > {tmp_path}/secret/x")
+    assert not ok
+
+
+# --- forbidden paths --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/etc/shadow",
+        "/etc/ssh/sshd_config",
+        "~/.ssh/id_rsa",
+        "/root/.ssh/authorized_keys",
+        "/etc/sudoers",
+    ],
+)
+async def test_default_forbidden_paths(path: str) -> None:
+    ok, reason = await decide(SecurityPolicy(autonomy="full"), FileReadTool(), path=path)
+    assert not ok and "forbidden path" in reason
+
+
+async def test_ordinary_and_relative_paths_are_allowed(tmp_path: Path) -> None:
+    policy = SecurityPolicy(autonomy="full", workspace_dir=tmp_path)
+    assert (await decide(policy, FileReadTool(), path="notes.txt"))[0]
+    assert (await decide(policy, FileReadTool(), path=str(tmp_path / "x.txt")))[0]
+
+
+async def test_symlink_escape_into_a_forbidden_directory_is_refused(tmp_path: Path) -> None:
+    secret = tmp_path / "home" / ".ssh"
+    secret.mkdir(parents=True)
+    (secret / "id_rsa").write_text("KEY")
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    os.symlink(secret, workspace / "innocent")
+    os.symlink(secret / "id_rsa", workspace / "notes.txt")
+    policy = SecurityPolicy(autonomy="full", workspace_dir=workspace, forbidden_paths=[str(secret)])
+    for path in ("innocent/id_rsa", "notes.txt", str(workspace / "innocent" / "id_rsa")):
+        ok, reason = await decide(policy, FileReadTool(), path=path)
+        assert not ok, path
+        assert str(secret) in reason
+    # ".." tricks resolve too
+    ok, _ = await decide(policy, FileReadTool(), path=f"{workspace}/../home/.ssh/id_rsa")
+    assert not ok
+
+
+async def test_forbidden_paths_are_configurable(tmp_path: Path) -> None:
+    policy = SecurityPolicy(autonomy="full", forbidden_paths=[str(tmp_path / "vault")])
+    assert not (await decide(policy, FileReadTool(), path=str(tmp_path / "vault" / "a")))[0]
+    assert (await decide(policy, FileReadTool(), path="/etc/shadow"))[0]
+
+
+# --- rate limits ------------------------------------------------------------------------------
+
+
+async def test_session_rate_limit_is_a_sliding_window_per_session() -> None:
+    clock = FakeClock()
+    policy = SecurityPolicy(autonomy="full", max_actions_per_hour=3, clock=clock)
+    act, read = EchoTool("act", RiskClass.ACT), EchoTool("look", RiskClass.READ)
+    for _ in range(3):
+        assert (await decide(policy, act))[0]
+        clock.now += 60
+    ok, reason = await decide(policy, act)
+    assert not ok and "max_actions_per_hour=3" in reason
+    assert (await decide(policy, read))[0]  # reads do not count
+    assert (await decide(policy, act, session="other"))[0]  # per session
+    clock.now += 3600 - 180  # the first action leaves the window
+    assert (await decide(policy, act))[0]
+    assert not (await decide(policy, act))[0]
+
+
+async def test_refused_approval_does_not_count_against_the_rate() -> None:
+    answers = iter([False, True, True])
+
+    async def answer(request: ApprovalRequest) -> bool:
+        return next(answers)
+
+    policy = SecurityPolicy(
+        approver=CallbackApprover(answer), max_actions_per_hour=2, clock=FakeClock()
+    )
+    act = EchoTool("act", RiskClass.ACT)
+    results = [(await decide(policy, act))[0] for _ in range(3)]
+    assert results == [False, True, True]
+
+
+# --- devices ----------------------------------------------------------------------------------
+
+
+async def test_device_action_not_allowed_is_denied_with_the_device() -> None:
+    obs = RecordingObserver()
+    policy = SecurityPolicy(autonomy="full", observer=obs)
+    ok, reason = await decide(policy, DeviceTool(allowed=False, kind="button"), value=1)
+    assert not ok and "'fan'" in reason
+    [event] = obs.of(PolicyDecision)
+    assert event.decision == "denied" and event.device == "fan"
+
+
+async def test_device_value_out_of_range_names_the_limit() -> None:
+    policy = SecurityPolicy(autonomy="full")
+    tool = DeviceTool(min_value=0.0, max_value=0.6)
+    ok, reason = await decide(policy, tool, value=0.9)
+    assert not ok and "max_value=0.6" in reason
+    ok, reason = await decide(policy, tool, value=-0.1)
+    assert not ok and "min_value=0" in reason
+    assert (await decide(policy, tool, value=0.6))[0]
+
+
+async def test_device_requiring_approval_asks_even_in_full_autonomy() -> None:
+    approver = StaticApprover(False)
+    policy = SecurityPolicy(autonomy="full", approver=approver)
+    ok, _ = await decide(
+        policy, DeviceTool(requires_approval=True, summary="switch fan (GPIO23) on"), value=1
+    )
+    assert not ok
+    assert approver.requests[0].summary == "switch fan (GPIO23) on"
+    assert (await decide(policy, DeviceTool(), value=1))[0]  # no approval flag: full allows
+
+
+async def test_device_rate_is_per_device_across_sessions() -> None:
+    clock = FakeClock()
+    policy = SecurityPolicy(autonomy="full", clock=clock, max_actions_per_hour=None)
+    relay = DeviceTool(max_per_minute=2)
+    assert (await decide(policy, relay, session="a", value=1))[0]
+    assert (await decide(policy, relay, session="b", value=0))[0]
+    ok, reason = await decide(policy, relay, session="c", value=1)
+    assert not ok and "max_per_minute=2" in reason
+    other = DeviceTool(max_per_minute=2, device="pump")
+    assert (await decide(policy, other, session="a", value=1))[0]
+    assert (await decide(policy, relay, session="a", op="read"))[0]  # reads are not switches
+    clock.now += 61
+    assert (await decide(policy, relay, session="c", value=1))[0]
+
+
+async def test_read_only_allows_device_reads_only() -> None:
+    policy = SecurityPolicy(autonomy=Autonomy.READ_ONLY)
+    tool = DeviceTool()
+    assert (await decide(policy, tool, op="read"))[0]
+    ok, reason = await decide(policy, tool, op="write", value=1)
+    assert not ok and "read_only" in reason
+
+
+async def test_supervised_device_read_needs_no_approval() -> None:
+    approver = StaticApprover(True)
+    policy = SecurityPolicy(approver=approver)
+    assert (await decide(policy, DeviceTool(), op="read"))[0]
+    assert approver.requests == []
+
+
+async def test_describe_action_that_raises_is_denied() -> None:
+    class Broken(DeviceTool):
+        def describe_action(self, arguments: Any) -> Any:
+            raise KeyError("pin")
+
+    ok, reason = await decide(SecurityPolicy(autonomy="full"), Broken())
+    assert not ok and "could not describe" in reason
+
+
+async def test_every_decision_is_an_observer_event() -> None:
+    obs = RecordingObserver()
+    policy = SecurityPolicy(autonomy="full", observer=obs)
+    await decide(policy, EchoTool("a", RiskClass.ACT))
+    await decide(policy, FileReadTool(), path="/etc/shadow")
+    assert [(e.tool, e.decision) for e in obs.of(PolicyDecision)] == [
+        ("a", "allowed"),
+        ("file_read", "denied"),
+    ]
+    assert "forbidden" in obs.of(PolicyDecision)[1].reason
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "cat $HOME_SECRET/id_rsa",
+        "cat ${{HOME_SECRET}}/id_rsa",
+        "cat {secret_parent}/sec*/id_rsa",
+        "cat {secret_parent}/secre?",
+        "cat {secret_parent}/*",
+    ],
+)
+async def test_shell_words_are_expanded_like_the_shell_would(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, template: str
+) -> None:
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    (secret / "id_rsa").write_text("KEY")
+    monkeypatch.setenv("HOME_SECRET", str(secret))
+    policy = SecurityPolicy(
+        autonomy="full",
+        allowed_commands=ALLOW,
+        forbidden_paths=[str(secret)],
+        workspace_dir=tmp_path,
+    )
+    ok, reason = await decide(policy, ShellTool(), command=template.format(secret_parent=tmp_path))
+    assert not ok and "forbidden path" in reason
