@@ -1,1 +1,44 @@
-"""Peripherals: boards, Pi GPIO through gpiozero, simulation. Depends on api only."""
+"""Peripherals: boards, Pi GPIO through gpiozero, simulation. Depends on api only.
+
+gpiozero itself is imported lazily (when a pin factory or a device is made), so importing this
+package costs msgspec and the board files, not the GPIO stack.
+"""
+
+from .boards import BoardRegistry, BoardSpec, PinSpec, ReservedPin, default_registry
+from .config import (
+    DeviceConfig,
+    HardwareConfig,
+    WiredDevice,
+    load_hardware_toml,
+    loads_hardware_toml,
+    parse_hardware,
+    validate_devices,
+)
+from .gpio import EventStream, PiGpio
+from .inputs import EventMessage, InputEvent, InputRules
+from .pins import make_pin_factory, mock_pin_factory
+from .safety import apply_safe_state_all, install_signal_handlers
+
+__all__ = [
+    "BoardRegistry",
+    "BoardSpec",
+    "DeviceConfig",
+    "EventMessage",
+    "EventStream",
+    "HardwareConfig",
+    "InputEvent",
+    "InputRules",
+    "PiGpio",
+    "PinSpec",
+    "ReservedPin",
+    "WiredDevice",
+    "apply_safe_state_all",
+    "default_registry",
+    "install_signal_handlers",
+    "load_hardware_toml",
+    "loads_hardware_toml",
+    "make_pin_factory",
+    "mock_pin_factory",
+    "parse_hardware",
+    "validate_devices",
+]

@@ -1,0 +1,321 @@
+"""The board registry: one TOML file per board, validated with msgspec when loaded.
+
+The board files live in ``clawseed_edge/peripherals/boards/`` (package data, so a non-editable
+``pip install`` ships them); the repository's top-level ``boards/`` is a symlink to that
+directory, so there is one source of truth. A user may add boards of their own by passing more
+directories to :meth:`BoardRegistry.load` (a file there replaces a shipped board of the same id).
+
+Errors: a malformed file raises :class:`~clawseed_edge.api.ConfigInvalid` naming the file and the
+key; an unknown id raises :class:`~clawseed_edge.api.BoardNotFound` listing the known ids; pin
+lookups raise :class:`~clawseed_edge.api.PinInvalid` / :class:`~clawseed_edge.api.PinReserved`.
+"""
+
+from __future__ import annotations
+
+import builtins
+import re
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+import msgspec
+
+from clawseed_edge.api import BoardNotFound, ConfigInvalid, PinInvalid, PinReserved
+
+__all__ = [
+    "BOARDS_DIR",
+    "CAPABILITIES",
+    "BoardRegistry",
+    "BoardSpec",
+    "PinSpec",
+    "ReservedPin",
+]
+
+BOARDS_DIR = Path(__file__).with_name("boards")
+"""Where the shipped board files are (inside the package)."""
+
+CAPABILITIES = frozenset(
+    {
+        "digital_in",
+        "digital_out",
+        "pwm",  # hardware PWM (a timer channel / the Pi's PWM block)
+        "pwm_soft",  # software PWM through gpiozero/lgpio on any GPIO
+        "adc",
+        "i2c_sda",
+        "i2c_scl",
+        "uart_tx",
+        "uart_rx",
+        "spi",
+    }
+)
+
+_ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
+_USB_RE = re.compile(r"^[0-9A-Fa-f]{4}:[0-9A-Fa-f]{4}$")
+
+
+class PinSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """One usable pin of a board.
+
+    Attributes:
+        name: The canonical name (``GPIO17``, ``PA5``).
+        number: The number a user may also write (the BCM number on a Pi), if any.
+        header: The position on the main header (``"11"`` on a Pi, ``"D13"`` on a Nucleo).
+        caps: What the pin can do; a subset of :data:`CAPABILITIES`.
+        note: A short human note (``"I2C1 SDA"``).
+    """
+
+    name: str
+    header: str | None = None
+    number: int | None = None
+    caps: tuple[str, ...] = ()
+    note: str = ""
+
+    def can(self, capability: str) -> bool:
+        """Whether the pin has ``capability``."""
+        return capability in self.caps
+
+
+class ReservedPin(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """A pin the runtime refuses to give to a device, and why."""
+
+    pin: str
+    reason: str
+
+
+class BoardSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """A board as described by its TOML file.
+
+    Attributes:
+        id: The board id (``rpi4b``, ``nucleo-f401re``, ``sim``), also the file's stem.
+        name: A human name.
+        family: ``pi`` (GPIO on the host through gpiozero), ``mcu`` (a microcontroller over
+            USB serial) or ``sim`` (a Pi-like board on mock pins).
+        usb: USB ``VID:PID`` ids the board enumerates with (for MCUs, its debug probe's).
+        flash_target: The pyocd target name, for MCUs.
+        dt_model: Prefix of ``/proc/device-tree/model`` that identifies the board, for Pis.
+        notes: Free text shown by ``boards show``.
+        pins: The usable pins.
+        reserved: Pins refused to devices, with the reason.
+        aliases: Default aliases (``led1 = "PA5"``).
+    """
+
+    id: str
+    name: str
+    family: Literal["pi", "mcu", "sim"]
+    usb: tuple[str, ...] = ()
+    flash_target: str | None = None
+    dt_model: str | None = None
+    notes: str = ""
+    pins: tuple[PinSpec, ...] = ()
+    reserved: tuple[ReservedPin, ...] = ()
+    aliases: dict[str, str] = msgspec.field(default_factory=dict)
+
+    def pin_names(self) -> list[str]:
+        """Canonical names of every usable pin, in file order."""
+        return [p.name for p in self.pins]
+
+    def reserved_reason(self, pin: str) -> str | None:
+        """Why ``pin`` (a canonical or ``BOARDn`` name) is reserved, or None if it is not."""
+        for r in self.reserved:
+            if r.pin == pin:
+                return r.reason
+        return None
+
+    def lookup(self, pin: str | int) -> PinSpec:
+        """Resolve a user's pin name to the board's pin.
+
+        Accepted: the canonical name (``GPIO17``, case-insensitive), the number (``17`` or
+        ``"17"``), ``BCM17``, the header position (``BOARD11``, or ``D13`` on a Nucleo), or an
+        alias from the board file (``led1``).
+
+        Raises:
+            PinReserved: The pin (or header position) is reserved; the message gives the reason.
+            PinInvalid: The board has no such pin; the message lists how to name pins.
+        """
+        text = str(pin).strip()
+        key = text.upper()
+        if text in self.aliases:
+            key = self.aliases[text].upper()
+        found: PinSpec | None = None
+        for p in self.pins:
+            if p.name.upper() == key:
+                found = p
+                break
+        if found is None:
+            # A bare number is the pin number (BCM on a Pi, as in gpiozero); a header position
+            # is BOARDn or a connector label (D13).
+            number = _number_of(key)
+            header = key[5:] if key.startswith("BOARD") else key
+            for p in self.pins:
+                if number is not None:
+                    if p.number == number:
+                        found = p
+                        break
+                elif p.header is not None and p.header.upper() == header:
+                    found = p
+                    break
+        if found is None:
+            reason = self.reserved_reason(key) or self.reserved_reason(f"BOARD{key}")
+            if reason is not None:
+                raise PinReserved(f"pin {text!r} is reserved on {self.id}: {reason}")
+            raise PinInvalid(
+                f"board {self.id} has no pin {text!r}; name a pin as {self._naming_hint()} "
+                f"(see `clawseed-edge boards show {self.id}`)"
+            )
+        reason = self.reserved_reason(found.name)
+        if found.header is not None and reason is None:
+            reason = self.reserved_reason(f"BOARD{found.header}")
+        if reason is not None:
+            raise PinReserved(
+                f"pin {text!r} ({found.name}) is reserved on {self.id}: {reason}; pick another pin"
+            )
+        return found
+
+    def _naming_hint(self) -> str:
+        if self.family == "mcu":
+            return "PA5, its Arduino label (D13) or an alias (" + ", ".join(self.aliases) + ")"
+        return "GPIO17, 17, BOARD11 (header position) or an alias"
+
+
+def _number_of(key: str) -> int | None:
+    if key.isdigit():
+        return int(key)
+    if key.startswith("BCM") and key[3:].isdigit():
+        return int(key[3:])
+    return None
+
+
+class BoardRegistry:
+    """The known boards, loaded from TOML files.
+
+    Use :meth:`load`; ``BoardRegistry.load().get("rpi4b")``.
+    """
+
+    def __init__(self, boards: dict[str, BoardSpec]) -> None:
+        self._boards = dict(sorted(boards.items()))
+
+    @classmethod
+    def load(cls, *extra_dirs: str | Path) -> BoardRegistry:
+        """Load the shipped boards, then any ``*.toml`` in ``extra_dirs`` (later files win).
+
+        Raises:
+            ConfigInvalid: A file is not valid TOML or breaks the schema (names file and key).
+        """
+        boards: dict[str, BoardSpec] = {}
+        for directory in (BOARDS_DIR, *map(Path, extra_dirs)):
+            for path in sorted(Path(directory).glob("*.toml")):
+                spec = load_board_file(path)
+                boards[spec.id] = spec
+        return cls(boards)
+
+    def get(self, board_id: str) -> BoardSpec:
+        """The board with this id.
+
+        Raises:
+            BoardNotFound: Unknown id; the message lists the known ids.
+        """
+        try:
+            return self._boards[board_id]
+        except KeyError:
+            raise BoardNotFound(
+                f"unknown board {board_id!r}; known boards: {', '.join(self._boards)}"
+            ) from None
+
+    def list(self) -> builtins.list[BoardSpec]:
+        """Every board, sorted by id."""
+        return list(self._boards.values())
+
+    def ids(self) -> builtins.list[str]:
+        """Every board id, sorted."""
+        return list(self._boards)
+
+    def __contains__(self, board_id: object) -> bool:
+        return board_id in self._boards
+
+    def __len__(self) -> int:
+        return len(self._boards)
+
+
+_default: BoardRegistry | None = None
+
+
+def default_registry() -> BoardRegistry:
+    """The shipped boards, loaded once per process."""
+    global _default
+    if _default is None:
+        _default = BoardRegistry.load()
+    return _default
+
+
+def load_board_file(path: Path) -> BoardSpec:
+    """Parse and validate one board file.
+
+    Raises:
+        ConfigInvalid: Names the file, the key and what is wrong.
+    """
+    source = str(path)
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigInvalid(f"cannot read board file: {exc}", file=source) from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigInvalid(f"not valid TOML: {exc}", file=source) from exc
+    return parse_board(raw, source=source, expected_id=path.stem)
+
+
+def parse_board(raw: object, *, source: str, expected_id: str | None = None) -> BoardSpec:
+    """Validate a decoded board table; see :func:`load_board_file`."""
+    try:
+        spec = msgspec.convert(raw, BoardSpec)
+    except msgspec.ValidationError as exc:
+        raise ConfigInvalid(_msgspec_message(exc), file=source) from exc
+    _check_board(spec, source, expected_id)
+    return spec
+
+
+def _msgspec_message(exc: msgspec.ValidationError) -> str:
+    # msgspec says "Expected `str`, got `int` - at `$.pins[3].name`": put the key first.
+    text = str(exc)
+    if " - at `$." in text:
+        message, _, key = text.partition(" - at `$.")
+        return f"{key.rstrip('`')}: {message}"
+    return text
+
+
+def _check_board(spec: BoardSpec, source: str, expected_id: str | None) -> None:
+    def bad(key: str, message: str) -> ConfigInvalid:
+        return ConfigInvalid(message, file=source, key=key)
+
+    if not _ID_RE.match(spec.id):
+        raise bad("id", f"board id {spec.id!r} must be lowercase letters, digits and '-'")
+    if expected_id is not None and spec.id != expected_id:
+        raise bad("id", f"board id {spec.id!r} must match the file name ({expected_id}.toml)")
+    for i, usb in enumerate(spec.usb):
+        if not _USB_RE.match(usb):
+            raise bad(f"usb[{i}]", f"{usb!r} is not a USB id like '0483:374B'")
+    if spec.family == "mcu" and not spec.flash_target:
+        raise bad("flash_target", "an mcu board needs its pyocd flash target")
+    names: set[str] = set()
+    headers: set[str] = set()
+    for i, pin in enumerate(spec.pins):
+        upper = pin.name.upper()
+        if upper in names:
+            raise bad(f"pins[{i}].name", f"pin {pin.name!r} is listed twice")
+        names.add(upper)
+        if pin.header is not None:
+            if pin.header.upper() in headers:
+                raise bad(f"pins[{i}].header", f"header position {pin.header!r} is used twice")
+            headers.add(pin.header.upper())
+        unknown = sorted(set(pin.caps) - CAPABILITIES)
+        if unknown:
+            raise bad(
+                f"pins[{i}].caps",
+                f"unknown capabilities {unknown}; known: {', '.join(sorted(CAPABILITIES))}",
+            )
+    for i, r in enumerate(spec.reserved):
+        key = r.pin.upper()
+        if key not in names and not (key.startswith("BOARD") and key[5:].isdigit()):
+            raise bad(f"reserved[{i}].pin", f"{r.pin!r} is neither a listed pin nor BOARDn")
+    for alias, target in spec.aliases.items():
+        if target.upper() not in names:
+            raise bad(f"aliases.{alias}", f"alias target {target!r} is not a listed pin")

@@ -1,0 +1,324 @@
+"""The user's wiring: named devices on pins, validated against the board.
+
+The config layer embeds these Structs: ``board`` and ``pin_factory`` under ``[hardware]``,
+devices as top-level ``[[devices]]`` tables::
+
+    [hardware]
+    board = "rpi4b"
+    [[devices]]
+    name = "red_led"
+    pin = "GPIO17"
+    kind = "led"
+
+:func:`validate_devices` checks the devices against a :class:`~.boards.BoardSpec` and raises api
+errors whose message names the file, the device and the problem.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import msgspec
+
+from clawseed_edge.api import (
+    ConfigInvalid,
+    PinInUse,
+    PinInvalid,
+    PinModeUnsupported,
+    PinReserved,
+)
+
+from .boards import BoardSpec, PinSpec
+
+__all__ = [
+    "INPUT_KINDS",
+    "KINDS",
+    "OUTPUT_KINDS",
+    "DeviceConfig",
+    "DeviceKind",
+    "HardwareConfig",
+    "WiredDevice",
+    "load_hardware_toml",
+    "loads_hardware_toml",
+    "parse_hardware",
+    "validate_devices",
+]
+
+DeviceKind = Literal[
+    "led", "pwm_led", "relay", "button", "digital_in", "digital_out", "buzzer", "servo"
+]
+KINDS: tuple[str, ...] = (
+    "led", "pwm_led", "relay", "button", "digital_in", "digital_out", "buzzer", "servo",
+)  # fmt: skip
+OUTPUT_KINDS = frozenset({"led", "pwm_led", "relay", "digital_out", "buzzer", "servo"})
+INPUT_KINDS = frozenset({"button", "digital_in"})
+LEVEL_KINDS = frozenset({"pwm_led", "servo"})
+
+# What each kind needs from its pin (any one of the listed capabilities).
+_NEEDS: dict[str, tuple[str, ...]] = {
+    "led": ("digital_out",),
+    "relay": ("digital_out",),
+    "digital_out": ("digital_out",),
+    "buzzer": ("digital_out",),
+    "pwm_led": ("pwm", "pwm_soft"),
+    "servo": ("pwm", "pwm_soft"),
+    "button": ("digital_in",),
+    "digital_in": ("digital_in",),
+}
+
+
+class DeviceConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
+    """One device the user wired to a pin.
+
+    Attributes:
+        name: What the user and the model call it; a Python-style identifier (``red_led``).
+        pin: The pin: canonical (``GPIO17``), number (``17``), header (``BOARD11``) or alias.
+        kind: ``led``, ``pwm_led``, ``relay``, ``button``, ``digital_in``, ``digital_out``,
+            ``buzzer`` or ``servo``.
+        description: Free text for the model (``"desk lamp, left of the monitor"``).
+        safe: The output's safe value, applied on shutdown and estop: ``"off"``, ``"on"``, or a
+            level (0..1 for ``pwm_led``, -1..1 for ``servo``; ``"off"`` detaches a servo).
+        initial: The value set at connect; defaults to ``safe``.
+        active_high: Whether "on" drives the pin high (``false`` for most relay boards).
+        approval: Every write asks the user first, even in ``full`` autonomy.
+        max_switches_per_minute: Per-device write rate limit, enforced by the SecurityPolicy.
+        max_level: Cap on the PWM level (0..1) or the servo value (0..1 of full travel).
+        pull_up: For inputs: ``true`` pull-up, ``false`` pull-down, unset = external pull
+            (then ``active_high`` says which level is "active").
+        bounce_ms: For inputs: ignore edges closer than this many milliseconds.
+        on_press: For inputs: a message sent to the agent when the input becomes active.
+        on_release: For inputs: a message sent to the agent when the input becomes inactive.
+        events_per_minute: At most this many rule messages per minute from this device.
+    """
+
+    name: str
+    pin: str | int
+    kind: DeviceKind
+    description: str = ""
+    safe: Literal["off", "on"] | float = "off"
+    initial: Literal["off", "on"] | float | None = None
+    active_high: bool = True
+    approval: bool = False
+    max_switches_per_minute: int | None = None
+    max_level: float | None = None
+    pull_up: bool | None = None
+    bounce_ms: int | None = None
+    on_press: str | None = None
+    on_release: str | None = None
+    events_per_minute: int = 6
+
+    @property
+    def is_output(self) -> bool:
+        return self.kind in OUTPUT_KINDS
+
+    @property
+    def is_input(self) -> bool:
+        return self.kind in INPUT_KINDS
+
+    def level_range(self) -> tuple[float, float]:
+        """The (min, max) value a write may carry, the cap included."""
+        if self.kind == "servo":
+            cap = 1.0 if self.max_level is None else self.max_level
+            return (-cap, cap)
+        if self.kind == "pwm_led":
+            return (0.0, 1.0 if self.max_level is None else self.max_level)
+        return (0.0, 1.0)
+
+
+class HardwareConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
+    """The GPIO part of the config: which board, which pin factory, which devices.
+
+    Attributes:
+        board: A board id from the registry (``rpi4b``; ``sim`` for simulation).
+        pin_factory: ``auto`` (lgpio on hardware, mock with ``--sim``), ``lgpio`` or ``mock``.
+        devices: The wiring.
+    """
+
+    board: str = "sim"
+    pin_factory: Literal["auto", "lgpio", "mock"] = "auto"
+    devices: tuple[DeviceConfig, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class WiredDevice:
+    """A validated device with the board pin it resolved to."""
+
+    config: DeviceConfig
+    pin: PinSpec
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    @property
+    def kind(self) -> str:
+        return self.config.kind
+
+
+def validate_devices(
+    board: BoardSpec, devices: Sequence[DeviceConfig], source: str = "config.toml"
+) -> list[WiredDevice]:
+    """Check the wiring against the board and resolve every pin.
+
+    Raises (each message names ``source``, the device and what to do):
+        ConfigInvalid: Bad name, duplicate name, value out of range, input option on an output.
+        PinInvalid: The board has no such pin.
+        PinReserved: The pin is reserved (the reason is given).
+        PinInUse: Two devices on one pin.
+        PinModeUnsupported: The pin cannot do what the kind needs (PWM, output ...).
+    """
+    wired: list[WiredDevice] = []
+    names: dict[str, int] = {}
+    pins: dict[str, str] = {}
+    for i, dev in enumerate(devices):
+        where = f"{source}: devices[{i}] ({dev.name!r})"
+        key = f"devices[{i}]"
+        _check_values(dev, source, key)
+        if dev.name in names:
+            raise ConfigInvalid(
+                f"device name {dev.name!r} is already used by devices[{names[dev.name]}]; "
+                "give every device its own name",
+                file=source,
+                key=f"{key}.name",
+            )
+        names[dev.name] = i
+        try:
+            pin = board.lookup(dev.pin)
+        except (PinInvalid, PinReserved) as exc:
+            raise type(exc)(f"{where}: {exc}") from None
+        if pin.name in pins:
+            raise PinInUse(
+                f"{where}: pin {pin.name} is already used by device {pins[pin.name]!r}; "
+                "one pin drives one device"
+            )
+        needs = _NEEDS[dev.kind]
+        if not any(pin.can(c) for c in needs):
+            raise PinModeUnsupported(
+                f"{where}: a {dev.kind} needs a pin with {' or '.join(needs)}, and {pin.name} on "
+                f"{board.id} has only {', '.join(pin.caps) or 'nothing'}"
+                + (f"; pins that can: {', '.join(_pins_with(board, needs))}" if needs else "")
+            )
+        pins[pin.name] = dev.name
+        wired.append(WiredDevice(dev, pin))
+    return wired
+
+
+def _pins_with(board: BoardSpec, needs: tuple[str, ...]) -> list[str]:
+    out = []
+    for p in board.pins:
+        if board.reserved_reason(p.name) is None and any(p.can(c) for c in needs):
+            out.append(p.name)
+    return out[:12]
+
+
+def _check_values(dev: DeviceConfig, source: str, key: str) -> None:
+    def bad(field: str, message: str) -> ConfigInvalid:
+        return ConfigInvalid(f"device {dev.name!r}: {message}", file=source, key=f"{key}.{field}")
+
+    if not dev.name.isidentifier() or len(dev.name) > 40:
+        raise bad("name", "a name is letters, digits and '_' (not starting with a digit), <= 40")
+    if dev.max_level is not None and not 0.0 < dev.max_level <= 1.0:
+        raise bad("max_level", f"max_level {dev.max_level} must be in (0, 1]")
+    if dev.max_level is not None and dev.kind not in LEVEL_KINDS:
+        raise bad("max_level", f"max_level applies to pwm_led and servo, not {dev.kind}")
+    if dev.max_switches_per_minute is not None and dev.max_switches_per_minute < 1:
+        raise bad("max_switches_per_minute", "must be at least 1 (or left out for no limit)")
+    if dev.events_per_minute < 1:
+        raise bad("events_per_minute", "must be at least 1")
+    if dev.bounce_ms is not None and not 0 <= dev.bounce_ms <= 10_000:
+        raise bad("bounce_ms", "must be 0..10000 milliseconds")
+    lo, hi = dev.level_range()
+    for field in ("safe", "initial"):
+        value = getattr(dev, field)
+        if isinstance(value, float | int) and not isinstance(value, bool):
+            if dev.kind not in LEVEL_KINDS:
+                raise bad(field, f"a numeric {field} applies to pwm_led and servo; use 'on'/'off'")
+            if not lo <= value <= hi:
+                raise bad(field, f"{field} {value} is outside the allowed range {lo:g}..{hi:g}")
+    if dev.is_input:
+        if dev.safe != "off" or dev.initial is not None:
+            raise bad("safe", f"{dev.kind} is an input: it has no safe or initial value")
+        if dev.approval or dev.max_switches_per_minute is not None:
+            raise bad(
+                "approval", f"{dev.kind} is an input: approval/switch limits apply to outputs"
+            )
+    else:
+        for field in ("pull_up", "bounce_ms", "on_press", "on_release"):
+            if getattr(dev, field) is not None:
+                raise bad(field, f"{field} applies to inputs (button, digital_in), not {dev.kind}")
+
+
+def parse_hardware(
+    data: Mapping[str, Any], source: str = "config.toml", *, defaults: HardwareConfig | None = None
+) -> HardwareConfig:
+    """Build a :class:`HardwareConfig` from a decoded TOML document.
+
+    Reads ``[hardware]`` (``board``, ``pin_factory``) and the top-level ``[[devices]]``; other
+    top-level tables are ignored (they belong to other sections of the config).
+
+    Raises:
+        ConfigInvalid: A key is unknown or of the wrong type; names the file and the key.
+    """
+    base = defaults or HardwareConfig()
+    section = data.get("hardware", {})
+    if not isinstance(section, Mapping):
+        raise ConfigInvalid("[hardware] must be a table", file=source, key="hardware")
+    raw: dict[str, Any] = {"board": base.board, "pin_factory": base.pin_factory}
+    raw.update(section)
+    if "devices" in section:
+        raise ConfigInvalid(
+            "devices are top-level [[devices]] tables, not inside [hardware]",
+            file=source,
+            key="hardware.devices",
+        )
+    raw["devices"] = data.get("devices", [])
+    try:
+        return msgspec.convert(raw, HardwareConfig)
+    except msgspec.ValidationError as exc:
+        message, key = _explain(exc)
+        if not key.startswith("devices"):
+            key = f"hardware.{key}" if key else "hardware"
+        raise ConfigInvalid(message, file=source, key=key) from exc
+
+
+def _explain(exc: msgspec.ValidationError) -> tuple[str, str]:
+    """(message, dotted key) from msgspec's ``"... - at `$.devices[0]`"`` text."""
+    text = str(exc)
+    message, _, key = text.partition(" - at `$")
+    key = key.rstrip("`").lstrip(".")
+    if message.startswith("Object contains unknown field `"):
+        field = message.split("`")[1]
+        key = f"{key}.{field}" if key else field
+        message = f"unknown key {field!r} (check the spelling; see docs/hardware.md)"
+    elif message.startswith("Invalid enum value") and key.endswith(".kind"):
+        message = f"{message}; a kind is one of: {', '.join(KINDS)}"
+    elif message.startswith("Invalid enum value") and key.endswith("pin_factory"):
+        message = f"{message}; expected auto, lgpio or mock"
+    return message, key
+
+
+def load_hardware_toml(path: str | Path) -> HardwareConfig:
+    """Read ``[hardware]`` and ``[[devices]]`` from a TOML file.
+
+    Raises:
+        ConfigInvalid: Unreadable file, bad TOML or a schema error (names the file and key).
+    """
+    source = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigInvalid(f"cannot read the devices file: {exc.strerror}", file=source) from exc
+    return loads_hardware_toml(text, source)
+
+
+def loads_hardware_toml(text: str, source: str = "<devices>") -> HardwareConfig:
+    """Like :func:`load_hardware_toml`, from a string (snippets in tests)."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigInvalid(f"not valid TOML: {exc}", file=source) from exc
+    return parse_hardware(data, source)

@@ -1,0 +1,226 @@
+"""One configured device on top of one gpiozero device.
+
+Everything here is synchronous and runs on the owning :class:`~.gpio.PiGpio`'s worker thread
+(or, for the exit hook, on the thread that exits). gpiozero exceptions are translated into the
+api error tree here, at the boundary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from clawseed_edge.api import (
+    HardwareError,
+    PinInUse,
+    PinInvalid,
+    PinModeUnsupported,
+)
+
+from .config import OUTPUT_KINDS, WiredDevice
+
+__all__ = ["GpioDevice", "translate_gpio_error"]
+
+InputCallback = Callable[[str, str, int], None]
+
+
+def translate_gpio_error(exc: Exception, device: str, pin: str) -> HardwareError:
+    """An api error for a gpiozero exception raised while handling ``device`` on ``pin``."""
+    from gpiozero import exc as gz
+
+    where = f"device {device!r} on {pin}"
+    if isinstance(exc, gz.GPIOPinInUse):
+        return PinInUse(f"{where}: the pin is already in use ({exc}); is another program using it?")
+    if isinstance(exc, gz.PinInvalidPin):
+        return PinInvalid(f"{where}: the pin factory has no such pin ({exc})")
+    if isinstance(exc, gz.PinPWMUnsupported | gz.PinFixedPull | gz.PinInvalidFunction):
+        return PinModeUnsupported(f"{where}: {exc}")
+    return HardwareError(f"{where}: {type(exc).__name__}: {exc}")
+
+
+class GpioDevice:
+    """A configured device and its gpiozero device.
+
+    Attributes:
+        wired: The validated configuration and board pin.
+        value: The last value written or read: 0/1 for switches, 0..1 for ``pwm_led``,
+            -1..1 for ``servo`` (None when a servo is detached), 0/1 for inputs.
+    """
+
+    def __init__(self, wired: WiredDevice) -> None:
+        self.wired = wired
+        self.value: float | None = None
+        self._dev: Any = None
+
+    @property
+    def name(self) -> str:
+        return self.wired.config.name
+
+    @property
+    def kind(self) -> str:
+        return self.wired.config.kind
+
+    @property
+    def pin_name(self) -> str:
+        return self.wired.pin.name
+
+    @property
+    def is_output(self) -> bool:
+        return self.kind in OUTPUT_KINDS
+
+    @property
+    def gpiozero_device(self) -> Any:
+        """The underlying gpiozero device (None before open / after close)."""
+        return self._dev
+
+    def open(self, factory: Any, on_input: InputCallback | None = None) -> None:
+        """Create the gpiozero device on ``factory``; raises api errors, never gpiozero's."""
+        try:
+            self._dev = self._build(factory)
+        except Exception as exc:
+            raise translate_gpio_error(exc, self.name, self.pin_name) from exc
+        if not self.is_output:
+            self.value = float(self._dev.value)
+            if on_input is not None:
+                name, pin = self.name, self.pin_name
+                self._dev.when_activated = lambda: on_input(name, pin, 1)
+                self._dev.when_deactivated = lambda: on_input(name, pin, 0)
+        else:
+            self.value = self._read_output()
+
+    def _build(self, factory: Any) -> Any:
+        import gpiozero
+
+        cfg = self.wired.config
+        pin = self.pin_name
+        kind = cfg.kind
+        initial = cfg.initial if cfg.initial is not None else cfg.safe
+        if kind in ("led", "buzzer", "relay", "digital_out"):
+            cls = {
+                "led": gpiozero.LED,
+                "buzzer": gpiozero.Buzzer,
+                "relay": gpiozero.DigitalOutputDevice,
+                "digital_out": gpiozero.DigitalOutputDevice,
+            }[kind]
+            return cls(
+                pin, active_high=cfg.active_high, initial_value=initial == "on", pin_factory=factory
+            )
+        if kind == "pwm_led":
+            level = self._level_of(initial)
+            return gpiozero.PWMLED(
+                pin, active_high=cfg.active_high, initial_value=level, pin_factory=factory
+            )
+        if kind == "servo":
+            value = None if initial == "off" else self._level_of(initial)
+            return gpiozero.Servo(pin, initial_value=value, pin_factory=factory)
+        bounce = None if cfg.bounce_ms is None else cfg.bounce_ms / 1000.0
+        if kind == "button":
+            pull_up = True if cfg.pull_up is None else cfg.pull_up
+            return gpiozero.Button(pin, pull_up=pull_up, bounce_time=bounce, pin_factory=factory)
+        active_state = cfg.active_high if cfg.pull_up is None else None
+        return gpiozero.DigitalInputDevice(
+            pin,
+            pull_up=cfg.pull_up,
+            active_state=active_state,
+            bounce_time=bounce,
+            pin_factory=factory,
+        )
+
+    def _level_of(self, value: object) -> float:
+        if value == "on":
+            return self.wired.config.level_range()[1]
+        if value == "off" or value is None:
+            return 0.0
+        assert isinstance(value, int | float)
+        return float(value)
+
+    def _read_output(self) -> float | None:
+        raw = self._dev.value
+        return None if raw is None else float(raw)
+
+    # --- operations (worker thread) -----------------------------------------------------------
+
+    def write(self, value: float | None) -> float | None:
+        """Drive the output to ``value`` (already checked against the range by the caller).
+
+        For switches any value > 0 is "on". For a servo, None detaches it (no pulses).
+        """
+        dev = self._dev
+        if dev is None:
+            raise HardwareError(f"device {self.name!r} is not connected")
+        try:
+            if self.kind in ("pwm_led", "servo"):
+                if value is None:
+                    dev.detach() if self.kind == "servo" else dev.off()
+                else:
+                    dev.value = value
+            elif value:
+                dev.on()
+            else:
+                dev.off()
+            self.value = self._read_output()
+        except HardwareError:
+            raise
+        except Exception as exc:
+            raise translate_gpio_error(exc, self.name, self.pin_name) from exc
+        return self.value
+
+    def read(self) -> float | None:
+        """The device's current value (inputs: 1 active / 0 inactive)."""
+        dev = self._dev
+        if dev is None:
+            raise HardwareError(f"device {self.name!r} is not connected")
+        try:
+            raw = dev.value
+        except Exception as exc:
+            raise translate_gpio_error(exc, self.name, self.pin_name) from exc
+        self.value = None if raw is None else float(raw)
+        return self.value
+
+    def safe_value(self) -> float | None:
+        """The value :meth:`apply_safe` writes (None detaches a servo)."""
+        safe = self.wired.config.safe
+        if self.kind == "servo" and safe == "off":
+            return None
+        return self._level_of(safe)
+
+    def apply_safe(self) -> None:
+        """Drive an output to its safe value; inputs are left alone."""
+        if self.is_output and self._dev is not None:
+            self.write(self.safe_value())
+
+    def state(self) -> dict[str, Any]:
+        """The device and its pin as plain data (for status, tests and a dashboard)."""
+        pin_obj = getattr(self._dev, "pin", None)
+        if pin_obj is None:  # a Servo wraps a PWMOutputDevice
+            pin_obj = getattr(getattr(self._dev, "pwm_device", None), "pin", None)
+        level: float | None = None
+        mode = "closed"
+        frequency = None
+        if pin_obj is not None:
+            level = float(pin_obj.state)
+            mode = pin_obj.function
+            frequency = pin_obj.frequency
+            if mode == "output" and frequency:
+                mode = "pwm"
+        value = None
+        if self._dev is not None:
+            value = self.read() if not self.is_output else self._read_output()
+        return {
+            "pin": self.pin_name,
+            "device": self.name,
+            "kind": self.kind,
+            "mode": mode,
+            "value": value,
+            "level": level,
+            "frequency": frequency,
+        }
+
+    def close(self) -> None:
+        """Close the gpiozero device (the pin becomes an input). Idempotent."""
+        dev, self._dev = self._dev, None
+        if dev is not None:
+            try:
+                dev.close()
+            except Exception as exc:
+                raise translate_gpio_error(exc, self.name, self.pin_name) from exc

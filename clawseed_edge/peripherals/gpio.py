@@ -1,0 +1,548 @@
+"""``PiGpio``: the Raspberry Pi's GPIO header as a Peripheral, through gpiozero.
+
+The same code runs on hardware (lgpio pins) and in simulation/tests (gpiozero's MockFactory with
+PWM pins); only the pin factory differs, and it is chosen once (:func:`~.pins.make_pin_factory`).
+
+Threading: every gpiozero call runs on one worker thread per PiGpio (a single-thread executor).
+On lgpio each call is a syscall, and some gpiozero calls block for longer (closing a device joins
+its background threads; constructing a Button starts lgpio's alert thread); the worker keeps the
+event loop free and also serialises access to gpiozero, whose devices are not documented as safe
+to drive from several threads at once. On mock pins the hop costs tens of microseconds
+(``benchmarks/bench_pin_latency.py`` measures it). Input edges arrive on gpiozero's threads and
+are handed to the loop with ``call_soon_threadsafe``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import logging
+import time
+import weakref
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Literal, TypeVar
+
+from clawseed_edge.api import (
+    DeviceNotFound,
+    HardwareError,
+    HealthStatus,
+    PinModeUnsupported,
+    PolicyRateLimited,
+    Tool,
+    ToolArgumentsInvalid,
+)
+
+from .boards import BoardSpec, default_registry
+from .config import HardwareConfig, validate_devices
+from .devices import GpioDevice
+from .inputs import InputEvent, RateWindow
+from .pins import make_pin_factory
+
+__all__ = ["BLINK_LIMITS", "EventStream", "PiGpio"]
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+BLINK_LIMITS = {"count": (1, 20), "on_ms": (20, 5000), "off_ms": (20, 5000)}
+"""Bounds of ``blink`` arguments (inclusive)."""
+
+_QUEUE_SIZE = 256
+
+
+class EventStream:
+    """Input events of one :class:`PiGpio`, as an async iterator (see :meth:`PiGpio.events`)."""
+
+    def __init__(self, gpio: PiGpio) -> None:
+        self._gpio = gpio
+        self.queue: asyncio.Queue[InputEvent | None] = asyncio.Queue(_QUEUE_SIZE)
+        self._closed = False
+
+    def __aiter__(self) -> EventStream:
+        return self
+
+    async def __anext__(self) -> InputEvent:
+        if self._closed:
+            raise StopAsyncIteration
+        event = await self.queue.get()
+        if event is None:
+            await self.aclose()
+            raise StopAsyncIteration
+        return event
+
+    async def aclose(self) -> None:
+        """Stop receiving events. Idempotent."""
+        self._closed = True
+        with contextlib.suppress(ValueError):
+            self._gpio._queues.remove(self.queue)
+
+    async def __aenter__(self) -> EventStream:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+class PiGpio:
+    """GPIO devices on a Pi-like board as a :class:`~clawseed_edge.api.Peripheral`.
+
+    Args:
+        hardware: The board id, the pin factory kind and the devices.
+        board: The board spec; looked up in the shipped registry when omitted.
+        name: The peripheral's name (``pi``).
+        sim: Run on mock pins; defaults to true for the ``sim`` board.
+        pin_factory: A gpiozero pin factory to use instead of making one (tests pass a fresh
+            MockFactory); it is not closed by :meth:`disconnect`.
+        source: The config file name, for error messages.
+        clock: Monotonic clock for the per-device switch limit.
+
+    Raises:
+        BoardNotFound: Unknown board id.
+        HardwareError: The board is a microcontroller (it is driven over serial, not gpiozero).
+        ConfigInvalid, PinInvalid, PinReserved, PinInUse, PinModeUnsupported: Bad wiring, from
+            :func:`~.config.validate_devices`.
+    """
+
+    def __init__(
+        self,
+        hardware: HardwareConfig,
+        *,
+        board: BoardSpec | None = None,
+        name: str = "pi",
+        sim: bool | None = None,
+        pin_factory: Any = None,
+        source: str = "config.toml",
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.board = board or default_registry().get(hardware.board)
+        if self.board.family == "mcu":
+            raise HardwareError(
+                f"board {self.board.id} is a microcontroller: it is driven over USB serial by its "
+                "firmware, not through the Pi's GPIO; set [hardware] board to the Pi's id"
+            )
+        self.name = name
+        self.board_type = self.board.id
+        self.sim = (self.board.family == "sim") if sim is None else sim
+        self.hardware = hardware
+        self.wired = validate_devices(self.board, hardware.devices, source)
+        self._devices = {w.name: GpioDevice(w) for w in self.wired}
+        self._factory = pin_factory
+        self._owns_factory = pin_factory is None
+        self._executor: ThreadPoolExecutor | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._state: Literal["new", "connected", "closed"] = "new"
+        self._listeners: list[Callable[[InputEvent], None]] = []
+        self._queues: list[asyncio.Queue[InputEvent | None]] = []
+        self._blinks: dict[str, asyncio.Task[None]] = {}
+        self._rate = RateWindow(clock)
+        self._atexit: Callable[[], None] | None = None
+        self.events_dropped = 0
+        self._tools: list[Tool] | None = None
+
+    # --- lifecycle ----------------------------------------------------------------------------
+
+    @property
+    def connected(self) -> bool:
+        return self._state == "connected"
+
+    @property
+    def pin_factory(self) -> Any:
+        """The gpiozero pin factory in use (None before :meth:`connect`)."""
+        return self._factory
+
+    async def connect(self) -> None:
+        """Create the pin factory (unless given) and every device, at its initial value.
+
+        Raises:
+            HardwareError: Already closed, or a device could not be created (PinInUse,
+                PinModeUnsupported, BoardNotFound when lgpio is missing ...). Devices created
+                before the failure are closed again.
+
+        Not safe to cancel halfway: the worker finishes creating the devices.
+        """
+        if self._state == "connected":
+            return
+        if self._state == "closed":
+            raise HardwareError(f"peripheral {self.name!r} was disconnected; make a new PiGpio")
+        self._loop = asyncio.get_running_loop()
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"gpio-{self.name}")
+        try:
+            await self._run(self._open_all)
+        except BaseException:
+            self._executor.shutdown(wait=False)
+            self._executor = None
+            raise
+        self._state = "connected"
+        ref = weakref.ref(self)
+
+        def at_exit() -> None:
+            me = ref()
+            if me is not None:
+                me.release_sync()
+
+        self._atexit = at_exit
+        atexit.register(at_exit)
+
+    def _open_all(self) -> None:
+        if self._factory is None:
+            self._factory = make_pin_factory(self.hardware.pin_factory, sim=self.sim)
+        opened: list[GpioDevice] = []
+        try:
+            for dev in self._devices.values():
+                dev.open(self._factory, self._on_input_thread)
+                opened.append(dev)
+        except BaseException:
+            for dev in opened:
+                with contextlib.suppress(Exception):
+                    dev.close()
+            self._close_factory()
+            raise
+
+    def _close_factory(self) -> None:
+        if self._owns_factory and self._factory is not None:
+            with contextlib.suppress(Exception):
+                self._factory.close()
+            self._factory = None
+
+    async def disconnect(self) -> None:
+        """Apply the safe values, close every device and release the pins. Idempotent.
+
+        After it, the pins are inputs again (gpiozero's close); see docs/hardware.md for what
+        the outputs do then. Safe to cancel: the release finishes on the worker.
+        """
+        if self._state != "connected":
+            self._state = "closed"
+            return
+        self._state = "closed"
+        self._cancel_blinks()
+        try:
+            await self._run(self._release_all)
+        finally:
+            if self._atexit is not None:
+                atexit.unregister(self._atexit)
+                self._atexit = None
+            if self._executor is not None:
+                self._executor.shutdown(wait=False)
+                self._executor = None
+            for q in self._queues:
+                q.put_nowait(None)
+
+    def _release_all(self) -> None:
+        errors = self._safe_all()
+        for dev in self._devices.values():
+            try:
+                dev.close()
+            except HardwareError as exc:
+                errors.append(str(exc))
+        self._close_factory()
+        if errors:
+            raise HardwareError("while releasing the pins: " + "; ".join(errors))
+
+    def release_sync(self) -> None:
+        """Apply safe values and close everything on the calling thread (exit hooks only)."""
+        if self._state != "connected":
+            return
+        self._state = "closed"
+        try:
+            self._release_all()
+        except HardwareError as exc:
+            log.error("%s", exc)
+
+    async def apply_safe_state(self) -> None:
+        """Drive every output to its declared safe value (estop, SIGTERM, shutdown).
+
+        Every output is tried even if one fails. Cancels running blinks first.
+
+        Raises:
+            HardwareError: Not connected, or some outputs failed (all are named).
+        """
+        self._require_connected()
+        self._cancel_blinks()
+        errors = await self._run(self._safe_all)
+        if errors:
+            raise HardwareError("safe state not applied to every output: " + "; ".join(errors))
+
+    def apply_safe_state_sync(self) -> None:
+        """:meth:`apply_safe_state` on the calling thread, for signal/exit paths with no loop."""
+        if self._state == "connected":
+            errors = self._safe_all()
+            if errors:
+                log.error("safe state not applied to every output: %s", "; ".join(errors))
+
+    def _safe_all(self) -> list[str]:
+        errors: list[str] = []
+        for dev in self._devices.values():
+            try:
+                dev.apply_safe()
+            except HardwareError as exc:
+                errors.append(str(exc))
+        return errors
+
+    async def health_check(self) -> HealthStatus:
+        """Healthy when connected and every device is open."""
+        if self._state != "connected":
+            return HealthStatus(False, f"{self.name}: not connected")
+        closed = [d.name for d in self._devices.values() if d.gpiozero_device is None]
+        if closed:
+            return HealthStatus(False, f"{self.name}: devices closed: {', '.join(closed)}")
+        pins = "mock pins" if self.sim else "lgpio pins"
+        return HealthStatus(True, f"{len(self._devices)} devices on {self.board.id} ({pins})")
+
+    async def __aenter__(self) -> PiGpio:
+        await self.connect()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.disconnect()
+
+    # --- description, tools -------------------------------------------------------------------
+
+    def describe(self) -> str:
+        """Lines for the system prompt: the board, each device and the pin aliases."""
+        where = "simulated, mock pins" if self.sim else "GPIO through gpiozero"
+        lines = [f"Board: {self.board.name} ({self.board.id}), {where}."]
+        if not self._devices:
+            lines.append("No devices are wired; GPIO tools are not available.")
+            return "\n".join(lines)
+        lines.append("Devices (use these names with the gpio_* tools; nothing else is reachable):")
+        for dev in self._devices.values():
+            cfg = dev.wired.config
+            pin = dev.wired.pin
+            header = f", header {pin.header}" if pin.header else ""
+            parts = [f"- {cfg.name}: {cfg.kind} on {pin.name}{header}"]
+            if cfg.description:
+                parts.append(cfg.description)
+            if cfg.kind in ("pwm_led", "servo"):
+                lo, hi = cfg.level_range()
+                parts.append(f"level {lo:g}..{hi:g}")
+            if cfg.approval:
+                parts.append("every change asks the user first")
+            if cfg.max_switches_per_minute:
+                parts.append(f"at most {cfg.max_switches_per_minute} switches per minute")
+            if dev.is_output:
+                parts.append(f"safe value {cfg.safe}")
+            else:
+                parts.append("input (read only)")
+            lines.append("; ".join(parts))
+        if self.board.aliases:
+            aliases = ", ".join(f"{k}={v}" for k, v in self.board.aliases.items())
+            lines.append(f"Board pin aliases: {aliases}.")
+        return "\n".join(lines)
+
+    def tools(self) -> Sequence[Tool]:
+        """The GPIO tools for the configured devices (tools with no eligible device are left out)."""
+        if self._tools is None:
+            from .gpio_tools import build_tools
+
+            self._tools = build_tools(self)
+        return self._tools
+
+    # --- device access ------------------------------------------------------------------------
+
+    def devices(self) -> list[GpioDevice]:
+        """The configured devices, in config order."""
+        return list(self._devices.values())
+
+    def device(self, name: str) -> GpioDevice:
+        """The device called ``name``.
+
+        Raises:
+            DeviceNotFound: No such device; the message lists the configured ones.
+        """
+        try:
+            return self._devices[name]
+        except KeyError:
+            known = ", ".join(self._devices) or "none"
+            raise DeviceNotFound(f"no device named {name!r}; configured devices: {known}") from None
+
+    async def switch(self, name: str, on: bool) -> float | None:
+        """Switch an output on or off; a ``pwm_led`` goes to its cap when switched on.
+
+        Raises:
+            DeviceNotFound, PinModeUnsupported (an input or a servo), PolicyRateLimited (the
+            device's ``max_switches_per_minute``), HardwareError (not connected, pin failure).
+
+        Safe to cancel; a write already handed to the worker still happens.
+        """
+        dev = self._output(name, "switch")
+        if dev.kind == "servo":
+            raise PinModeUnsupported(f"{name} is a servo: use gpio_set_level with a position")
+        value = dev.wired.config.level_range()[1] if on else 0.0
+        return await self._write(dev, value)
+
+    async def toggle(self, name: str) -> float | None:
+        """Switch an output to the opposite of its last value; see :meth:`switch`."""
+        dev = self._output(name, "toggle")
+        return await self.switch(name, not dev.value)
+
+    async def set_level(self, name: str, level: float) -> float | None:
+        """Set a ``pwm_led`` level (0..cap) or a ``servo`` position (-cap..cap).
+
+        Raises:
+            ToolArgumentsInvalid: The level is outside the device's range (the range is named).
+            DeviceNotFound, PinModeUnsupported, PolicyRateLimited, HardwareError.
+        """
+        dev = self._output(name, "set a level on")
+        if dev.kind not in ("pwm_led", "servo"):
+            raise PinModeUnsupported(
+                f"{name} is a {dev.kind}: only pwm_led and servo devices take a level; "
+                "use gpio_switch"
+            )
+        lo, hi = dev.wired.config.level_range()
+        if not lo <= level <= hi:
+            raise ToolArgumentsInvalid(
+                f"level {level:g} is outside {name}'s allowed range {lo:g}..{hi:g}"
+            )
+        return await self._write(dev, float(level))
+
+    async def read(self, name: str) -> float | None:
+        """The device's current value (1/0 for switches and inputs, the level for PWM)."""
+        self._require_connected()
+        dev = self.device(name)
+        return await self._run(dev.read)
+
+    async def blink(self, name: str, count: int, on_ms: int, off_ms: int) -> None:
+        """Start blinking an output ``count`` times in the background, then leave it off.
+
+        Bounds: :data:`BLINK_LIMITS`. A later write to the device stops the blink. Each on/off
+        counts against the device's switch limit up front.
+
+        Raises:
+            ToolArgumentsInvalid: An argument is out of its bounds.
+            DeviceNotFound, PinModeUnsupported, PolicyRateLimited, HardwareError.
+        """
+        dev = self._output(name, "blink")
+        if dev.kind in ("servo", "relay"):
+            raise PinModeUnsupported(f"{name} is a {dev.kind}: it cannot blink")
+        for key, value in (("count", count), ("on_ms", on_ms), ("off_ms", off_ms)):
+            lo, hi = BLINK_LIMITS[key]
+            if not lo <= value <= hi:
+                raise ToolArgumentsInvalid(f"{key} {value} is outside {lo}..{hi}")
+        self._take_rate(dev, cost=2 * count)
+        self._cancel_blink(name)
+        on_value = dev.wired.config.level_range()[1]
+
+        async def run() -> None:
+            for _ in range(count):
+                await self._run(dev.write, on_value)
+                await asyncio.sleep(on_ms / 1000)
+                await self._run(dev.write, 0.0)
+                await asyncio.sleep(off_ms / 1000)
+
+        task = asyncio.get_running_loop().create_task(run(), name=f"blink-{name}")
+        self._blinks[name] = task
+        task.add_done_callback(lambda t: self._blink_done(name, t))
+
+    def blinking(self, name: str) -> asyncio.Task[None] | None:
+        """The running blink task of ``name``, if any (tests await it)."""
+        return self._blinks.get(name)
+
+    def _blink_done(self, name: str, task: asyncio.Task[None]) -> None:
+        if self._blinks.get(name) is task:
+            del self._blinks[name]
+        if not task.cancelled() and task.exception() is not None:
+            log.error("blink of %s failed: %s", name, task.exception())
+
+    def _cancel_blink(self, name: str) -> None:
+        task = self._blinks.pop(name, None)
+        if task is not None:
+            task.cancel()
+
+    def _cancel_blinks(self) -> None:
+        for name in list(self._blinks):
+            self._cancel_blink(name)
+
+    async def status(self) -> list[dict[str, Any]]:
+        """Every device's state (see :meth:`pin_states`), read on the worker thread."""
+        self._require_connected()
+        return await self._run(lambda: [d.state() for d in self._devices.values()])
+
+    def pin_states(self) -> dict[str, dict[str, Any]]:
+        """The state of every configured pin, by canonical pin name, read now on this thread.
+
+        Each value: ``pin``, ``device``, ``kind``, ``mode`` (input/output/pwm/closed), ``value``
+        (the device's logical value), ``level`` (the physical pin state, 0..1) and ``frequency``.
+        Meant for simulation, tests and the CLI; on real pins prefer :meth:`status`.
+        """
+        return {d.pin_name: d.state() for d in self._devices.values()}
+
+    # --- events -------------------------------------------------------------------------------
+
+    def add_listener(self, callback: Callable[[InputEvent], None]) -> Callable[[], None]:
+        """Call ``callback(event)`` on the loop for every input edge; returns a remover."""
+        self._listeners.append(callback)
+
+        def remove() -> None:
+            with contextlib.suppress(ValueError):
+                self._listeners.remove(callback)
+
+        return remove
+
+    def events(self) -> EventStream:
+        """An async iterator of input events from now on, ending at :meth:`disconnect`.
+
+        The stream is registered at once (edges between this call and the first ``await`` are
+        not lost). Each stream has its own bounded queue: when a slow consumer falls 256 events
+        behind, the oldest is dropped (``events_dropped`` counts them). Close it with
+        ``aclose()`` (or ``async with``) when done. Safe to cancel.
+        """
+        stream = EventStream(self)
+        self._queues.append(stream.queue)
+        return stream
+
+    def _on_input_thread(self, device: str, pin: str, value: int) -> None:
+        # gpiozero's thread (or, on mock pins, whoever drove the pin).
+        event = InputEvent(device, value, time.time(), pin)
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        with contextlib.suppress(RuntimeError):  # loop closed between the check and the call
+            loop.call_soon_threadsafe(self._emit, event)
+
+    def _emit(self, event: InputEvent) -> None:
+        dev = self._devices.get(event.device)
+        if dev is not None:
+            dev.value = float(event.value)
+        for callback in list(self._listeners):
+            try:
+                callback(event)
+            except Exception:
+                log.exception("input listener failed on %s", event)
+        for queue in self._queues:
+            if queue.full():
+                queue.get_nowait()
+                self.events_dropped += 1
+            queue.put_nowait(event)
+
+    # --- internals ----------------------------------------------------------------------------
+
+    def _require_connected(self) -> None:
+        if self._state != "connected":
+            raise HardwareError(f"peripheral {self.name!r} is not connected")
+
+    def _output(self, name: str, verb: str) -> GpioDevice:
+        self._require_connected()
+        dev = self.device(name)
+        if not dev.is_output:
+            raise PinModeUnsupported(f"{name} is an input ({dev.kind}): cannot {verb} it")
+        return dev
+
+    def _take_rate(self, dev: GpioDevice, cost: int = 1) -> None:
+        limit = dev.wired.config.max_switches_per_minute
+        if not self._rate.allow(dev.name, limit, cost):
+            wait = self._rate.retry_after(dev.name)
+            raise PolicyRateLimited(
+                f"{dev.name} may switch at most {limit} times per minute; try again in {wait:.0f} s"
+            )
+
+    async def _write(self, dev: GpioDevice, value: float | None) -> float | None:
+        self._take_rate(dev)
+        self._cancel_blink(dev.name)
+        return await self._run(dev.write, value)
+
+    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+        if self._executor is None:
+            raise HardwareError(f"peripheral {self.name!r} is not connected")
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, fn, *args)

@@ -1,0 +1,130 @@
+"""Input events (a button pressed, a sensor line changed) and the rules that turn them into
+agent messages.
+
+gpiozero calls its callbacks from its own threads (on mock pins: from whoever drives the pin);
+:class:`~.gpio.PiGpio` hands each edge to the event loop with ``call_soon_threadsafe`` as an
+:class:`InputEvent`. :class:`InputRules` maps events to :class:`EventMessage` objects from the
+``on_press`` / ``on_release`` texts of the config, at most ``events_per_minute`` per device; the
+lead wires the messages into the agent.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Iterable
+from dataclasses import dataclass
+
+from .config import DeviceConfig
+
+__all__ = ["EventMessage", "InputEvent", "InputRules", "RateWindow"]
+
+
+@dataclass(frozen=True, slots=True)
+class InputEvent:
+    """An input changed.
+
+    Attributes:
+        device: The configured device name.
+        value: 1 when the input became active (button pressed), 0 when it became inactive.
+        at: Wall-clock time of the edge, Unix seconds.
+        pin: The canonical pin name.
+    """
+
+    device: str
+    value: int
+    at: float
+    pin: str = ""
+
+    @property
+    def active(self) -> bool:
+        return self.value == 1
+
+
+@dataclass(frozen=True, slots=True)
+class EventMessage:
+    """A message for the agent produced by an input rule."""
+
+    device: str
+    text: str
+    at: float
+
+
+class RateWindow:
+    """A sliding one-minute window of events per key, with an injectable monotonic clock."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic, window_s: float = 60.0) -> None:
+        self._clock = clock
+        self._window = window_s
+        self._seen: dict[str, deque[float]] = {}
+
+    def allow(self, key: str, limit: int | None, cost: int = 1) -> bool:
+        """Count ``cost`` events for ``key`` if that stays within ``limit``; return whether it did."""
+        if limit is None:
+            return True
+        now = self._clock()
+        seen = self._seen.setdefault(key, deque())
+        while seen and now - seen[0] >= self._window:
+            seen.popleft()
+        if len(seen) + cost > limit:
+            return False
+        seen.extend([now] * cost)
+        return True
+
+    def retry_after(self, key: str) -> float:
+        """Seconds until the oldest counted event of ``key`` leaves the window."""
+        seen = self._seen.get(key)
+        if not seen:
+            return 0.0
+        return max(0.0, self._window - (self._clock() - seen[0]))
+
+
+class InputRules:
+    """Turns input events into agent messages, rate-limited per device.
+
+    Args:
+        devices: The configured devices; those with ``on_press`` / ``on_release`` make rules.
+        clock: Monotonic clock for the rate limit (tests pass a fake one).
+
+    Attributes:
+        dropped: How many events matched a rule but were dropped by the rate limit.
+    """
+
+    def __init__(
+        self, devices: Iterable[DeviceConfig], *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self._rules: dict[str, DeviceConfig] = {
+            d.name: d for d in devices if d.on_press is not None or d.on_release is not None
+        }
+        self._window = RateWindow(clock)
+        self.dropped = 0
+
+    def __bool__(self) -> bool:
+        return bool(self._rules)
+
+    def devices(self) -> list[str]:
+        """Names of the devices that have a rule."""
+        return list(self._rules)
+
+    def message_for(self, event: InputEvent) -> EventMessage | None:
+        """The message for ``event``, or None (no rule, or the rate limit is used up)."""
+        rule = self._rules.get(event.device)
+        if rule is None:
+            return None
+        text = rule.on_press if event.active else rule.on_release
+        if text is None:
+            return None
+        if not self._window.allow(event.device, rule.events_per_minute):
+            self.dropped += 1
+            return None
+        return EventMessage(event.device, text, event.at)
+
+    async def messages(self, events: AsyncIterator[InputEvent]) -> AsyncIterator[EventMessage]:
+        """Yield a message for every event that a rule turns into one.
+
+        Safe to cancel; ends when ``events`` ends.
+        """
+        async for event in events:
+            message = self.message_for(event)
+            if message is not None:
+                yield message

@@ -1,0 +1,246 @@
+"""PiGpio on mock pins: the same code path as on a Pi, with gpiozero's MockFactory."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+import pytest
+
+from clawseed_edge.api import (
+    DeviceNotFound,
+    HardwareError,
+    Peripheral,
+    PinModeUnsupported,
+    PolicyRateLimited,
+    ToolArgumentsInvalid,
+)
+from clawseed_edge.peripherals.config import loads_hardware_toml
+from clawseed_edge.peripherals.gpio import PiGpio
+from clawseed_edge.testing.hardware import mock_pin, pin_level, press, release
+
+from .conftest import WIRING
+
+
+async def test_is_a_peripheral(sim_board: Any) -> None:
+    board = await sim_board(WIRING)
+    assert isinstance(board, Peripheral)
+    assert board.board_type == "sim" and board.sim
+    health = await board.health_check()
+    assert health.healthy and "6 devices" in health.detail
+
+
+async def test_switch_red_led_drives_gpio17_high(sim_board: Any, mock_pin_factory: Any) -> None:
+    board = await sim_board(WIRING)
+    pin = mock_pin_factory.pin("GPIO17")
+    assert pin.state == 0
+    await board.switch("red_led", True)
+    assert pin.state == 1
+    await board.switch("red_led", False)
+    pin.assert_states([False, True, False])
+
+
+async def test_active_low_relay(sim_board: Any) -> None:
+    board = await sim_board(WIRING)
+    assert pin_level(board, "fan") == 1  # off = high on an active-low relay board
+    await board.switch("fan", True)
+    assert pin_level(board, "GPIO23") == 0
+    assert await board.read("fan") == 1
+
+
+async def test_pwm_level_and_cap(sim_board: Any) -> None:
+    board = await sim_board(WIRING)
+    await board.set_level("lamp", 0.3)
+    assert pin_level(board, "lamp") == pytest.approx(0.3)
+    with pytest.raises(ToolArgumentsInvalid, match=r"lamp's allowed range 0\.\.0\.5"):
+        await board.set_level("lamp", 0.8)
+    assert pin_level(board, "lamp") == pytest.approx(0.3)  # unchanged
+    await board.switch("lamp", True)  # "on" means the cap
+    assert pin_level(board, "lamp") == pytest.approx(0.5)
+
+
+async def test_servo_range(sim_board: Any) -> None:
+    board = await sim_board(WIRING)
+    await board.set_level("arm", -0.8)
+    assert board.pin_states()["GPIO12"]["value"] == pytest.approx(-0.8)
+    with pytest.raises(ToolArgumentsInvalid, match=r"-0\.8\.\.0\.8"):
+        await board.set_level("arm", 1.0)
+
+
+async def test_wrong_kind_and_unknown_device(sim_board: Any) -> None:
+    board = await sim_board(WIRING)
+    with pytest.raises(PinModeUnsupported, match="input"):
+        await board.switch("doorbell", True)
+    with pytest.raises(PinModeUnsupported, match="gpio_switch"):
+        await board.set_level("red_led", 0.5)
+    with pytest.raises(DeviceNotFound, match="configured devices: red_led, lamp"):
+        await board.switch("blue_led", True)
+
+
+async def test_switch_rate_limit_in_the_peripheral(mock_pin_factory: Any) -> None:
+    now = [0.0]
+    board = PiGpio(loads_hardware_toml(WIRING), pin_factory=mock_pin_factory, clock=lambda: now[0])
+    async with board:
+        for i in range(6):
+            await board.switch("fan", i % 2 == 0)
+        with pytest.raises(PolicyRateLimited, match="at most 6 times per minute"):
+            await board.switch("fan", True)
+        now[0] = 61.0
+        await board.switch("fan", True)
+
+
+async def test_safe_state_on_apply_and_disconnect(mock_pin_factory: Any) -> None:
+    board = PiGpio(loads_hardware_toml(WIRING), pin_factory=mock_pin_factory)
+    await board.connect()
+    assert pin_level(board, "pump") == 1  # initial defaults to safe ("on")
+    await board.switch("red_led", True)
+    await board.switch("fan", True)
+    await board.set_level("lamp", 0.4)
+    await board.set_level("arm", 0.5)
+    await board.switch("pump", False)
+
+    await board.apply_safe_state()  # what estop does
+    states = board.pin_states()
+    assert states["GPIO17"]["level"] == 0
+    assert states["GPIO23"]["level"] == 1  # active-low relay off
+    assert states["GPIO18"]["level"] == 0
+    assert states["GPIO12"]["value"] is None  # servo detached
+    assert states["GPIO24"]["level"] == 1  # pump's safe value is "on"
+
+    await board.switch("red_led", True)
+    await board.switch("pump", False)
+    await board.disconnect()
+    red = mock_pin_factory.pin("GPIO17")
+    assert [s.state for s in red.states][-2:] == [True, False]  # driven off before release
+    pump = mock_pin_factory.pin("GPIO24")
+    # initial "on", switched off, safe "on" applied before the release
+    assert [bool(s.state) for s in pump.states][1:4] == [True, False, True]
+    assert red.function == "input"  # released
+    await board.disconnect()  # idempotent
+    with pytest.raises(HardwareError, match="not connected"):
+        await board.switch("red_led", True)
+    with pytest.raises(HardwareError, match="make a new PiGpio"):
+        await board.connect()
+
+
+async def test_button_edge_produces_event(sim_board: Any) -> None:
+    board = await sim_board(WIRING)
+    seen: list[Any] = []
+    board.add_listener(seen.append)
+    async with board.events() as stream:
+        press(board, "doorbell")
+        event = await asyncio.wait_for(stream.__anext__(), 2)
+        assert (event.device, event.value, event.pin) == ("doorbell", 1, "GPIO27")
+        release(board, "doorbell")
+        event = await asyncio.wait_for(stream.__anext__(), 2)
+        assert event.value == 0 and not event.active
+    assert [e.value for e in seen] == [1, 0]
+    assert await board.read("doorbell") == 0
+
+
+async def test_edge_from_another_thread_reaches_the_loop(sim_board: Any) -> None:
+    board = await sim_board(WIRING)
+    stream = board.events()
+    pin = mock_pin(board, "doorbell")
+    thread = threading.Thread(target=pin.drive_low)  # gpiozero calls back on that thread
+    thread.start()
+    thread.join()
+    event = await asyncio.wait_for(stream.__anext__(), 2)
+    assert event.device == "doorbell" and event.value == 1
+    await stream.aclose()
+    release(board, "doorbell")  # a held Button makes gpiozero's hold thread wait 1 s at close
+
+
+async def test_events_end_at_disconnect(mock_pin_factory: Any) -> None:
+    board = PiGpio(loads_hardware_toml(WIRING), pin_factory=mock_pin_factory)
+    await board.connect()
+    stream = board.events()
+    await board.disconnect()
+    assert [e async for e in stream] == []
+
+
+async def test_blink_runs_in_background_and_ends_off(sim_board: Any) -> None:
+    board = await sim_board(WIRING)
+    await board.blink("red_led", 3, 20, 20)
+    task = board.blinking("red_led")
+    assert task is not None and not task.done()  # returned before blinking finished
+    await asyncio.wait_for(task, 5)
+    pin = mock_pin(board, "red_led")
+    assert [s.state for s in pin.states] == [False, True, False, True, False, True, False]
+
+
+async def test_switch_stops_blink(sim_board: Any) -> None:
+    board = await sim_board(WIRING)
+    await board.blink("red_led", 20, 1000, 1000)
+    task = board.blinking("red_led")
+    await board.switch("red_led", True)
+    assert task is not None
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert pin_level(board, "red_led") == 1
+
+
+async def test_blink_bounds(sim_board: Any) -> None:
+    board = await sim_board(WIRING)
+    with pytest.raises(ToolArgumentsInvalid, match="count 50"):
+        await board.blink("red_led", 50, 100, 100)
+    with pytest.raises(PinModeUnsupported, match="relay"):
+        await board.blink("fan", 1, 100, 100)
+
+
+async def test_pin_states_describe_every_device(sim_board: Any) -> None:
+    board = await sim_board(WIRING)
+    states = board.pin_states()
+    assert set(states) == {"GPIO17", "GPIO18", "GPIO23", "GPIO27", "GPIO12", "GPIO24"}
+    assert states["GPIO17"] == {
+        "pin": "GPIO17",
+        "device": "red_led",
+        "kind": "led",
+        "mode": "output",
+        "value": 0.0,
+        "level": 0.0,
+        "frequency": None,
+    }
+    assert states["GPIO27"]["mode"] == "input"
+    status = await board.status()
+    assert [s["device"] for s in status] == ["red_led", "lamp", "fan", "doorbell", "arm", "pump"]
+
+
+async def test_describe_for_the_prompt(sim_board: Any) -> None:
+    board = await sim_board(WIRING)
+    text = board.describe()
+    assert "Board: Simulated Pi" in text
+    assert "- red_led: led on GPIO17, header 11" in text
+    assert "fan: relay on GPIO23" in text and "asks the user first" in text
+    assert "level 0..0.5" in text
+    assert "led1=GPIO17" in text
+
+
+async def test_rpi_board_in_simulation(mock_pin_factory: Any) -> None:
+    hw = loads_hardware_toml('[hardware]\nboard = "rpi4b"\n' + WIRING)
+    board = PiGpio(hw, sim=True, pin_factory=mock_pin_factory)
+    async with board:
+        await board.switch("red_led", True)
+        assert mock_pin_factory.pin("GPIO17").state == 1
+    assert "Raspberry Pi 4" in board.describe()
+
+
+def test_mcu_board_refused() -> None:
+    hw = loads_hardware_toml('[hardware]\nboard = "nucleo-f401re"\n')
+    with pytest.raises(HardwareError, match="microcontroller"):
+        PiGpio(hw)
+
+
+async def test_pin_claimed_elsewhere_is_translated(mock_pin_factory: Any) -> None:
+    from gpiozero import LED
+
+    squatter = LED("GPIO17", pin_factory=mock_pin_factory)
+    board = PiGpio(loads_hardware_toml(WIRING), pin_factory=mock_pin_factory)
+    try:
+        with pytest.raises(HardwareError, match=r"red_led.*GPIO17.*in use"):
+            await board.connect()
+        # Devices opened before the failure were closed again: GPIO18 is free.
+        LED("GPIO18", pin_factory=mock_pin_factory).close()
+    finally:
+        squatter.close()
