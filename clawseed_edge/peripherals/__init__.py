@@ -14,8 +14,8 @@ from .config import (
     parse_hardware,
     validate_devices,
 )
-from .gpio import EventStream, PiGpio
-from .inputs import EventMessage, InputEvent, InputRules
+from .gpio import PiGpio
+from .inputs import EventMessage, EventStream, InputEvent, InputRules
 from .pins import make_pin_factory, mock_pin_factory
 from .safety import apply_safe_state_all, install_signal_handlers
 

@@ -37,51 +37,16 @@ from clawseed_edge.api import (
 from .boards import BoardSpec, default_registry
 from .config import HardwareConfig, validate_devices
 from .devices import GpioDevice
-from .inputs import InputEvent, RateWindow
+from .inputs import EventHub, EventStream, InputEvent, RateWindow
 from .pins import make_pin_factory
 
-__all__ = ["BLINK_LIMITS", "EventStream", "PiGpio"]
+__all__ = ["BLINK_LIMITS", "PiGpio"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 BLINK_LIMITS = {"count": (1, 20), "on_ms": (20, 5000), "off_ms": (20, 5000)}
 """Bounds of ``blink`` arguments (inclusive)."""
-
-_QUEUE_SIZE = 256
-
-
-class EventStream:
-    """Input events of one :class:`PiGpio`, as an async iterator (see :meth:`PiGpio.events`)."""
-
-    def __init__(self, gpio: PiGpio) -> None:
-        self._gpio = gpio
-        self.queue: asyncio.Queue[InputEvent | None] = asyncio.Queue(_QUEUE_SIZE)
-        self._closed = False
-
-    def __aiter__(self) -> EventStream:
-        return self
-
-    async def __anext__(self) -> InputEvent:
-        if self._closed:
-            raise StopAsyncIteration
-        event = await self.queue.get()
-        if event is None:
-            await self.aclose()
-            raise StopAsyncIteration
-        return event
-
-    async def aclose(self) -> None:
-        """Stop receiving events. Idempotent."""
-        self._closed = True
-        with contextlib.suppress(ValueError):
-            self._gpio._queues.remove(self.queue)
-
-    async def __aenter__(self) -> EventStream:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
 
 
 class PiGpio:
@@ -132,12 +97,10 @@ class PiGpio:
         self._executor: ThreadPoolExecutor | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._state: Literal["new", "connected", "closed"] = "new"
-        self._listeners: list[Callable[[InputEvent], None]] = []
-        self._queues: list[asyncio.Queue[InputEvent | None]] = []
+        self._hub = EventHub()
         self._blinks: dict[str, asyncio.Task[None]] = {}
         self._rate = RateWindow(clock)
         self._atexit: Callable[[], None] | None = None
-        self.events_dropped = 0
         self._tools: list[Tool] | None = None
 
     # --- lifecycle ----------------------------------------------------------------------------
@@ -225,8 +188,7 @@ class PiGpio:
             if self._executor is not None:
                 self._executor.shutdown(wait=False)
                 self._executor = None
-            for q in self._queues:
-                q.put_nowait(None)
+            self._hub.close()
 
     def _release_all(self) -> None:
         errors = self._safe_all()
@@ -469,27 +431,22 @@ class PiGpio:
 
     # --- events -------------------------------------------------------------------------------
 
+    @property
+    def events_dropped(self) -> int:
+        """Events dropped because a consumer's queue was full."""
+        return self._hub.dropped
+
     def add_listener(self, callback: Callable[[InputEvent], None]) -> Callable[[], None]:
         """Call ``callback(event)`` on the loop for every input edge; returns a remover."""
-        self._listeners.append(callback)
-
-        def remove() -> None:
-            with contextlib.suppress(ValueError):
-                self._listeners.remove(callback)
-
-        return remove
+        return self._hub.add_listener(callback)
 
     def events(self) -> EventStream:
         """An async iterator of input events from now on, ending at :meth:`disconnect`.
 
-        The stream is registered at once (edges between this call and the first ``await`` are
-        not lost). Each stream has its own bounded queue: when a slow consumer falls 256 events
-        behind, the oldest is dropped (``events_dropped`` counts them). Close it with
-        ``aclose()`` (or ``async with``) when done. Safe to cancel.
+        Registered at once (edges between this call and the first ``await`` are kept); see
+        :class:`~.inputs.EventStream`.
         """
-        stream = EventStream(self)
-        self._queues.append(stream.queue)
-        return stream
+        return self._hub.stream()
 
     def _on_input_thread(self, device: str, pin: str, value: int) -> None:
         # gpiozero's thread (or, on mock pins, whoever drove the pin).
@@ -504,16 +461,7 @@ class PiGpio:
         dev = self._devices.get(event.device)
         if dev is not None:
             dev.value = float(event.value)
-        for callback in list(self._listeners):
-            try:
-                callback(event)
-            except Exception:
-                log.exception("input listener failed on %s", event)
-        for queue in self._queues:
-            if queue.full():
-                queue.get_nowait()
-                self.events_dropped += 1
-            queue.put_nowait(event)
+        self._hub.emit(event)
 
     # --- internals ----------------------------------------------------------------------------
 

@@ -357,12 +357,17 @@ class GpioBlink(_GpioTool):
 
     @staticmethod
     def _args(arguments: Mapping[str, Any]) -> tuple[int, int, int] | str:
+        from .gpio import BLINK_LIMITS
+
         out = []
         for key, default in (("count", 3), ("on_ms", 500), ("off_ms", 500)):
             raw = arguments.get(key, default)
             number = _parse_number(raw)
             if number is None or number != int(number):
                 return f"{key!r} must be a whole number"
+            lo, hi = BLINK_LIMITS[key]
+            if not lo <= number <= hi:
+                return f"{key} {number:g} is outside {lo}..{hi}"
             out.append(int(number))
         return out[0], out[1], out[2]
 

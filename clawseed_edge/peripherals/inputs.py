@@ -10,6 +10,9 @@ lead wires the messages into the agent.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable
@@ -17,7 +20,12 @@ from dataclasses import dataclass
 
 from .config import DeviceConfig
 
-__all__ = ["EventMessage", "InputEvent", "InputRules", "RateWindow"]
+__all__ = ["EventHub", "EventMessage", "EventStream", "InputEvent", "InputRules", "RateWindow"]
+
+log = logging.getLogger(__name__)
+
+QUEUE_SIZE = 256
+"""Events a stream holds before it drops the oldest."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +56,98 @@ class EventMessage:
     device: str
     text: str
     at: float
+
+
+class EventStream:
+    """Input events as an async iterator, from :meth:`EventHub.stream` (``PiGpio.events()``).
+
+    Has its own bounded queue: when the consumer falls :data:`QUEUE_SIZE` events behind, the
+    oldest is dropped (the hub's ``dropped`` counts them). Ends when the hub closes (the
+    peripheral disconnects). Use ``async with`` or ``aclose()`` to stop early. Safe to cancel.
+    """
+
+    def __init__(self, hub: EventHub) -> None:
+        self._hub = hub
+        self.queue: asyncio.Queue[InputEvent | None] = asyncio.Queue(QUEUE_SIZE)
+        self._closed = False
+
+    def __aiter__(self) -> EventStream:
+        return self
+
+    async def __anext__(self) -> InputEvent:
+        if self._closed:
+            raise StopAsyncIteration
+        event = await self.queue.get()
+        if event is None:
+            await self.aclose()
+            raise StopAsyncIteration
+        return event
+
+    async def aclose(self) -> None:
+        """Stop receiving events. Idempotent."""
+        self._closed = True
+        self._hub.discard(self)
+
+    async def __aenter__(self) -> EventStream:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+class EventHub:
+    """Fans input events out to listeners and streams, on the event loop's thread.
+
+    Attributes:
+        dropped: Events dropped from full stream queues (end markers included).
+    """
+
+    def __init__(self) -> None:
+        self._listeners: list[Callable[[InputEvent], None]] = []
+        self._streams: list[EventStream] = []
+        self.dropped = 0
+
+    def add_listener(self, callback: Callable[[InputEvent], None]) -> Callable[[], None]:
+        """Call ``callback(event)`` for every event; returns a function that removes it."""
+        self._listeners.append(callback)
+
+        def remove() -> None:
+            with contextlib.suppress(ValueError):
+                self._listeners.remove(callback)
+
+        return remove
+
+    def stream(self) -> EventStream:
+        """A new stream, registered now."""
+        stream = EventStream(self)
+        self._streams.append(stream)
+        return stream
+
+    def discard(self, stream: EventStream) -> None:
+        """Stop feeding ``stream``."""
+        with contextlib.suppress(ValueError):
+            self._streams.remove(stream)
+
+    def emit(self, event: InputEvent) -> None:
+        """Hand ``event`` to every listener (errors are logged) and stream."""
+        for callback in list(self._listeners):
+            try:
+                callback(event)
+            except Exception:
+                log.exception("input listener failed on %s", event)
+        for stream in self._streams:
+            self._put(stream.queue, event)
+
+    def close(self) -> None:
+        """End every stream."""
+        for stream in self._streams:
+            self._put(stream.queue, None)
+
+    def _put(self, queue: asyncio.Queue[InputEvent | None], item: InputEvent | None) -> None:
+        if queue.full():
+            queue.get_nowait()
+            self.dropped += 1
+        queue.put_nowait(item)
 
 
 class RateWindow:

@@ -27,7 +27,7 @@ def mock_pin_factory() -> Any:
     return MockFactory(pin_class=MockPWMPin)
 
 
-def make_pin_factory(kind: PinFactoryKind = "auto", *, sim: bool = False) -> Any:
+def make_pin_factory(kind: PinFactoryKind = "auto", sim: bool = False) -> Any:
     """The gpiozero pin factory for this process.
 
     Args:

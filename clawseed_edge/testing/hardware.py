@@ -27,7 +27,15 @@ from clawseed_edge.peripherals.config import loads_hardware_toml
 from clawseed_edge.peripherals.gpio import PiGpio
 from clawseed_edge.peripherals.pins import mock_pin_factory
 
-__all__ = ["mock_pin", "mock_pin_factory", "pin_level", "press", "release", "wired_sim_board"]
+__all__ = [
+    "mock_pin",
+    "mock_pin_factory",
+    "pin_level",
+    "pin_state",
+    "press",
+    "release",
+    "wired_sim_board",
+]
 
 
 def wired_sim_board(devices_toml: str, *, pin_factory: Any = None, name: str = "pi") -> PiGpio:
@@ -69,6 +77,17 @@ def mock_pin(board: PiGpio, device_or_pin: str) -> Any:
 def pin_level(board: PiGpio, device_or_pin: str) -> float:
     """The physical level of a mock pin: 0/1 for digital pins, the duty cycle for PWM."""
     return float(mock_pin(board, device_or_pin).state)
+
+
+def pin_state(board: PiGpio, device_or_pin: str) -> dict[str, Any]:
+    """The state of one configured pin: ``pin``, ``device``, ``kind``, ``mode``, ``value``,
+    ``level``, ``frequency`` (see :meth:`PiGpio.pin_states`)."""
+    names = {d.name: d.pin_name for d in board.devices()}
+    pin = names.get(device_or_pin) or board.board.lookup(device_or_pin).name
+    states = board.pin_states()
+    if pin not in states:
+        raise KeyError(f"{device_or_pin!r} is not a configured device or pin")
+    return states[pin]
 
 
 def press(board: PiGpio, device: str) -> None:

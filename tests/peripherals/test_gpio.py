@@ -244,3 +244,17 @@ async def test_pin_claimed_elsewhere_is_translated(mock_pin_factory: Any) -> Non
         LED("GPIO18", pin_factory=mock_pin_factory).close()
     finally:
         squatter.close()
+
+
+async def test_slow_consumer_drops_oldest_and_still_ends(mock_pin_factory: Any) -> None:
+    board = PiGpio(loads_hardware_toml(WIRING), pin_factory=mock_pin_factory)
+    await board.connect()
+    stream = board.events()
+    for _ in range(200):  # 400 edges into a 256-event queue
+        press(board, "doorbell")
+        release(board, "doorbell")
+    await asyncio.sleep(0)  # let the loop run the handed-over callbacks
+    await board.disconnect()
+    events = [e async for e in stream]
+    assert board.events_dropped == 400 - 256 + 1  # and one more for the end marker
+    assert len(events) == 255 and events[-1].value == 0

@@ -189,3 +189,11 @@ async def test_rate_limit_reaches_the_model_as_failure(sim_board: Any) -> None:
         ).success
     result = await tools["gpio_switch"].execute({"device": "fan", "on": True}, CTX)
     assert not result.success and "at most 6 times per minute" in (result.error or "")
+
+
+async def test_blink_bounds_visible_to_the_policy(sim_board: Any) -> None:
+    _, tools = await _tools(sim_board)
+    action = tools["gpio_blink"].describe_action({"device": "red_led", "count": 500})
+    assert not action.allowed and "count 500 is outside 1..20" in action.summary
+    result = await tools["gpio_blink"].execute({"device": "red_led", "count": 500}, CTX)
+    assert not result.success and "1..20" in (result.error or "")

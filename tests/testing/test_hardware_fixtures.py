@@ -71,3 +71,15 @@ def test_the_documented_example_passes_as_a_user_suite(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert re.search(r"\b[3-9] passed", proc.stdout), proc.stdout
+
+
+async def test_pin_state_helper(sim_board: Any) -> None:
+    from clawseed_edge.testing.hardware import pin_state
+
+    board = await sim_board('[[devices]]\nname = "lamp"\npin = "GPIO18"\nkind = "pwm_led"\n')
+    await board.set_level("lamp", 0.5)
+    state = pin_state(board, "lamp")
+    assert (state["pin"], state["mode"], state["level"]) == ("GPIO18", "pwm", 0.5)
+    assert pin_state(board, "GPIO18") == state
+    with pytest.raises(KeyError, match="GPIO17"):
+        pin_state(board, "GPIO17")
