@@ -73,6 +73,12 @@ active_high = false
 max_switches_per_minute = 2
 
 [[devices]]
+name = "status_led"
+pin = "GPIO27"
+kind = "led"
+max_switches_per_minute = 4
+
+[[devices]]
 name = "doorbell"
 pin = "GPIO5"
 kind = "button"
@@ -211,6 +217,7 @@ async def test_switching_red_led_on_drives_gpio17_high(board: PiGpio) -> None:
         "fan",
         "lamp",
         "pump",
+        "status_led",
     }
     assert "red_led: led on GPIO17" in first.messages[0].content  # the hardware prompt section
     assert tool_texts(second) == ["red_led (GPIO17) is now on"]
@@ -402,6 +409,28 @@ async def test_switch_rate_limit_refuses_the_extra_switch(board: PiGpio, clock: 
     await run_turn(agent, "pump on")
     assert pump_pin.state == 0
     assert tool_texts(provider.requests[3]) == ["pump (GPIO24) is now on"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "peripherals bug: PiGpio.blink charges 2*count switches against max_switches_per_minute; "
+        "when 2*count exceeds the limit the window is empty, RateWindow.retry_after() is 0 and "
+        "the model is told 'try again in 0 s' for a call that can never succeed"
+    ),
+)
+async def test_blink_longer_than_the_switch_limit_is_not_retried(board: PiGpio) -> None:
+    provider = ScriptedProvider(
+        [ScriptedProvider.call("gpio_blink", device="status_led", count=3, on_ms=20, off_ms=20)]
+    )
+    provider.add(".")
+    await run_turn(make_agent(board, provider), "blink the status LED")
+    assert [st.state for st in pin(board, "GPIO27").states] == [False]  # it never blinked
+    [text] = tool_texts(provider.requests[1])
+    assert text.startswith("Error: status_led may switch at most 4 times per minute")
+    # Retrying the same call cannot succeed (it needs 6 switches, the limit is 4 per minute),
+    # so the model must not be invited to retry it.
+    assert "try again" not in text
 
 
 # --- 5. read_only -----------------------------------------------------------------------------
