@@ -455,6 +455,24 @@ async def test_read_only_autonomy_reads_but_does_not_switch(board: PiGpio) -> No
     assert "red_led: led on GPIO17, off" in status and "fan: relay on GPIO23, off" in status
 
 
+async def test_supervised_autonomy_asks_for_switches_not_reads(board: PiGpio) -> None:
+    calls = [
+        ToolCall("gpio_read", {"device": "red_led"}),
+        ToolCall("gpio_switch", {"device": "red_led", "on": True}),
+    ]
+    provider = ScriptedProvider([ScriptedProvider.calls(*calls), "Done."])
+    approver = StaticApprover(True)
+    agent = make_agent(board, provider, autonomy="supervised", approver=approver)
+    events = await run_turn(agent, "check the LED, then light it")
+    assert [r.summary for r in approver.requests] == ["switch red_led (GPIO17) on"]
+    assert sum(isinstance(e, ApprovalRequestEvent) for e in events) == 1
+    assert tool_texts(provider.requests[1]) == [
+        "red_led (GPIO17) is off",
+        "red_led (GPIO17) is now on",
+    ]
+    assert pin(board, "GPIO17").state == 1
+
+
 # --- 6. PWM cap -------------------------------------------------------------------------------
 
 
