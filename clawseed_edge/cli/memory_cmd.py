@@ -106,7 +106,7 @@ def _run(args: argparse.Namespace, action: Any) -> int:
         return 1
 
     async def go() -> int:
-        async with SqliteMemory.open(path, load_vectors=False) as memory:
+        async with SqliteMemory.open(path) as memory:
             return int(await action(memory))
 
     try:

@@ -11,6 +11,7 @@ store runs keyword-only.
 
 from __future__ import annotations
 
+import functools
 import logging
 import sqlite3
 from dataclasses import dataclass
@@ -20,14 +21,19 @@ from typing import Any, cast
 
 from clawseed_edge.api import MemoryStoreError
 
-__all__ = ["DRIVER_ERRORS", "OpenedConnection", "open_connection", "translate_error"]
+__all__ = ["OpenedConnection", "driver_errors", "open_connection", "translate_error"]
 
 log = logging.getLogger(__name__)
 
 _warned_no_vectors = False
 
 
-def _driver_errors() -> tuple[type[BaseException], ...]:
+@functools.cache
+def driver_errors() -> tuple[type[BaseException], ...]:
+    """The exception bases of every DB-API driver we may use (sqlite3's and sqlean's differ).
+
+    Computed on first use so that importing this module does not import sqlean.
+    """
     errors: list[type[BaseException]] = [sqlite3.Error]
     try:
         import sqlean
@@ -36,12 +42,6 @@ def _driver_errors() -> tuple[type[BaseException], ...]:
     except ImportError:  # pragma: no cover - sqlean is a dependency on Linux
         pass
     return tuple(errors)
-
-
-DRIVER_ERRORS: tuple[type[BaseException], ...] = _driver_errors()
-"""The exception bases of every DB-API driver we may use (sqlite3's and sqlean's differ)."""
-
-_LOAD_ERRORS: tuple[type[BaseException], ...] = (*DRIVER_ERRORS, AttributeError, OSError)
 
 
 def translate_error(exc: BaseException, what: str) -> MemoryStoreError:
@@ -89,7 +89,7 @@ def _load_vec(connection: Any) -> str:
         connection.enable_load_extension(True)
         connection.load_extension(sqlite_vec.loadable_path())
         connection.enable_load_extension(False)
-    except _LOAD_ERRORS as exc:
+    except (*driver_errors(), AttributeError, OSError) as exc:  # type: ignore[misc]
         return f"sqlite-vec could not be loaded ({exc})"
     return ""
 
@@ -109,9 +109,17 @@ async def open_connection(path: str | Path, *, load_vectors: bool = True) -> Ope
 
     driver = _pick_driver()
     reason_box: list[str] = []
+    failure: list[BaseException] = []
 
     def connector() -> sqlite3.Connection:
-        connection = driver.connect(str(path), isolation_level=None, check_same_thread=False)
+        try:
+            connection = driver.connect(str(path), isolation_level=None)
+        except driver_errors() as exc:
+            # Hand aiosqlite a stand-in so that its worker thread is shut down through the
+            # normal close() below; a connector that raises leaves the thread's last reply
+            # to an event loop that may be gone.
+            failure.append(exc)
+            return cast(sqlite3.Connection, driver.connect(":memory:"))
         if load_vectors:
             reason_box.append(_load_vec(connection))
         else:
@@ -119,10 +127,12 @@ async def open_connection(path: str | Path, *, load_vectors: bool = True) -> Ope
         return cast(sqlite3.Connection, connection)
 
     conn = aiosqlite.Connection(connector, 64)
-    try:
-        await conn
-    except DRIVER_ERRORS as exc:
-        raise MemoryStoreError(f"cannot open memory database {str(path)!r}: {exc}") from exc
+    await conn
+    if failure:
+        await conn.close()
+        raise MemoryStoreError(
+            f"cannot open memory database {str(path)!r}: {failure[0]}"
+        ) from failure[0]
     reason = reason_box[0] if reason_box else "unknown"
     vectors = reason == ""
     if not vectors and load_vectors:

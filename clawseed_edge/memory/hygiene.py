@@ -13,12 +13,19 @@ from __future__ import annotations
 import hashlib
 import re
 import time
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from clawseed_edge.api import MemoryEntry
 
 from .recall import STOP_WORDS, words
 
 __all__ = [
     "PRUNABLE_CATEGORIES",
     "SUPERSEDED_BY",
+    "HygieneMethods",
     "content_hash",
     "daily_key",
     "fact_key",
@@ -74,3 +81,104 @@ def daily_key(session_id: str, user_text: str, when: float | None = None) -> str
 def fact_key(fact: str) -> str:
     """The key of a promoted fact: ``fact/<hash12>`` of its normalised words."""
     return "fact/" + content_hash(" ".join(words(fact)))[:12]
+
+
+class HygieneMethods:
+    """Consolidation and pruning for SqliteMemory (uses its store and transactions)."""
+
+    if TYPE_CHECKING:
+        snapshot_path: Path | None
+        vectors_loaded: bool
+        _vec_table: bool
+
+        def _read(self, what: str) -> AbstractAsyncContextManager[Any]: ...
+
+        def _write(self, what: str) -> AbstractAsyncContextManager[Any]: ...
+
+        async def store_many(self, entries: Sequence[MemoryEntry]) -> list[MemoryEntry]: ...
+
+        async def export_snapshot(
+            self, path: str | Path | None = None, *, namespace: str | None = None
+        ) -> Path: ...
+
+    async def consolidate(
+        self,
+        session_id: str,
+        user_text: str,
+        answer_text: str,
+        *,
+        namespace: str = "default",
+        important: Sequence[str] = (),
+    ) -> list[MemoryEntry]:
+        """Record a finished turn: a dated ``daily`` entry, and flagged facts as ``core``.
+
+        Facts are ``important`` plus sentences of ``user_text`` starting "remember (that)",
+        "important:" or "note that". All are stored in one transaction (one embedding
+        batch). Returns the stored entries, the daily one first.
+        """
+        daily = MemoryEntry(
+            key=daily_key(session_id, user_text),
+            content=f"User: {user_text.strip()}\nAssistant: {answer_text.strip()}",
+            category="daily",
+            namespace=namespace,
+            session_id=session_id,
+            importance=0.3,
+        )
+        facts = list(dict.fromkeys([*important, *important_facts(user_text)]))
+        cores = [
+            MemoryEntry(
+                key=fact_key(fact),
+                content=fact,
+                category="core",
+                namespace=namespace,
+                session_id=session_id,
+                importance=0.9,
+                metadata={"source": "consolidation"},
+            )
+            for fact in facts
+        ]
+        return await self.store_many([daily, *cores])
+
+    async def prune(
+        self, retention_days: float, *, now: float | None = None, namespace: str | None = None
+    ) -> int:
+        """Delete ``conversation``/``daily`` entries not updated for ``retention_days``.
+
+        ``core`` and custom categories are never pruned. Returns how many were deleted.
+        """
+        cutoff = (time.time() if now is None else now) - retention_days * 86400.0
+        marks = ",".join("?" * len(PRUNABLE_CATEGORIES))
+        sql = f"SELECT id FROM entries WHERE category IN ({marks}) AND updated_at < ?"
+        params: list[Any] = [*PRUNABLE_CATEGORIES, cutoff]
+        if namespace is not None:
+            sql += " AND namespace = ?"
+            params.append(namespace)
+        async with self._write("prune") as conn:
+            ids = [(int(r[0]),) for r in await conn.execute_fetchall(sql, params)]
+            await conn.executemany("DELETE FROM entries WHERE id=?", ids)
+            if self._vec_table and self.vectors_loaded:
+                await conn.executemany("DELETE FROM entries_vec WHERE rowid=?", ids)
+            await conn.execute(
+                "INSERT OR REPLACE INTO memory_meta (key, value) VALUES ('last_prune', ?)",
+                (str(time.time() if now is None else now),),
+            )
+        return len(ids)
+
+    async def prune_if_due(
+        self, retention_days: float, *, interval_s: float = 86400.0, now: float | None = None
+    ) -> int | None:
+        """Run :meth:`prune` if it last ran more than ``interval_s`` ago; None if not due.
+
+        Call it after turns; it also rewrites the snapshot, if one is configured.
+        """
+        current = time.time() if now is None else now
+        async with self._read("prune schedule") as conn:
+            rows = await conn.execute_fetchall(
+                "SELECT value FROM memory_meta WHERE key = 'last_prune'"
+            )
+        if rows and current - float(rows[0][0]) < interval_s:
+            return None
+        pruned = await self.prune(retention_days, now=current)
+        if self.snapshot_path is not None:
+            await self.export_snapshot()
+        return pruned

@@ -11,14 +11,18 @@ trips exactly::
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import re
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from clawseed_edge.api import MemoryEntry, MemoryStoreError
 
-__all__ = ["SNAPSHOT_NAME", "parse_snapshot", "render_snapshot"]
+__all__ = ["SNAPSHOT_NAME", "SnapshotMethods", "parse_snapshot", "render_snapshot"]
 
 SNAPSHOT_NAME = "MEMORY_SNAPSHOT.md"
 
@@ -106,3 +110,61 @@ def _entry(fields: dict[str, object], content: str) -> MemoryEntry:
         updated_at=num("updated_at", 0.0),
         metadata=dict(metadata) if isinstance(metadata, dict) else {},
     )
+
+
+class SnapshotMethods:
+    """Snapshot export and hydration for SqliteMemory."""
+
+    if TYPE_CHECKING:
+        snapshot_path: Path | None
+
+        async def export(
+            self, *, namespace: str | None = None, category: str | None = None
+        ) -> list[MemoryEntry]: ...
+
+        async def store_many(self, entries: Sequence[MemoryEntry]) -> list[MemoryEntry]: ...
+
+    async def export_snapshot(
+        self, path: str | Path | None = None, *, namespace: str | None = None
+    ) -> Path:
+        """Write the ``core`` entries to ``MEMORY_SNAPSHOT.md`` atomically; returns the path.
+
+        Raises:
+            MemoryStoreError: No path given or configured, or the file cannot be written.
+        """
+        target = Path(path) if path is not None else self.snapshot_path
+        if target is None:
+            raise MemoryStoreError("no snapshot path: pass one or configure snapshot_path")
+        entries = await self.export(namespace=namespace, category="core")
+        entries.sort(key=lambda e: (e.namespace, e.created_at, e.key))
+        text = render_snapshot(entries)
+        tmp = target.with_name(target.name + ".tmp")
+        try:
+            await asyncio.to_thread(_write_atomic, tmp, target, text)
+        except OSError as exc:
+            raise MemoryStoreError(f"cannot write memory snapshot {target}: {exc}") from exc
+        return target
+
+    async def hydrate_snapshot(self, path: str | Path) -> int:
+        """Store every entry of a snapshot file; returns how many.
+
+        Raises:
+            MemoryStoreError: The file cannot be read or an entry line is damaged.
+        """
+        source = Path(path)
+        try:
+            text = await asyncio.to_thread(source.read_text, encoding="utf-8")
+        except OSError as exc:
+            raise MemoryStoreError(f"cannot read memory snapshot {source}: {exc}") from exc
+        entries = parse_snapshot(text, source=str(source))
+        await self.store_many(entries)
+        return len(entries)
+
+
+def _write_atomic(tmp: Path, target: Path, text: str) -> None:
+    """Write ``text`` to ``tmp``, fsync it, then rename over ``target`` (never half a file)."""
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, target)

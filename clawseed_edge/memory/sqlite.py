@@ -18,7 +18,6 @@ import builtins
 import json
 import logging
 import time
-from array import array
 from collections.abc import AsyncIterator, Generator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -27,11 +26,13 @@ from typing import Any, Literal
 from clawseed_edge.api import EmbeddingProvider, MemoryEntry, MemoryStoreError
 
 from . import hygiene
-from .connect import DRIVER_ERRORS, open_connection, translate_error
-from .recall import Scored, fts_match_expression, keyword_scores, merge_scores, vector_scores
+from .connect import driver_errors, open_connection, translate_error
+from .hygiene import HygieneMethods
+from .recall import fts_match_expression, keyword_scores, merge_scores, vector_scores
 from .schema import migrate
 from .sessions import SessionMethods
-from .snapshot import parse_snapshot, render_snapshot
+from .snapshot import SnapshotMethods
+from .vectors import VectorMethods
 
 __all__ = ["RecallMode", "SqliteMemory"]
 
@@ -43,11 +44,21 @@ _COLUMNS = (
     "id, key, content, category, namespace, session_id, importance, created_at, updated_at, "
     "metadata"
 )
+_E_COLUMNS = ", ".join("e." + c.strip() for c in _COLUMNS.split(","))
 _NOT_SUPERSEDED = "json_extract(e.metadata, '$.superseded_by') IS NULL"
 _KNN_MAX = 4096  # sqlite-vec's upper bound on k
+_UPSERT = (
+    "INSERT INTO entries (namespace, key, content, category, session_id, importance, "
+    "created_at, updated_at, metadata, content_hash) VALUES (?,?,?,?,?,?,?,?,?,?) "
+    "ON CONFLICT (namespace, key) DO UPDATE SET content=excluded.content, "
+    "category=excluded.category, session_id=excluded.session_id, "
+    "importance=excluded.importance, created_at=CASE WHEN ? THEN excluded.created_at "
+    "ELSE entries.created_at END, updated_at=excluded.updated_at, "
+    "metadata=excluded.metadata, content_hash=excluded.content_hash"
+)
 
 
-class SqliteMemory(SessionMethods):
+class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethods):
     """The SQLite memory store (implements api ``Memory`` and ``SessionStore``).
 
     Use ``async with SqliteMemory.open(path, ...) as mem:`` or ``mem = await
@@ -109,6 +120,7 @@ class SqliteMemory(SessionMethods):
         self.vectors_loaded = False
         self.vector_reason = ""
         self._vec_table = False
+        self._core_changed = False
 
     # --- lifecycle -----------------------------------------------------------------------
 
@@ -136,7 +148,7 @@ class SqliteMemory(SessionMethods):
             await self._conn.execute("PRAGMA busy_timeout=5000")
             await migrate(self._conn)
             await self._init_vectors()
-        except DRIVER_ERRORS as exc:
+        except driver_errors() as exc:
             await self._conn.close()
             self._state = "closed"
             raise MemoryStoreError(
@@ -154,10 +166,16 @@ class SqliteMemory(SessionMethods):
         return self
 
     async def aclose(self) -> None:
-        """Close the connection and stop its thread. Idempotent."""
+        """Write the snapshot if core memory changed (and one is configured), then close the
+        connection and stop its thread. Idempotent."""
         if self._state != "open":
             self._state = "closed"
             return
+        if self.snapshot_path is not None and self._core_changed:
+            try:
+                await self.export_snapshot()
+            except MemoryStoreError as exc:
+                log.error("memory: snapshot not written on close: %s", exc)
         self._state = "closed"
         async with self._lock:
             await self._conn.close()
@@ -171,48 +189,9 @@ class SqliteMemory(SessionMethods):
         await self.aclose()
 
     @property
-    def vector_enabled(self) -> bool:
-        """Whether vectors are being stored (sqlite-vec loaded and an embedder configured)."""
-        return self.vectors_loaded and self.embedder is not None
-
-    @property
     def effective_mode(self) -> RecallMode:
         """The mode recall actually uses (``keyword`` when vectors are unavailable)."""
         return self.mode if self.vector_enabled else "keyword"
-
-    async def _init_vectors(self) -> None:
-        rows = await self._conn.execute_fetchall(
-            "SELECT value FROM memory_meta WHERE key = 'vector_dimensions'"
-        )
-        stored = int(rows[0][0]) if rows else None
-        wanted = self._dims
-        if wanted is None and self.embedder is not None:
-            wanted = getattr(self.embedder, "embedding_dimensions", None)
-        if stored is not None and wanted is not None and stored != wanted:
-            log.error(
-                "memory: the database holds %d-dimension vectors but the embedder gives %d; "
-                "recall is keyword-only (use the old embedding model or a new memory.db)",
-                stored,
-                wanted,
-            )
-            self.vectors_loaded, self.vector_reason = False, "embedding dimension changed"
-            return
-        self._dims = stored or wanted
-        if stored is not None and self.vectors_loaded:
-            self._vec_table = True
-        elif self._dims is not None and self.vector_enabled:
-            await self._create_vec_table(self._dims)
-
-    async def _create_vec_table(self, dims: int) -> None:
-        await self._conn.execute(
-            "CREATE VIRTUAL TABLE IF NOT EXISTS entries_vec USING vec0("
-            f"namespace TEXT PARTITION KEY, embedding float[{int(dims)}] distance_metric=cosine)"
-        )
-        await self._conn.execute(
-            "INSERT OR REPLACE INTO memory_meta (key, value) VALUES ('vector_dimensions', ?)",
-            (str(dims),),
-        )
-        self._dims, self._vec_table = dims, True
 
     # --- plumbing ------------------------------------------------------------------------
 
@@ -226,7 +205,7 @@ class SqliteMemory(SessionMethods):
         async with self._lock:
             try:
                 yield self._conn
-            except DRIVER_ERRORS as exc:
+            except driver_errors() as exc:
                 raise translate_error(exc, what) from exc
 
     @asynccontextmanager
@@ -241,67 +220,11 @@ class SqliteMemory(SessionMethods):
             except BaseException as exc:
                 try:
                     await self._conn.execute("ROLLBACK")
-                except DRIVER_ERRORS:
+                except driver_errors():
                     pass  # no transaction was open (BEGIN itself failed)
-                if isinstance(exc, DRIVER_ERRORS):
+                if isinstance(exc, driver_errors()):
                     raise translate_error(exc, what) from exc
                 raise
-
-    async def _embed(self, text: str, digest: str | None) -> bytes | None:
-        """The float32 vector blob of ``text`` (cached by ``digest`` if given), or None."""
-        return (await self._embed_many([text], [digest]))[0]
-
-    async def _embed_many(
-        self, texts: Sequence[str], digests: Sequence[str | None], *, batch: int = 64
-    ) -> builtins.list[bytes | None]:
-        """Vector blobs for ``texts``: cached ones from the cache, the rest from the embedder.
-
-        A failing embedder or a wrong-length vector gives None for that text (logged): the
-        caller stores without a vector or answers keyword-only.
-        """
-        out: builtins.list[bytes | None] = [None] * len(texts)
-        if not self.vector_enabled or self.embedder is None or not texts:
-            return out
-        missing = list(range(len(texts)))
-        if self._dims is not None:
-            wanted = sorted({d for d in digests if d is not None})
-            cached: dict[str, bytes] = {}
-            async with self._read("embedding cache lookup") as conn:
-                for start in range(0, len(wanted), 500):
-                    hashes = wanted[start : start + 500]
-                    rows = await conn.execute_fetchall(
-                        "SELECT content_hash, vector FROM embedding_cache WHERE dimensions=? "
-                        f"AND content_hash IN ({','.join('?' * len(hashes))})",
-                        (self._dims, *hashes),
-                    )
-                    cached.update((r[0], bytes(r[1])) for r in rows)
-            for i, digest in enumerate(digests):
-                if digest is not None and digest in cached:
-                    out[i] = cached[digest]
-            missing = [i for i in missing if out[i] is None]
-        for start in range(0, len(missing), batch):
-            chunk = missing[start : start + batch]
-            try:
-                vectors = await self.embedder.embed([texts[i] for i in chunk])
-                floats = [[float(x) for x in v] for v in vectors]
-                if len(floats) != len(chunk):
-                    raise ValueError(f"{len(floats)} vectors for {len(chunk)} texts")
-            except Exception as exc:  # any provider failure: degrade, never lose the write
-                log.warning("memory: embedding failed, continuing without vectors: %s", exc)
-                continue
-            if self._dims is None:
-                async with self._write("create vector table"):
-                    await self._create_vec_table(len(floats[0]))
-            for i, vector in zip(chunk, floats, strict=True):
-                if len(vector) != self._dims:
-                    log.warning(
-                        "memory: the embedder returned %d dimensions, expected %d; no vector",
-                        len(vector),
-                        self._dims,
-                    )
-                    continue
-                out[i] = array("f", vector).tobytes()
-        return out
 
     # --- Memory --------------------------------------------------------------------------
 
@@ -335,85 +258,97 @@ class SqliteMemory(SessionMethods):
         digests = [hygiene.content_hash(e.content) for e in entries]
         blobs = await self._embed_many([e.content for e in entries], digests)
         now = time.time()
+        rows = [_row(e, d, now) for e, d in zip(entries, digests, strict=True)]
         async with self._write("store") as conn:
-            return [
-                await self._upsert(conn, entry, digest, blob, now)
-                for entry, digest, blob in zip(entries, digests, blobs, strict=True)
-            ]
-
-    async def _upsert(
-        self, conn: Any, entry: MemoryEntry, digest: str, blob: bytes | None, now: float
-    ) -> MemoryEntry:
-        metadata = dict(entry.metadata)
-        updated = entry.updated_at or now
-        rows = await conn.execute_fetchall(
-            "INSERT INTO entries (namespace, key, content, category, session_id, importance, "
-            "created_at, updated_at, metadata, content_hash) VALUES (?,?,?,?,?,?,?,?,?,?) "
-            "ON CONFLICT (namespace, key) DO UPDATE SET content=excluded.content, "
-            "category=excluded.category, session_id=excluded.session_id, "
-            "importance=excluded.importance, created_at=CASE WHEN ? THEN excluded.created_at "
-            "ELSE entries.created_at END, updated_at=excluded.updated_at, "
-            "metadata=excluded.metadata, content_hash=excluded.content_hash "
-            "RETURNING id, created_at",
-            (
-                entry.namespace,
-                entry.key,
-                entry.content,
-                entry.category,
-                entry.session_id,
-                float(entry.importance),
-                entry.created_at or now,
-                updated,
-                json.dumps(metadata, ensure_ascii=False),
-                digest,
-                bool(entry.created_at),
-            ),
-        )
-        rowid, created = int(rows[0][0]), float(rows[0][1])
-        if self._vec_table and self.vectors_loaded:
-            await conn.execute("DELETE FROM entries_vec WHERE rowid=?", (rowid,))
-            if blob is not None:
-                await conn.execute(
+            await conn.executemany(_UPSERT, rows)
+            ids = await self._ids(conn, entries)
+            if self._vec_table and self.vectors_loaded:
+                rowids = [ids[(e.namespace, e.key)][0] for e in entries]
+                await conn.executemany(
+                    "DELETE FROM entries_vec WHERE rowid=?", [(r,) for r in rowids]
+                )
+                vectors = {
+                    rowid: (rowid, e.namespace, blob)
+                    for rowid, e, blob in zip(rowids, entries, blobs, strict=True)
+                    if blob is not None
+                }  # a key stored twice in one batch keeps its last vector
+                await conn.executemany(
                     "INSERT INTO entries_vec (rowid, namespace, embedding) VALUES (?,?,?)",
-                    (rowid, entry.namespace, blob),
+                    vectors.values(),
                 )
-                await conn.execute(
+                await conn.executemany(
                     "INSERT OR IGNORE INTO embedding_cache VALUES (?,?,?,?)",
-                    (digest, self._dims, blob, now),
+                    [
+                        (d, self._dims, blob, now)
+                        for d, blob in zip(digests, blobs, strict=True)
+                        if blob is not None
+                    ],
                 )
-        if entry.category == "core":
-            await self._mark_conflicts(conn, rowid, entry)
-        return MemoryEntry(
-            entry.key,
-            entry.content,
-            entry.category,
-            entry.namespace,
-            entry.session_id,
-            float(entry.importance),
-            created,
-            updated,
-            metadata,
-        )
+            for entry, row in zip(entries, rows, strict=True):
+                if entry.category == "core":
+                    self._core_changed = True
+                    rowid = ids[(entry.namespace, entry.key)][0]
+                    await self._mark_conflicts(conn, rowid, entry, float(row[7]))
+        return [
+            MemoryEntry(
+                e.key,
+                e.content,
+                e.category,
+                e.namespace,
+                e.session_id,
+                float(e.importance),
+                ids[(e.namespace, e.key)][1],
+                row[7],
+                dict(e.metadata),
+            )
+            for e, row in zip(entries, rows, strict=True)
+        ]
 
-    async def _mark_conflicts(self, conn: Any, rowid: int, entry: MemoryEntry) -> None:
+    async def _ids(
+        self, conn: Any, entries: Sequence[MemoryEntry]
+    ) -> dict[tuple[str, str], tuple[int, float]]:
+        """(namespace, key) -> (rowid, created_at) for stored entries."""
+        by_ns: dict[str, builtins.list[str]] = {}
+        for e in entries:
+            by_ns.setdefault(e.namespace, []).append(e.key)
+        out: dict[tuple[str, str], tuple[int, float]] = {}
+        for namespace, keys in by_ns.items():
+            unique = list(dict.fromkeys(keys))
+            for start in range(0, len(unique), 500):
+                chunk = unique[start : start + 500]
+                found = await conn.execute_fetchall(
+                    "SELECT key, id, created_at FROM entries WHERE namespace=? AND key IN "
+                    f"({','.join('?' * len(chunk))})",
+                    (namespace, *chunk),
+                )
+                out.update(((namespace, r[0]), (int(r[1]), float(r[2]))) for r in found)
+        return out
+
+    async def _mark_conflicts(
+        self, conn: Any, rowid: int, entry: MemoryEntry, updated: float
+    ) -> None:
+        """Mark the older of ``entry`` and each overlapping ``core`` entry as superseded."""
         expr = fts_match_expression(entry.content)
         if expr is None:
             return
         rows = await conn.execute_fetchall(
-            "SELECT e.id, e.content, e.key FROM entries_fts JOIN entries e ON e.id = "
-            "entries_fts.rowid WHERE entries_fts MATCH ? AND e.namespace=? AND "
+            "SELECT e.id, e.content, e.key, e.updated_at FROM entries_fts JOIN entries e ON "
+            "e.id = entries_fts.rowid WHERE entries_fts MATCH ? AND e.namespace=? AND "
             f"e.category='core' AND e.id != ? AND {_NOT_SUPERSEDED} LIMIT 50",
             (expr, entry.namespace, rowid),
         )
-        for other_id, content, key in rows:
+        for other_id, content, key, other_updated in rows:
             overlap = hygiene.jaccard(entry.content, content)
-            if overlap >= self.conflict_threshold:
-                log.info("memory: %r supersedes %r (overlap %.2f)", entry.key, key, overlap)
-                await conn.execute(
-                    "UPDATE entries SET metadata = json_set(metadata, '$.superseded_by', ?) "
-                    "WHERE id=?",
-                    (entry.key, other_id),
-                )
+            if overlap < self.conflict_threshold:
+                continue
+            older, newer_key = (rowid, key) if other_updated > updated else (other_id, entry.key)
+            log.info("memory: %r supersedes an older fact (overlap %.2f)", newer_key, overlap)
+            await conn.execute(
+                "UPDATE entries SET metadata = json_set(metadata, '$.superseded_by', ?) WHERE id=?",
+                (newer_key, older),
+            )
+            if older == rowid:
+                return
 
     async def recall(
         self,
@@ -454,56 +389,61 @@ class SqliteMemory(SessionMethods):
             filters.append(_NOT_SUPERSEDED)
         where = " AND ".join(filters)
         candidates = max(limit * 4, 32)
-        kw: dict[int, float] = {}
-        vec: dict[int, float] = {}
+        # One statement (one trip to the worker thread) for both sides: the KNN runs first and
+        # alone (MATERIALIZED), and its id column is not named rowid (a CTE's "rowid" would be
+        # the CTE's own row number). Rows: entry columns, score, side (0 keyword, 1 vector).
+        expr = fts_match_expression(query) if use != "vector" else None
+        with_vec = use != "keyword" and qvec is not None and self._vec_table
+        head = ""
+        parts: builtins.list[str] = []
+        args: builtins.list[Any] = []
+        if with_vec:
+            narrowed = session_id is not None or category is not None
+            # Session/category filters apply after the KNN: ask for more neighbours then.
+            k = min(_KNN_MAX, max(limit * 16, 256)) if narrowed else candidates
+            head = (
+                "WITH knn AS MATERIALIZED (SELECT rowid AS entry_id, distance FROM entries_vec "
+                "WHERE embedding MATCH ? AND k = ? AND namespace = ?) "
+            )
+            args += [qvec, k, namespace]
+        if expr is not None:
+            parts.append(
+                f"SELECT * FROM (SELECT {_E_COLUMNS}, bm25(entries_fts) AS s, 0 FROM entries_fts "
+                f"JOIN entries e ON e.id = entries_fts.rowid WHERE entries_fts MATCH ? AND {where} "
+                "ORDER BY s LIMIT ?)"
+            )
+            args += [expr, *params, candidates]
+        if with_vec:
+            parts.append(
+                f"SELECT {_E_COLUMNS}, knn.distance, 1 FROM knn JOIN entries e "
+                f"ON e.id = knn.entry_id WHERE {where}"
+            )
+            args += params
+        if not parts:
+            return []
         async with self._read("recall") as conn:
-            expr = fts_match_expression(query)
-            if use != "vector" and expr is not None:
-                rows = await conn.execute_fetchall(
-                    "SELECT e.id, bm25(entries_fts) AS s FROM entries_fts JOIN entries e ON "
-                    f"e.id = entries_fts.rowid WHERE entries_fts MATCH ? AND {where} "
-                    "ORDER BY s LIMIT ?",
-                    (expr, *params, candidates),
-                )
-                kw = keyword_scores((int(r[0]), float(r[1])) for r in rows)
-            if use != "keyword" and qvec is not None and self._vec_table:
-                k = candidates if len(filters) <= 2 else min(_KNN_MAX, max(limit * 16, 256))
-                rows = await conn.execute_fetchall(
-                    "WITH knn AS (SELECT rowid, distance FROM entries_vec WHERE embedding "
-                    "MATCH ? AND k = ? AND namespace = ?) SELECT e.id, knn.distance FROM knn "
-                    f"JOIN entries e ON e.id = knn.rowid WHERE {where}",
-                    (qvec, k, namespace, *params),
-                )
-                vec = vector_scores((int(r[0]), float(r[1])) for r in rows)
-            weights = {
-                "keyword": (1.0, 0.0),
-                "vector": (0.0, 1.0),
-                "hybrid": (self.keyword_weight, self.vector_weight),
-            }[use]
-            ranked = merge_scores(
-                kw,
-                vec,
-                keyword_weight=weights[0],
-                vector_weight=weights[1],
-                min_relevance=self.min_relevance,
-            )[:limit]
-            if not ranked:
-                return []
-            by_id = await self._rows_by_id(conn, ranked)
+            rows = await conn.execute_fetchall(head + " UNION ALL ".join(parts), args)
+        kw = keyword_scores((int(r[0]), float(r[10])) for r in rows if r[11] == 0)
+        vec = vector_scores((int(r[0]), float(r[10])) for r in rows if r[11] == 1)
+        by_id = {int(r[0]): r for r in rows}
+        weights = {
+            "keyword": (1.0, 0.0),
+            "vector": (0.0, 1.0),
+            "hybrid": (self.keyword_weight, self.vector_weight),
+        }[use]
+        ranked = merge_scores(
+            kw,
+            vec,
+            keyword_weight=weights[0],
+            vector_weight=weights[1],
+            min_relevance=self.min_relevance,
+        )[:limit]
         out = []
         for scored in ranked:
-            found = by_id.get(scored.rowid)
-            if found is not None:
-                found.score = scored.score
-                out.append(found)
+            found = _entry(by_id[scored.rowid])
+            found.score = scored.score
+            out.append(found)
         return out
-
-    async def _rows_by_id(self, conn: Any, ranked: Sequence[Scored]) -> dict[int, MemoryEntry]:
-        marks = ",".join("?" * len(ranked))
-        rows = await conn.execute_fetchall(
-            f"SELECT {_COLUMNS} FROM entries WHERE id IN ({marks})", [s.rowid for s in ranked]
-        )
-        return {int(r[0]): _entry(r) for r in rows}
 
     async def get(self, key: str, *, namespace: str = "default") -> MemoryEntry | None:
         """The entry stored under ``key`` in ``namespace``, or None."""
@@ -555,6 +495,7 @@ class SqliteMemory(SessionMethods):
             if not rows:
                 return False
             rowid = int(rows[0][0])
+            self._core_changed = True
             await conn.execute("DELETE FROM entries WHERE id=?", (rowid,))
             if self._vec_table and self.vectors_loaded:
                 await conn.execute("DELETE FROM entries_vec WHERE rowid=?", (rowid,))
@@ -578,123 +519,6 @@ class SqliteMemory(SessionMethods):
             return False
         return True
 
-    # --- consolidation, hygiene, snapshots ----------------------------------------------
-
-    async def consolidate(
-        self,
-        session_id: str,
-        user_text: str,
-        answer_text: str,
-        *,
-        namespace: str = "default",
-        important: Sequence[str] = (),
-    ) -> builtins.list[MemoryEntry]:
-        """Record a finished turn: a dated ``daily`` entry, and flagged facts as ``core``.
-
-        Facts are ``important`` plus sentences of ``user_text`` starting "remember (that)",
-        "important:" or "note that". Returns the stored entries, the daily one first.
-        """
-        daily = MemoryEntry(
-            key=hygiene.daily_key(session_id, user_text),
-            content=f"User: {user_text.strip()}\nAssistant: {answer_text.strip()}",
-            category="daily",
-            namespace=namespace,
-            session_id=session_id,
-            importance=0.3,
-        )
-        stored = [await self.store(daily)]
-        facts = list(dict.fromkeys([*important, *hygiene.important_facts(user_text)]))
-        for fact in facts:
-            core = MemoryEntry(
-                key=hygiene.fact_key(fact),
-                content=fact,
-                category="core",
-                namespace=namespace,
-                session_id=session_id,
-                importance=0.9,
-                metadata={"source": "consolidation"},
-            )
-            stored.append(await self.store(core))
-        return stored
-
-    async def prune(
-        self, retention_days: float, *, now: float | None = None, namespace: str | None = None
-    ) -> int:
-        """Delete ``conversation``/``daily`` entries not updated for ``retention_days``.
-
-        ``core`` and custom categories are never pruned. Returns how many were deleted.
-        """
-        cutoff = (time.time() if now is None else now) - retention_days * 86400.0
-        marks = ",".join("?" * len(hygiene.PRUNABLE_CATEGORIES))
-        sql = f"SELECT id FROM entries WHERE category IN ({marks}) AND updated_at < ?"
-        params: builtins.list[Any] = [*hygiene.PRUNABLE_CATEGORIES, cutoff]
-        if namespace is not None:
-            sql += " AND namespace = ?"
-            params.append(namespace)
-        async with self._write("prune") as conn:
-            ids = [int(r[0]) for r in await conn.execute_fetchall(sql, params)]
-            for rowid in ids:
-                await conn.execute("DELETE FROM entries WHERE id=?", (rowid,))
-                if self._vec_table and self.vectors_loaded:
-                    await conn.execute("DELETE FROM entries_vec WHERE rowid=?", (rowid,))
-            await conn.execute(
-                "INSERT OR REPLACE INTO memory_meta (key, value) VALUES ('last_prune', ?)",
-                (str(time.time() if now is None else now),),
-            )
-        return len(ids)
-
-    async def prune_if_due(
-        self, retention_days: float, *, interval_s: float = 86400.0, now: float | None = None
-    ) -> int | None:
-        """Run :meth:`prune` if it last ran more than ``interval_s`` ago; None if not due."""
-        current = time.time() if now is None else now
-        async with self._read("prune schedule") as conn:
-            rows = await conn.execute_fetchall(
-                "SELECT value FROM memory_meta WHERE key = 'last_prune'"
-            )
-        if rows and current - float(rows[0][0]) < interval_s:
-            return None
-        pruned = await self.prune(retention_days, now=current)
-        if self.snapshot_path is not None:
-            await self.export_snapshot()
-        return pruned
-
-    async def export_snapshot(
-        self, path: str | Path | None = None, *, namespace: str | None = None
-    ) -> Path:
-        """Write the ``core`` entries to ``MEMORY_SNAPSHOT.md`` atomically; returns the path.
-
-        Raises:
-            MemoryStoreError: No path given or configured, or the file cannot be written.
-        """
-        target = Path(path) if path is not None else self.snapshot_path
-        if target is None:
-            raise MemoryStoreError("no snapshot path: pass one or configure snapshot_path")
-        entries = await self.export(namespace=namespace, category="core")
-        entries.sort(key=lambda e: (e.namespace, e.created_at, e.key))
-        text = render_snapshot(entries)
-        tmp = target.with_name(target.name + ".tmp")
-        try:
-            await asyncio.to_thread(_write_atomic, tmp, target, text)
-        except OSError as exc:
-            raise MemoryStoreError(f"cannot write memory snapshot {target}: {exc}") from exc
-        return target
-
-    async def hydrate_snapshot(self, path: str | Path) -> int:
-        """Store every entry of a snapshot file; returns how many.
-
-        Raises:
-            MemoryStoreError: The file cannot be read or an entry line is damaged.
-        """
-        source = Path(path)
-        try:
-            text = await asyncio.to_thread(source.read_text, encoding="utf-8")
-        except OSError as exc:
-            raise MemoryStoreError(f"cannot read memory snapshot {source}: {exc}") from exc
-        entries = parse_snapshot(text, source=str(source))
-        await self.store_many(entries)
-        return len(entries)
-
 
 class _Opening:
     """What :meth:`SqliteMemory.open` returns: await it, or use it with ``async with``."""
@@ -712,14 +536,21 @@ class _Opening:
         await self._memory.aclose()
 
 
-def _write_atomic(tmp: Path, target: Path, text: str) -> None:
-    import os
-
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, target)
+def _row(entry: MemoryEntry, digest: str, now: float) -> tuple[Any, ...]:
+    """The parameters of ``_UPSERT`` for ``entry``."""
+    return (
+        entry.namespace,
+        entry.key,
+        entry.content,
+        entry.category,
+        entry.session_id,
+        float(entry.importance),
+        entry.created_at or now,
+        entry.updated_at or now,
+        json.dumps(entry.metadata, ensure_ascii=False),
+        digest,
+        bool(entry.created_at),
+    )
 
 
 def _filters(

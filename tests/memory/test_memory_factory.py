@@ -76,3 +76,18 @@ def test_config_decodes_from_toml_and_refuses_unknown_keys() -> None:
         msgspec.toml.decode(b"retension_days = 7", type=MemoryConfig)
     with pytest.raises(msgspec.ValidationError, match="vector_weight"):
         msgspec.toml.decode(b"vector_weight = 3.0", type=MemoryConfig)
+
+
+def test_public_names_and_lazy_imports() -> None:
+    import subprocess
+    import sys
+
+    import clawseed_edge.memory as memory
+
+    assert set(memory.__all__) == {"MemoryConfig", "NoneMemory", "SqliteMemory", "open_memory"}
+    code = (
+        "import sys, clawseed_edge.memory; "
+        "print(sorted(m for m in ('aiosqlite', 'sqlite_vec', 'sqlean') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

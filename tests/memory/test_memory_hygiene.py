@@ -126,3 +126,23 @@ def test_snapshot_parse_of_render_is_identity() -> None:
         MemoryEntry("b b", "", namespace="n", session_id="s", metadata={"k": [1, 2]}),
     ]
     assert parse_snapshot(render_snapshot(entries)) == entries
+
+
+async def test_newer_stored_first_still_wins(memory: SqliteMemory) -> None:
+    now = time.time()
+    await memory.store(MemoryEntry("new", "the greenhouse should stay under 30 C", updated_at=now))
+    await memory.store(
+        MemoryEntry("old", "the greenhouse should stay under 28 C", updated_at=now - DAY)
+    )
+    assert (await memory.get("old")).metadata.get("superseded_by") == "new"  # type: ignore[union-attr]
+    assert "superseded_by" not in (await memory.get("new")).metadata  # type: ignore[union-attr]
+
+
+async def test_snapshot_written_on_close_when_core_changed(tmp_path: Path) -> None:
+    snap = tmp_path / "MEMORY_SNAPSHOT.md"
+    async with SqliteMemory.open(tmp_path / "m.db", snapshot_path=snap) as mem:
+        await mem.store(MemoryEntry("d", "daily only", category="daily"))
+    assert not snap.exists()
+    async with SqliteMemory.open(tmp_path / "m.db", snapshot_path=snap) as mem:
+        await mem.store(MemoryEntry("fan", "fan relay on GPIO23"))
+    assert [e.key for e in parse_snapshot(snap.read_text())] == ["fan"]

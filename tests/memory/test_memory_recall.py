@@ -173,4 +173,19 @@ async def test_reopen_with_vectors_keeps_working(tmp_path: Path, make_embedder: 
         assert {e.key for e in await mem.recall(QUERY)} == {"keyword"}
     async with SqliteMemory.open(tmp_path / "m.db", embedder=make_embedder()) as mem:
         keys = [e.key for e in await mem.recall(QUERY)]
+        async with mem._read("test") as conn:
+            vectors = (await conn.execute_fetchall("SELECT COUNT(*) FROM entries_vec"))[0][0]
     assert keys[0] in {"keyword", "paraphrase"} and "both" not in keys
+    assert vectors == len(LABELLED) - 1  # the orphan vector of "both" was cleaned up
+
+
+async def test_backfill_gives_vectors_to_entries_stored_without(
+    memory: SqliteMemory, embedder: Any
+) -> None:
+    embedder.fail = True
+    await _fill(memory)
+    embedder.fail = False
+    assert "paraphrase" not in [e.key for e in await memory.recall(QUERY)]
+    assert await memory.backfill_vectors(batch=4) == len(LABELLED)
+    assert await memory.backfill_vectors() == 0
+    assert "paraphrase" in [e.key for e in await memory.recall(QUERY)]

@@ -145,7 +145,9 @@ async def test_wrong_dimension_embedder_falls_back_to_keyword(
 async def test_store_many_is_one_batch_and_all_or_nothing(
     memory: SqliteMemory, embedder: Any
 ) -> None:
-    entries = [MemoryEntry(f"k{i}", f"fact {i} about relay {i}") for i in range(10)]
+    entries = [
+        MemoryEntry(f"k{i}", f"fact {i} about relay {i}", category="daily") for i in range(10)
+    ]
     stored = await memory.store_many(entries)
     assert [e.key for e in stored] == [e.key for e in entries]
     assert embedder.calls == 1 and len(embedder.texts) == 10
@@ -153,4 +155,6 @@ async def test_store_many_is_one_batch_and_all_or_nothing(
         await memory.store_many([MemoryEntry("new", "x"), MemoryEntry("", "y")])
     assert await memory.get("new") is None
     assert await memory.count() == 10
-    assert [e.key for e in await memory.recall("fact 3 relay 3", mode="vector", limit=1)] == ["k3"]
+    assert [e.key for e in await memory.recall("fact 3 about relay 3", mode="vector", limit=1)] == [
+        "k3"
+    ]
