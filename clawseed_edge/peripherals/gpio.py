@@ -478,6 +478,11 @@ class PiGpio:
 
     def _take_rate(self, dev: GpioDevice, cost: int = 1) -> None:
         limit = dev.wired.config.max_switches_per_minute
+        if limit is not None and cost > limit:
+            raise PolicyRateLimited(
+                f"{dev.name} may switch at most {limit} times per minute and this call needs "
+                f"{cost} switches; blink it at most {limit // 2} times"
+            )
         if not self._rate.allow(dev.name, limit, cost):
             wait = self._rate.retry_after(dev.name)
             raise PolicyRateLimited(

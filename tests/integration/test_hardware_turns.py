@@ -411,14 +411,6 @@ async def test_switch_rate_limit_refuses_the_extra_switch(board: PiGpio, clock: 
     assert tool_texts(provider.requests[3]) == ["pump (GPIO24) is now on"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "peripherals bug: PiGpio.blink charges 2*count switches against max_switches_per_minute; "
-        "when 2*count exceeds the limit the window is empty, RateWindow.retry_after() is 0 and "
-        "the model is told 'try again in 0 s' for a call that can never succeed"
-    ),
-)
 async def test_blink_longer_than_the_switch_limit_is_not_retried(board: PiGpio) -> None:
     provider = ScriptedProvider(
         [ScriptedProvider.call("gpio_blink", device="status_led", count=3, on_ms=20, off_ms=20)]
@@ -431,6 +423,7 @@ async def test_blink_longer_than_the_switch_limit_is_not_retried(board: PiGpio) 
     # Retrying the same call cannot succeed (it needs 6 switches, the limit is 4 per minute),
     # so the model must not be invited to retry it.
     assert "try again" not in text
+    assert "blink it at most 2 times" in text
 
 
 # --- 5. read_only -----------------------------------------------------------------------------
