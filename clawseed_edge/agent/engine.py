@@ -76,6 +76,9 @@ __all__ = ["Agent"]
 
 log = logging.getLogger(__name__)
 
+#: ``await listener(context, user_text, answer)`` after a completed turn.
+TurnDoneListener = Callable[[ToolContext, str, str], Awaitable[None]]
+
 _END = object()
 
 
@@ -166,6 +169,7 @@ class Agent:
         self._prompt: tuple[int, str] | None = None
         self._turn_ids = itertools.count(1)
         self._closers: list[Callable[[], Awaitable[None]]] = []
+        self._done_listeners: list[TurnDoneListener] = []
 
     # --- public --------------------------------------------------------------------------
 
@@ -292,6 +296,15 @@ class Agent:
 
         return await assemble_agent(config, **options)
 
+    def on_turn_done(self, listener: TurnDoneListener) -> None:
+        """Register ``await listener(context, user_text, answer)`` after every completed turn.
+
+        Runs in the turn's task after its history is saved (the caller already has the
+        ``DoneEvent``); each listener is bounded by 10 s and its failures are logged, never
+        raised. The assembler uses it for memory consolidation and hygiene.
+        """
+        self._done_listeners.append(listener)
+
     def on_close(self, closer: Callable[[], Awaitable[None]]) -> None:
         """Register a resource closer that :meth:`aclose` awaits (last registered, first run).
 
@@ -379,6 +392,7 @@ class Agent:
         usage = Usage()
         iterations = 0
         outcome: str = "error"
+        final_answer = ""
         session: _Session | None = None
         try:
             session = await self._session(session_id)
@@ -403,6 +417,7 @@ class Agent:
                     if not calls:
                         commit([self.dispatcher.assistant_message(response, answer, ())])
                         outcome = "done"
+                        final_answer = answer
                         emit(
                             DoneEvent(
                                 answer,
@@ -469,6 +484,18 @@ class Agent:
                 )
             )
             await self._persist(session_id, handle.new_messages)
+            if outcome == "done":
+                await self._notify_done(context, text, final_answer)
+
+    async def _notify_done(self, context: ToolContext, text: str, answer: str) -> None:
+        for listener in self._done_listeners:
+            try:
+                async with asyncio.timeout(10.0):
+                    await listener(context, text, answer)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("an after-turn listener failed (the turn itself succeeded)")
 
     def _streaming(self) -> bool:
         return bool(getattr(self.provider.capabilities, "streaming", False))

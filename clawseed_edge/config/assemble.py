@@ -31,6 +31,7 @@ from clawseed_edge.api import (
     Peripheral,
     Provider,
     Tool,
+    ToolContext,
 )
 
 from .file import LoadedConfig, load_config
@@ -204,6 +205,7 @@ async def assemble(
     if store is not None:
         builder = builder.session_store(store)  # type: ignore[arg-type]
     agent = builder.build()
+    _wire_memory_upkeep(agent, memory, config)
     agent.on_close(memory.aclose)
     for p in peripherals:
         agent.on_close(p.disconnect)  # disconnect applies the safe values first
@@ -240,6 +242,22 @@ async def _open_memory(config: Config, home: Path, provider: Provider) -> Memory
     if provider.capabilities.embeddings and isinstance(provider, EmbeddingProvider):
         embedder = provider
     return await open_memory(config.memory, home, embedder=embedder)
+
+
+def _wire_memory_upkeep(agent: Agent, memory: Memory, config: Config) -> None:
+    """After each completed turn: a dated ``daily`` entry, flagged facts promoted to ``core``
+    (``remember that ...``), and retention pruning once a day."""
+    consolidate = getattr(memory, "consolidate", None)
+    prune_if_due = getattr(memory, "prune_if_due", None)
+    if consolidate is None or prune_if_due is None:
+        return  # NoneMemory or a third-party store without upkeep
+    retention_days = config.memory.retention_days
+
+    async def upkeep(context: ToolContext, text: str, answer: str) -> None:
+        await consolidate(context.session_id, text, answer, namespace=context.namespace)
+        await prune_if_due(retention_days)
+
+    agent.on_turn_done(upkeep)
 
 
 def _memory_tools(memory: Memory) -> list[Tool]:

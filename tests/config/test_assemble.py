@@ -89,3 +89,18 @@ async def test_embedded_default_assembles_with_the_demo_model() -> None:
         assert answer.startswith("Done.")
         (gpio,) = agent.peripherals
         assert gpio.pin_states()["GPIO17"]["value"] == 1
+
+
+async def test_memory_is_consolidated_after_each_turn(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('[autonomy]\nlevel = "full"\n', encoding="utf-8")
+    provider = ScriptedProvider(["Noted."])
+    agent = await Agent.from_config(path, provider=provider)
+    async with agent:
+        await agent.run("Remember that the fan relay is on GPIO23.", session_id="phone")
+        memory = agent.memory
+        assert memory is not None
+        core = await memory.list(category="core")
+        daily = await memory.list(category="daily")
+    assert len(core) == 1 and "the fan relay is on GPIO23" in core[0].content
+    assert daily and "Noted." in daily[0].content and daily[0].session_id == "phone"
