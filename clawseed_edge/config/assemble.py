@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,10 +26,12 @@ from clawseed_edge.api import (
     Approver,
     ConfigInvalid,
     EmbeddingProvider,
+    Hook,
     Memory,
     Observer,
     Peripheral,
     Provider,
+    SessionStore,
     Tool,
     ToolContext,
 )
@@ -142,29 +144,7 @@ async def assemble(
     home = loaded.home
     _ensure_home(home)
     workspace = resolve_in_home(config.agent.workspace_dir, home)
-    provider = provider if provider is not None else build_provider(loaded, provider_registry)
-    probe = getattr(provider, "probe", None)
-    if connect and probe is not None:
-        try:
-            async with asyncio.timeout(10):
-                await probe()
-        except Exception as exc:  # the turn reports the provider's error with its advice
-            _log.warning("could not probe the model server at start: %s", exc)
-
-    memory = await _open_memory(config, home, provider)
-    try:
-        peripherals = _build_peripherals(config, loaded.source, sim=sim)
-        if connect:
-            for p in peripherals:
-                await p.connect()
-    except BaseException:
-        await memory.aclose()
-        await provider.aclose()
-        raise
-
-    tools: list[Tool] = [*_memory_tools(memory), *_workspace_tools(config, workspace)]
-    tools.extend(extra_tools)
-
+    # Everything that only reads the config first: a mistake there leaves nothing open.
     policy = SecurityPolicy(
         autonomy=config.autonomy.level,
         approver=approver,
@@ -175,40 +155,59 @@ async def assemble(
         approval_timeout_s=config.autonomy.approval_timeout_s,
         observer=observer,
     )
-    factories = hook_factories or HookFactoryRegistry()
-    try:
-        hooks = factories.build_all([{"name": h.name, **h.options} for h in config.hooks])
-    except ConfigInvalid as exc:
-        message = str(exc).removeprefix(f"{exc.key}: ") if exc.key else str(exc)
-        raise ConfigInvalid(message, file=loaded.source, key=exc.key or "hooks") from exc
+    hooks = _build_hooks(config, loaded.source, hook_factories or HookFactoryRegistry())
+    peripherals = _build_peripherals(config, loaded.source, sim=sim)
+    provider = provider if provider is not None else build_provider(loaded, provider_registry)
 
-    builder = (
-        AgentBuilder()
-        .provider(provider)
-        .tools(tools)
-        .memory(memory)
-        .workspace_dir(workspace)
-        .allowed_tools(config.tools.allowed)
-        .denied_tools(config.tools.denied)
-        .hooks(hooks)
-        .security_policy(policy)
-        .peripherals(peripherals)
-        .max_tool_iterations(config.agent.max_tool_iterations)
-        .tool_timeout(config.agent.tool_timeout_s)
-        .max_history(config.agent.max_history)
-    )
-    if approver is not None:
-        builder = builder.approver(approver)
-    if observer is not None:
-        builder = builder.observer(observer)
-    store = memory if _is_session_store(memory) else None
-    if store is not None:
-        builder = builder.session_store(store)  # type: ignore[arg-type]
-    agent = builder.build()
+    opened: list[Callable[[], Awaitable[None]]] = [provider.aclose]
+    try:
+        probe = getattr(provider, "probe", None)
+        if connect and probe is not None:
+            try:
+                async with asyncio.timeout(10):
+                    await probe()
+            except Exception as exc:  # the turn reports the provider's error with its advice
+                _log.warning("could not probe the model server at start: %s", exc)
+        memory = await _open_memory(config, home, provider)
+        opened.append(memory.aclose)
+        for p in peripherals:
+            opened.append(p.disconnect)  # disconnect applies the safe values first
+            if connect:
+                await p.connect()
+        tools: list[Tool] = [*_memory_tools(memory), *_workspace_tools(config, workspace)]
+        tools.extend(extra_tools)
+        builder = (
+            AgentBuilder()
+            .provider(provider)
+            .tools(tools)
+            .memory(memory)
+            .workspace_dir(workspace)
+            .allowed_tools(config.tools.allowed)
+            .denied_tools(config.tools.denied)
+            .hooks(hooks)
+            .security_policy(policy)
+            .peripherals(peripherals)
+            .max_tool_iterations(config.agent.max_tool_iterations)
+            .tool_timeout(config.agent.tool_timeout_s)
+            .max_history(config.agent.max_history)
+        )
+        if approver is not None:
+            builder = builder.approver(approver)
+        if observer is not None:
+            builder = builder.observer(observer)
+        if isinstance(memory, SessionStore):
+            builder = builder.session_store(memory)
+        agent = builder.build()
+    except BaseException:
+        for close in reversed(opened):
+            try:
+                await close()
+            except Exception:
+                _log.exception("cleanup after a failed start also failed")
+        raise
     _wire_memory_upkeep(agent, memory, config)
-    agent.on_close(memory.aclose)
-    for p in peripherals:
-        agent.on_close(p.disconnect)  # disconnect applies the safe values first
+    for close in opened[1:]:  # the agent closes its provider itself
+        agent.on_close(close)
     return Runtime(
         agent=agent,
         provider=provider,
@@ -217,6 +216,14 @@ async def assemble(
         loaded=loaded,
         workspace_dir=workspace,
     )
+
+
+def _build_hooks(config: Config, source: str, factories: HookFactoryRegistry) -> list[Hook]:
+    try:
+        return factories.build_all([{"name": h.name, **h.options} for h in config.hooks])
+    except ConfigInvalid as exc:
+        message = str(exc).removeprefix(f"{exc.key}: ") if exc.key else str(exc)
+        raise ConfigInvalid(message, file=source, key=exc.key or "hooks") from exc
 
 
 # --- pieces -----------------------------------------------------------------------------------
@@ -277,12 +284,6 @@ def _workspace_tools(config: Config, workspace: Path) -> list[Tool]:
 
         tools.append(ShellTool(workspace))
     return tools
-
-
-def _is_session_store(memory: Memory) -> bool:
-    from clawseed_edge.api import SessionStore
-
-    return isinstance(memory, SessionStore)
 
 
 def _build_peripherals(config: Config, source: str, *, sim: bool) -> list[Peripheral]:
