@@ -46,19 +46,24 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--devices-toml",
         metavar="PATH",
-        help="a TOML file with [[devices]] and an optional [hardware] table",
+        help="a TOML file with [[devices]] and an optional [hardware] table "
+        "(default: the config file's)",
     )
 
 
 def _load(args: argparse.Namespace) -> tuple[HardwareConfig, str] | None:
-    from clawseed_edge.api import ConfigInvalid
-    from clawseed_edge.peripherals.config import HardwareConfig, load_hardware_toml
+    """The wiring: ``--devices-toml`` if given, else ``[hardware]``/``[[devices]]`` of the
+    config file (``--config``, ``$CLAWSEED_HOME/config.toml`` or the embedded default)."""
+    from clawseed_edge.api import ConfigError
+    from clawseed_edge.config.file import load_config
+    from clawseed_edge.peripherals.config import load_hardware_toml
 
-    if not args.devices_toml:
-        return HardwareConfig(), "<defaults>"
     try:
-        return load_hardware_toml(args.devices_toml), args.devices_toml
-    except ConfigInvalid as exc:
+        if args.devices_toml:
+            return load_hardware_toml(args.devices_toml), args.devices_toml
+        loaded = load_config(getattr(args, "config", None))
+        return loaded.config.hardware_with_devices(), loaded.source
+    except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return None
 

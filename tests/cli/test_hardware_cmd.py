@@ -44,10 +44,19 @@ def devices_toml(tmp_path: Path) -> str:
     return str(path)
 
 
-def test_status_without_devices(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["hardware", "status"]) == 0
+def test_status_without_devices(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[provider]\nname = "demo"\n', encoding="utf-8")
+    assert main(["--config", str(config), "hardware", "status"]) == 0
     out = capsys.readouterr().out
     assert "(sim)" in out and "No devices are wired" in out
+
+
+def test_status_reads_the_wiring_of_the_config_file(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["hardware", "status", "--sim"]) == 0  # the embedded default's devices
+    out = capsys.readouterr().out
+    assert "red_led: led on GPIO17" in out
+    assert "GPIO23  fan" in out and "level=1.0" in out, "active-low relay off = pin high"
 
 
 def test_status_real_board_does_not_claim_pins(
