@@ -93,23 +93,47 @@ async def assemble_agent(
     return runtime.agent
 
 
+def _with_key(pc: Any, secrets_path: Path) -> Any:
+    """``pc`` with its API key (and its fallbacks' keys) read from the env or the secrets file."""
+    from .secrets import lookup_secret
+
+    fallbacks = [_with_key(f, secrets_path) for f in pc.fallbacks]
+    api_key = pc.api_key
+    if api_key is None and pc.api_key_env:
+        api_key = lookup_secret(pc.api_key_env, secrets_path)
+    return msgspec.structs.replace(pc, api_key=api_key, fallbacks=fallbacks)
+
+
 def build_provider(loaded: LoadedConfig, registry: Any | None = None) -> Provider:
     """The configured provider (with its fallbacks), API keys taken from env or secrets."""
     from clawseed_edge.providers.registry import create_provider, default_registry
 
-    from .secrets import lookup_secret
+    config = _with_key(loaded.config.provider, loaded.home / "secrets")
+    return create_provider(config, registry or default_registry())
 
-    secrets_path = loaded.home / "secrets"
-    config = loaded.config.provider
 
-    def with_key(pc: Any) -> Any:
-        fallbacks = [with_key(f) for f in pc.fallbacks]
-        api_key = pc.api_key
-        if api_key is None and pc.api_key_env:
-            api_key = lookup_secret(pc.api_key_env, secrets_path)
-        return msgspec.structs.replace(pc, api_key=api_key, fallbacks=fallbacks)
+def build_embedder(loaded: LoadedConfig, registry: Any | None = None) -> EmbeddingProvider | None:
+    """The ``[embedding]`` provider for memory's vector recall, or None when not configured.
 
-    return create_provider(with_key(config), registry or default_registry())
+    It is one provider without fallbacks: vectors from different models are not comparable.
+
+    Raises:
+        ConfigInvalid: the named provider cannot make embeddings.
+    """
+    if loaded.config.embedding is None:
+        return None
+    from clawseed_edge.providers.registry import default_registry
+
+    config = _with_key(loaded.config.embedding, loaded.home / "secrets")
+    embedder = (registry or default_registry()).create(config)
+    if not (embedder.capabilities.embeddings and isinstance(embedder, EmbeddingProvider)):
+        raise ConfigInvalid(
+            f"provider {config.name!r} cannot make embeddings; use ollama (e.g. model "
+            "'nomic-embed-text') or an OpenAI-compatible server",
+            file=loaded.source,
+            key="embedding.name",
+        )
+    return embedder
 
 
 async def assemble(
@@ -168,7 +192,11 @@ async def assemble(
                     await probe()
             except Exception as exc:  # the turn reports the provider's error with its advice
                 _log.warning("could not probe the model server at start: %s", exc)
-        memory = await _open_memory(config, home, provider)
+        embedder = build_embedder(loaded, provider_registry)
+        close_embedder = getattr(embedder, "aclose", None)
+        if close_embedder is not None:
+            opened.append(close_embedder)
+        memory = await _open_memory(config, home, embedder)
         opened.append(memory.aclose)
         for p in peripherals:
             opened.append(p.disconnect)  # disconnect applies the safe values first
@@ -242,12 +270,13 @@ def _ensure_home(home: Path) -> None:
         ) from exc
 
 
-async def _open_memory(config: Config, home: Path, provider: Provider) -> Memory:
+async def _open_memory(
+    config: Config, home: Path, embedder: EmbeddingProvider | None
+) -> Memory:
     from clawseed_edge.memory.factory import open_memory
 
-    embedder = None
-    if provider.capabilities.embeddings and isinstance(provider, EmbeddingProvider):
-        embedder = provider
+    if embedder is None:
+        _log.info("no [embedding] provider configured: memory recall is keyword-only")
     return await open_memory(config.memory, home, embedder=embedder)
 
 

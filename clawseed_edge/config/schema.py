@@ -25,6 +25,9 @@ A complete file, every key optional (the values shown are the defaults)::
     name = "my_hook"                   # a HookFactory registered by name
     options = {}
 
+``[embedding]`` (a provider table, e.g. ``name = "ollama"``, ``model = "nomic-embed-text"``) turns
+on vector recall in memory; without it recall is keyword-only (FTS5 BM25).
+
 The sections of the other layers are defined next to the code they configure and embedded
 here: ``[provider]`` (:class:`~clawseed_edge.providers.config.ProviderConfig`), ``[memory]``
 (:class:`~clawseed_edge.memory.config.MemoryConfig`), ``[hardware]`` and ``[[devices]]``
@@ -94,6 +97,7 @@ class Config(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """The whole config file."""
 
     provider: ProviderConfig = msgspec.field(default_factory=ProviderConfig)
+    embedding: ProviderConfig | None = None
     memory: MemoryConfig = msgspec.field(default_factory=MemoryConfig)
     hardware: HardwareConfig = msgspec.field(default_factory=HardwareConfig)
     devices: list[DeviceConfig] = msgspec.field(default_factory=list)

@@ -104,3 +104,35 @@ async def test_memory_is_consolidated_after_each_turn(tmp_path: Path) -> None:
         daily = await memory.list(category="daily")
     assert len(core) == 1 and "the fan relay is on GPIO23" in core[0].content
     assert daily and "Noted." in daily[0].content and daily[0].session_id == "phone"
+
+
+async def test_embedding_provider_gives_memory_vectors(tmp_path: Path) -> None:
+    from clawseed_edge.testing.fake_servers import FakeOllama
+
+    async with FakeOllama(models={"nomic-embed-text": ("embedding",)}, dimensions=16) as server:
+        path = tmp_path / "config.toml"
+        path.write_text(
+            '[autonomy]\nlevel = "full"\n'
+            f'[embedding]\nname = "ollama"\nmodel = "nomic-embed-text"\nbase_url = "{server.url}"\n',
+            encoding="utf-8",
+        )
+        agent = await Agent.from_config(path, provider=ScriptedProvider(["Noted."]))
+        async with agent:
+            await agent.run("Remember that the greenhouse must stay under 28 C.")
+            memory = agent.memory
+            assert memory is not None
+            hits = await memory.recall("greenhouse temperature limit", mode="vector")  # type: ignore[call-arg]
+        embeds = server.requests_to("/api/embed")
+    assert embeds and embeds[0].json["model"] == "nomic-embed-text"
+    assert any("28 C" in hit.content for hit in hits)
+
+
+async def test_a_chat_only_provider_cannot_be_the_embedder(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(
+        '[provider]\nname = "demo"\n[embedding]\nname = "anthropic"\n', encoding="utf-8"
+    )
+    with pytest.raises(
+        ConfigInvalid, match=r"embedding\.name: provider 'anthropic' cannot make embeddings"
+    ):
+        await Agent.from_config(path)
