@@ -33,12 +33,7 @@ def _list(args: argparse.Namespace) -> int:
         )
         async with runtime:
             registry = runtime.agent.registry
-            rows = []
-            for name in sorted(registry.names()):
-                tool = registry.get(name)
-                if tool is None:
-                    continue
-                rows.append((tool, registry.source_of(name)))
+            rows = [t for t in (registry.get(n) for n in sorted(registry.names())) if t]
             if args.json:
                 out = [
                     {
@@ -47,12 +42,12 @@ def _list(args: argparse.Namespace) -> int:
                         "description": t.description,
                         "parameters": t.parameters,
                     }
-                    for t, _ in rows
+                    for t in rows
                 ]
                 print(json.dumps(out, indent=2, default=str))
                 return 0
-            width = max((len(t.name) for t, _ in rows), default=4)
-            for tool, _source in rows:
+            width = max((len(t.name) for t in rows), default=4)
+            for tool in rows:
                 desc = " ".join(tool.description.split())
                 print(f"{tool.name:<{width}}  {tool.risk.value:<9}  {desc}")
             return 0
