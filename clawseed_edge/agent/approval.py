@@ -107,8 +107,9 @@ class CliApprover:
         if not is_tty:
             return ApprovalDecision(
                 False,
-                "no terminal to ask for approval on (stdin is not a TTY); run interactively, "
-                "raise autonomy to 'full', or use the gateway's approvals",
+                "no terminal to ask for approval on (stdin is not a TTY); run it "
+                "interactively (clawseed-edge chat), or raise [autonomy] level to 'full' "
+                "(devices with approval = true still ask)",
             )
         async with self._lock:
             summary = request.summary or f"{request.tool}({request.arguments})"
