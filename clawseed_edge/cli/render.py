@@ -75,7 +75,7 @@ class EventPrinter:
             else:
                 self.err.write(f"<- refused/failed ({took}): {_short(r.error or '')}\n")
         elif isinstance(event, ApprovalRequestEvent):
-            self.err.write(f"?? approval needed: {event.request.summary}\n")
+            pass  # the terminal approver asks the question itself (or explains its refusal)
         elif isinstance(event, DoneEvent):
             if not self._printed_text and event.text:
                 self.out.write(event.text)
