@@ -7,7 +7,7 @@ import dataclasses
 import logging
 import sys
 from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from clawseed_edge.config.assemble import Runtime
@@ -15,7 +15,6 @@ if TYPE_CHECKING:
 
 __all__ = ["add_runtime_options", "fail", "load_from_args", "open_runtime", "run_async"]
 
-T = TypeVar("T")
 
 
 def add_runtime_options(parser: argparse.ArgumentParser) -> None:

@@ -61,14 +61,6 @@ class Runtime:
     loaded: LoadedConfig
     workspace_dir: Path
 
-    async def estop(self) -> None:
-        """Drive every output of every peripheral to its safe value now."""
-        for p in self.peripherals:
-            try:
-                await p.apply_safe_state()
-            except Exception:
-                _log.exception("could not apply the safe state of peripheral %r", p.name)
-
     async def aclose(self) -> None:
         """Close the agent and everything it was assembled with. Idempotent."""
         await self.agent.aclose()

@@ -12,7 +12,7 @@ from .load import apply_env_overrides, convert_config, read_toml
 from .paths import clawseed_home, default_config_path
 from .schema import Config
 
-__all__ = ["EMBEDDED_DEFAULT", "LoadedConfig", "load_config", "parse_config_text"]
+__all__ = ["EMBEDDED_DEFAULT", "LoadedConfig", "embedded_default_text", "load_config"]
 
 #: The source name of the embedded default config.
 EMBEDDED_DEFAULT = "<embedded default>"
@@ -62,19 +62,6 @@ def load_config(
     source = EMBEDDED_DEFAULT if embedded else str(file)
     config = convert_config(apply_env_overrides(data, environ), Config, source=source)
     return LoadedConfig(config=config, source=source, home=home, embedded=embedded)
-
-
-def parse_config_text(text: str, *, source: str = "<string>") -> Config:
-    """Validate TOML text into a Config (for tests and applications)."""
-    import tomllib
-
-    from clawseed_edge.api import ConfigInvalid
-
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigInvalid(f"not valid TOML: {exc}", file=source) from exc
-    return convert_config(data, Config, source=source)
 
 
 def embedded_default_text() -> str:
