@@ -29,7 +29,7 @@ def test_embedded_default_switches_the_simulated_led(capsys: pytest.CaptureFixtu
     assert code == 0, err
     assert "embedded default" in err
     assert '-> gpio_switch {"device": "red_led", "on": true}' in err
-    assert ("[pin] GPIO17 (red_led): " in err and err.rstrip().endswith("-> 1")) or "-> 1" in err
+    assert "[pin] GPIO17 (red_led): 0.0 -> 1.0" in err
     assert out.startswith("Done.")
 
 
