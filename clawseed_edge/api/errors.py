@@ -5,6 +5,7 @@ sub-base, and leaf errors also inherit the builtin they resemble, so ``except Va
 ``except ConnectionError`` keep working in callers that do not know our names::
 
     ClawseedError
+    ├── ResourceClosed(RuntimeError)             used after aclose()/disconnect()
     ├── ConfigError
     │   ├── ConfigFileNotFound(FileNotFoundError)
     │   └── ConfigInvalid(ValueError)            file, key path and what was expected
@@ -81,6 +82,7 @@ __all__ = [
     "ProviderStreamInterrupted",
     "ProviderTimeout",
     "ProviderUnreachable",
+    "ResourceClosed",
     "ToolArgumentsInvalid",
     "ToolError",
     "ToolNameClash",
@@ -99,6 +101,16 @@ class ClawseedError(Exception):
     """
 
     code: str = "error"
+
+
+class ResourceClosed(ClawseedError, RuntimeError):
+    """A resource (agent, peripheral, memory, connection) was used after it was closed.
+
+    Areas may subclass it with their own leaf; the message names the resource and says to make
+    a new one.
+    """
+
+    code = "resource_closed"
 
 
 # --- config -----------------------------------------------------------------------------------

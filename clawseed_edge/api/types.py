@@ -16,6 +16,7 @@ __all__ = [
     "ChatRequest",
     "ChatResponse",
     "DeviceAction",
+    "Lifecycle",
     "ResourceAccess",
     "RiskClass",
     "Role",
@@ -40,6 +41,19 @@ class RiskClass(enum.StrEnum):
     READ = "read"
     ACT = "act"
     DANGEROUS = "dangerous"
+
+
+class Lifecycle(enum.StrEnum):
+    """The one state vocabulary of every resource (agent, peripheral, memory, gateway ...).
+
+    ``UNOPENED`` -> ``OPEN`` -> ``CLOSING`` -> ``CLOSED``; a closed resource is never reopened
+    (make a new one) and refuses work with an error that says so.
+    """
+
+    UNOPENED = "unopened"
+    OPEN = "open"
+    CLOSING = "closing"
+    CLOSED = "closed"
 
 
 class StopReason(enum.StrEnum):
