@@ -20,7 +20,6 @@ import time
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from clawseed_edge.api import (
     AbortedEvent,
@@ -270,31 +269,6 @@ class Agent:
                 raise AgentIterationLimit(last.message)
             raise AgentError(last.message)
         raise AgentError("the turn ended without an answer")
-
-    @classmethod
-    async def from_config(cls, config: Any = None, **options: Any) -> Agent:
-        """Assemble an Agent from a config file, as ``clawseed-edge`` does.
-
-        Provider (with fallbacks), memory, built-in tools, peripherals (connected), the
-        SecurityPolicy and the ``[[hooks]]`` all come from the file; ``aclose()`` (or
-        ``async with``) applies safe states, disconnects and closes them again. The work is done
-        by :func:`clawseed_edge.config.assemble.assemble_agent`, imported here lazily because the
-        config layer sits above this one.
-
-        Args:
-            config: A path to a TOML file, a ``LoadedConfig``, or None for
-                ``$CLAWSEED_HOME/config.toml`` (the embedded default when it does not exist).
-            **options: Passed on: ``sim``, ``provider``, ``provider_registry`` (a custom
-                provider factory registry), ``approver``, ``observer``, ``hook_factories``,
-                ``extra_tools``.
-
-        Raises:
-            ConfigError: The file is missing or invalid (the message names the key).
-            HardwareError: The wiring is wrong or a board cannot be opened.
-        """
-        from clawseed_edge.config.assemble import assemble_agent
-
-        return await assemble_agent(config, **options)
 
     def on_turn_done(self, listener: TurnDoneListener) -> None:
         """Register ``await listener(context, user_text, answer)`` after every completed turn.
