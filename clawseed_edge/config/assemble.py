@@ -51,8 +51,9 @@ class Runtime:
     """Everything :func:`assemble` built; close it with ``await runtime.aclose()``.
 
     The agent owns the resources: closing it (``runtime.aclose()`` or ``agent.aclose()``)
-    aborts running turns, closes the provider, applies every output's safe value and
-    disconnects the peripherals, then closes memory. Idempotent.
+    refuses new turns, aborts running ones, applies every output's safe value, then
+    disconnects the peripherals, closes memory and finally the provider, each step bounded.
+    Idempotent.
     """
 
     agent: Agent
