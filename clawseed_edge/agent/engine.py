@@ -7,6 +7,10 @@ this repeats until the model answers in plain text or ``max_tool_iterations`` is
 
 Each turn runs in its own task; :meth:`Agent.turn` yields its events as they happen and
 :meth:`Agent.abort` cancels it, including an in-flight provider call, tool or approval wait.
+
+Layout: this module holds the Agent (its sessions, its turn tasks, its lifecycle); how one turn
+goes is :mod:`.turn` (bookkeeping -> tool rounds -> one round), one model request
+:mod:`.model_call`, one tool call :mod:`.tool_run`, and reading a response :mod:`.toolcalls`.
 """
 
 from __future__ import annotations
