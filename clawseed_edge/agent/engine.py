@@ -68,6 +68,15 @@ class _Session:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
+def _is_open(peripheral: Peripheral) -> bool:
+    """Whether ``peripheral`` holds hardware now (its ``state``, else ``connected``, else yes)."""
+    state = getattr(peripheral, "state", None)
+    if isinstance(state, str):
+        return state == Lifecycle.OPEN
+    connected = getattr(peripheral, "connected", None)
+    return connected if isinstance(connected, bool) else True
+
+
 class Agent:
     """Runs turns against a provider with tools, hooks and per-session history.
 
@@ -305,7 +314,8 @@ class Agent:
         try:
             await self._bounded("abort the running turns", self._abort_all())
             for p in self.peripherals:
-                await self._bounded(f"safe state of {p.name!r}", p.apply_safe_state())
+                if _is_open(p):  # one never connected has no output to make safe
+                    await self._bounded(f"safe state of {p.name!r}", p.apply_safe_state())
             closers, self._closers = self._closers, []
             for closer in reversed(closers):
                 await self._bounded("a resource closer", closer())

@@ -175,6 +175,27 @@ async def test_a_hanging_or_failing_step_is_logged_and_the_next_still_runs(
     assert "a resource closer did not finish within 0.05 s" in caplog.text
 
 
+@pytest.mark.parametrize(
+    ("attribute", "value", "applied"),
+    [
+        ("connected", False, False),
+        ("connected", True, True),
+        ("state", Lifecycle.UNOPENED, False),
+        ("state", Lifecycle.OPEN, True),
+    ],
+)
+async def test_safe_state_only_for_a_peripheral_that_holds_hardware(
+    attribute: str, value: object, applied: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    # `clawseed-edge tools list` assembles without connecting: closing must not fail on it.
+    order: list[str] = []
+    board = SafeStateBoard("pi", order)
+    setattr(board, attribute, value)
+    await _agent(OrderedProvider(order, []), board).aclose()
+    assert ("pi safe state" in order) is applied
+    assert "failed" not in caplog.text
+
+
 async def test_concurrent_closes_run_the_steps_once() -> None:
     order: list[str] = []
     agent = _agent(OrderedProvider(order, []), SafeStateBoard("pi", order))
