@@ -38,6 +38,11 @@ __all__ = [
 class ToolDispatcher(Protocol):
     """How the engine offers tools to a provider and reads its calls.
 
+    A dispatcher may also define ``read(response) -> ParsedResponse``, which gives text, calls
+    and the history message from one parse; the engine uses it when present (both built-ins
+    have it) and otherwise calls :meth:`parse_response` then :meth:`assistant_message`
+    (see :func:`read_response`).
+
     Attributes:
         streams_text: True if the engine may stream the provider's text live (native calls
             never appear in the text); False if the text must be parsed first and only the
