@@ -86,8 +86,12 @@ async def ask_model(
         record(LlmResponse(provider.name, provider.model, latency, success=False, error=str(exc)))
         if not isinstance(exc, ProviderError):
             # Let bugs be bugs: only the provider's own errors are provider errors.
-            log.error("provider %r raised %s (a bug in the provider)", provider.name,
-                      type(exc).__name__, exc_info=exc)
+            log.error(
+                "provider %r raised %s (a bug in the provider)",
+                provider.name,
+                type(exc).__name__,
+                exc_info=exc,
+            )
         raise
     latency = (time.perf_counter() - started) * 1000.0
     record(
