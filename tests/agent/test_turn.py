@@ -70,3 +70,18 @@ async def test_a_dispatcher_without_read_still_works() -> None:
     assert await agent.run("go") == "Done."
     assert dispatcher.steps == ["parse_response", "assistant_message"] * 2
     assert agent.history()[1].tool_calls[0].name == "echo"
+
+
+def test_importing_the_agent_does_not_load_the_parser() -> None:
+    # A model that calls tools natively never needs the text parser: it stays unloaded.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, clawseed_edge.agent; "
+        "print(sorted(m for m in sys.modules if m.startswith('clawseed_edge.agent.toolcalls.')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == (
+        "['clawseed_edge.agent.toolcalls.dispatch', 'clawseed_edge.agent.toolcalls.parsed']"
+    )
