@@ -29,7 +29,6 @@ from clawseed_edge.api import (
     HardwareError,
     HealthStatus,
     PinModeUnsupported,
-    PolicyRateLimited,
     Tool,
     ToolArgumentsInvalid,
 )
@@ -37,7 +36,7 @@ from clawseed_edge.api import (
 from .boards import BoardSpec, default_registry
 from .config import HardwareConfig, validate_devices
 from .devices import GpioDevice
-from .inputs import EventHub, EventStream, InputEvent, RateWindow
+from .inputs import EventHub, EventStream, InputEvent
 from .pins import make_pin_factory
 
 __all__ = ["BLINK_LIMITS", "PiGpio"]
@@ -60,7 +59,6 @@ class PiGpio:
         pin_factory: A gpiozero pin factory to use instead of making one (tests pass a fresh
             MockFactory); it is not closed by :meth:`disconnect`.
         source: The config file name, for error messages.
-        clock: Monotonic clock for the per-device switch limit.
 
     Raises:
         BoardNotFound: Unknown board id.
@@ -78,7 +76,6 @@ class PiGpio:
         sim: bool | None = None,
         pin_factory: Any = None,
         source: str = "config.toml",
-        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.board = board or default_registry().get(hardware.board)
         if self.board.family == "mcu":
@@ -99,7 +96,6 @@ class PiGpio:
         self._state: Literal["new", "connected", "closed"] = "new"
         self._hub = EventHub()
         self._blinks: dict[str, asyncio.Task[None]] = {}
-        self._rate = RateWindow(clock)
         self._atexit: Callable[[], None] | None = None
         self._tools: list[Tool] | None = None
 
@@ -322,8 +318,8 @@ class PiGpio:
         """Switch an output on or off; a ``pwm_led`` goes to its cap when switched on.
 
         Raises:
-            DeviceNotFound, PinModeUnsupported (an input or a servo), PolicyRateLimited (the
-            device's ``max_switches_per_minute``), HardwareError (not connected, pin failure).
+            DeviceNotFound, PinModeUnsupported (an input or a servo), HardwareError (not
+            connected, pin failure). The switch limit is the SecurityPolicy's to enforce.
 
         Safe to cancel; a write already handed to the worker still happens.
         """
@@ -343,7 +339,7 @@ class PiGpio:
 
         Raises:
             ToolArgumentsInvalid: The level is outside the device's range (the range is named).
-            DeviceNotFound, PinModeUnsupported, PolicyRateLimited, HardwareError.
+            DeviceNotFound, PinModeUnsupported, HardwareError.
         """
         dev = self._output(name, "set a level on")
         if dev.kind not in ("pwm_led", "servo"):
@@ -367,12 +363,12 @@ class PiGpio:
     async def blink(self, name: str, count: int, on_ms: int, off_ms: int) -> None:
         """Start blinking an output ``count`` times in the background, then leave it off.
 
-        Bounds: :data:`BLINK_LIMITS`. A later write to the device stops the blink. Each on/off
-        counts against the device's switch limit up front.
+        Bounds: :data:`BLINK_LIMITS`. A later write to the device stops the blink. Its 2 x
+        ``count`` switches are charged by the SecurityPolicy (the tool's DeviceAction says so).
 
         Raises:
             ToolArgumentsInvalid: An argument is out of its bounds.
-            DeviceNotFound, PinModeUnsupported, PolicyRateLimited, HardwareError.
+            DeviceNotFound, PinModeUnsupported, HardwareError.
         """
         dev = self._output(name, "blink")
         if dev.kind in ("servo", "relay"):
@@ -381,7 +377,6 @@ class PiGpio:
             lo, hi = BLINK_LIMITS[key]
             if not lo <= value <= hi:
                 raise ToolArgumentsInvalid(f"{key} {value} is outside {lo}..{hi}")
-        self._take_rate(dev, cost=2 * count)
         self._cancel_blink(name)
         on_value = dev.wired.config.level_range()[1]
 
@@ -476,21 +471,7 @@ class PiGpio:
             raise PinModeUnsupported(f"{name} is an input ({dev.kind}): cannot {verb} it")
         return dev
 
-    def _take_rate(self, dev: GpioDevice, cost: int = 1) -> None:
-        limit = dev.wired.config.max_switches_per_minute
-        if limit is not None and cost > limit:
-            raise PolicyRateLimited(
-                f"{dev.name} may switch at most {limit} times per minute and this call needs "
-                f"{cost} switches; blink it at most {limit // 2} times"
-            )
-        if not self._rate.allow(dev.name, limit, cost):
-            wait = self._rate.retry_after(dev.name)
-            raise PolicyRateLimited(
-                f"{dev.name} may switch at most {limit} times per minute; try again in {wait:.0f} s"
-            )
-
     async def _write(self, dev: GpioDevice, value: float | None) -> float | None:
-        self._take_rate(dev)
         self._cancel_blink(dev.name)
         return await self._run(dev.write, value)
 

@@ -86,7 +86,14 @@ class _GpioTool(BaseTool):
         return self._gpio.device(name), ""
 
     def _action(
-        self, arguments: Mapping[str, Any], value: float | None, summary: str, error: str = ""
+        self,
+        arguments: Mapping[str, Any],
+        value: float | None,
+        summary: str,
+        error: str = "",
+        *,
+        repeats: int = 1,
+        switches: int = 1,
     ) -> DeviceAction:
         dev, why = self._lookup(arguments)
         name = str(arguments.get("device", ""))
@@ -99,6 +106,7 @@ class _GpioTool(BaseTool):
                 value=value,
                 allowed=False,
                 summary=why or error,
+                peripheral=self._gpio.name,
             )
         cfg = dev.wired.config
         lo, hi = cfg.level_range()
@@ -113,6 +121,9 @@ class _GpioTool(BaseTool):
             min_value=lo if writes else None,
             max_value=hi if writes else None,
             summary=summary.format(name=dev.name, pin=dev.pin_name),
+            peripheral=self._gpio.name,
+            switches=switches,
+            repeats=repeats,
         )
 
     def _on_value(self, dev: GpioDevice | None) -> float:
@@ -378,7 +389,10 @@ class GpioBlink(_GpioTool):
             return self._action(arguments, None, "", parsed)
         count, on_ms, off_ms = parsed
         summary = f"blink {{name}} ({{pin}}) {count} times ({on_ms} ms on, {off_ms} ms off)"
-        return self._action(arguments, self._on_value(dev), summary)
+        # A blink switches on and off ``count`` times: the policy charges all of them.
+        return self._action(
+            arguments, self._on_value(dev), summary, repeats=count, switches=2 * count
+        )
 
     async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolResult:
         dev, failure = await self._guard(arguments)
