@@ -31,8 +31,8 @@ on vector recall in memory; without it recall is keyword-only (FTS5 BM25).
 The sections of the other layers are defined next to the code they configure and embedded
 here: ``[provider]`` (:class:`~clawseed_edge.providers.config.ProviderConfig`), ``[memory]``
 (:class:`~clawseed_edge.memory.config.MemoryConfig`), ``[hardware]`` and ``[[devices]]``
-(:class:`~clawseed_edge.peripherals.config.HardwareConfig`,
-:class:`~clawseed_edge.peripherals.config.DeviceConfig`).
+(:class:`~clawseed_edge.peripherals.gpio.HardwareConfig`,
+:class:`~clawseed_edge.peripherals.gpio.DeviceConfig`).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from typing import Any, Literal
 import msgspec
 
 from clawseed_edge.memory.config import MemoryConfig
-from clawseed_edge.peripherals.config import DeviceConfig, HardwareConfig
+from clawseed_edge.peripherals.gpio import DeviceConfig, HardwareConfig
 from clawseed_edge.providers.config import ProviderConfig
 
 __all__ = [

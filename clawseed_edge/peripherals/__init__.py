@@ -5,18 +5,22 @@ package costs msgspec and the board files, not the GPIO stack.
 """
 
 from .boards import BoardRegistry, BoardSpec, PinSpec, ReservedPin, default_registry
-from .config import (
+from .gpio import (
     DeviceConfig,
+    EventMessage,
+    EventStream,
     HardwareConfig,
+    InputEvent,
+    InputRules,
+    PiGpio,
     WiredDevice,
     load_hardware_toml,
     loads_hardware_toml,
+    make_pin_factory,
+    mock_pin_factory,
     parse_hardware,
     validate_devices,
 )
-from .gpio import PiGpio
-from .inputs import EventMessage, EventStream, InputEvent, InputRules
-from .pins import make_pin_factory, mock_pin_factory
 from .safety import apply_safe_state_all, install_signal_handlers
 
 __all__ = [

@@ -3,7 +3,8 @@
 The same code runs on hardware (lgpio pins) and in simulation/tests (gpiozero's MockFactory with
 PWM pins); only the pin factory differs, and it is chosen once (:func:`~.pins.make_pin_factory`).
 
-Threading: every gpiozero call runs on one worker thread per PiGpio (a single-thread executor).
+Threading: every gpiozero call runs on one worker thread per PiGpio (a
+:class:`~clawseed_edge.peripherals.worker.BlockingWorker`, the class every blocking bus uses).
 On lgpio each call is a syscall, and some gpiozero calls block for longer (closing a device joins
 its background threads; constructing a Button starts lgpio's alert thread); the worker keeps the
 event loop free and also serialises access to gpiozero, whose devices are not documented as safe
@@ -21,31 +22,32 @@ import logging
 import time
 import weakref
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from clawseed_edge.api import (
     DeviceNotFound,
     HardwareError,
     HealthStatus,
+    Lifecycle,
+    PeripheralClosed,
     PinModeUnsupported,
     Tool,
     ToolArgumentsInvalid,
 )
 
-from .boards import BoardSpec, default_registry
+from ..boards import BoardSpec, default_registry
+from ..worker import BlockingWorker
 from .config import HardwareConfig, validate_devices
 from .devices import GpioDevice
 from .inputs import EventHub, EventStream, InputEvent
+from .kinds import BLINK_LIMITS
 from .pins import make_pin_factory
+from .toolset import build_tools
 
-__all__ = ["BLINK_LIMITS", "PiGpio"]
+__all__ = ["PiGpio"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-
-BLINK_LIMITS = {"count": (1, 20), "on_ms": (20, 5000), "off_ms": (20, 5000)}
-"""Bounds of ``blink`` arguments (inclusive)."""
 
 
 class PiGpio:
@@ -59,6 +61,8 @@ class PiGpio:
         pin_factory: A gpiozero pin factory to use instead of making one (tests pass a fresh
             MockFactory); it is not closed by :meth:`disconnect`.
         source: The config file name, for error messages.
+        shutdown_timeout_s: How long :meth:`disconnect` (and a failed connect) waits for the
+            worker thread to finish releasing the pins, seconds.
 
     Raises:
         BoardNotFound: Unknown board id.
@@ -76,6 +80,7 @@ class PiGpio:
         sim: bool | None = None,
         pin_factory: Any = None,
         source: str = "config.toml",
+        shutdown_timeout_s: float = 5.0,
     ) -> None:
         self.board = board or default_registry().get(hardware.board)
         if self.board.family == "mcu":
@@ -91,9 +96,10 @@ class PiGpio:
         self._devices = {w.name: GpioDevice(w) for w in self.wired}
         self._factory = pin_factory
         self._owns_factory = pin_factory is None
-        self._executor: ThreadPoolExecutor | None = None
+        self.shutdown_timeout_s = shutdown_timeout_s
+        self._worker: BlockingWorker | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._state: Literal["new", "connected", "closed"] = "new"
+        self._state = Lifecycle.UNOPENED
         self._hub = EventHub()
         self._blinks: dict[str, asyncio.Task[None]] = {}
         self._atexit: Callable[[], None] | None = None
@@ -102,8 +108,13 @@ class PiGpio:
     # --- lifecycle ----------------------------------------------------------------------------
 
     @property
+    def state(self) -> Lifecycle:
+        """Where the peripheral is in its life: unopened, open, closing or closed."""
+        return self._state
+
+    @property
     def connected(self) -> bool:
-        return self._state == "connected"
+        return self._state is Lifecycle.OPEN
 
     @property
     def pin_factory(self) -> Any:
@@ -114,25 +125,28 @@ class PiGpio:
         """Create the pin factory (unless given) and every device, at its initial value.
 
         Raises:
-            HardwareError: Already closed, or a device could not be created (PinInUse,
-                PinModeUnsupported, BoardNotFound when lgpio is missing ...). Devices created
-                before the failure are closed again.
+            PeripheralClosed: It was disconnected (make a new PiGpio).
+            HardwareError: A device could not be created (PinInUse, PinModeUnsupported,
+                PinFactoryUnavailable when lgpio is missing ...).
 
-        Not safe to cancel halfway: the worker finishes creating the devices.
+        Safe to cancel: on cancellation or any error, whatever was claimed is released on the
+        same worker thread (after the creation it queued behind) before the worker stops, so a
+        new PiGpio can claim the same pins at once.
         """
-        if self._state == "connected":
+        if self._state is Lifecycle.OPEN:
             return
-        if self._state == "closed":
-            raise HardwareError(f"peripheral {self.name!r} was disconnected; make a new PiGpio")
+        if self._state is not Lifecycle.UNOPENED:
+            raise PeripheralClosed(
+                f"peripheral {self.name!r} was disconnected; make a new PiGpio to use its pins"
+            )
         self._loop = asyncio.get_running_loop()
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"gpio-{self.name}")
+        self._worker = BlockingWorker(f"gpio-{self.name}")
         try:
-            await self._run(self._open_all)
+            await self._worker.run(self._open_all)
         except BaseException:
-            self._executor.shutdown(wait=False)
-            self._executor = None
+            await self._abandon_connect()
             raise
-        self._state = "connected"
+        self._state = Lifecycle.OPEN
         ref = weakref.ref(self)
 
         def at_exit() -> None:
@@ -142,6 +156,22 @@ class PiGpio:
 
         self._atexit = at_exit
         atexit.register(at_exit)
+
+    async def _abandon_connect(self) -> None:
+        """Release what a failed or cancelled connect claimed, then stop the worker."""
+        worker = self._worker
+        assert worker is not None
+        self._worker = None
+        self._state = Lifecycle.CLOSED
+        # Queued behind the creation (FIFO): it closes whatever was created, on the same
+        # thread, even when the caller stopped waiting for the creation.
+        release = asyncio.ensure_future(worker.run(self._close_devices))
+        try:
+            async with asyncio.timeout(self.shutdown_timeout_s):
+                await asyncio.shield(release)
+        except (Exception, asyncio.CancelledError) as exc:  # the connect's own error wins
+            log.warning("releasing the pins of %s after a failed connect: %r", self.name, exc)
+        await worker.aclose(self.shutdown_timeout_s)
 
     def _open_all(self) -> None:
         if self._factory is None:
@@ -158,6 +188,12 @@ class PiGpio:
             self._close_factory()
             raise
 
+    def _close_devices(self) -> None:
+        for dev in self._devices.values():
+            with contextlib.suppress(Exception):
+                dev.close()
+        self._close_factory()
+
     def _close_factory(self) -> None:
         if self._owns_factory and self._factory is not None:
             with contextlib.suppress(Exception):
@@ -168,22 +204,26 @@ class PiGpio:
         """Apply the safe values, close every device and release the pins. Idempotent.
 
         After it, the pins are inputs again (gpiozero's close); see docs/hardware.md for what
-        the outputs do then. Safe to cancel: the release finishes on the worker.
+        the outputs do then. Safe to cancel: the release finishes on the worker. The worker
+        thread is given ``shutdown_timeout_s`` to finish.
         """
-        if self._state != "connected":
-            self._state = "closed"
+        if self._state is not Lifecycle.OPEN:
+            self._state = Lifecycle.CLOSED
             return
-        self._state = "closed"
+        self._state = Lifecycle.CLOSING
         self._cancel_blinks()
+        worker = self._worker
         try:
-            await self._run(self._release_all)
+            if worker is not None:
+                await worker.run(self._release_all)
         finally:
+            self._state = Lifecycle.CLOSED
             if self._atexit is not None:
                 atexit.unregister(self._atexit)
                 self._atexit = None
-            if self._executor is not None:
-                self._executor.shutdown(wait=False)
-                self._executor = None
+            if worker is not None:
+                self._worker = None
+                await worker.aclose(self.shutdown_timeout_s)
             self._hub.close()
 
     def _release_all(self) -> None:
@@ -199,9 +239,9 @@ class PiGpio:
 
     def release_sync(self) -> None:
         """Apply safe values and close everything on the calling thread (exit hooks only)."""
-        if self._state != "connected":
+        if self._state is not Lifecycle.OPEN:
             return
-        self._state = "closed"
+        self._state = Lifecycle.CLOSED
         try:
             self._release_all()
         except HardwareError as exc:
@@ -223,7 +263,7 @@ class PiGpio:
 
     def apply_safe_state_sync(self) -> None:
         """:meth:`apply_safe_state` on the calling thread, for signal/exit paths with no loop."""
-        if self._state == "connected":
+        if self._state is Lifecycle.OPEN:
             errors = self._safe_all()
             if errors:
                 log.error("safe state not applied to every output: %s", "; ".join(errors))
@@ -239,8 +279,8 @@ class PiGpio:
 
     async def health_check(self) -> HealthStatus:
         """Healthy when connected and every device is open."""
-        if self._state != "connected":
-            return HealthStatus(False, f"{self.name}: not connected")
+        if self._state is not Lifecycle.OPEN:
+            return HealthStatus(False, f"{self.name}: {self._state.value}")
         closed = [d.name for d in self._devices.values() if d.gpiozero_device is None]
         if closed:
             return HealthStatus(False, f"{self.name}: devices closed: {', '.join(closed)}")
@@ -271,7 +311,7 @@ class PiGpio:
             parts = [f"- {cfg.name}: {cfg.kind} on {pin.name}{header}"]
             if cfg.description:
                 parts.append(cfg.description)
-            if cfg.kind in ("pwm_led", "servo"):
+            if dev.spec.level:
                 lo, hi = cfg.level_range()
                 parts.append(f"level {lo:g}..{hi:g}")
             if cfg.approval:
@@ -291,10 +331,18 @@ class PiGpio:
     def tools(self) -> Sequence[Tool]:
         """The GPIO tools for the configured devices (tools with no eligible device are left out)."""
         if self._tools is None:
-            from .gpio_tools import build_tools
-
-            self._tools = build_tools(self)
+            self._tools = build_tools([self])
         return self._tools
+
+    def share_tools(self, tools: Sequence[Tool]) -> None:
+        """Hand this peripheral's tools to a shared set that spans several peripherals.
+
+        :func:`~clawseed_edge.peripherals.gpio.share_gpio_tools` calls it: the shared set is
+        registered once by whoever assembles the agent, and :meth:`tools` returns ``tools``
+        (empty for every peripheral but the one that carries the set), so registering every
+        peripheral's tools never clashes.
+        """
+        self._tools = list(tools)
 
     # --- device access ------------------------------------------------------------------------
 
@@ -324,8 +372,8 @@ class PiGpio:
         Safe to cancel; a write already handed to the worker still happens.
         """
         dev = self._output(name, "switch")
-        if dev.kind == "servo":
-            raise PinModeUnsupported(f"{name} is a servo: use gpio_set_level with a position")
+        if not dev.spec.switch:
+            raise PinModeUnsupported(f"{name} is a {dev.kind}: use gpio_set_level with a position")
         value = dev.wired.config.level_range()[1] if on else 0.0
         return await self._write(dev, value)
 
@@ -342,7 +390,7 @@ class PiGpio:
             DeviceNotFound, PinModeUnsupported, HardwareError.
         """
         dev = self._output(name, "set a level on")
-        if dev.kind not in ("pwm_led", "servo"):
+        if not dev.spec.level:
             raise PinModeUnsupported(
                 f"{name} is a {dev.kind}: only pwm_led and servo devices take a level; "
                 "use gpio_switch"
@@ -371,7 +419,7 @@ class PiGpio:
             DeviceNotFound, PinModeUnsupported, HardwareError.
         """
         dev = self._output(name, "blink")
-        if dev.kind in ("servo", "relay"):
+        if not dev.spec.blink:
             raise PinModeUnsupported(f"{name} is a {dev.kind}: it cannot blink")
         for key, value in (("count", count), ("on_ms", on_ms), ("off_ms", off_ms)):
             lo, hi = BLINK_LIMITS[key]
@@ -461,8 +509,12 @@ class PiGpio:
     # --- internals ----------------------------------------------------------------------------
 
     def _require_connected(self) -> None:
-        if self._state != "connected":
-            raise HardwareError(f"peripheral {self.name!r} is not connected")
+        if self._state is Lifecycle.UNOPENED:
+            raise HardwareError(f"peripheral {self.name!r} is not connected yet; connect() first")
+        if self._state is not Lifecycle.OPEN:
+            raise PeripheralClosed(
+                f"peripheral {self.name!r} is {self._state.value}; make a new PiGpio to use it"
+            )
 
     def _output(self, name: str, verb: str) -> GpioDevice:
         self._require_connected()
@@ -476,7 +528,8 @@ class PiGpio:
         return await self._run(dev.write, value)
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
-        if self._executor is None:
+        worker = self._worker
+        if worker is None:
+            self._require_connected()
             raise HardwareError(f"peripheral {self.name!r} is not connected")
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, fn, *args)
+        return await worker.run(fn, *args)

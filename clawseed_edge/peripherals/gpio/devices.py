@@ -17,7 +17,8 @@ from clawseed_edge.api import (
     PinModeUnsupported,
 )
 
-from .config import OUTPUT_KINDS, WiredDevice
+from .config import DeviceConfig, WiredDevice
+from .kinds import KindSpec
 
 __all__ = ["GpioDevice", "translate_gpio_error"]
 
@@ -65,8 +66,18 @@ class GpioDevice:
         return self.wired.pin.name
 
     @property
+    def spec(self) -> KindSpec:
+        """What the device's kind can do."""
+        return self.wired.config.spec
+
+    @property
     def is_output(self) -> bool:
-        return self.kind in OUTPUT_KINDS
+        return self.spec.is_output
+
+    @property
+    def config(self) -> DeviceConfig:
+        """The device's configuration."""
+        return self.wired.config
 
     @property
     def gpiozero_device(self) -> Any:
@@ -92,34 +103,33 @@ class GpioDevice:
         import gpiozero
 
         cfg = self.wired.config
+        spec = cfg.spec
+        cls = getattr(gpiozero, spec.gpiozero_class)
         pin = self.pin_name
-        kind = cfg.kind
         initial = cfg.initial if cfg.initial is not None else cfg.safe
-        if kind in ("led", "buzzer", "relay", "digital_out"):
-            cls = {
-                "led": gpiozero.LED,
-                "buzzer": gpiozero.Buzzer,
-                "relay": gpiozero.DigitalOutputDevice,
-                "digital_out": gpiozero.DigitalOutputDevice,
-            }[kind]
-            return cls(
-                pin, active_high=cfg.active_high, initial_value=initial == "on", pin_factory=factory
-            )
-        if kind == "pwm_led":
-            level = self._level_of(initial)
-            return gpiozero.PWMLED(
-                pin, active_high=cfg.active_high, initial_value=level, pin_factory=factory
-            )
-        if kind == "servo":
+        if not spec.is_output:
+            return self._build_input(cls, factory)
+        if spec.detaches:  # a servo: "off" means no pulses
             value = None if initial == "off" else self._level_of(initial)
-            return gpiozero.Servo(pin, initial_value=value, pin_factory=factory)
+            return cls(pin, initial_value=value, pin_factory=factory)
+        if spec.level:
+            level = self._level_of(initial)
+            return cls(pin, active_high=cfg.active_high, initial_value=level, pin_factory=factory)
+        return cls(
+            pin, active_high=cfg.active_high, initial_value=initial == "on", pin_factory=factory
+        )
+
+    def _build_input(self, cls: Any, factory: Any) -> Any:
+        cfg = self.wired.config
         bounce = None if cfg.bounce_ms is None else cfg.bounce_ms / 1000.0
-        if kind == "button":
+        if cls.__name__ == "Button":
+            # gpiozero's Button defaults to the internal pull-up; keep that default.
             pull_up = True if cfg.pull_up is None else cfg.pull_up
-            return gpiozero.Button(pin, pull_up=pull_up, bounce_time=bounce, pin_factory=factory)
+            return cls(self.pin_name, pull_up=pull_up, bounce_time=bounce, pin_factory=factory)
+        # With an external pull, active_high says which level is "active".
         active_state = cfg.active_high if cfg.pull_up is None else None
-        return gpiozero.DigitalInputDevice(
-            pin,
+        return cls(
+            self.pin_name,
             pull_up=cfg.pull_up,
             active_state=active_state,
             bounce_time=bounce,
@@ -149,9 +159,9 @@ class GpioDevice:
         if dev is None:
             raise HardwareError(f"device {self.name!r} is not connected")
         try:
-            if self.kind in ("pwm_led", "servo"):
+            if self.spec.level:
                 if value is None:
-                    dev.detach() if self.kind == "servo" else dev.off()
+                    dev.detach() if self.spec.detaches else dev.off()
                 else:
                     dev.value = value
             elif value:
@@ -180,7 +190,7 @@ class GpioDevice:
     def safe_value(self) -> float | None:
         """The value :meth:`apply_safe` writes (None detaches a servo)."""
         safe = self.wired.config.safe
-        if self.kind == "servo" and safe == "off":
+        if self.spec.detaches and safe == "off":
             return None
         return self._level_of(safe)
 

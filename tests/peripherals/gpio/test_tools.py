@@ -9,7 +9,7 @@ import pytest
 
 from clawseed_edge.api import DeviceAction, RiskClass, Tool, ToolContext
 
-from .conftest import WIRING
+from ..conftest import WIRING
 
 CTX = ToolContext(channel="test")
 NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")

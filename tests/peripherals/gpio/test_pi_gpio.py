@@ -11,15 +11,17 @@ import pytest
 from clawseed_edge.api import (
     DeviceNotFound,
     HardwareError,
+    Lifecycle,
     Peripheral,
+    PeripheralClosed,
     PinModeUnsupported,
+    ResourceClosed,
     ToolArgumentsInvalid,
 )
-from clawseed_edge.peripherals.config import loads_hardware_toml
-from clawseed_edge.peripherals.gpio import PiGpio
+from clawseed_edge.peripherals.gpio import PiGpio, loads_hardware_toml
 from clawseed_edge.testing.hardware import mock_pin, pin_level, press, release
 
-from .conftest import WIRING
+from ..conftest import WIRING
 
 
 async def test_is_a_peripheral(sim_board: Any) -> None:
@@ -114,10 +116,12 @@ async def test_safe_state_on_apply_and_disconnect(mock_pin_factory: Any) -> None
     assert [bool(s.state) for s in pump.states][1:4] == [True, False, True]
     assert red.function == "input"  # released
     await board.disconnect()  # idempotent
-    with pytest.raises(HardwareError, match="not connected"):
+    # A closed peripheral refuses work with its own leaf (also a ResourceClosed).
+    with pytest.raises(PeripheralClosed, match="'pi' is closed; make a new PiGpio"):
         await board.switch("red_led", True)
-    with pytest.raises(HardwareError, match="make a new PiGpio"):
+    with pytest.raises(ResourceClosed, match="make a new PiGpio"):
         await board.connect()
+    assert board.state is Lifecycle.CLOSED
 
 
 async def test_button_edge_produces_event(sim_board: Any) -> None:
