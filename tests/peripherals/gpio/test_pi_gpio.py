@@ -258,3 +258,64 @@ async def test_slow_consumer_drops_oldest_and_still_ends(mock_pin_factory: Any) 
     events = [e async for e in stream]
     assert board.events_dropped == 400 - 256 + 1  # and one more for the end marker
     assert len(events) == 255 and events[-1].value == 0
+
+
+class GatedFactory:
+    """Wraps a MockFactory; claiming ``gated_pin`` waits until the test opens the gate.
+
+    It lets a test cancel ``connect`` while the worker is in the middle of creating devices.
+    """
+
+    def __init__(self, factory: Any, gated_pin: str) -> None:
+        self._factory = factory
+        self._gated = gated_pin
+        self.reached = threading.Event()
+        self.gate = threading.Event()
+
+    def pin(self, spec: Any) -> Any:
+        if str(spec) == self._gated:
+            self.reached.set()
+            assert self.gate.wait(5), "the test never opened the gate"
+        return self._factory.pin(spec)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._factory, name)
+
+
+async def test_cancelled_connect_releases_the_pins_for_a_fresh_connect(
+    mock_pin_factory: Any,
+) -> None:
+    wiring = loads_hardware_toml(WIRING)
+    gated = GatedFactory(mock_pin_factory, "GPIO23")  # fan: the third device, two are made
+    first = PiGpio(wiring, pin_factory=gated)
+    task = asyncio.create_task(first.connect())
+    reached = await asyncio.to_thread(gated.reached.wait, 5)
+    assert reached  # the worker is inside the device creation now
+    task.cancel()
+    for _ in range(5):  # let the cancellation reach connect's cleanup
+        await asyncio.sleep(0)
+    gated.gate.set()  # the creation finishes on the worker; the release is queued behind it
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert first.state is Lifecycle.CLOSED
+    assert mock_pin_factory.pin("GPIO17").function == "input"  # red_led released again
+
+    second = PiGpio(wiring, pin_factory=mock_pin_factory)
+    async with second:  # claims the same pins: no PinInUse
+        await second.switch("red_led", True)
+        assert mock_pin_factory.pin("GPIO17").state == 1
+        await second.switch("fan", True)
+
+
+async def test_failed_connect_releases_what_it_claimed(mock_pin_factory: Any) -> None:
+    import gpiozero
+
+    wiring = loads_hardware_toml(WIRING)
+    taken = gpiozero.DigitalOutputDevice("GPIO23", pin_factory=mock_pin_factory)  # fan's pin
+    board = PiGpio(wiring, pin_factory=mock_pin_factory)
+    with pytest.raises(HardwareError, match="fan"):
+        await board.connect()
+    assert mock_pin_factory.pin("GPIO17").function == "input"  # red_led was released
+    taken.close()
+    async with PiGpio(wiring, pin_factory=mock_pin_factory) as again:
+        await again.switch("red_led", True)
