@@ -20,7 +20,7 @@ from .devices import GpioDevice
 from .inputs import EventMessage, EventStream, InputEvent, InputRules
 from .kinds import BLINK_LIMITS, KIND_SPECS, KindSpec
 from .pi_gpio import PiGpio
-from .pins import make_pin_factory, mock_pin_factory
+from .pins import PinFactoryKind, make_pin_factory, mock_pin_factory
 from .port import GpioDeviceView, GpioPort
 from .toolset import HardwareStatus, build_tools, share_gpio_tools
 
@@ -42,6 +42,7 @@ __all__ = [
     "InputRules",
     "KindSpec",
     "PiGpio",
+    "PinFactoryKind",
     "WiredDevice",
     "build_tools",
     "load_hardware_toml",

@@ -146,9 +146,14 @@ class WiredDevice:
 
 
 def validate_devices(
-    board: BoardSpec, devices: Sequence[DeviceConfig], source: str = "config.toml"
+    board: BoardSpec,
+    devices: Sequence[DeviceConfig],
+    source: str = "config.toml",
+    key: str = "devices",
 ) -> list[WiredDevice]:
     """Check the wiring against the board and resolve every pin.
+
+    ``key`` is where the devices sit in the file (``devices``, ``peripherals[1].devices``).
 
     Raises (each message names ``source``, the device and what to do):
         ConfigInvalid: Bad name, duplicate name, value out of range, input option on an output.
@@ -161,15 +166,15 @@ def validate_devices(
     names: dict[str, int] = {}
     pins: dict[str, str] = {}
     for i, dev in enumerate(devices):
-        where = f"{source}: devices[{i}] ({dev.name!r})"
-        key = f"devices[{i}]"
-        _check_values(dev, source, key)
+        at = f"{key}[{i}]"
+        where = f"{source}: {at} ({dev.name!r})"
+        _check_values(dev, source, at)
         if dev.name in names:
             raise ConfigInvalid(
-                f"device name {dev.name!r} is already used by devices[{names[dev.name]}]; "
+                f"device name {dev.name!r} is already used by {key}[{names[dev.name]}]; "
                 "give every device its own name",
                 file=source,
-                key=f"{key}.name",
+                key=f"{at}.name",
             )
         names[dev.name] = i
         try:

@@ -61,6 +61,7 @@ class PiGpio:
         pin_factory: A gpiozero pin factory to use instead of making one (tests pass a fresh
             MockFactory); it is not closed by :meth:`disconnect`.
         source: The config file name, for error messages.
+        devices_key: Where the devices sit in that file (``peripherals[1].devices``).
         shutdown_timeout_s: How long :meth:`disconnect` (and a failed connect) waits for the
             worker thread to finish releasing the pins, seconds.
 
@@ -81,6 +82,7 @@ class PiGpio:
         pin_factory: Any = None,
         source: str = "config.toml",
         shutdown_timeout_s: float = 5.0,
+        devices_key: str = "devices",
     ) -> None:
         self.board = board or default_registry().get(hardware.board)
         if self.board.family == "mcu":
@@ -92,7 +94,7 @@ class PiGpio:
         self.board_type = self.board.id
         self.sim = (self.board.family == "sim") if sim is None else sim
         self.hardware = hardware
-        self.wired = validate_devices(self.board, hardware.devices, source)
+        self.wired = validate_devices(self.board, hardware.devices, source, devices_key)
         self._devices = {w.name: GpioDevice(w) for w in self.wired}
         self._factory = pin_factory
         self._owns_factory = pin_factory is None
