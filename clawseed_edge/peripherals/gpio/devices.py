@@ -7,7 +7,9 @@ api error tree here, at the boundary.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import logging
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 from clawseed_edge.api import (
@@ -17,10 +19,13 @@ from clawseed_edge.api import (
     PinModeUnsupported,
 )
 
+from ..boards import BoardSpec
 from .config import DeviceConfig, WiredDevice
 from .kinds import KindSpec
 
-__all__ = ["GpioDevice", "translate_gpio_error"]
+__all__ = ["BlinkTasks", "GpioDevice", "describe_wiring", "translate_gpio_error"]
+
+log = logging.getLogger(__name__)
 
 InputCallback = Callable[[str, str, int], None]
 
@@ -234,3 +239,67 @@ class GpioDevice:
                 dev.close()
             except Exception as exc:
                 raise translate_gpio_error(exc, self.name, self.pin_name) from exc
+
+
+def describe_wiring(board: BoardSpec, devices: Sequence[GpioDevice], *, sim: bool) -> str:
+    """Lines for the system prompt: the board, each device and the pin aliases."""
+    where = "simulated, mock pins" if sim else "GPIO through gpiozero"
+    lines = [f"Board: {board.name} ({board.id}), {where}."]
+    if not devices:
+        lines.append("No devices are wired; GPIO tools are not available.")
+        return "\n".join(lines)
+    lines.append("Devices (use these names with the gpio_* tools; nothing else is reachable):")
+    for dev in devices:
+        cfg = dev.wired.config
+        pin = dev.wired.pin
+        header = f", header {pin.header}" if pin.header else ""
+        parts = [f"- {cfg.name}: {cfg.kind} on {pin.name}{header}"]
+        if cfg.description:
+            parts.append(cfg.description)
+        if dev.spec.level:
+            lo, hi = cfg.level_range()
+            parts.append(f"level {lo:g}..{hi:g}")
+        if cfg.approval:
+            parts.append("every change asks the user first")
+        if cfg.max_switches_per_minute:
+            parts.append(f"at most {cfg.max_switches_per_minute} switches per minute")
+        if dev.is_output:
+            parts.append(f"safe value {cfg.safe}")
+        else:
+            parts.append("input (read only)")
+        lines.append("; ".join(parts))
+    if board.aliases:
+        aliases = ", ".join(f"{k}={v}" for k, v in board.aliases.items())
+        lines.append(f"Board pin aliases: {aliases}.")
+    return "\n".join(lines)
+
+
+class BlinkTasks:
+    """The running blink task of each device: a new blink or any write cancels the old one."""
+
+    def __init__(self) -> None:
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+
+    def get(self, name: str) -> asyncio.Task[None] | None:
+        return self._tasks.get(name)
+
+    def start(self, name: str, blink: Coroutine[Any, Any, None]) -> None:
+        """Run ``blink`` as the device's blink task (the caller cancelled any earlier one)."""
+        task = asyncio.get_running_loop().create_task(blink, name=f"blink-{name}")
+        self._tasks[name] = task
+        task.add_done_callback(lambda t: self._done(name, t))
+
+    def _done(self, name: str, task: asyncio.Task[None]) -> None:
+        if self._tasks.get(name) is task:
+            del self._tasks[name]
+        if not task.cancelled() and task.exception() is not None:
+            log.error("blink of %s failed: %s", name, task.exception())
+
+    def cancel(self, name: str) -> None:
+        task = self._tasks.pop(name, None)
+        if task is not None:
+            task.cancel()
+
+    def cancel_all(self) -> None:
+        for name in list(self._tasks):
+            self.cancel(name)

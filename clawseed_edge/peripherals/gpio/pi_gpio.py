@@ -38,7 +38,7 @@ from clawseed_edge.api import (
 from ..boards import BoardSpec, default_registry
 from ..worker import BlockingWorker
 from .config import HardwareConfig, validate_devices
-from .devices import GpioDevice
+from .devices import BlinkTasks, GpioDevice, describe_wiring
 from .inputs import EventHub, EventStream, InputEvent
 from .kinds import BLINK_LIMITS
 from .pins import make_pin_factory
@@ -103,7 +103,7 @@ class PiGpio:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._state = Lifecycle.UNOPENED
         self._hub = EventHub()
-        self._blinks: dict[str, asyncio.Task[None]] = {}
+        self._blinks = BlinkTasks()
         self._atexit: Callable[[], None] | None = None
         self._tools: list[Tool] | None = None
 
@@ -300,35 +300,7 @@ class PiGpio:
 
     def describe(self) -> str:
         """Lines for the system prompt: the board, each device and the pin aliases."""
-        where = "simulated, mock pins" if self.sim else "GPIO through gpiozero"
-        lines = [f"Board: {self.board.name} ({self.board.id}), {where}."]
-        if not self._devices:
-            lines.append("No devices are wired; GPIO tools are not available.")
-            return "\n".join(lines)
-        lines.append("Devices (use these names with the gpio_* tools; nothing else is reachable):")
-        for dev in self._devices.values():
-            cfg = dev.wired.config
-            pin = dev.wired.pin
-            header = f", header {pin.header}" if pin.header else ""
-            parts = [f"- {cfg.name}: {cfg.kind} on {pin.name}{header}"]
-            if cfg.description:
-                parts.append(cfg.description)
-            if dev.spec.level:
-                lo, hi = cfg.level_range()
-                parts.append(f"level {lo:g}..{hi:g}")
-            if cfg.approval:
-                parts.append("every change asks the user first")
-            if cfg.max_switches_per_minute:
-                parts.append(f"at most {cfg.max_switches_per_minute} switches per minute")
-            if dev.is_output:
-                parts.append(f"safe value {cfg.safe}")
-            else:
-                parts.append("input (read only)")
-            lines.append("; ".join(parts))
-        if self.board.aliases:
-            aliases = ", ".join(f"{k}={v}" for k, v in self.board.aliases.items())
-            lines.append(f"Board pin aliases: {aliases}.")
-        return "\n".join(lines)
+        return describe_wiring(self.board, self.devices(), sim=self.sim)
 
     def tools(self) -> Sequence[Tool]:
         """The GPIO tools for the configured devices (tools with no eligible device are left out)."""
@@ -437,28 +409,17 @@ class PiGpio:
                 await self._run(dev.write, 0.0)
                 await asyncio.sleep(off_ms / 1000)
 
-        task = asyncio.get_running_loop().create_task(run(), name=f"blink-{name}")
-        self._blinks[name] = task
-        task.add_done_callback(lambda t: self._blink_done(name, t))
+        self._blinks.start(name, run())
 
     def blinking(self, name: str) -> asyncio.Task[None] | None:
         """The running blink task of ``name``, if any (tests await it)."""
         return self._blinks.get(name)
 
-    def _blink_done(self, name: str, task: asyncio.Task[None]) -> None:
-        if self._blinks.get(name) is task:
-            del self._blinks[name]
-        if not task.cancelled() and task.exception() is not None:
-            log.error("blink of %s failed: %s", name, task.exception())
-
     def _cancel_blink(self, name: str) -> None:
-        task = self._blinks.pop(name, None)
-        if task is not None:
-            task.cancel()
+        self._blinks.cancel(name)
 
     def _cancel_blinks(self) -> None:
-        for name in list(self._blinks):
-            self._cancel_blink(name)
+        self._blinks.cancel_all()
 
     async def status(self) -> list[dict[str, Any]]:
         """Every device's state (see :meth:`pin_states`), read on the worker thread."""
