@@ -13,6 +13,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 from clawseed_edge.api import (
+    DeviceClosed,
     HardwareError,
     PinInUse,
     PinInvalid,
@@ -162,7 +163,10 @@ class GpioDevice:
         """
         dev = self._dev
         if dev is None:
-            raise HardwareError(f"device {self.name!r} is not connected")
+            raise DeviceClosed(
+                f"device {self.name!r} is closed (its peripheral is not connected); "
+                "connect a new peripheral to use it"
+            )
         try:
             if self.spec.level:
                 if value is None:
@@ -184,7 +188,10 @@ class GpioDevice:
         """The device's current value (inputs: 1 active / 0 inactive)."""
         dev = self._dev
         if dev is None:
-            raise HardwareError(f"device {self.name!r} is not connected")
+            raise DeviceClosed(
+                f"device {self.name!r} is closed (its peripheral is not connected); "
+                "connect a new peripheral to use it"
+            )
         try:
             raw = dev.value
         except Exception as exc:

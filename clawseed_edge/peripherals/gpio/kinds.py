@@ -9,10 +9,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["BLINK_LIMITS", "KIND_SPECS", "KindSpec", "kind_spec"]
+__all__ = ["BLINK_LIMITS", "KIND_SPECS", "KindSpec", "blink_out_of_bounds", "kind_spec"]
 
 BLINK_LIMITS = {"count": (1, 20), "on_ms": (20, 5000), "off_ms": (20, 5000)}
 """Bounds of ``blink`` arguments (inclusive)."""
+
+
+def blink_out_of_bounds(count: int, on_ms: int, off_ms: int) -> str:
+    """Why a blink's arguments are out of :data:`BLINK_LIMITS`, or "" when they fit."""
+    for key, value in (("count", count), ("on_ms", on_ms), ("off_ms", off_ms)):
+        lo, hi = BLINK_LIMITS[key]
+        if not lo <= value <= hi:
+            return f"{key} {value} is outside {lo}..{hi}"
+    return ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,7 +40,7 @@ from ..worker import BlockingWorker
 from .config import HardwareConfig, validate_devices
 from .devices import BlinkTasks, GpioDevice, describe_wiring
 from .inputs import EventHub, EventStream, InputEvent
-from .kinds import BLINK_LIMITS
+from .kinds import blink_out_of_bounds
 from .pins import make_pin_factory
 from .toolset import build_tools
 
@@ -62,6 +62,7 @@ class PiGpio:
             MockFactory); it is not closed by :meth:`disconnect`.
         source: The config file name, for error messages.
         devices_key: Where the devices sit in that file (``peripherals[1].devices``).
+        wall_clock: Unix seconds stamped on input events.
         shutdown_timeout_s: How long :meth:`disconnect` (and a failed connect) waits for the
             worker thread to finish releasing the pins, seconds.
 
@@ -81,6 +82,7 @@ class PiGpio:
         sim: bool | None = None,
         pin_factory: Any = None,
         source: str = "config.toml",
+        wall_clock: Callable[[], float] = time.time,
         shutdown_timeout_s: float = 5.0,
         devices_key: str = "devices",
     ) -> None:
@@ -99,6 +101,7 @@ class PiGpio:
         self._factory = pin_factory
         self._owns_factory = pin_factory is None
         self.shutdown_timeout_s = shutdown_timeout_s
+        self._wall_clock = wall_clock
         self._worker: BlockingWorker | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._state = Lifecycle.UNOPENED
@@ -309,13 +312,8 @@ class PiGpio:
         return self._tools
 
     def share_tools(self, tools: Sequence[Tool]) -> None:
-        """Hand this peripheral's tools to a shared set that spans several peripherals.
-
-        :func:`~clawseed_edge.peripherals.gpio.share_gpio_tools` calls it: the shared set is
-        registered once by whoever assembles the agent, and :meth:`tools` returns ``tools``
-        (empty for every peripheral but the one that carries the set), so registering every
-        peripheral's tools never clashes.
-        """
+        """Make :meth:`tools` return ``tools``: a set shared with other peripherals, or none
+        (:func:`~clawseed_edge.peripherals.gpio.share_gpio_tools` decides which carries it)."""
         self._tools = list(tools)
 
     # --- device access ------------------------------------------------------------------------
@@ -385,7 +383,7 @@ class PiGpio:
     async def blink(self, name: str, count: int, on_ms: int, off_ms: int) -> None:
         """Start blinking an output ``count`` times in the background, then leave it off.
 
-        Bounds: :data:`BLINK_LIMITS`. A later write to the device stops the blink. Its 2 x
+        Bounds: :data:`~.kinds.BLINK_LIMITS`. A later write to the device stops the blink. Its 2 x
         ``count`` switches are charged by the SecurityPolicy (the tool's DeviceAction says so).
 
         Raises:
@@ -395,10 +393,9 @@ class PiGpio:
         dev = self._output(name, "blink")
         if not dev.spec.blink:
             raise PinModeUnsupported(f"{name} is a {dev.kind}: it cannot blink")
-        for key, value in (("count", count), ("on_ms", on_ms), ("off_ms", off_ms)):
-            lo, hi = BLINK_LIMITS[key]
-            if not lo <= value <= hi:
-                raise ToolArgumentsInvalid(f"{key} {value} is outside {lo}..{hi}")
+        why = blink_out_of_bounds(count, on_ms, off_ms)
+        if why:
+            raise ToolArgumentsInvalid(why)
         self._cancel_blink(name)
         on_value = dev.wired.config.level_range()[1]
 
@@ -456,7 +453,7 @@ class PiGpio:
 
     def _on_input_thread(self, device: str, pin: str, value: int) -> None:
         # gpiozero's thread (or, on mock pins, whoever drove the pin).
-        event = InputEvent(device, value, time.time(), pin)
+        event = InputEvent(device, value, self._wall_clock(), pin)
         loop = self._loop
         if loop is None or loop.is_closed():
             return

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from clawseed_edge.api import (
+    DeviceClosed,
     DeviceNotFound,
     HardwareError,
     Lifecycle,
@@ -319,3 +320,33 @@ async def test_failed_connect_releases_what_it_claimed(mock_pin_factory: Any) ->
     taken.close()
     async with PiGpio(wiring, pin_factory=mock_pin_factory) as again:
         await again.switch("red_led", True)
+
+
+async def test_a_closed_device_refuses_work_with_its_own_leaf(mock_pin_factory: Any) -> None:
+    board = PiGpio(loads_hardware_toml(WIRING), pin_factory=mock_pin_factory)
+    async with board:
+        dev = board.device("red_led")
+    with pytest.raises(DeviceClosed, match="'red_led' is closed") as info:
+        dev.write(1.0)  # a handle kept past disconnect
+    assert isinstance(info.value, ResourceClosed) and info.value.code == "device_closed"
+    with pytest.raises(DeviceClosed):
+        dev.read()
+
+
+def test_the_kind_literal_and_the_kind_table_agree() -> None:
+    from typing import get_args
+
+    from clawseed_edge.peripherals.gpio.config import DeviceKind
+    from clawseed_edge.peripherals.gpio.kinds import KIND_SPECS
+
+    assert list(get_args(DeviceKind)) == list(KIND_SPECS)
+
+
+async def test_input_events_carry_the_injected_wall_clock(mock_pin_factory: Any) -> None:
+    board = PiGpio(
+        loads_hardware_toml(WIRING), pin_factory=mock_pin_factory, wall_clock=lambda: 1234.5
+    )
+    async with board, board.events() as stream:
+        press(board, "doorbell")
+        event = await asyncio.wait_for(stream.__anext__(), 2)
+    assert (event.device, event.at) == ("doorbell", 1234.5)
