@@ -18,6 +18,7 @@ from clawseed_edge.api import (
     PinInUse,
     PinInvalid,
     PinModeUnsupported,
+    ToolArgumentsInvalid,
 )
 
 from ..boards import BoardSpec
@@ -141,6 +142,14 @@ class GpioDevice:
             bounce_time=bounce,
             pin_factory=factory,
         )
+
+    def check_level(self, level: float) -> None:
+        """Raise ToolArgumentsInvalid (naming the range) if ``level`` is outside the device's."""
+        lo, hi = self.wired.config.level_range()
+        if not lo <= level <= hi:
+            raise ToolArgumentsInvalid(
+                f"level {level:g} is outside {self.name}'s allowed range {lo:g}..{hi:g}"
+            )
 
     def _level_of(self, value: object) -> float:
         if value == "on":

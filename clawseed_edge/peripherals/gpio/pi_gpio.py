@@ -106,6 +106,7 @@ class PiGpio:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._state = Lifecycle.UNOPENED
         self._hub = EventHub()
+        self._hub.add_listener(self._note_input)
         self._blinks = BlinkTasks()
         self._atexit: Callable[[], None] | None = None
         self._tools: list[Tool] | None = None
@@ -136,7 +137,7 @@ class PiGpio:
 
         Safe to cancel: on cancellation or any error, whatever was claimed is released on the
         same worker thread (after the creation it queued behind) before the worker stops, so a
-        new PiGpio can claim the same pins at once.
+        new PiGpio (or this one, connecting again) can claim the same pins at once.
         """
         if self._state is Lifecycle.OPEN:
             return
@@ -144,6 +145,8 @@ class PiGpio:
             raise PeripheralClosed(
                 f"peripheral {self.name!r} was disconnected; make a new PiGpio to use its pins"
             )
+        if self._worker is not None:  # a second worker would claim the same pins twice
+            raise HardwareError(f"peripheral {self.name!r} is already connecting")
         self._loop = asyncio.get_running_loop()
         self._worker = BlockingWorker(f"gpio-{self.name}")
         try:
@@ -151,6 +154,9 @@ class PiGpio:
         except BaseException:
             await self._abandon_connect()
             raise
+        if self.state is Lifecycle.CLOSED:  # disconnect() was called while we connected
+            await self._abandon_connect()
+            raise PeripheralClosed(f"peripheral {self.name!r} was disconnected while connecting")
         self._state = Lifecycle.OPEN
         ref = weakref.ref(self)
 
@@ -167,7 +173,8 @@ class PiGpio:
         worker = self._worker
         assert worker is not None
         self._worker = None
-        self._state = Lifecycle.CLOSED
+        # Nothing stays claimed, so a failed connect may be retried; a disconnect() that came
+        # meanwhile (CLOSED) stays final.
         # Queued behind the creation (FIFO): it closes whatever was created, on the same
         # thread, even when the caller stopped waiting for the creation.
         release = asyncio.ensure_future(worker.run(self._close_devices))
@@ -367,11 +374,7 @@ class PiGpio:
                 f"{name} is a {dev.kind}: only pwm_led and servo devices take a level; "
                 "use gpio_switch"
             )
-        lo, hi = dev.wired.config.level_range()
-        if not lo <= level <= hi:
-            raise ToolArgumentsInvalid(
-                f"level {level:g} is outside {name}'s allowed range {lo:g}..{hi:g}"
-            )
+        dev.check_level(level)
         return await self._write(dev, float(level))
 
     async def read(self, name: str) -> float | None:
@@ -454,17 +457,13 @@ class PiGpio:
     def _on_input_thread(self, device: str, pin: str, value: int) -> None:
         # gpiozero's thread (or, on mock pins, whoever drove the pin).
         event = InputEvent(device, value, self._wall_clock(), pin)
-        loop = self._loop
-        if loop is None or loop.is_closed():
-            return
-        with contextlib.suppress(RuntimeError):  # loop closed between the check and the call
-            loop.call_soon_threadsafe(self._emit, event)
+        self._hub.emit_threadsafe(self._loop, event)
 
-    def _emit(self, event: InputEvent) -> None:
+    def _note_input(self, event: InputEvent) -> None:
+        # The first listener (added in __init__): the device's value is current for the rest.
         dev = self._devices.get(event.device)
         if dev is not None:
             dev.value = float(event.value)
-        self._hub.emit(event)
 
     # --- internals ----------------------------------------------------------------------------
 
@@ -488,8 +487,7 @@ class PiGpio:
         return await self._run(dev.write, value)
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
-        worker = self._worker
-        if worker is None:
-            self._require_connected()
-            raise HardwareError(f"peripheral {self.name!r} is not connected")
-        return await worker.run(fn, *args)
+        if self._worker is None:
+            self._require_connected()  # raises: no worker means not open
+        assert self._worker is not None
+        return await self._worker.run(fn, *args)

@@ -298,7 +298,7 @@ async def test_cancelled_connect_releases_the_pins_for_a_fresh_connect(
     gated.gate.set()  # the creation finishes on the worker; the release is queued behind it
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert first.state is Lifecycle.CLOSED
+    assert first.state is Lifecycle.UNOPENED  # nothing claimed: it may be retried
     assert mock_pin_factory.pin("GPIO17").function == "input"  # red_led released again
 
     second = PiGpio(wiring, pin_factory=mock_pin_factory)
@@ -350,3 +350,16 @@ async def test_input_events_carry_the_injected_wall_clock(mock_pin_factory: Any)
         press(board, "doorbell")
         event = await asyncio.wait_for(stream.__anext__(), 2)
     assert (event.device, event.at) == ("doorbell", 1234.5)
+
+
+async def test_disconnect_while_connecting_wins(mock_pin_factory: Any) -> None:
+    gated = GatedFactory(mock_pin_factory, "GPIO23")
+    board = PiGpio(loads_hardware_toml(WIRING), pin_factory=gated)
+    task = asyncio.create_task(board.connect())
+    assert await asyncio.to_thread(gated.reached.wait, 5)
+    await board.disconnect()  # before the devices exist: nothing to release yet
+    gated.gate.set()
+    with pytest.raises(PeripheralClosed, match="disconnected while connecting"):
+        await task
+    assert board.state is Lifecycle.CLOSED
+    assert mock_pin_factory.pin("GPIO17").function == "input"  # released, not left claimed
