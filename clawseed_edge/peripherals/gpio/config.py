@@ -55,6 +55,8 @@ DeviceKind = Literal[
 KINDS: tuple[str, ...] = tuple(KIND_SPECS)
 OUTPUT_KINDS = frozenset(k for k, spec in KIND_SPECS.items() if spec.is_output)
 INPUT_KINDS = frozenset(k for k, spec in KIND_SPECS.items() if not spec.is_output)
+_LEVEL_NAMES = " and ".join(k for k, spec in KIND_SPECS.items() if spec.level)
+_INPUT_NAMES = ", ".join(k for k, spec in KIND_SPECS.items() if not spec.is_output)
 
 
 class DeviceConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
@@ -215,7 +217,7 @@ def _check_values(dev: DeviceConfig, source: str, key: str) -> None:
     if dev.max_level is not None and not 0.0 < dev.max_level <= 1.0:
         raise bad("max_level", f"max_level {dev.max_level} must be in (0, 1]")
     if dev.max_level is not None and not dev.spec.level:
-        raise bad("max_level", f"max_level applies to pwm_led and servo, not {dev.kind}")
+        raise bad("max_level", f"max_level applies to {_LEVEL_NAMES}, not {dev.kind}")
     if dev.max_switches_per_minute is not None and dev.max_switches_per_minute < 1:
         raise bad("max_switches_per_minute", "must be at least 1 (or left out for no limit)")
     if dev.events_per_minute < 1:
@@ -227,7 +229,7 @@ def _check_values(dev: DeviceConfig, source: str, key: str) -> None:
         value = getattr(dev, field)
         if isinstance(value, float | int) and not isinstance(value, bool):
             if not dev.spec.level:
-                raise bad(field, f"a numeric {field} applies to pwm_led and servo; use 'on'/'off'")
+                raise bad(field, f"a numeric {field} applies to {_LEVEL_NAMES}; use 'on'/'off'")
             if not lo <= value <= hi:
                 raise bad(field, f"{field} {value} is outside the allowed range {lo:g}..{hi:g}")
     if dev.is_input:
@@ -240,7 +242,7 @@ def _check_values(dev: DeviceConfig, source: str, key: str) -> None:
     else:
         for field in ("pull_up", "bounce_ms", "on_press", "on_release"):
             if getattr(dev, field) is not None:
-                raise bad(field, f"{field} applies to inputs (button, digital_in), not {dev.kind}")
+                raise bad(field, f"{field} applies to inputs ({_INPUT_NAMES}), not {dev.kind}")
 
 
 def parse_hardware(
