@@ -7,6 +7,9 @@ A complete file, every key optional (the values shown are the defaults)::
     max_history = 50
     tool_timeout_s = 30.0
     workspace_dir = "workspace"        # relative to $CLAWSEED_HOME
+    max_message_chars = 32000          # a longer user message is refused, nothing runs
+    max_recall_chars = 4000            # recalled memory per request (0: no recall)
+    max_tool_argument_chars = 65536    # one tool call's arguments, as JSON
 
     [autonomy]
     level = "supervised"               # read_only | supervised | full
@@ -39,7 +42,7 @@ as written here and validated at load by the factory their ``type`` names
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -66,6 +69,12 @@ class AgentSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     max_history: int = 50
     tool_timeout_s: float = 30.0
     workspace_dir: str = "workspace"
+    #: A longer user message is refused with an error naming this key; the turn does not run.
+    max_message_chars: Annotated[int, msgspec.Meta(ge=1)] = 32_000
+    #: Recalled memory put in front of one request's user message (most relevant first).
+    max_recall_chars: Annotated[int, msgspec.Meta(ge=0)] = 4_000
+    #: One tool call's arguments as JSON; a bigger call is refused unread.
+    max_tool_argument_chars: Annotated[int, msgspec.Meta(ge=1)] = 65_536
 
 
 class AutonomySettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
