@@ -59,18 +59,42 @@ def cap_echo(text: str, limit: int = MAX_ECHO_CHARS) -> str:
     return f"{text[:limit]}[... {len(text) - limit:,} more characters cut]"
 
 
+_SCALARS = frozenset((int, float, bool, type(None)))
+
+
+def _flat_size(value: Any) -> int | None:
+    """The size of a flat object of scalars (nearly every real call); None for anything else."""
+    if type(value) is not dict:
+        return None
+    size = 0
+    for key, inner in value.items():
+        kind = type(inner)
+        if type(key) is not str:
+            return None
+        if kind is str:
+            size += len(key) + len(inner) + 6
+        elif kind in _SCALARS:
+            size += len(key) + 12
+        else:
+            return None
+    return size
+
+
 def _size_and_depth(value: Any, max_chars: int, max_depth: int) -> tuple[int, int]:
     """About how many characters ``value`` takes as JSON, and its depth; stops past a bound.
 
     Counts the characters of strings and keys plus a few per item: close to ``len(json.dumps)``
     for the bounds that matter, without building the string.
     """
+    flat = _flat_size(value)
+    if flat is not None:
+        return flat, 1
     size = 0
     deepest = 0
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
-        if isinstance(item, Mapping):
+        if isinstance(item, dict | Mapping):
             deepest = max(deepest, depth)
             for key, inner in item.items():
                 size += len(str(key)) + 4
@@ -99,6 +123,10 @@ def argument_problem(
         max_depth: The deepest nesting allowed.
     """
     args = call.arguments
+    if INVALID_ARGUMENTS_KEY not in args:
+        size, depth = _size_and_depth(args, max_chars, max_depth)
+        if size <= max_chars and depth <= max_depth:
+            return None  # the common case, kept short: this runs for every call
     name = cap_echo(call.name, MAX_NAME_ECHO_CHARS)
     if INVALID_ARGUMENTS_KEY in args:
         sent = str(args.get(INVALID_ARGUMENTS_KEY, ""))
@@ -185,11 +213,14 @@ class SchemaValidator:
         fn = self.compiled(tool)
         if isinstance(fn, str):
             return fn
-        import fastjsonschema
-
+        args = call.arguments
         try:
-            fn(call.arguments if isinstance(call.arguments, dict) else dict(call.arguments))
-        except fastjsonschema.JsonSchemaValueException as exc:
+            fn(args if type(args) is dict else dict(args))
+        except ValueError as exc:  # fastjsonschema's errors are ValueErrors; imported only here
+            import fastjsonschema
+
+            if not isinstance(exc, fastjsonschema.JsonSchemaValueException):
+                raise
             message = str(exc.message)
             if message.startswith("data"):
                 message = "arguments" + message[len("data") :]
