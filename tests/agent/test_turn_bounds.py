@@ -380,3 +380,19 @@ async def test_a_tool_with_a_broken_schema_refuses_its_calls() -> None:
     assert tool.calls == []
     (text,) = tool_texts(provider, 1)
     assert "invalid parameter schema" in text and "bug in the tool" in text
+
+
+async def test_a_prompt_guided_call_with_broken_json_is_explained_to_the_model() -> None:
+    echo = EchoTool()
+    broken = 'Echoing.\n<tool_call>{"name": "echo", "arguments": {"text": "hi"</tool_call>'
+    good = '<tool_call>{"name": "echo", "arguments": {"text": "ok"}}</tool_call>'
+    provider = P([broken + "\n" + good, "Resent."], native_tools=False)
+    agent = build(provider, echo).build()
+    events = await collect(agent, "echo hi")
+    assert echo.calls == []  # neither the broken call nor its neighbour ran
+    results = provider.requests[1].messages[-1].content
+    assert "not valid JSON" in results and "call 'echo' again" in results
+    assert "not run" in results
+    assert events[-1].text == "Resent."
+    shown = "".join(e.text for e in events if e.type == "chunk")
+    assert "<tool_call>" not in shown  # the user is not shown the broken markup
