@@ -22,7 +22,9 @@ the turn; :func:`argument_problem` turns that marker into the message the model 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from clawseed_edge.api import Tool, ToolCall
@@ -34,6 +36,7 @@ __all__ = [
     "MAX_NAME_ECHO_CHARS",
     "SchemaValidator",
     "argument_problem",
+    "bounded_call",
     "cap_echo",
     "placeholder_arguments",
 ]
@@ -48,6 +51,11 @@ MAX_ARGUMENT_DEPTH = 32
 MAX_ECHO_CHARS = 500
 #: Longest echo of a tool name the model made up, in characters (real names have at most 64).
 MAX_NAME_ECHO_CHARS = 80
+
+#: What a tool name must be (what every provider accepts, and the registry enforces).
+TOOL_NAME_RE = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+#: The name history keeps for a call whose name no provider would accept back.
+INVALID_NAME = "invalid_tool_name"
 
 Validate = Callable[[Any], Any]
 
@@ -123,11 +131,17 @@ def argument_problem(
         max_depth: The deepest nesting allowed.
     """
     args = call.arguments
-    if INVALID_ARGUMENTS_KEY not in args:
+    valid_name = TOOL_NAME_RE.fullmatch(call.name) is not None
+    if valid_name and INVALID_ARGUMENTS_KEY not in args:
         size, depth = _size_and_depth(args, max_chars, max_depth)
         if size <= max_chars and depth <= max_depth:
             return None  # the common case, kept short: this runs for every call
     name = cap_echo(call.name, MAX_NAME_ECHO_CHARS)
+    if not valid_name:
+        return (
+            f"unknown tool {name!r}: not a valid tool name (1 to 64 letters, digits, _ or -); "
+            "the call was not run. Call one of the tools you were given, by its exact name."
+        )
     if INVALID_ARGUMENTS_KEY in args:
         sent = str(args.get(INVALID_ARGUMENTS_KEY, ""))
         why = str(args.get("_error") or "they are not a JSON object")
@@ -152,6 +166,16 @@ def argument_problem(
 def placeholder_arguments(problem: str) -> dict[str, Any]:
     """What history keeps of arguments that were refused unread (never the payload itself)."""
     return {"_omitted": cap_echo(problem, 200)}
+
+
+def bounded_call(call: ToolCall, problem: str | None) -> ToolCall:
+    """``call`` as history and events keep it: unchanged, or, when ``problem`` refused it, with
+    placeholder arguments and a name a provider accepts back (a 1 MB made-up name sent back in
+    the next request would cost as much again, or be refused by the provider)."""
+    if problem is None:
+        return call
+    name = call.name if TOOL_NAME_RE.fullmatch(call.name) else INVALID_NAME
+    return replace(call, name=name, arguments=placeholder_arguments(problem))
 
 
 def _schema_hint(schema: Mapping[str, Any]) -> str:

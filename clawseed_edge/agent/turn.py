@@ -43,7 +43,7 @@ from clawseed_edge.api import (
 )
 
 from .approval import approval_listener
-from .arguments import argument_problem, placeholder_arguments
+from .arguments import argument_problem, bounded_call
 from .history import History
 from .model_call import ask_model
 from .recall import recall_context, with_context
@@ -248,10 +248,7 @@ class TurnRunner:
         """
         agent = self.agent
         problems = [argument_problem(call, agent.max_tool_argument_chars) for call in parsed.calls]
-        calls = [
-            replace(call, arguments=placeholder_arguments(p)) if p is not None else call
-            for call, p in zip(parsed.calls, problems, strict=True)
-        ]
+        calls = [bounded_call(c, p) for c, p in zip(parsed.calls, problems, strict=True)]
         refusals = _refusals(calls, problems)
         results: list[tuple[ToolCall, ToolResult]] = []
         try:
@@ -306,7 +303,7 @@ def _refusals(calls: list[ToolCall], problems: list[str | None]) -> list[str | N
     bad = [i for i, p in enumerate(problems) if p is not None]
     if not bad:
         return [None] * len(calls)
-    named = ", ".join(f"#{i + 1} {calls[i].name[:64]!r}" for i in bad[:5])
+    named = ", ".join(f"#{i + 1} {calls[i].name!r}" for i in bad[:5])
     skipped = (
         f"not run: call(s) {named} of the same response had arguments that could not be "
         "used, so none of its calls ran; send the calls you still want again"

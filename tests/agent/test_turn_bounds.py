@@ -396,3 +396,14 @@ async def test_a_prompt_guided_call_with_broken_json_is_explained_to_the_model()
     assert events[-1].text == "Resent."
     shown = "".join(e.text for e in events if e.type == "chunk")
     assert "<tool_call>" not in shown  # the user is not shown the broken markup
+
+
+async def test_a_made_up_name_is_not_sent_back_in_history() -> None:
+    store = Store()
+    provider = P([P.calls(ToolCall("n" * 100_000, {"text": "x"})), "ok"])
+    agent = build(provider, EchoTool()).session_store(store).build()
+    await agent.run("go", session_id="s")
+    follow_up = provider.requests[1].messages
+    assert sum(len(str(m)) for m in follow_up) < 20_000
+    [call] = next(m for m in store.data["s"] if m.tool_calls).tool_calls
+    assert call.name == "invalid_tool_name"

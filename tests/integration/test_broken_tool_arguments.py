@@ -4,6 +4,7 @@ should not, and the next request says so."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from clawseed_edge.agent import AgentBuilder, StaticApprover
@@ -55,7 +56,7 @@ async def test_invalid_json_arguments_are_explained_and_the_other_call_does_not_
 
 async def test_an_unknown_argument_is_refused_by_the_schema_and_the_model_told_why() -> None:
     class StrictEcho(EchoTool):
-        parameters = {
+        parameters: Mapping[str, Any] = {
             "type": "object",
             "properties": {"text": {"type": "string"}},
             "required": ["text"],
