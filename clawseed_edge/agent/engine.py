@@ -113,6 +113,10 @@ class Agent:
         max_recall_chars: The character budget of the recalled memory in one request.
         max_tool_argument_chars: The most characters (as JSON) one call's arguments may take;
             a bigger call, or one nested deeper than 32 levels, is refused unread.
+        scrub: Redacts credentials in text: every tool result (output and error) passes it
+            before it is shown, kept in history or sent to the model, and so do the user text
+            and the answer handed to the after-turn listeners (memory consolidation). None:
+            text passes unchanged.
         clock: Wall clock for the time prefix (tests pass a fixed one).
         close_timeout_s: Bound of each step of :meth:`aclose` (the turns' abort, each
             peripheral's safe state, each closer, the provider), in seconds.
@@ -142,6 +146,7 @@ class Agent:
         max_message_chars: int = 32_000,
         max_recall_chars: int = 4_000,
         max_tool_argument_chars: int = 65_536,
+        scrub: Callable[[str], str] | None = None,
         clock: Callable[[], str] = time_prefix,
         close_timeout_s: float = 5.0,
     ) -> None:
@@ -179,6 +184,7 @@ class Agent:
         self.max_recall_chars = max_recall_chars
         self.max_tool_argument_chars = max_tool_argument_chars
         self.schema_validator = SchemaValidator()
+        self.scrub = scrub
         self._time_prefix = clock
         self._sessions: dict[str, _Session] = {}
         self._running: dict[str, set[TurnHandle]] = {}

@@ -52,6 +52,7 @@ async def run_tool_call(
     emit: Callable[[object], None],
     record: Callable[[ObserverEvent], None],
     refused: str | None = None,
+    scrub: Callable[[str], str] | None = None,
 ) -> tuple[ToolCall, ToolResult]:
     """Run ``call`` through the checks, the hooks and the tool; returns the (possibly modified)
     call and its result.
@@ -68,6 +69,8 @@ async def run_tool_call(
         record: Receives the ``ToolExecuted`` observer event.
         refused: If given, the call is not run and fails with this message (the turn refused
             it unread: undecodable or oversized arguments in this response).
+        scrub: Redacts credentials in what the tool returned (output and error), before
+            after-hooks, events and history see it.
 
     Cancel-safe: cancelling stops the hook or tool in flight and raises ``CancelledError``;
     the caller records a result for the unfinished call.
@@ -98,6 +101,9 @@ async def run_tool_call(
             result = ToolResult.fail(f"after hook(s) {', '.join(outcome.modified_by)}: {problem}")
         else:
             result = await _execute(tool, call, context, timeout_s, max_output_chars)
+            if scrub is not None:
+                # A `cat` of the secrets file must not reach the model, the history or memory.
+                result = _scrubbed(result, scrub)
         await hooks.run_after(call, result, context)
     duration = (time.perf_counter() - started) * 1000.0
     record(ToolExecuted(call.name, duration, result.success, result.error))
@@ -141,6 +147,14 @@ async def _execute(
         # An error explains; it need not be long, and a tool's may quote the arguments.
         result = replace(result, error=cap_echo(result.error, MAX_ECHO_CHARS * 2))
     return result
+
+
+def _scrubbed(result: ToolResult, scrub: Callable[[str], str]) -> ToolResult:
+    output = scrub(result.output) if result.output else result.output
+    error = scrub(result.error) if result.error else result.error
+    if output is result.output and error is result.error:
+        return result
+    return replace(result, output=output, error=error)
 
 
 def _unknown_tool(registry: ToolRegistry, name: str) -> str:

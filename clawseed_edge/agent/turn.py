@@ -265,6 +265,7 @@ class TurnRunner:
                         emit=self.emit,
                         record=agent._record,
                         refused=refused,
+                        scrub=agent.scrub,
                     )
                 )
         except asyncio.CancelledError:
@@ -288,10 +289,14 @@ class TurnRunner:
         self.handle.new_messages.extend(messages)
 
     async def _notify_done(self) -> None:
+        scrub = self.agent.scrub
+        # What goes on to memory is scrubbed: a pasted key must not be consolidated.
+        text = scrub(self.text) if scrub is not None else self.text
+        answer = scrub(self.answer) if scrub is not None else self.answer
         for listener in self.agent._done_listeners:
             try:
                 async with asyncio.timeout(LISTENER_TIMEOUT_S):
-                    await listener(self.context, self.text, self.answer)
+                    await listener(self.context, text, answer)
             except asyncio.CancelledError:
                 raise
             except Exception:
