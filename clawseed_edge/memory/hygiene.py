@@ -38,10 +38,24 @@ PRUNABLE_CATEGORIES = ("conversation", "daily")
 SUPERSEDED_BY = "superseded_by"
 
 _FACT = re.compile(
-    r"(?:^|[.!?\n]\s*)(?:please\s+)?(?:remember(?:\s+that)?|important|note(?:\s+that)?)\s*[:,]?\s+"
-    r"(?P<fact>[^.!?\n]+)",
+    r"(?:^|[.!?\n]\s*)(?:please\s+)?(?P<marker>remember|important|note)"
+    r"(?P<intro>\s+that\b|\s*:)?\s*,?\s+(?P<fact>[^.!?\n]+)(?=(?P<end>[.!?\n]?))",
     re.IGNORECASE,
 )
+# A bare "remember X" is a statement only if X says something about its subject; "remember
+# the fan pin" is a request to look something up, and "remember to ..." is a reminder.
+_STATEMENT_WORDS = frozenset(
+    "is are was were am be been being has have had uses use runs run needs need likes like "
+    "prefers prefer lives live works work means mean goes go leaks leak sits stays contains "
+    "equals controls drives connects belongs should must will can could would does do".split()
+)
+
+
+def _is_statement(fact: str) -> bool:
+    tokens = fact.lower().replace("'s ", " is ").split()
+    if not tokens or tokens[0] == "to":
+        return False
+    return "=" in fact or any(t.strip(",;:") in _STATEMENT_WORDS for t in tokens[1:])
 
 
 def content_hash(text: str) -> str:
@@ -63,12 +77,20 @@ def jaccard(a: str, b: str) -> float:
 
 
 def important_facts(user_text: str) -> list[str]:
-    """Facts the user flagged: sentences starting "remember (that)", "important:", "note that"."""
+    """Facts the user stated as worth keeping, in order, without duplicates.
+
+    "remember that X", "remember: X", "note that X" and "important: X" introduce a statement
+    X; a bare "remember X" / "note X" counts only when X reads as a statement ("remember the
+    fan is on GPIO23", not "remember the fan pin"). Questions are never facts.
+    """
     facts = []
     for match in _FACT.finditer(user_text):
         fact = match.group("fact").strip(" ,;:")
-        if fact and fact not in facts:
-            facts.append(fact)
+        if not fact or match.group("end") == "?" or fact in facts:
+            continue
+        if match.group("intro") is None and not _is_statement(fact):
+            continue
+        facts.append(fact)
     return facts
 
 

@@ -88,6 +88,30 @@ def test_important_facts_patterns() -> None:
     assert important_facts("how warm is it?") == []
 
 
+@pytest.mark.parametrize(
+    ("text", "facts"),
+    [
+        ("remember that the fan is on GPIO23", ["the fan is on GPIO23"]),
+        ("Remember: the fan is on GPIO23.", ["the fan is on GPIO23"]),
+        ("remember the fan is on GPIO23", ["the fan is on GPIO23"]),
+        ("remember the fan pin", []),
+        ("please remember the fan pin", []),
+        ("remember to water the plants", []),
+        ("do you remember that the fan is on GPIO23?", []),
+        ("remember that the fan is on GPIO23?", []),
+        ("note the door sensor", []),
+    ],
+)
+def test_only_statements_are_promoted(text: str, facts: list[str]) -> None:
+    # a request ("remember the fan pin") is not a fact; a statement is
+    assert important_facts(text) == facts
+
+
+async def test_consolidate_does_not_promote_a_request(memory: SqliteMemory) -> None:
+    stored = await memory.consolidate("cli", "remember the fan pin", "Which pin is it?")
+    assert [e.category for e in stored] == ["daily"]
+
+
 async def test_snapshot_round_trip(tmp_path: Path) -> None:
     snap = tmp_path / "MEMORY_SNAPSHOT.md"
     tricky = "line one\n## not a heading\n<!-- memory {} -->\n> quoted"
@@ -146,3 +170,37 @@ async def test_snapshot_written_on_close_when_core_changed(tmp_path: Path) -> No
     async with SqliteMemory.open(tmp_path / "m.db", snapshot_path=snap) as mem:
         await mem.store(MemoryEntry("fan", "fan relay on GPIO23"))
     assert [e.key for e in parse_snapshot(snap.read_text())] == ["fan"]
+
+
+async def _steps_per_store(memory: SqliteMemory, facts: int) -> int:
+    """SQLite VM steps (in units of 100) of storing one more core fact after ``facts`` others."""
+    await memory.store_many(
+        [
+            MemoryEntry(f"fact/{i}", f"relay{i} drives pump{i} in zone{i}", "core")
+            for i in range(facts)
+        ]
+    )
+    steps = [0]
+
+    def count() -> int:
+        steps[0] += 1
+        return 0  # 0: keep running
+
+    conn = memory._conn
+    await conn.set_progress_handler(count, 100)
+    try:
+        await memory.store(MemoryEntry("probe", "sensor probe on bus reads the last value", "core"))
+    finally:
+        await conn.set_progress_handler(None, 100)
+    return steps[0]
+
+
+async def test_storing_a_fact_does_not_scale_with_core_rows_squared(tmp_path: Path) -> None:
+    # The conflict check once ran the FTS search once per core row (quadratic over a series
+    # of stores). The stored facts share no word with the probe, so a query driven from the
+    # FTS table finds nothing at once. Counted in SQLite VM steps, not wall time.
+    async with SqliteMemory.open(tmp_path / "a.db", load_vectors=False) as small:
+        few = await _steps_per_store(small, 30)
+    async with SqliteMemory.open(tmp_path / "b.db", load_vectors=False) as large:
+        many = await _steps_per_store(large, 300)
+    assert many < 3 * few, (few, many)
