@@ -9,6 +9,20 @@ crash (SIGKILL, OOM) without losing a committed write, but on a power cut it may
 commits, because the WAL is only fsynced at checkpoints. A Pi loses power often, and memory
 writes are rare (a few per turn), so we pay one fsync per commit to make a returned ``store()``
 durable across power cuts. Pass ``synchronous="NORMAL"`` for write-heavy use on a UPS.
+
+Sizes, chosen for a 512 MB Pi Zero 2 W (see docs/memory.md):
+
+* ``cache_size = -4096``: at most 4 MiB of page cache per connection (SQLite's default is
+  2 MiB). Pages are allocated as used, so a small database costs less; 4 MiB holds the FTS
+  index pages a recall touches and the tail of a session's history.
+* ``wal_autocheckpoint = 256`` pages (1 MiB at 4 KiB pages, default 1000 pages = 4 MiB):
+  the WAL is folded into the database more often; memory writes are rare, so the extra
+  checkpoints cost little, and a smaller WAL is less to replay after a power cut.
+* ``journal_size_limit = 1 MiB``: after a checkpoint, a WAL that one large transaction (an
+  import, a prune) grew is cut back to 1 MiB when it is reused, instead of staying at its
+  high-water mark for the life of the service.
+* On close, ``wal_checkpoint(TRUNCATE)`` empties the WAL even when another process (the CLI
+  beside the service) keeps the database open and SQLite would not delete it.
 """
 
 from __future__ import annotations
@@ -34,7 +48,13 @@ from .sessions import SessionMethods
 from .snapshot import SnapshotMethods
 from .vectors import VectorMethods
 
-__all__ = ["RecallMode", "SqliteMemory"]
+__all__ = [
+    "CACHE_SIZE_KIB",
+    "JOURNAL_SIZE_LIMIT",
+    "WAL_AUTOCHECKPOINT_PAGES",
+    "RecallMode",
+    "SqliteMemory",
+]
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +67,13 @@ _COLUMNS = (
 _E_COLUMNS = ", ".join("e." + c.strip() for c in _COLUMNS.split(","))
 _NOT_SUPERSEDED = "json_extract(e.metadata, '$.superseded_by') IS NULL"
 _KNN_MAX = 4096  # sqlite-vec's upper bound on k
+
+#: Page cache per connection, KiB (set as ``PRAGMA cache_size = -4096``; see module doc).
+CACHE_SIZE_KIB = 4096
+#: Pages in the WAL before an automatic checkpoint (256 x 4 KiB = 1 MiB).
+WAL_AUTOCHECKPOINT_PAGES = 256
+#: Bytes a checkpointed WAL is truncated to when it is reused.
+JOURNAL_SIZE_LIMIT = 1024 * 1024
 # The conflict check's candidates. CROSS JOIN pins the FTS table as the outer loop: with a
 # plain JOIN the planner walked every core row through the entries_category index and ran
 # the MATCH once per row, so each store cost O(core rows) FTS searches (35 ms per store at 300
@@ -155,6 +182,9 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
             await self._conn.execute(f"PRAGMA synchronous={self._synchronous}")
             await self._conn.execute("PRAGMA foreign_keys=ON")
             await self._conn.execute("PRAGMA busy_timeout=5000")
+            await self._conn.execute(f"PRAGMA cache_size=-{CACHE_SIZE_KIB}")
+            await self._conn.execute(f"PRAGMA wal_autocheckpoint={WAL_AUTOCHECKPOINT_PAGES}")
+            await self._conn.execute(f"PRAGMA journal_size_limit={JOURNAL_SIZE_LIMIT}")
             await migrate(self._conn)
             await self._init_vectors()
         except driver_errors() as exc:
@@ -187,6 +217,12 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
                 log.error("memory: snapshot not written on close: %s", exc)
         self._state = "closed"
         async with self._lock:
+            try:
+                # Another process may keep the file open, and then SQLite keeps the WAL.
+                await self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except driver_errors() as exc:
+                # busy (a reader mid-transaction): the next checkpoint will do it
+                log.info("memory: WAL not truncated on close: %s", exc)
             await self._conn.close()
 
     async def __aenter__(self) -> SqliteMemory:
