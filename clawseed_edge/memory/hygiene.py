@@ -2,8 +2,8 @@
 
 * Consolidation turns a finished turn into a dated ``daily`` entry, and facts the user flagged
   as important ("remember that ...", "important: ...") into ``core`` entries.
-* Pruning deletes ``conversation`` and ``daily`` entries older than the retention; ``core`` and
-  custom categories are never pruned.
+* Pruning deletes ``conversation`` and ``daily`` entries and session history messages older
+  than the retention; ``core`` and custom categories are never pruned.
 * Two ``core`` entries conflict when the Jaccard overlap of their word sets reaches the
   threshold; the older is then superseded by the newer.
 """
@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import time
 from collections.abc import Sequence
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from clawseed_edge.api import MemoryEntry
 
 from .recall import STOP_WORDS, words
+from .sessions import prune_session_messages
 
 __all__ = [
     "PRUNABLE_CATEGORIES",
@@ -33,6 +35,8 @@ __all__ = [
     "jaccard",
     "word_set",
 ]
+
+log = logging.getLogger(__name__)
 
 PRUNABLE_CATEGORIES = ("conversation", "daily")
 SUPERSEDED_BY = "superseded_by"
@@ -164,9 +168,11 @@ class HygieneMethods:
     async def prune(
         self, retention_days: float, *, now: float | None = None, namespace: str | None = None
     ) -> int:
-        """Delete ``conversation``/``daily`` entries not updated for ``retention_days``.
+        """Delete ``conversation``/``daily`` entries not updated for ``retention_days``, and
+        session history messages older than that (a session left empty goes too).
 
-        ``core`` and custom categories are never pruned. Returns how many were deleted.
+        ``core`` and custom categories are never pruned. History is pruned in every
+        namespace (sessions have none). Returns how many entries were deleted.
         """
         cutoff = (time.time() if now is None else now) - retention_days * 86400.0
         marks = ",".join("?" * len(PRUNABLE_CATEGORIES))
@@ -180,10 +186,13 @@ class HygieneMethods:
             await conn.executemany("DELETE FROM entries WHERE id=?", ids)
             if self._vec_table and self.vectors_loaded:
                 await conn.executemany("DELETE FROM entries_vec WHERE rowid=?", ids)
+            messages = await prune_session_messages(conn, cutoff)
             await conn.execute(
                 "INSERT OR REPLACE INTO memory_meta (key, value) VALUES ('last_prune', ?)",
                 (str(time.time() if now is None else now),),
             )
+        if messages:
+            log.info("memory: pruned %d session messages older than %g days", messages, retention_days)
         return len(ids)
 
     async def prune_if_due(
