@@ -68,6 +68,8 @@ _E_COLUMNS = ", ".join("e." + c.strip() for c in _COLUMNS.split(","))
 _NOT_SUPERSEDED = "json_extract(e.metadata, '$.superseded_by') IS NULL"
 _KNN_MAX = 4096  # sqlite-vec's upper bound on k
 
+#: Upper bound of ``busy_timeout_s``: longer than this, a turn looks hung.
+MAX_BUSY_TIMEOUT_S = 600.0
 #: Page cache per connection, KiB (set as ``PRAGMA cache_size = -4096``; see module doc).
 CACHE_SIZE_KIB = 4096
 #: Pages in the WAL before an automatic checkpoint (256 x 4 KiB = 1 MiB).
@@ -115,6 +117,9 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
         snapshot_path: ``MEMORY_SNAPSHOT.md`` to hydrate a new database from, and the default
             target of :meth:`export_snapshot`.
         load_vectors: False skips loading sqlite-vec (the keyword-only path).
+        busy_timeout_s: How long a write waits for another process's write lock (the
+            service and a CLI command writing at once) before it fails with a
+            MemoryStoreError that says so; nothing is dropped silently.
 
     Errors: every database failure is raised as :class:`MemoryStoreError` naming the
     operation. Every public coroutine is safe to cancel: a cancelled write is rolled back.
@@ -134,6 +139,7 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
         synchronous: Literal["FULL", "NORMAL"] = "FULL",
         snapshot_path: str | Path | None = None,
         load_vectors: bool = True,
+        busy_timeout_s: float = 5.0,
     ) -> None:
         if mode not in ("hybrid", "keyword", "vector"):
             raise ValueError(f"memory mode {mode!r} is not one of hybrid, keyword, vector")
@@ -147,7 +153,12 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
         self.mode: RecallMode = mode
         self.conflict_threshold = conflict_threshold
         self.snapshot_path = Path(snapshot_path) if snapshot_path else None
+        if not 0 < busy_timeout_s <= MAX_BUSY_TIMEOUT_S:
+            raise ValueError(
+                f"busy_timeout_s = {busy_timeout_s} must be in (0, {MAX_BUSY_TIMEOUT_S:g}] s"
+            )
         self._synchronous = synchronous
+        self.busy_timeout_s = busy_timeout_s
         self._load_vectors = load_vectors
         self._dims = embedding_dimensions
         self._conn: Any = None
@@ -181,7 +192,8 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
             await self._conn.execute("PRAGMA journal_mode=WAL")
             await self._conn.execute(f"PRAGMA synchronous={self._synchronous}")
             await self._conn.execute("PRAGMA foreign_keys=ON")
-            await self._conn.execute("PRAGMA busy_timeout=5000")
+            # SQLite's own busy handler waits (sleeping and retrying) for another writer
+            await self._conn.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_s * 1000)}")
             await self._conn.execute(f"PRAGMA cache_size=-{CACHE_SIZE_KIB}")
             await self._conn.execute(f"PRAGMA wal_autocheckpoint={WAL_AUTOCHECKPOINT_PAGES}")
             await self._conn.execute(f"PRAGMA journal_size_limit={JOURNAL_SIZE_LIMIT}")
@@ -259,7 +271,7 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
         self._check_open()
         async with self._lock:
             try:
-                await self._conn.execute("BEGIN IMMEDIATE")
+                await self._begin_write(what)
                 yield self._conn
                 await self._conn.execute("COMMIT")
             except BaseException as exc:
@@ -270,6 +282,36 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
                 if isinstance(exc, driver_errors()):
                     raise translate_error(exc, what) from exc
                 raise
+
+    async def _begin_write(self, what: str) -> None:
+        """``BEGIN IMMEDIATE``, waiting up to ``busy_timeout_s`` for another writer.
+
+        SQLite's busy handler does the waiting; the loop covers the cases where SQLite reports
+        busy at once without calling it. Cancel-safe (nothing is held until BEGIN succeeds).
+
+        Raises:
+            MemoryStoreError: still locked after ``busy_timeout_s``, naming the file, the
+                operation and what to do.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.busy_timeout_s
+        while True:
+            try:
+                await self._conn.execute("BEGIN IMMEDIATE")
+                return
+            except driver_errors() as exc:
+                text = str(exc).lower()
+                if "locked" not in text and "busy" not in text:
+                    raise
+                if loop.time() >= deadline:
+                    raise MemoryStoreError(
+                        f"memory database {self.path} is locked by another writer: waited "
+                        f"{self.busy_timeout_s:g} s, {what} was not saved. Another process "
+                        "(the clawseed-edge service, or a second command) is writing to it: "
+                        "let it finish or stop it, then try again (or raise "
+                        "[memory] busy_timeout_s)"
+                    ) from exc
+                await asyncio.sleep(min(0.05, max(0.0, deadline - loop.time())))
 
     # --- Memory --------------------------------------------------------------------------
 

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
-from clawseed_edge.api import ChatMessage, ToolCall
+from clawseed_edge.api import ChatMessage, MemoryStoreError, ToolCall
+from clawseed_edge.memory.config import MemoryConfig
 from clawseed_edge.memory.none import NoneMemory
 from clawseed_edge.memory.sqlite import SqliteMemory
 
@@ -91,3 +95,54 @@ async def test_deeply_nested_arguments_are_saved_in_a_safe_form(memory: SqliteMe
     assert (saved.name, saved.id) == ("relay_set", "c1")
     assert "could not be stored" in str(saved.arguments.get("_note", ""))
     assert len(str(saved.arguments)) < 5000  # bounded, not the 10,000-deep original
+
+
+async def _hold_write_lock(db: Path, seconds: float) -> asyncio.subprocess.Process:
+    """Another process that takes the write lock, says ``locked``, holds it for ``seconds``."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1], isolation_level=None); "
+        "c.execute('BEGIN IMMEDIATE'); print('locked', flush=True); "
+        "time.sleep(float(sys.argv[2])); c.execute('COMMIT')",
+        str(db),
+        str(seconds),
+        stdout=asyncio.subprocess.PIPE,
+    )
+    assert proc.stdout is not None
+    assert await proc.stdout.readline() == b"locked\n"
+    return proc
+
+
+async def test_busy_database_fails_visibly_with_what_to_do(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    async with SqliteMemory.open(db, load_vectors=False, busy_timeout_s=0.3) as memory:
+        holder = await _hold_write_lock(db, 30)
+        try:
+            with pytest.raises(MemoryStoreError) as caught:
+                await memory.append_history("s", turn(1))
+        finally:
+            holder.kill()
+            await holder.wait()
+        message = str(caught.value)
+        assert str(db) in message and "another" in message and "0.3 s" in message
+        assert "append history" in message and "try again" in message
+        await memory.append_history("s", turn(2))  # works once the other writer is gone
+        assert [m.content for m in await memory.load_history("s")] == ["question 2", "answer 2"]
+
+
+async def test_busy_database_is_waited_for(tmp_path: Path) -> None:
+    # The other writer commits while we wait: nothing fails, nothing is dropped.
+    db = tmp_path / "m.db"
+    async with SqliteMemory.open(db, load_vectors=False, busy_timeout_s=30) as memory:
+        holder = await _hold_write_lock(db, 0.3)
+        await memory.append_history("s", turn(1))
+        await holder.wait()
+        assert len(await memory.load_history("s")) == 2
+
+
+def test_busy_timeout_is_validated() -> None:
+    with pytest.raises(ValueError, match="busy_timeout_s"):
+        MemoryConfig(busy_timeout_s=0)
+    with pytest.raises(ValueError, match="busy_timeout_s"):
+        MemoryConfig(busy_timeout_s=float("inf"))
