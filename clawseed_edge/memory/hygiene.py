@@ -25,9 +25,12 @@ from .recall import STOP_WORDS, words
 from .sessions import prune_session_messages
 
 __all__ = [
+    "DAILY_PART_CHARS",
+    "MAX_FACT_CHARS",
     "PRUNABLE_CATEGORIES",
     "SUPERSEDED_BY",
     "HygieneMethods",
+    "cap_text",
     "content_hash",
     "daily_key",
     "fact_key",
@@ -39,6 +42,11 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 PRUNABLE_CATEGORIES = ("conversation", "daily")
+#: Characters of the user's text, and of the answer, kept in a turn's ``daily`` entry. It is a
+#: summary for recall, not a transcript (the session history holds the turn).
+DAILY_PART_CHARS = 1000
+#: A flagged fact longer than this is not promoted: a fact is a sentence, not a paste.
+MAX_FACT_CHARS = 1000
 SUPERSEDED_BY = "superseded_by"
 
 _FACT = re.compile(
@@ -60,6 +68,13 @@ def _is_statement(fact: str) -> bool:
     if not tokens or tokens[0] == "to":
         return False
     return "=" in fact or any(t.strip(",;:") in _STATEMENT_WORDS for t in tokens[1:])
+
+
+def cap_text(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, saying how many were left out."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]} … [{len(text) - limit} more characters not kept]"
 
 
 def content_hash(text: str) -> str:
@@ -138,19 +153,33 @@ class HygieneMethods:
     ) -> list[MemoryEntry]:
         """Record a finished turn: a dated ``daily`` entry, and flagged facts as ``core``.
 
-        Facts are ``important`` plus sentences of ``user_text`` starting "remember (that)",
-        "important:" or "note that". All are stored in one transaction (one embedding
-        batch). Returns the stored entries, the daily one first.
+        Facts are ``important`` plus the statements of ``user_text`` flagged "remember
+        (that)", "important:" or "note that" (see :func:`important_facts`); facts over
+        ``MAX_FACT_CHARS`` are skipped (logged). The daily entry keeps at most
+        ``DAILY_PART_CHARS`` of the user's text and of the answer, marking what was cut.
+        All are stored in one transaction (one embedding batch). Returns the stored
+        entries, the daily one first.
         """
+        user_part = cap_text(user_text.strip(), DAILY_PART_CHARS)
+        answer_part = cap_text(answer_text.strip(), DAILY_PART_CHARS)
         daily = MemoryEntry(
             key=daily_key(session_id, user_text),
-            content=f"User: {user_text.strip()}\nAssistant: {answer_text.strip()}",
+            content=f"User: {user_part}\nAssistant: {answer_part}",
             category="daily",
             namespace=namespace,
             session_id=session_id,
             importance=0.3,
         )
-        facts = list(dict.fromkeys([*important, *important_facts(user_text)]))
+        facts = []
+        for fact in dict.fromkeys([*important, *important_facts(user_text)]):
+            if len(fact) > MAX_FACT_CHARS:
+                log.warning(
+                    "memory: a flagged fact of %d characters was not promoted (limit %d)",
+                    len(fact),
+                    MAX_FACT_CHARS,
+                )
+                continue
+            facts.append(fact)
         cores = [
             MemoryEntry(
                 key=fact_key(fact),

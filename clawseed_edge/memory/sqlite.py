@@ -10,19 +10,7 @@ commits, because the WAL is only fsynced at checkpoints. A Pi loses power often,
 writes are rare (a few per turn), so we pay one fsync per commit to make a returned ``store()``
 durable across power cuts. Pass ``synchronous="NORMAL"`` for write-heavy use on a UPS.
 
-Sizes, chosen for a 512 MB Pi Zero 2 W (see docs/memory.md):
-
-* ``cache_size = -4096``: at most 4 MiB of page cache per connection (SQLite's default is
-  2 MiB). Pages are allocated as used, so a small database costs less; 4 MiB holds the FTS
-  index pages a recall touches and the tail of a session's history.
-* ``wal_autocheckpoint = 256`` pages (1 MiB at 4 KiB pages, default 1000 pages = 4 MiB):
-  the WAL is folded into the database more often; memory writes are rare, so the extra
-  checkpoints cost little, and a smaller WAL is less to replay after a power cut.
-* ``journal_size_limit = 1 MiB``: after a checkpoint, a WAL that one large transaction (an
-  import, a prune) grew is cut back to 1 MiB when it is reused, instead of staying at its
-  high-water mark for the life of the service.
-* On close, ``wal_checkpoint(TRUNCATE)`` empties the WAL even when another process (the CLI
-  beside the service) keeps the database open and SQLite would not delete it.
+Sizes (page cache, WAL) and the busy wait are set by :mod:`.connect`; see docs/memory.md.
 """
 
 from __future__ import annotations
@@ -40,7 +28,17 @@ from typing import Any, Literal
 from clawseed_edge.api import EmbeddingProvider, MemoryEntry, MemoryStoreError
 
 from . import hygiene
-from .connect import driver_errors, open_connection, translate_error
+from .connect import (
+    CACHE_SIZE_KIB,
+    JOURNAL_SIZE_LIMIT,
+    MAX_BUSY_TIMEOUT_S,
+    WAL_AUTOCHECKPOINT_PAGES,
+    begin_write,
+    configure,
+    driver_errors,
+    open_connection,
+    translate_error,
+)
 from .hygiene import HygieneMethods
 from .recall import fts_match_expression, keyword_scores, merge_scores, vector_scores
 from .schema import migrate
@@ -51,6 +49,7 @@ from .vectors import VectorMethods
 __all__ = [
     "CACHE_SIZE_KIB",
     "JOURNAL_SIZE_LIMIT",
+    "MAX_ENTRY_CHARS",
     "WAL_AUTOCHECKPOINT_PAGES",
     "RecallMode",
     "SqliteMemory",
@@ -67,15 +66,10 @@ _COLUMNS = (
 _E_COLUMNS = ", ".join("e." + c.strip() for c in _COLUMNS.split(","))
 _NOT_SUPERSEDED = "json_extract(e.metadata, '$.superseded_by') IS NULL"
 _KNN_MAX = 4096  # sqlite-vec's upper bound on k
+#: Characters an entry's content may have: memory holds facts and summaries, not pastes
+#: (each entry is also indexed, embedded, and put into prompts by recall).
+MAX_ENTRY_CHARS = 16_000
 
-#: Upper bound of ``busy_timeout_s``: longer than this, a turn looks hung.
-MAX_BUSY_TIMEOUT_S = 600.0
-#: Page cache per connection, KiB (set as ``PRAGMA cache_size = -4096``; see module doc).
-CACHE_SIZE_KIB = 4096
-#: Pages in the WAL before an automatic checkpoint (256 x 4 KiB = 1 MiB).
-WAL_AUTOCHECKPOINT_PAGES = 256
-#: Bytes a checkpointed WAL is truncated to when it is reused.
-JOURNAL_SIZE_LIMIT = 1024 * 1024
 # The conflict check's candidates. CROSS JOIN pins the FTS table as the outer loop: with a
 # plain JOIN the planner walked every core row through the entries_category index and ran
 # the MATCH once per row, so each store cost O(core rows) FTS searches (35 ms per store at 300
@@ -189,14 +183,7 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
         self._conn = opened.conn
         self.vectors_loaded, self.vector_reason = opened.vectors, opened.reason
         try:
-            await self._conn.execute("PRAGMA journal_mode=WAL")
-            await self._conn.execute(f"PRAGMA synchronous={self._synchronous}")
-            await self._conn.execute("PRAGMA foreign_keys=ON")
-            # SQLite's own busy handler waits (sleeping and retrying) for another writer
-            await self._conn.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_s * 1000)}")
-            await self._conn.execute(f"PRAGMA cache_size=-{CACHE_SIZE_KIB}")
-            await self._conn.execute(f"PRAGMA wal_autocheckpoint={WAL_AUTOCHECKPOINT_PAGES}")
-            await self._conn.execute(f"PRAGMA journal_size_limit={JOURNAL_SIZE_LIMIT}")
+            await configure(self._conn, self._synchronous, self.busy_timeout_s)
             await migrate(self._conn)
             await self._init_vectors()
         except driver_errors() as exc:
@@ -271,7 +258,7 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
         self._check_open()
         async with self._lock:
             try:
-                await self._begin_write(what)
+                await begin_write(self._conn, self.path, what, self.busy_timeout_s)
                 yield self._conn
                 await self._conn.execute("COMMIT")
             except BaseException as exc:
@@ -282,36 +269,6 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
                 if isinstance(exc, driver_errors()):
                     raise translate_error(exc, what) from exc
                 raise
-
-    async def _begin_write(self, what: str) -> None:
-        """``BEGIN IMMEDIATE``, waiting up to ``busy_timeout_s`` for another writer.
-
-        SQLite's busy handler does the waiting; the loop covers the cases where SQLite reports
-        busy at once without calling it. Cancel-safe (nothing is held until BEGIN succeeds).
-
-        Raises:
-            MemoryStoreError: still locked after ``busy_timeout_s``, naming the file, the
-                operation and what to do.
-        """
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.busy_timeout_s
-        while True:
-            try:
-                await self._conn.execute("BEGIN IMMEDIATE")
-                return
-            except driver_errors() as exc:
-                text = str(exc).lower()
-                if "locked" not in text and "busy" not in text:
-                    raise
-                if loop.time() >= deadline:
-                    raise MemoryStoreError(
-                        f"memory database {self.path} is locked by another writer: waited "
-                        f"{self.busy_timeout_s:g} s, {what} was not saved. Another process "
-                        "(the clawseed-edge service, or a second command) is writing to it: "
-                        "let it finish or stop it, then try again (or raise "
-                        "[memory] busy_timeout_s)"
-                    ) from exc
-                await asyncio.sleep(min(0.05, max(0.0, deadline - loop.time())))
 
     # --- Memory --------------------------------------------------------------------------
 
@@ -333,14 +290,20 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
         The bulk path for imports and hydration: one commit (one fsync) for the lot.
 
         Raises:
-            MemoryStoreError: An entry has an empty key or namespace (nothing is stored), or
-                a database failure (nothing is stored).
+            MemoryStoreError: An entry has an empty key or namespace or more than
+                ``MAX_ENTRY_CHARS`` characters of content (nothing is stored), or a database
+                failure (nothing is stored).
         """
         for entry in entries:
             if not entry.key or not entry.key.strip():
                 raise MemoryStoreError("memory entry key is empty; give the fact a short name")
             if not entry.namespace:
                 raise MemoryStoreError(f"memory entry {entry.key!r} has an empty namespace")
+            if len(entry.content) > MAX_ENTRY_CHARS:
+                raise MemoryStoreError(
+                    f"memory entry {entry.key!r} is {len(entry.content)} characters; an entry "
+                    f"holds at most {MAX_ENTRY_CHARS}: store a summary or split it"
+                )
         self._check_open()
         digests = [hygiene.content_hash(e.content) for e in entries]
         blobs = await self._embed_many([e.content for e in entries], digests)

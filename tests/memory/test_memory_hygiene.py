@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from clawseed_edge.api import MemoryEntry, MemoryStoreError
-from clawseed_edge.memory.hygiene import important_facts, jaccard
+from clawseed_edge.memory.hygiene import DAILY_PART_CHARS, important_facts, jaccard
 from clawseed_edge.memory.snapshot import parse_snapshot, render_snapshot
-from clawseed_edge.memory.sqlite import SqliteMemory
+from clawseed_edge.memory.sqlite import MAX_ENTRY_CHARS, SqliteMemory
 
 DAY = 86400.0
 
@@ -204,3 +204,24 @@ async def test_storing_a_fact_does_not_scale_with_core_rows_squared(tmp_path: Pa
     async with SqliteMemory.open(tmp_path / "b.db", load_vectors=False) as large:
         many = await _steps_per_store(large, 300)
     assert many < 3 * few, (few, many)
+
+
+async def test_daily_summary_is_capped_and_says_so(memory: SqliteMemory) -> None:
+    answer = "word " * 200_000  # a 1 MB answer
+    (daily,) = await memory.consolidate("cli", "x" * 50_000, answer)
+    assert len(daily.content) <= 2 * DAILY_PART_CHARS + 200
+    assert daily.content.count("more characters not kept") == 2
+    stored = await memory.get(daily.key)
+    assert stored is not None and stored.content == daily.content
+
+
+async def test_an_overlong_flagged_fact_is_not_promoted(memory: SqliteMemory) -> None:
+    stored = await memory.consolidate("cli", "remember that the pump " + "is " * 2000, "ok")
+    assert [e.category for e in stored] == ["daily"]
+
+
+async def test_store_refuses_an_entry_over_the_limit(memory: SqliteMemory) -> None:
+    with pytest.raises(MemoryStoreError, match=r"'huge'.*characters.*at most"):
+        await memory.store(MemoryEntry("huge", "x" * (MAX_ENTRY_CHARS + 1)))
+    assert await memory.get("huge") is None
+    await memory.store(MemoryEntry("fits", "x" * MAX_ENTRY_CHARS))
