@@ -10,6 +10,7 @@ The SDK's own retries are turned off (``max_retries=0``): :class:`ReliableProvid
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
@@ -34,6 +35,7 @@ from clawseed_edge.api.types import (
 
 from ._common import error_for_exception, error_for_status, guard_stream, request_model
 from .config import ProviderConfig
+from .http_limits import ResponseLimits, bounded_transport
 
 __all__ = ["AnthropicProvider", "to_anthropic_messages"]
 
@@ -157,8 +159,26 @@ class AnthropicProvider:
                 base_url=self.config.base_url or None,
                 timeout=self.config.timeout_s,
                 max_retries=0,
+                http_client=self._http_client(),
             )
         return self._client
+
+    def _http_client(self) -> Any:
+        """The SDK's default HTTP client class, over a transport that bounds every answer."""
+        client_class = self._anthropic.DefaultAsyncHttpxClient
+        # The SDK's HTTP library (httpx2 for anthropic 2.x, httpx before): the module of the
+        # AsyncClient its default client derives from.
+        base = next(c for c in client_class.__mro__ if c.__name__ == "AsyncClient")
+        lib = importlib.import_module(base.__module__.split(".")[0])
+        limits = ResponseLimits(
+            self.config.max_response_bytes,
+            self.config.deadline_s,
+            self.name,
+            self.model,
+            self.base_url,
+        )
+        transport = bounded_transport(lib, lib.AsyncHTTPTransport(), limits)
+        return client_class(transport=transport, timeout=self.config.timeout_s)
 
     def _params(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
         system, messages = to_anthropic_messages(request.messages)

@@ -43,6 +43,7 @@ from clawseed_edge.api.types import (
 
 from ._common import error_for_exception, error_for_status, guard_stream, request_model
 from .config import ProviderConfig
+from .http_limits import ResponseLimits, bounded_transport
 
 __all__ = ["OllamaProvider", "ollama_tool"]
 
@@ -118,8 +119,16 @@ class OllamaProvider:
         self.base_url = (config.base_url or DEFAULT_BASE_URL).rstrip("/")
         key = config.resolve_api_key(required=False)
         headers = {"Authorization": f"Bearer {key}"} if key else None
+        import httpx  # the SDK's own HTTP library; our transport bounds every answer
+
+        limits = ResponseLimits(
+            config.max_response_bytes, config.deadline_s, self.name, self.model, self.base_url
+        )
         self._client = ollama.AsyncClient(
-            host=self.base_url, timeout=config.timeout_s, headers=headers
+            host=self.base_url,
+            timeout=config.timeout_s,
+            headers=headers,
+            transport=bounded_transport(httpx, httpx.AsyncHTTPTransport(), limits),
         )
         self._capabilities: ProviderCapabilities | None = None
         self._model_capabilities: tuple[str, ...] | None = None

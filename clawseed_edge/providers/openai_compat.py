@@ -44,6 +44,7 @@ from ._common import (
     request_model,
 )
 from .config import ProviderConfig
+from .http_limits import ResponseLimits, bounded_transport
 
 __all__ = ["OpenAICompatProvider", "decode_arguments"]
 
@@ -128,7 +129,8 @@ class OpenAICompatProvider:
     Args:
         config: ``base_url`` (with ``/v1``), ``model``, ``api_key``/``api_key_env`` (a key is
             required only when ``api_key_env`` is set; local servers need none),
-            ``timeout_s``, ``temperature``, ``max_tokens``.
+            ``timeout_s``, ``deadline_s`` and ``max_response_bytes`` (see
+            :mod:`.http_limits`), ``temperature``, ``max_tokens``, ``tool_mode``.
         transport: An httpx transport to use instead of the network (tests).
 
     Errors are :class:`~clawseed_edge.api.errors.ProviderError` subclasses; a missing key
@@ -142,8 +144,13 @@ class OpenAICompatProvider:
         self.name = config.name
         self.model = config.model or "default"
         self.base_url = (config.base_url or "http://127.0.0.1:8080/v1").rstrip("/")
+        limits = ResponseLimits(
+            config.max_response_bytes, config.deadline_s, self.name, self.model, self.base_url
+        )
         self._client = httpx.AsyncClient(
-            base_url=self.base_url, timeout=config.timeout_s, transport=transport
+            base_url=self.base_url,
+            timeout=config.timeout_s,
+            transport=bounded_transport(httpx, transport or httpx.AsyncHTTPTransport(), limits),
         )
         self._dimensions: int | None = None
         self._closed = False
