@@ -41,6 +41,33 @@ _CONTEXT_MARKERS = (
 )
 
 
+def native_tools_for(mode: str, detected: bool) -> bool:
+    """Whether to use native tool calls under ``[provider] tool_mode``.
+
+    ``native`` and ``prompt`` are the user's word; ``auto`` takes what the provider detected.
+    """
+    if mode == "native":
+        return True
+    if mode == "prompt":
+        return False
+    return detected
+
+
+def refuses_tools(status: int, detail: str) -> bool:
+    """Whether an HTTP error says the server cannot take native tools for this model.
+
+    llama.cpp without ``--jinja`` ("tools param requires --jinja flag"), vLLM without
+    ``--enable-auto-tool-choice``, Ollama ("does not support tools").
+    """
+    text = detail.lower()
+    return status in (400, 422, 500) and (
+        "does not support tools" in text
+        or "requires --jinja" in text
+        or "enable-auto-tool-choice" in text
+        or ("tool" in text and "not supported" in text)
+    )
+
+
 def request_model(requested: str | None, configured: str) -> str:
     """The model to ask: the request's unless it is empty or a router hint (``hint:fast``)."""
     if requested and not requested.startswith(HINT_PREFIX):

@@ -33,7 +33,13 @@ from clawseed_edge.api.types import (
     Usage,
 )
 
-from ._common import error_for_exception, error_for_status, guard_stream, request_model
+from ._common import (
+    error_for_exception,
+    error_for_status,
+    guard_stream,
+    native_tools_for,
+    request_model,
+)
 from .config import ProviderConfig
 from .http_limits import ResponseLimits, bounded_transport
 
@@ -142,9 +148,12 @@ class AnthropicProvider:
 
     @property
     def capabilities(self) -> ProviderCapabilities:
-        """Native tools, vision, streaming; no embeddings."""
+        """Native tools (unless ``tool_mode = "prompt"``), vision, streaming; no embeddings."""
         return ProviderCapabilities(
-            native_tools=True, vision=True, streaming=True, embeddings=False
+            native_tools=native_tools_for(self.config.tool_mode, True),
+            vision=True,
+            streaming=True,
+            embeddings=False,
         )
 
     async def probe(self) -> ProviderCapabilities:

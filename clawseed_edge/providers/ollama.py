@@ -8,6 +8,7 @@ Many Ollama models cannot call tools. :meth:`OllamaProvider.probe` asks ``/api/s
 the model's capabilities and caches them; the engine/assembler calls it at startup, after which
 ``capabilities.native_tools`` is False for models without the ``tools`` capability and the
 engine describes tools in the prompt instead. Before the probe, native tools are assumed.
+``[provider] tool_mode = "native"`` or ``"prompt"`` overrides what the probe finds.
 """
 
 from __future__ import annotations
@@ -41,7 +42,13 @@ from clawseed_edge.api.types import (
     Usage,
 )
 
-from ._common import error_for_exception, error_for_status, guard_stream, request_model
+from ._common import (
+    error_for_exception,
+    error_for_status,
+    guard_stream,
+    native_tools_for,
+    request_model,
+)
 from .config import ProviderConfig
 from .http_limits import ResponseLimits, bounded_transport
 
@@ -143,7 +150,8 @@ class OllamaProvider:
         are assumed (and vision is not)."""
         if self._capabilities is not None:
             return self._capabilities
-        return ProviderCapabilities(native_tools=True, vision=False, embeddings=True)
+        native = native_tools_for(self.config.tool_mode, True)
+        return ProviderCapabilities(native_tools=native, vision=False, embeddings=True)
 
     @property
     def model_capabilities(self) -> tuple[str, ...] | None:
@@ -170,7 +178,7 @@ class OllamaProvider:
         caps = tuple(raw) if raw is not None else ("completion", "tools")
         self._model_capabilities = caps
         self._capabilities = ProviderCapabilities(
-            native_tools="tools" in caps,
+            native_tools=native_tools_for(self.config.tool_mode, "tools" in caps),
             vision="vision" in caps,
             streaming=True,
             embeddings=True,
@@ -197,7 +205,7 @@ class OllamaProvider:
                     status=404,
                     **kw,
                 )
-            if "does not support tools" in detail:
+            if "does not support tools" in detail and self.config.tool_mode == "auto":
                 self._mark_no_tools()
                 return ProviderError(
                     f"model '{model}' does not support tools (Ollama: {detail}): the engine "
