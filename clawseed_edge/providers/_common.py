@@ -8,13 +8,16 @@ exception hierarchy; that keeps this module free of either import.
 from __future__ import annotations
 
 import email.utils
+import importlib
 import json
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from contextlib import aclosing
+from types import ModuleType
 from typing import Any
 
 from clawseed_edge.api.errors import (
+    ConfigInvalid,
     ProviderAuthFailed,
     ProviderBadResponse,
     ProviderContextTooLong,
@@ -39,6 +42,24 @@ _CONTEXT_MARKERS = (
     "maximum context",
     "too long",
 )
+
+
+def import_sdk(module: str, *, extra: str, provider: str) -> ModuleType:
+    """Import a provider's SDK, or fail in one line naming the extra that installs it.
+
+    Raises:
+        ConfigInvalid: the SDK (or a module it needs) is not installed; the message gives the
+            ``pip install 'clawseed-edge[<extra>]'`` command.
+    """
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        missing = exc.name or module
+        raise ConfigInvalid(
+            f"provider {provider!r} needs the {module!r} SDK, but {missing!r} is not "
+            f"installed: run pip install 'clawseed-edge[{extra}]'",
+            key="provider.name",
+        ) from None
 
 
 def native_tools_for(mode: str, detected: bool) -> bool:

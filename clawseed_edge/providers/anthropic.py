@@ -37,6 +37,7 @@ from ._common import (
     error_for_exception,
     error_for_status,
     guard_stream,
+    import_sdk,
     native_tools_for,
     request_model,
 )
@@ -131,14 +132,16 @@ class AnthropicProvider:
             ``temperature`` (sent only when set; newer Claude models reject non-default values
             with HTTP 400).
 
+    Raises:
+        ConfigInvalid: the anthropic SDK is not installed (names the extra to install).
+
     A missing key raises ProviderAuthFailed ("no API key: set ANTHROPIC_API_KEY") on the first
     request, not at construction, so that a fallback chain still starts.
     """
 
     def __init__(self, config: ProviderConfig) -> None:
-        import anthropic  # lazy: importing the SDK costs tens of MB of RSS
-
-        self._anthropic = anthropic
+        # lazy: importing the SDK costs tens of MB of RSS; an optional extra
+        self._anthropic = import_sdk("anthropic", extra="anthropic", provider=config.name)
         self.config = config
         self.name = config.name
         self.model = config.model or "claude-sonnet-4-6"

@@ -46,6 +46,7 @@ from ._common import (
     error_for_exception,
     error_for_status,
     guard_stream,
+    import_sdk,
     native_tools_for,
     request_model,
 )
@@ -117,8 +118,8 @@ class OllamaProvider:
     """
 
     def __init__(self, config: ProviderConfig) -> None:
-        import ollama  # lazy: only a configured Ollama provider pays for the SDK
-
+        # lazy: only a configured Ollama provider pays for the SDK (a base dependency)
+        ollama = import_sdk("ollama", extra="ollama", provider=config.name)
         self._ollama = ollama
         self.config = config
         self.name = config.name
@@ -383,4 +384,4 @@ class OllamaProvider:
         """Close the HTTP connections. Idempotent."""
         if not self._closed:
             self._closed = True
-            await self._client.close()  # type: ignore[no-untyped-call]
+            await self._client.close()
