@@ -30,8 +30,8 @@ from clawseed_edge.testing.fake_servers import (
 
 from .helpers import ask, collect
 
-LIMIT = 64 * 1024
-BIG = "word " * 40_000  # 200 KB of text, over LIMIT in any of the three protocols
+LIMIT = 4096
+BIG = "word " * 4000  # 20 KB of text, over LIMIT in any of the three protocols
 
 
 def _ollama(url: str, **kw: Any) -> Provider:
