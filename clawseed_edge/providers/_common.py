@@ -212,7 +212,9 @@ def error_for_exception(
             "protocol",
             **kw,
         )
-    if isinstance(exc, (ValueError, KeyError, IndexError, TypeError, AttributeError)):
+    # RecursionError: JSON nested thousands deep (the SDK's decoder gave up), not a bug here
+    bad = (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError)
+    if isinstance(exc, bad):
         return ProviderBadResponse(
             f"{provider} at {base_url} sent a response that is not its protocol ({exc}): "
             f"check that provider.base_url is a server that speaks the {provider} protocol",

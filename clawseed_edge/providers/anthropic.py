@@ -370,7 +370,7 @@ class AnthropicProvider:
             return {}
         try:
             value = json.loads(raw)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             raise ProviderBadResponse(
                 f"{self.name} sent tool call '{slot['name']}' with arguments that are not JSON "
                 f"({exc})",

@@ -63,24 +63,31 @@ _STOP = {
 }
 
 
+#: Characters of invalid tool-call arguments kept (they go back to the model and to history).
+INVALID_ARGUMENTS_PREVIEW = 1000
+
+
 def decode_arguments(name: str, text: str) -> dict[str, Any]:
-    """A tool call's JSON-string arguments as a dict; invalid text is kept, with the reason."""
+    """A tool call's JSON-string arguments as a dict; invalid text is kept (a bounded
+    preview, ``INVALID_ARGUMENTS_PREVIEW`` characters), with the reason."""
     if not text.strip():
         return {}
     try:
         value = json.loads(text)
+    except RecursionError:
+        return _invalid(name, text, "are nested too deeply: send a flat JSON object")
     except ValueError as exc:
-        return {
-            "_invalid_arguments": text,
-            "_error": f"the arguments of tool '{name}' are not valid JSON ({exc}): "
-            "send a JSON object",
-        }
+        return _invalid(name, text, f"are not valid JSON ({exc}): send a JSON object")
     if not isinstance(value, dict):
-        return {
-            "_invalid_arguments": text,
-            "_error": f"the arguments of tool '{name}' are not a JSON object: send an object",
-        }
+        return _invalid(name, text, "are not a JSON object: send an object")
     return value
+
+
+def _invalid(name: str, text: str, why: str) -> dict[str, Any]:
+    preview = text[:INVALID_ARGUMENTS_PREVIEW]
+    if len(text) > INVALID_ARGUMENTS_PREVIEW:
+        preview += f" … [{len(text) - INVALID_ARGUMENTS_PREVIEW} more characters not kept]"
+    return {"_invalid_arguments": preview, "_error": f"the arguments of tool '{name}' {why}"}
 
 
 def _message(msg: ChatMessage) -> dict[str, Any]:

@@ -126,3 +126,26 @@ async def test_a_trickling_server_hits_the_overall_deadline(
         finally:
             await provider.aclose()
     assert "deadline_s=0.5 s" in str(caught.value)
+
+
+DEEP = '{"a": ' * 10_000 + "1" + "}" * 10_000
+
+
+def test_deeply_nested_arguments_are_invalid_not_a_crash() -> None:
+    from clawseed_edge.providers.openai_compat import decode_arguments
+
+    decoded = decode_arguments("relay_set", DEEP)
+    assert "nested too deeply" in decoded["_error"]
+    # the raw text is kept only as a bounded preview: it goes back to the model and to history
+    assert len(decoded["_invalid_arguments"]) < 1200
+
+
+async def test_ollama_deeply_nested_answer_is_a_bad_response() -> None:
+    async with FakeOllama(models=None) as server:
+        server.queue(Reply.garbage(('{"message": ' + DEEP + "}").encode()))
+        provider = _ollama(server.url)
+        try:
+            with pytest.raises(ProviderBadResponse):
+                await provider.chat(ask())
+        finally:
+            await provider.aclose()
