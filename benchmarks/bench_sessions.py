@@ -188,12 +188,16 @@ def main() -> None:
     parser.add_argument("--facts", type=int, default=1000, help="core facts to store")
     parser.add_argument("--window", type=int, default=50, help="stores per median")
     parser.add_argument("--conflict-facts", type=int, default=300)
+    parser.add_argument("--parts", default="turns,facts", help="turns, facts or both")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     if sizes[0] != 0:
         sizes.insert(0, 0)  # the baseline of the ratios
-    bench_turns(sizes, args.runs)
-    bench_facts(args.facts, args.window, args.conflict_facts)
+    parts = args.parts.split(",")
+    if "turns" in parts:
+        bench_turns(sizes, args.runs)
+    if "facts" in parts:
+        bench_facts(args.facts, args.window, args.conflict_facts)
 
 
 if __name__ == "__main__":

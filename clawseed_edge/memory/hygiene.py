@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
 import re
 import time
 from collections.abc import Sequence
@@ -31,6 +32,7 @@ __all__ = [
     "SUPERSEDED_BY",
     "HygieneMethods",
     "cap_text",
+    "conflict_search_words",
     "content_hash",
     "daily_key",
     "fact_key",
@@ -93,6 +95,23 @@ def jaccard(a: str, b: str) -> float:
     if not sa or not sb:
         return 0.0
     return len(sa & sb) / len(sa | sb)
+
+
+def conflict_search_words(text: str, threshold: float) -> list[str]:
+    """Words of ``text`` that any fact overlapping it by ``threshold`` or more must contain
+    at least one of: the search for conflict candidates needs only these.
+
+    A fact B with Jaccard(A, B) >= t shares at least m = ceil(t * |A|) of A's words, so it
+    misses at most |A| - m of them and contains one of ANY |A| - m + 1 words of A. The
+    longest words are chosen (long words tend to be rare: "gpio23" before "fan"), so a word
+    that every fact has ("pin") does not make every fact a candidate. FTS matching (stems,
+    diacritics) only widens the search, so no real conflict is missed.
+    """
+    found = sorted(word_set(text), key=lambda w: (-len(w), w))
+    need = math.ceil(threshold * len(found) - 1e-9)
+    if need <= 0:
+        return found  # every fact overlaps "enough": search them all
+    return found[: len(found) - need + 1]
 
 
 def important_facts(user_text: str) -> list[str]:

@@ -39,7 +39,7 @@ from .connect import (
     open_connection,
     translate_error,
 )
-from .hygiene import HygieneMethods
+from .hygiene import HygieneMethods, conflict_search_words
 from .recall import fts_match_expression, keyword_scores, merge_scores, vector_scores
 from .schema import migrate
 from .sessions import SessionMethods
@@ -73,7 +73,8 @@ MAX_ENTRY_CHARS = 16_000
 # The conflict check's candidates. CROSS JOIN pins the FTS table as the outer loop: with a
 # plain JOIN the planner walked every core row through the entries_category index and ran
 # the MATCH once per row, so each store cost O(core rows) FTS searches (35 ms per store at 300
-# facts; 0.2 ms driven from the FTS table). Best BM25 first, so LIMIT keeps the closest.
+# facts; 0.2 ms driven from the FTS table). Best BM25 first, so LIMIT keeps the closest; the
+# MATCH holds only the words a conflicting fact must contain (hygiene.conflict_search_words).
 _CONFLICT_CANDIDATES = (
     "SELECT e.id, e.content, e.key, e.updated_at FROM entries_fts CROSS JOIN entries e ON "
     "e.id = entries_fts.rowid WHERE entries_fts MATCH ? AND e.namespace=? AND "
@@ -378,7 +379,8 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
         self, conn: Any, rowid: int, entry: MemoryEntry, updated: float
     ) -> None:
         """Mark the older of ``entry`` and each overlapping ``core`` entry as superseded."""
-        expr = fts_match_expression(entry.content)
+        search = conflict_search_words(entry.content, self.conflict_threshold)
+        expr = fts_match_expression(" ".join(search))
         if expr is None:
             return
         rows = await conn.execute_fetchall(_CONFLICT_CANDIDATES, (expr, entry.namespace, rowid))

@@ -8,7 +8,12 @@ from pathlib import Path
 import pytest
 
 from clawseed_edge.api import MemoryEntry, MemoryStoreError
-from clawseed_edge.memory.hygiene import DAILY_PART_CHARS, important_facts, jaccard
+from clawseed_edge.memory.hygiene import (
+    DAILY_PART_CHARS,
+    conflict_search_words,
+    important_facts,
+    jaccard,
+)
 from clawseed_edge.memory.snapshot import parse_snapshot, render_snapshot
 from clawseed_edge.memory.sqlite import MAX_ENTRY_CHARS, SqliteMemory
 
@@ -172,11 +177,12 @@ async def test_snapshot_written_on_close_when_core_changed(tmp_path: Path) -> No
     assert [e.key for e in parse_snapshot(snap.read_text())] == ["fan"]
 
 
-async def _steps_per_store(memory: SqliteMemory, facts: int) -> int:
-    """SQLite VM steps (in units of 100) of storing one more core fact after ``facts`` others."""
+async def _steps_per_store(memory: SqliteMemory, facts: int, shared: str = "") -> int:
+    """SQLite VM steps (in units of 100) of storing one more core fact after ``facts`` others
+    (each also containing the word ``shared``, if given)."""
     await memory.store_many(
         [
-            MemoryEntry(f"fact/{i}", f"relay{i} drives pump{i} in zone{i}", "core")
+            MemoryEntry(f"fact/{i}", f"relay{i} drives pump{i} in zone{i} {shared}", "core")
             for i in range(facts)
         ]
     )
@@ -189,21 +195,25 @@ async def _steps_per_store(memory: SqliteMemory, facts: int) -> int:
     conn = memory._conn
     await conn.set_progress_handler(count, 100)
     try:
-        await memory.store(MemoryEntry("probe", "sensor probe on bus reads the last value", "core"))
+        await memory.store(
+            MemoryEntry("probe", f"sensor probe on bus reads the last value {shared}", "core")
+        )
     finally:
         await conn.set_progress_handler(None, 100)
     return steps[0]
 
 
-async def test_storing_a_fact_does_not_scale_with_core_rows_squared(tmp_path: Path) -> None:
+@pytest.mark.parametrize("shared", ["", "pin"], ids=["no-shared-word", "common-word"])
+async def test_storing_a_fact_does_not_scale_with_core_rows(tmp_path: Path, shared: str) -> None:
     # The conflict check once ran the FTS search once per core row (quadratic over a series
-    # of stores). The stored facts share no word with the probe, so a query driven from the
-    # FTS table finds nothing at once. Counted in SQLite VM steps, not wall time.
+    # of stores). Driven from the FTS table, with the search narrowed to words an
+    # overlapping fact must contain, a word every fact has ("pin") does not make every fact
+    # a candidate. Counted in SQLite VM steps, not wall time.
     async with SqliteMemory.open(tmp_path / "a.db", load_vectors=False) as small:
-        few = await _steps_per_store(small, 30)
+        few = await _steps_per_store(small, 30, shared)
     async with SqliteMemory.open(tmp_path / "b.db", load_vectors=False) as large:
-        many = await _steps_per_store(large, 300)
-    assert many < 3 * few, (few, many)
+        many = await _steps_per_store(large, 300, shared)
+    assert many < 1.5 * few, (few, many)
 
 
 async def test_daily_summary_is_capped_and_says_so(memory: SqliteMemory) -> None:
@@ -225,3 +235,24 @@ async def test_store_refuses_an_entry_over_the_limit(memory: SqliteMemory) -> No
         await memory.store(MemoryEntry("huge", "x" * (MAX_ENTRY_CHARS + 1)))
     assert await memory.get("huge") is None
     await memory.store(MemoryEntry("fits", "x" * MAX_ENTRY_CHARS))
+
+
+async def test_a_conflict_is_found_among_many_facts_sharing_a_word(tmp_path: Path) -> None:
+    # 200 facts share "pin"; the one that really overlaps must still be found and superseded
+    async with SqliteMemory.open(tmp_path / "m.db", load_vectors=False) as memory:
+        await memory.store_many(
+            [MemoryEntry(f"fact/{i}", f"sensor{i} is on pin {i}", "core") for i in range(200)]
+        )
+        await memory.store(MemoryEntry("old", "the garage fan relay is on pin 23", "core"))
+        await memory.store(MemoryEntry("new", "the garage fan relay is on pin 24", "core"))
+        old = await memory.get("old")
+        assert old is not None and old.metadata.get("superseded_by") == "new"
+        assert (await memory.get("fact/23")).metadata.get("superseded_by") is None  # type: ignore[union-attr]
+
+
+def test_conflict_search_words_are_the_ones_an_overlap_must_share() -> None:
+    # 3 words, threshold 0.6: an overlapping fact shares >= 2, so it has one of any 2
+    assert conflict_search_words("the fan relay is on GPIO23", 0.6) == ["gpio23", "relay"]
+    assert conflict_search_words("the fan relay is on GPIO23", 0.0) == ["gpio23", "relay", "fan"]
+    assert conflict_search_words("the fan relay is on GPIO23", 1.0) == ["gpio23"]
+    assert conflict_search_words("it is on", 0.6) == []
