@@ -52,7 +52,14 @@ def message_to_json(message: ChatMessage) -> str:
 
 
 def _dumps(data: dict[str, Any]) -> str:
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        # a lone surrogate (a broken paste) cannot be stored as UTF-8; \u escapes can, and
+        # read back as the same string
+        text = json.dumps(data, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+    return text
 
 
 def _reason(exc: BaseException) -> str:
@@ -134,6 +141,8 @@ def title_for(messages: list[ChatMessage] | tuple[ChatMessage, ...]) -> str:
     for message in messages:
         if message.role == "user" and message.content.strip():
             line = message.content.strip().splitlines()[0]
+            # a lone surrogate cannot be stored as UTF-8 text: "?" in the title
+            line = line.encode("utf-8", "replace").decode("utf-8")
             return line if len(line) <= TITLE_LENGTH else line[: TITLE_LENGTH - 1] + "…"
     return ""
 

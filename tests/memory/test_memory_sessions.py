@@ -146,3 +146,10 @@ def test_busy_timeout_is_validated() -> None:
         MemoryConfig(busy_timeout_s=0)
     with pytest.raises(ValueError, match="busy_timeout_s"):
         MemoryConfig(busy_timeout_s=float("inf"))
+
+
+async def test_a_lone_surrogate_does_not_lose_the_turn(memory: SqliteMemory) -> None:
+    # text from a broken terminal paste: not encodable as UTF-8, still stored and read back
+    messages = [ChatMessage.user("bad \ud800 paste"), ChatMessage.assistant("ok")]
+    await memory.append_history("s", messages)
+    assert await memory.load_history("s") == messages
