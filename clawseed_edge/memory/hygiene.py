@@ -179,6 +179,9 @@ class HygieneMethods:
         All are stored in one transaction (one embedding batch). Returns the stored
         entries, the daily one first.
         """
+        # a lone surrogate (a broken paste) cannot be stored: "?" instead
+        user_text = user_text.encode("utf-8", "replace").decode("utf-8")
+        answer_text = answer_text.encode("utf-8", "replace").decode("utf-8")
         user_part = cap_text(user_text.strip(), DAILY_PART_CHARS)
         answer_part = cap_text(answer_text.strip(), DAILY_PART_CHARS)
         daily = MemoryEntry(

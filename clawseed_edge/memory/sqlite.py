@@ -300,6 +300,14 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
                 raise MemoryStoreError("memory entry key is empty; give the fact a short name")
             if not entry.namespace:
                 raise MemoryStoreError(f"memory entry {entry.key!r} has an empty namespace")
+            for field in (entry.key, entry.content):
+                try:
+                    field.encode("utf-8")
+                except UnicodeEncodeError as exc:
+                    raise MemoryStoreError(
+                        f"memory entry {entry.key!r} has text that is not valid Unicode (a lone "
+                        f"surrogate at position {exc.start}): store clean text"
+                    ) from None
             if len(entry.content) > MAX_ENTRY_CHARS:
                 raise MemoryStoreError(
                     f"memory entry {entry.key!r} is {len(entry.content)} characters; an entry "

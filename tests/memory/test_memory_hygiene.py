@@ -256,3 +256,10 @@ def test_conflict_search_words_are_the_ones_an_overlap_must_share() -> None:
     assert conflict_search_words("the fan relay is on GPIO23", 0.0) == ["gpio23", "relay", "fan"]
     assert conflict_search_words("the fan relay is on GPIO23", 1.0) == ["gpio23"]
     assert conflict_search_words("it is on", 0.6) == []
+
+
+async def test_text_that_is_not_utf8_is_refused_clearly_or_cleaned(memory: SqliteMemory) -> None:
+    with pytest.raises(MemoryStoreError, match=r"'bad'.*surrogate"):
+        await memory.store(MemoryEntry("bad", "broken \ud800 paste"))
+    (daily,) = await memory.consolidate("cli", "broken \ud800 paste", "ok")
+    assert "broken ? paste" in daily.content  # the turn summary is kept, the bad character not
