@@ -3,7 +3,8 @@
 Part 1, one-shot turns over a growing session. For each size (default 0, 10k and 100k stored
 messages) a fresh ``$CLAWSEED_HOME`` gets a ``memory.db`` whose session ``bench`` already holds
 that many messages; then ``clawseed-edge agent -m hello --session bench`` runs ``--runs`` times
-in a child process (offline ``demo`` provider, no network). Each run's wall time and peak RSS
+in a child process (offline ``demo`` provider, no network), round-robin over sizes and
+variants. Each run's wall time and peak RSS
 (``ru_maxrss`` of that child, from ``os.wait4``) are taken; medians are reported, and ratios
 against the empty session measured in the same run. Two variants:
 
@@ -111,23 +112,34 @@ def run_child(home: Path, child: str) -> tuple[float, float]:
 def bench_turns(sizes: list[int], runs: int) -> None:
     print(f"one-shot `agent -m` turns, {runs} runs each, medians (ratio to 0 messages)")
     print(f"{'messages':>9} {'variant':>6} {'wall s':>8} {'ratio':>6} {'RSS MB':>8} {'ratio':>6}")
-    base: dict[str, tuple[float, float]] = {}
+    variants = (("whole", WHOLE_CHILD), ("tail", TAIL_CHILD))
     with tempfile.TemporaryDirectory() as tmp:
+        homes = {}
         for size in sizes:
-            home = Path(tmp) / f"home-{size}"
+            home = homes[size] = Path(tmp) / f"home-{size}"
             home.mkdir()
             (home / "config.toml").write_text('[provider]\nname = "demo"\n', encoding="utf-8")
             asyncio.run(populate(home / "memory.db", size))
-            for variant, child in (("whole", WHOLE_CHILD), ("tail", TAIL_CHILD)):
-                run_child(home, child)  # warm the page cache and the .pyc files
-                samples = [run_child(home, child) for _ in range(runs)]
-                wall = statistics.median(s[0] for s in samples)
-                rss = statistics.median(s[1] for s in samples)
-                base.setdefault(variant, (wall, rss))
-                print(
-                    f"{size:>9} {variant:>6} {wall:8.3f} {wall / base[variant][0]:6.2f} "
-                    f"{rss:8.1f} {rss / base[variant][1]:6.2f}"
-                )
+        for size in sizes:
+            for _, child in variants:
+                run_child(homes[size], child)  # warm the page cache and the .pyc files
+        # Round-robin over sizes and variants, so that a change in the machine's load during
+        # the run falls on every case alike instead of on whichever ran then.
+        samples: dict[tuple[int, str], list[tuple[float, float]]] = {}
+        for _ in range(runs):
+            for size in sizes:
+                for variant, child in variants:
+                    samples.setdefault((size, variant), []).append(run_child(homes[size], child))
+    base: dict[str, tuple[float, float]] = {}
+    for size in sizes:
+        for variant, _ in variants:
+            wall = statistics.median(s[0] for s in samples[(size, variant)])
+            rss = statistics.median(s[1] for s in samples[(size, variant)])
+            base.setdefault(variant, (wall, rss))
+            print(
+                f"{size:>9} {variant:>6} {wall:8.3f} {wall / base[variant][0]:6.2f} "
+                f"{rss:8.1f} {rss / base[variant][1]:6.2f}"
+            )
 
 
 def fact(rng: random.Random, vocabulary: list[str], i: int) -> MemoryEntry:
@@ -137,27 +149,46 @@ def fact(rng: random.Random, vocabulary: list[str], i: int) -> MemoryEntry:
 
 async def store_facts(
     db: Path, count: int, *, synchronous: str = "FULL", seed: int = 7
-) -> list[float]:
-    """Seconds per ``store()`` of ``count`` core facts, in order."""
+) -> tuple[list[float], list[int]]:
+    """Seconds, and SQLite VM steps (in hundreds), per ``store()`` of ``count`` core facts.
+
+    The steps do not depend on the machine's load or disk; the seconds do.
+    """
     rng = random.Random(seed)
     vocabulary = [f"w{n}" for n in range(2000)]
-    times = []
+    times: list[float] = []
+    steps: list[int] = []
+    counter = [0]
+
+    def count_steps() -> int:
+        counter[0] += 1
+        return 0
+
     async with SqliteMemory.open(db, load_vectors=False, synchronous=synchronous) as memory:  # type: ignore[arg-type]
+        await memory._conn.set_progress_handler(count_steps, 100)
         for i in range(count):
             entry = fact(rng, vocabulary, i)
+            counter[0] = 0
             started = time.perf_counter()
             await memory.store(entry)
             times.append(time.perf_counter() - started)
-    return times
+            steps.append(counter[0])
+    return times, steps
 
 
 def bench_facts(count: int, window: int, conflict_count: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        times = asyncio.run(store_facts(Path(tmp) / "facts.db", count))
+        times, steps = asyncio.run(store_facts(Path(tmp) / "facts.db", count))
     first = statistics.median(times[:window]) * 1000
     last = statistics.median(times[-window:]) * 1000
+    first_steps = statistics.median(steps[:window])
+    last_steps = statistics.median(steps[-window:])
     print(f"\nstoring {count} core facts one by one (synchronous=FULL), median per store:")
     print(f"  first {window}: {first:.2f} ms   last {window}: {last:.2f} ms   ratio {last / first:.2f}")
+    print(
+        f"  SQLite VM steps (x100): first {first_steps:g}, last {last_steps:g}, ratio "
+        f"{last_steps / max(first_steps, 1):.2f}"
+    )
 
     current = sqlite_module._CONFLICT_CANDIDATES
     results = {}
@@ -165,7 +196,7 @@ def bench_facts(count: int, window: int, conflict_count: int) -> None:
         sqlite_module._CONFLICT_CANDIDATES = sql
         try:
             with tempfile.TemporaryDirectory() as tmp:
-                times = asyncio.run(
+                times, _ = asyncio.run(
                     store_facts(Path(tmp) / "c.db", conflict_count, synchronous="NORMAL")
                 )
         finally:
