@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import builtins
-import json
 import logging
 import time
 from collections.abc import AsyncIterator, Generator, Sequence
@@ -39,6 +38,7 @@ from .connect import (
     open_connection,
     translate_error,
 )
+from .entries import MAX_ENTRY_CHARS, check_entries, entry_from_row, filters_sql, upsert_row
 from .hygiene import HygieneMethods, conflict_search_words
 from .recall import fts_match_expression, keyword_scores, merge_scores, vector_scores
 from .schema import migrate
@@ -66,9 +66,6 @@ _COLUMNS = (
 _E_COLUMNS = ", ".join("e." + c.strip() for c in _COLUMNS.split(","))
 _NOT_SUPERSEDED = "json_extract(e.metadata, '$.superseded_by') IS NULL"
 _KNN_MAX = 4096  # sqlite-vec's upper bound on k
-#: Characters an entry's content may have: memory holds facts and summaries, not pastes
-#: (each entry is also indexed, embedded, and put into prompts by recall).
-MAX_ENTRY_CHARS = 16_000
 
 # The conflict check's candidates. CROSS JOIN pins the FTS table as the outer loop: with a
 # plain JOIN the planner walked every core row through the entries_category index and ran
@@ -295,29 +292,12 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
                 ``MAX_ENTRY_CHARS`` characters of content (nothing is stored), or a database
                 failure (nothing is stored).
         """
-        for entry in entries:
-            if not entry.key or not entry.key.strip():
-                raise MemoryStoreError("memory entry key is empty; give the fact a short name")
-            if not entry.namespace:
-                raise MemoryStoreError(f"memory entry {entry.key!r} has an empty namespace")
-            for field in (entry.key, entry.content):
-                try:
-                    field.encode("utf-8")
-                except UnicodeEncodeError as exc:
-                    raise MemoryStoreError(
-                        f"memory entry {entry.key!r} has text that is not valid Unicode (a lone "
-                        f"surrogate at position {exc.start}): store clean text"
-                    ) from None
-            if len(entry.content) > MAX_ENTRY_CHARS:
-                raise MemoryStoreError(
-                    f"memory entry {entry.key!r} is {len(entry.content)} characters; an entry "
-                    f"holds at most {MAX_ENTRY_CHARS}: store a summary or split it"
-                )
+        check_entries(entries)
         self._check_open()
         digests = [hygiene.content_hash(e.content) for e in entries]
         blobs = await self._embed_many([e.content for e in entries], digests)
         now = time.time()
-        rows = [_row(e, d, now) for e, d in zip(entries, digests, strict=True)]
+        rows = [upsert_row(e, d, now) for e, d in zip(entries, digests, strict=True)]
         async with self._write("store") as conn:
             await conn.executemany(_UPSERT, rows)
             ids = await self._ids(conn, entries)
@@ -495,7 +475,7 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
         )[:limit]
         out = []
         for scored in ranked:
-            found = _entry(by_id[scored.rowid])
+            found = entry_from_row(by_id[scored.rowid])
             found.score = scored.score
             out.append(found)
         return out
@@ -506,7 +486,7 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
             rows = await conn.execute_fetchall(
                 f"SELECT {_COLUMNS} FROM entries WHERE namespace=? AND key=?", (namespace, key)
             )
-        return _entry(rows[0]) if rows else None
+        return entry_from_row(rows[0]) if rows else None
 
     async def list(
         self,
@@ -532,14 +512,14 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
         limit: int | None = None,
     ) -> builtins.list[MemoryEntry]:
         """Entries matching every given filter (``since <= updated_at < until``), newest first."""
-        filters, params = _filters(namespace, session_id, category, since, until)
+        filters, params = filters_sql(namespace, session_id, category, since, until)
         sql = f"SELECT {_COLUMNS} FROM entries e {filters} ORDER BY updated_at DESC, id DESC"
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit)
         async with self._read("export") as conn:
             rows = await conn.execute_fetchall(sql, params)
-        return [_entry(r) for r in rows]
+        return [entry_from_row(r) for r in rows]
 
     async def forget(self, key: str, *, namespace: str = "default") -> bool:
         """Delete by key; returns whether something was deleted."""
@@ -558,7 +538,7 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
 
     async def count(self, *, namespace: str | None = None) -> int:
         """How many entries (in ``namespace``, or in all)."""
-        filters, params = _filters(namespace, None, None, None, None)
+        filters, params = filters_sql(namespace, None, None, None, None)
         async with self._read("count") as conn:
             rows = await conn.execute_fetchall(f"SELECT COUNT(*) FROM entries e {filters}", params)
         return int(rows[0][0])
@@ -589,60 +569,3 @@ class _Opening:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self._memory.aclose()
-
-
-def _row(entry: MemoryEntry, digest: str, now: float) -> tuple[Any, ...]:
-    """The parameters of ``_UPSERT`` for ``entry``."""
-    return (
-        entry.namespace,
-        entry.key,
-        entry.content,
-        entry.category,
-        entry.session_id,
-        float(entry.importance),
-        entry.created_at or now,
-        entry.updated_at or now,
-        json.dumps(entry.metadata, ensure_ascii=False),
-        digest,
-        bool(entry.created_at),
-    )
-
-
-def _filters(
-    namespace: str | None,
-    session_id: str | None,
-    category: str | None,
-    since: float | None,
-    until: float | None,
-) -> tuple[str, list[Any]]:
-    clauses: list[str] = []
-    params: list[Any] = []
-    for clause, value in (
-        ("e.namespace = ?", namespace),
-        ("e.session_id = ?", session_id),
-        ("e.category = ?", category),
-        ("e.updated_at >= ?", since),
-        ("e.updated_at < ?", until),
-    ):
-        if value is not None:
-            clauses.append(clause)
-            params.append(value)
-    return ("WHERE " + " AND ".join(clauses) if clauses else ""), params
-
-
-def _entry(row: Sequence[Any]) -> MemoryEntry:
-    try:
-        metadata = json.loads(row[9]) if row[9] else {}
-    except ValueError:
-        metadata = {"_damaged_metadata": row[9]}
-    return MemoryEntry(
-        key=row[1],
-        content=row[2],
-        category=row[3],
-        namespace=row[4],
-        session_id=row[5],
-        importance=float(row[6]),
-        created_at=float(row[7]),
-        updated_at=float(row[8]),
-        metadata=metadata if isinstance(metadata, dict) else {"value": metadata},
-    )
