@@ -72,9 +72,7 @@ class Runtime:
         await self.aclose()
 
 
-async def assemble_agent(
-    config: LoadedConfig | str | Path | None = None, **options: Any
-) -> Agent:
+async def assemble_agent(config: LoadedConfig | str | Path | None = None, **options: Any) -> Agent:
     """Load a config (a path, a LoadedConfig or None for the default) and assemble its Agent.
 
     See :meth:`Agent.from_config <clawseed_edge.agent.engine.Agent.from_config>`.
@@ -262,9 +260,7 @@ def _ensure_home(home: Path) -> None:
         ) from exc
 
 
-async def _open_memory(
-    config: Config, home: Path, embedder: EmbeddingProvider | None
-) -> Memory:
+async def _open_memory(config: Config, home: Path, embedder: EmbeddingProvider | None) -> Memory:
     from clawseed_edge.memory.factory import open_memory
 
     if embedder is None:
