@@ -100,7 +100,5 @@ def test_a_misspelled_env_variable_is_named(tmp_path: Path) -> None:
 
 
 def test_a_file_error_still_blames_the_file_when_env_is_set(tmp_path: Path) -> None:
-    message = error(
-        tmp_path, "[agent]\nmax_history = 0\n", {"CLAWSEED__AUTONOMY__LEVEL": "full"}
-    )
+    message = error(tmp_path, "[agent]\nmax_history = 0\n", {"CLAWSEED__AUTONOMY__LEVEL": "full"})
     assert "c.toml: agent.max_history" in message
