@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 from collections.abc import Sequence
@@ -71,10 +72,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(func(args) or 0)
+        code = int(func(args) or 0)
+        # Inside the try: an unflushed buffer would otherwise fail at interpreter exit.
+        sys.stdout.flush()
+        return code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        return _reader_went_away()
+
+
+def _reader_went_away() -> int:
+    """The reader of stdout closed it (``clawseed-edge memory list | head -1``): exit quietly.
+
+    As the Python docs advise: point stdout at devnull so that the flush at interpreter exit
+    does not raise a second BrokenPipeError, and exit with 1.
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout has no file descriptor (replaced in tests)
+        pass
+    return 1
 
 
 if __name__ == "__main__":
