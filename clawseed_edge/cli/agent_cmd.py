@@ -25,7 +25,10 @@ def register(sub: Any) -> None:
         description="Run one turn: the answer goes to stdout, tool calls and results to stderr.",
     )
     agent.add_argument("-m", "--message", required=True, help="the message to the agent")
-    agent.add_argument("--session", default="cli", help="session id (history is kept per id)")
+    agent.add_argument(
+        "--session",
+        help="continue this session (history is kept per id); default: a fresh one for this turn",
+    )
     agent.add_argument("--json", action="store_true", help="print every event as a JSON line")
     agent.add_argument("--show-thinking", action="store_true", help="print reasoning on stderr")
     add_runtime_options(agent)
@@ -43,11 +46,22 @@ def register(sub: Any) -> None:
 
 
 def _agent(args: argparse.Namespace) -> int:
+    # One turn is a conversation of its own: it must not carry (or add to) chat's history.
+    throwaway = not args.session
+    if throwaway:
+        import uuid
+
+        args.session = f"oneshot-{uuid.uuid4().hex[:12]}"
+
     async def main() -> int:
         runtime = await open_runtime(args)
         async with runtime:
             before = _pin_states(runtime)
-            code = await _one_turn(runtime, args.message, args)
+            try:
+                code = await _one_turn(runtime, args.message, args)
+            finally:
+                if throwaway:  # nobody can continue it, so keeping it only grows the database
+                    await _forget_session(runtime, args.session)
             _print_pin_changes(before, _pin_states(runtime))
             return code
 
@@ -71,7 +85,7 @@ def _chat(args: argparse.Namespace) -> int:
                 if text in ("/exit", "/quit"):
                     return 0
                 if text == "/reset":
-                    runtime.agent.reset(args.session)
+                    await _forget_session(runtime, args.session)
                     print("(conversation forgotten)", file=sys.stderr)
                     continue
                 if text == "/status":
@@ -112,6 +126,15 @@ async def _one_turn(runtime: Runtime, text: str, args: argparse.Namespace) -> in
         except (NotImplementedError, RuntimeError):
             pass
     return printer.exit_code
+
+
+async def _forget_session(runtime: Runtime, session: str) -> None:
+    """Forget a session in the agent and in the session store (so it stays forgotten)."""
+    from clawseed_edge.api import SessionStore
+
+    runtime.agent.reset(session)
+    if isinstance(runtime.memory, SessionStore):
+        await runtime.memory.delete_session(session)
 
 
 def _read_line(prompt: str) -> str:
