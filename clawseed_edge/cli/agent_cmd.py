@@ -147,26 +147,55 @@ def _describe(runtime: Runtime) -> str:
     return f"model {p.name}/{p.model}; {boards}"
 
 
-def _pin_states(runtime: Runtime) -> dict[str, str]:
-    states: dict[str, str] = {}
+def _pin_states(runtime: Runtime) -> dict[str, tuple[str, str]]:
+    """``{"GPIO23 (fan)": ("on", "0")}``: each pin's logical state and its line level."""
+    states: dict[str, tuple[str, str]] = {}
     for p in runtime.peripherals:
         pin_states = getattr(p, "pin_states", None)
         if pin_states is None:
             continue
         for pin, info in pin_states().items():
             device = info.get("device", "")
-            states[f"{pin} ({device})" if device else pin] = str(info.get("value"))
+            key = f"{pin} ({device})" if device else pin
+            states[key] = (_logical(info), _number(info.get("level")))
     return states
 
 
-def _print_pin_changes(before: dict[str, str], after: dict[str, str]) -> None:
-    for key, value in after.items():
-        if before.get(key) != value:
-            print(f"[pin] {key}: {before.get(key, '?')} -> {value}", file=sys.stderr)
+# Kinds whose value is on/off; inputs read active/inactive; the rest (pwm_led, servo) a level.
+_SWITCHED = frozenset({"led", "relay", "digital_out", "buzzer"})
+_INPUTS = frozenset({"button", "digital_in"})
 
 
-def _print_pins(states: dict[str, str]) -> None:
+def _logical(info: dict[str, Any]) -> str:
+    value, kind = info.get("value"), info.get("kind")
+    if value is None:
+        return "closed"
+    if kind in _SWITCHED and isinstance(value, int | float):
+        return "on" if value else "off"
+    if kind in _INPUTS and isinstance(value, int | float):
+        return "active" if value else "inactive"
+    return _number(value)
+
+
+def _number(value: object) -> str:
+    return f"{value:g}" if isinstance(value, int | float) else str(value)
+
+
+def _print_pin_changes(
+    before: dict[str, tuple[str, str]], after: dict[str, tuple[str, str]]
+) -> None:
+    # The logical state is what the user asked for; the line level is what a meter would read
+    # (an active-low relay is "on" with its line at 0).
+    for key, (value, line) in after.items():
+        old_value, old_line = before.get(key, ("?", "?"))
+        if (old_value, old_line) != (value, line):
+            print(
+                f"[pin] {key}: {old_value} -> {value} (line {old_line} -> {line})", file=sys.stderr
+            )
+
+
+def _print_pins(states: dict[str, tuple[str, str]]) -> None:
     if not states:
         print("(no pins)", file=sys.stderr)
-    for key, value in states.items():
-        print(f"[pin] {key}: {value}", file=sys.stderr)
+    for key, (value, line) in states.items():
+        print(f"[pin] {key}: {value} (line {line})", file=sys.stderr)

@@ -234,5 +234,7 @@ def _export(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"clawseed-edge memory: cannot write {args.output}: {exc}", file=sys.stderr)
         return 1
-    print(f"exported {count} entries to {args.output}", file=sys.stderr)
+    from .render import counted
+
+    print(f"exported {counted(count, 'entry', 'entries')} to {args.output}", file=sys.stderr)
     return 0

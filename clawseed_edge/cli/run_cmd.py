@@ -17,6 +17,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from .common import add_runtime_options, open_runtime, run_async
+from .render import counted
 
 if TYPE_CHECKING:
     from clawseed_edge.config.assemble import Runtime
@@ -108,6 +109,6 @@ def _summary(runtime: Runtime) -> str:
     parts = [f"model {p.name}/{p.model}"]
     for x in runtime.peripherals:
         devices = getattr(getattr(x, "hardware", None), "devices", ())
-        parts.append(f"{x.name}: {x.board_type} with {len(devices)} devices")
+        parts.append(f"{x.name}: {x.board_type} with {counted(len(devices), 'device')}")
     parts.append("SIGTERM or Ctrl-C stops")
     return "; ".join(parts)
