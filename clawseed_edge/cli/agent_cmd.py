@@ -70,13 +70,19 @@ def _agent(args: argparse.Namespace) -> int:
 
 def _chat(args: argparse.Namespace) -> int:
     async def main() -> int:
-        runtime = await open_runtime(args)
+        from clawseed_edge.agent.approval import CliApprover, TerminalLines
+
+        # One reader for the prompt and the approval questions: a line typed after a question
+        # timed out or was interrupted must reach the prompt, not the abandoned question.
+        lines = TerminalLines()
+        runtime = await open_runtime(args, approver=CliApprover(lines=lines))
         async with runtime:
             print(f"clawseed-edge chat ({_describe(runtime)}). {_CHAT_HELP}", file=sys.stderr)
             while True:
-                try:
-                    line = await asyncio.to_thread(_read_line, "> ")
-                except EOFError:
+                sys.stdout.write("> ")
+                sys.stdout.flush()
+                line = await lines.readline()
+                if not line:  # end of input (Ctrl-D)
                     print(file=sys.stderr)
                     return 0
                 text = line.strip()
@@ -135,10 +141,6 @@ async def _forget_session(runtime: Runtime, session: str) -> None:
     runtime.agent.reset(session)
     if isinstance(runtime.memory, SessionStore):
         await runtime.memory.delete_session(session)
-
-
-def _read_line(prompt: str) -> str:
-    return input(prompt)
 
 
 def _describe(runtime: Runtime) -> str:
