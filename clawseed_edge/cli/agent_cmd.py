@@ -9,8 +9,12 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from .common import add_runtime_options, open_runtime, run_async
+from .signals import SignalStop
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from clawseed_edge.agent.approval import TerminalLines
     from clawseed_edge.config.assemble import Runtime
 
 __all__ = ["register"]
@@ -55,15 +59,18 @@ def _agent(args: argparse.Namespace) -> int:
 
     async def main() -> int:
         runtime = await open_runtime(args)
-        async with runtime:
-            before = _pin_states(runtime)
+        async with runtime, SignalStop(runtime, _stopped_report(runtime)) as stop:
             try:
-                code = await _one_turn(runtime, args.message, args)
-            finally:
-                if throwaway:  # nobody can continue it, so keeping it only grows the database
-                    await _forget_session(runtime, args.session)
-            _print_pin_changes(before, _pin_states(runtime))
-            return code
+                before = _pin_states(runtime)
+                try:
+                    code = await _one_turn(runtime, args.message, args, stop)
+                finally:
+                    if throwaway:  # nobody can continue it: keeping it only grows the database
+                        await _forget_session(runtime, args.session)
+                _print_pin_changes(before, _pin_states(runtime))
+                return code
+            except asyncio.CancelledError:
+                return stop.exit_code()
 
     return run_async(args, main)
 
@@ -76,35 +83,45 @@ def _chat(args: argparse.Namespace) -> int:
         # timed out or was interrupted must reach the prompt, not the abandoned question.
         lines = TerminalLines()
         runtime = await open_runtime(args, approver=CliApprover(lines=lines))
-        async with runtime:
-            print(f"clawseed-edge chat ({_describe(runtime)}). {_CHAT_HELP}", file=sys.stderr)
-            while True:
-                sys.stdout.write("> ")
-                sys.stdout.flush()
-                line = await lines.readline()
-                if not line:  # end of input (Ctrl-D)
-                    print(file=sys.stderr)
-                    return 0
-                text = line.strip()
-                if not text:
-                    continue
-                if text in ("/exit", "/quit"):
-                    return 0
-                if text == "/reset":
-                    await _forget_session(runtime, args.session)
-                    print("(conversation forgotten)", file=sys.stderr)
-                    continue
-                if text == "/status":
-                    _print_pins(_pin_states(runtime))
-                    continue
-                before = _pin_states(runtime)
-                await _one_turn(runtime, text, args)
-                _print_pin_changes(before, _pin_states(runtime))
+        async with runtime, SignalStop(runtime, _stopped_report(runtime)) as stop:
+            try:
+                return await _repl(runtime, lines, args, stop)
+            except asyncio.CancelledError:
+                return stop.exit_code()
 
     return run_async(args, main)
 
 
-async def _one_turn(runtime: Runtime, text: str, args: argparse.Namespace) -> int:
+async def _repl(
+    runtime: Runtime, lines: TerminalLines, args: argparse.Namespace, stop: SignalStop
+) -> int:
+    """Read lines and run turns until /exit or end of input."""
+    print(f"clawseed-edge chat ({_describe(runtime)}). {_CHAT_HELP}", file=sys.stderr)
+    while True:
+        sys.stdout.write("> ")
+        sys.stdout.flush()
+        line = await lines.readline()
+        if not line:  # end of input (Ctrl-D)
+            print(file=sys.stderr)
+            return 0
+        text = line.strip()
+        if not text:
+            continue
+        if text in ("/exit", "/quit"):
+            return 0
+        if text == "/reset":
+            await _forget_session(runtime, args.session)
+            print("(conversation forgotten)", file=sys.stderr)
+            continue
+        if text == "/status":
+            _print_pins(_pin_states(runtime))
+            continue
+        before = _pin_states(runtime)
+        await _one_turn(runtime, text, args, stop)
+        _print_pin_changes(before, _pin_states(runtime))
+
+
+async def _one_turn(runtime: Runtime, text: str, args: argparse.Namespace, stop: SignalStop) -> int:
     """Run a turn, printing its events; Ctrl-C aborts the turn, not the process."""
     from clawseed_edge.api import ToolContext
 
@@ -114,24 +131,22 @@ async def _one_turn(runtime: Runtime, text: str, args: argparse.Namespace) -> in
         show_thinking=getattr(args, "show_thinking", False),
         json_lines=getattr(args, "json", False),
     )
-    loop = asyncio.get_running_loop()
     session = args.session
-    try:
-        loop.add_signal_handler(
-            signal.SIGINT, lambda: runtime.agent.abort(session, "interrupted (Ctrl-C)")
-        )
-    except (NotImplementedError, RuntimeError):  # not the main thread, or no signals here
-        pass
-    try:
-        context = ToolContext(session_id=session, channel="cli")
+    context = ToolContext(session_id=session, channel="cli")
+    with stop.turn(session):
         async for event in runtime.agent.turn(text, session_id=session, context=context):
             printer.handle(event)
-    finally:
-        try:
-            loop.remove_signal_handler(signal.SIGINT)
-        except (NotImplementedError, RuntimeError):
-            pass
     return printer.exit_code
+
+
+def _stopped_report(runtime: Runtime) -> Callable[[signal.Signals], None]:
+    """What a stop signal prints once the safe values are applied: the pins as they now are."""
+
+    def report(sig: signal.Signals) -> None:
+        print(f"\nstopped by {sig.name}; safe values applied:", file=sys.stderr)
+        _print_pins(_pin_states(runtime))
+
+    return report
 
 
 async def _forget_session(runtime: Runtime, session: str) -> None:

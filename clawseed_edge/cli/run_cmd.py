@@ -2,7 +2,7 @@
 
 It assembles the agent from the config, connects the hardware, and turns input events into
 agent turns through the ``on_press`` / ``on_release`` rules of ``[[devices]]`` (rate-limited
-per device). SIGTERM (``systemctl stop``) and Ctrl-C apply every output's safe value first,
+per device). SIGTERM (``systemctl stop``), SIGHUP and Ctrl-C apply every output's safe value first,
 then shut down in order: stop taking events, abort running turns, disconnect, close memory.
 SIGUSR1 applies the safe values and keeps running (``clawseed-edge estop --pid PID``).
 """
@@ -62,7 +62,7 @@ def _run(args: argparse.Namespace) -> int:
             loop,
             runtime.peripherals,
             stop=stop.set,
-            stop_signals=(signal.SIGTERM, signal.SIGINT),
+            stop_signals=(signal.SIGTERM, signal.SIGINT, signal.SIGHUP),
         )
         consumers = [
             asyncio.create_task(_consume(runtime, p), name=f"events-{p.name}")
