@@ -112,10 +112,19 @@ class TerminalLines:
         if fut is None:
             fut = self._pending = self._start_read(self.stdin)
         # Shielded: cancelling this caller must not cancel the read the next caller takes over.
-        line = await asyncio.shield(asyncio.wrap_future(fut))
+        try:
+            line = await asyncio.shield(asyncio.wrap_future(fut))
+        except asyncio.CancelledError:
+            raise  # the read (or the line it got) stays for the next caller
+        except BaseException:
+            self._forget(fut)  # the terminal went away: a later call may try again
+            raise
+        self._forget(fut)
+        return line
+
+    def _forget(self, fut: concurrent.futures.Future[str]) -> None:
         if self._pending is fut:
             self._pending = None
-        return line
 
     @staticmethod
     def _start_read(stdin: IO[str]) -> concurrent.futures.Future[str]:
