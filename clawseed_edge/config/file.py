@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from .hardware import check_hardware
 from .load import convert_config, env_overrides, read_toml, set_key
 from .paths import clawseed_home, default_config_path
 from .schema import Config
@@ -58,7 +59,8 @@ def load_config(
     Raises:
         ConfigFileNotFound: ``path`` was given and does not exist.
         ConfigInvalid: The file is not valid TOML or does not fit the schema (names the key, and
-            the environment variable when one set the value).
+            the environment variable when one set the value), or its hardware does not add up
+            (:func:`~.hardware.check_hardware`).
     """
     home = clawseed_home(environ)
     if path is not None:
@@ -80,6 +82,7 @@ def load_config(
         origins[key] = "the command line"
     config = convert_config(data, Config, source=source, origins=origins)
     _check_board(config, source, origins)
+    check_hardware(config, source)
     return LoadedConfig(config=config, source=source, home=home, embedded=embedded)
 
 
@@ -100,10 +103,13 @@ def _check_board(config: Config, source: str, origins: Mapping[str, str]) -> Non
     from clawseed_edge.api import ConfigInvalid
     from clawseed_edge.peripherals import default_registry
 
+    board = config.hardware.board
+    if board is None:  # check_hardware says when it is needed
+        return
     known = default_registry().ids()
-    if config.hardware.board not in known:
+    if board not in known:
         raise ConfigInvalid(
-            f"unknown board {config.hardware.board!r}; allowed values: {', '.join(known)} "
+            f"unknown board {board!r}; allowed values: {', '.join(known)} "
             "(`clawseed-edge boards list` describes them)",
             file=origins.get("hardware.board", source),
             key="hardware.board",

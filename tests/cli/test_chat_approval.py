@@ -22,6 +22,8 @@ name = "demo"
 [autonomy]
 level = "full"
 approval_timeout_s = {timeout}
+[hardware]
+board = "sim"
 [[devices]]
 name = "red_led"
 pin = "GPIO17"

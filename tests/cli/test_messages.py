@@ -16,6 +16,8 @@ ONE_RELAY = """
 name = "demo"
 [autonomy]
 level = "full"
+[hardware]
+board = "sim"
 [[devices]]
 name = "fan"
 pin = "GPIO23"

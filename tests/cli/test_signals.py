@@ -20,6 +20,8 @@ name = "demo"
 backend = "none"
 [autonomy]
 level = "full"
+[hardware]
+board = "sim"
 [[devices]]
 name = "heater"
 pin = "GPIO17"
