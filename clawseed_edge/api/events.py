@@ -331,11 +331,5 @@ class ErrorObserved:
 
 
 ObserverEvent = (
-    TurnStarted
-    | TurnEnded
-    | LlmRequest
-    | LlmResponse
-    | ToolExecuted
-    | PolicyDecision
-    | ErrorObserved
+    TurnStarted | TurnEnded | LlmRequest | LlmResponse | ToolExecuted | PolicyDecision | ErrorObserved
 )

@@ -1,9 +1,10 @@
 """``clawseed-edge memory list|search|forget|export``: look into and tidy the memory database.
 
 The database is ``--db PATH`` if given, else the config's ``[memory] path`` (the file of
-``--config``, or ``$CLAWSEED_HOME/config.toml``; relative paths are under ``$CLAWSEED_HOME``,
-home default ``~/.clawseed-edge``), else ``$CLAWSEED_HOME/memory.db``. Commands never create a database: a missing one is an error. Search is
-keyword-only here (no embedding provider is started by the CLI).
+``--config``, or ``$CLAWSEED_HOME/config.toml``, or the embedded default: ``memory.db``);
+relative paths are under ``$CLAWSEED_HOME`` (home default ``~/.clawseed-edge``). Commands
+never create a database: a missing one is an error. Search is keyword-only here (no embedding
+provider is started by the CLI).
 """
 
 from __future__ import annotations

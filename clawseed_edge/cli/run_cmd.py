@@ -2,8 +2,8 @@
 
 It assembles the agent from the config, connects the hardware, and turns input events into
 agent turns through the ``on_press`` / ``on_release`` rules of ``[[devices]]`` (rate-limited
-per device). SIGTERM (``systemctl stop``), SIGHUP and Ctrl-C apply every output's safe value first,
-then shut down in order: stop taking events, abort running turns, disconnect, close memory.
+per device). SIGTERM (``systemctl stop``), SIGHUP and Ctrl-C apply every output's safe value
+first, then shut down in order: stop taking events, abort running turns, disconnect, close memory.
 SIGUSR1 applies the safe values and keeps running (``clawseed-edge estop --pid PID``).
 """
 

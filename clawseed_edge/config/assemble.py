@@ -74,7 +74,9 @@ class Runtime:
         await self.aclose()
 
 
-async def assemble_agent(config: LoadedConfig | str | Path | None = None, **options: Any) -> Agent:
+async def assemble_agent(
+    config: LoadedConfig | str | Path | None = None, **options: Any
+) -> Agent:
     """Load a config (a path, a LoadedConfig or None for the default) and assemble its Agent.
 
     Provider (with fallbacks), memory, built-in tools, peripherals (connected), the
@@ -275,7 +277,9 @@ def _ensure_home(home: Path) -> None:
         ) from exc
 
 
-async def _open_memory(config: Config, home: Path, embedder: EmbeddingProvider | None) -> Memory:
+async def _open_memory(
+    config: Config, home: Path, embedder: EmbeddingProvider | None
+) -> Memory:
     from clawseed_edge.memory.factory import open_memory
 
     if embedder is None:

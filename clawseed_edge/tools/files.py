@@ -34,7 +34,8 @@ class _WorkspaceFileTool(BaseTool):
         target = (root / raw).resolve()
         if target != root and root not in target.parents:
             return (
-                f"{raw!r} is outside the workspace ({root}); file tools only reach files inside it"
+                f"{raw!r} is outside the workspace ({root}); file tools only reach files "
+                "inside it"
             )
         return target
 

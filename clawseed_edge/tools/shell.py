@@ -93,9 +93,7 @@ class ShellTool(BaseTool):
             await proc.wait()
             if isinstance(exc, asyncio.CancelledError):
                 raise
-            return ToolResult.fail(
-                f"{argv[0]!r} did not finish within {self.command_timeout_s:g} s"
-            )
+            return ToolResult.fail(f"{argv[0]!r} did not finish within {self.command_timeout_s:g} s")
         text = out.decode("utf-8", errors="replace")
         if len(text) > self.max_output_chars:
             cut = len(text) - self.max_output_chars
