@@ -68,7 +68,7 @@ def _agent(args: argparse.Namespace) -> int:
                     if throwaway:  # nobody can continue it: keeping it only grows the database
                         await _forget_session(runtime, args.session)
                 _print_pin_changes(before, _pin_states(runtime))
-                return code
+                return stop.exit_code(code)
             except asyncio.CancelledError:
                 return stop.exit_code()
 
@@ -85,7 +85,7 @@ def _chat(args: argparse.Namespace) -> int:
         runtime = await open_runtime(args, approver=CliApprover(lines=lines))
         async with runtime, SignalStop(runtime, _stopped_report(runtime)) as stop:
             try:
-                return await _repl(runtime, lines, args, stop)
+                return stop.exit_code(await _repl(runtime, lines, args, stop))
             except asyncio.CancelledError:
                 return stop.exit_code()
 
@@ -151,11 +151,14 @@ def _stopped_report(runtime: Runtime) -> Callable[[signal.Signals], None]:
 
 async def _forget_session(runtime: Runtime, session: str) -> None:
     """Forget a session in the agent and in the session store (so it stays forgotten)."""
-    from clawseed_edge.api import SessionStore
+    from clawseed_edge.api import MemoryUnavailable, SessionStore
 
     runtime.agent.reset(session)
     if isinstance(runtime.memory, SessionStore):
-        await runtime.memory.delete_session(session)
+        try:
+            await runtime.memory.delete_session(session)
+        except MemoryUnavailable:  # [memory] backend = "none": nothing was stored
+            pass
 
 
 def _describe(runtime: Runtime) -> str:

@@ -84,14 +84,20 @@ class SignalStop:
         finally:
             self._session = None
 
-    def exit_code(self) -> int:
-        """128 + the signal that stopped the command.
+    def exit_code(self, code: int | None = None) -> int:
+        """128 + the signal that stopped the command, else ``code``.
+
+        A turn may end by itself when the stop cancels it (an aborted turn reports an error),
+        so a command that returns normally asks here too.
 
         Raises:
-            asyncio.CancelledError: No signal stopped it (the cancellation came from elsewhere).
+            asyncio.CancelledError: No signal stopped it and no ``code`` was given (the
+                cancellation came from elsewhere).
         """
         if self.signal is None:
-            raise asyncio.CancelledError
+            if code is None:
+                raise asyncio.CancelledError
+            return code
         task = asyncio.current_task()
         if task is not None:
             task.uncancel()  # handled: the cleanup that follows must not see a pending cancel

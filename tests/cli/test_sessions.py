@@ -58,3 +58,13 @@ def test_one_shots_with_a_session_share_it(clawseed_home: Path) -> None:
     assert main(["agent", "--sim", "--session", "s1", "-m", "status"]) == 0
     stored = history(clawseed_home, "s1")
     assert any("hello" in t for t in stored) and any("status" in t for t in stored)
+
+
+def test_without_memory_one_shots_and_reset_still_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[provider]\nname = "demo"\n[memory]\nbackend = "none"\n', encoding="utf-8")
+    assert main(["agent", "--config", str(cfg), "-m", "hello"]) == 0, capsys.readouterr().err
+    assert chat(monkeypatch, "hello\n/reset\n/exit\n", "--config", str(cfg)) == 0
+    assert "conversation forgotten" in capsys.readouterr().err

@@ -104,3 +104,48 @@ def test_sighup_stops_the_service_in_its_safe_state(tmp_path: Path) -> None:
     assert code == 0, rest
     assert "applying the safe state" in rest
     assert "outputs are in their safe state" in rest
+
+
+AGENT_CONFIG = """
+[provider]
+name = "demo"
+[memory]
+backend = "none"
+[hardware]
+board = "sim"
+[[devices]]
+name = "heater"
+pin = "GPIO17"
+kind = "led"
+initial = "on"
+[[devices]]
+name = "fan"
+pin = "GPIO23"
+kind = "relay"
+approval = true
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
+def test_a_signal_to_a_one_shot_waiting_for_approval_leaves_outputs_safe(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
+    from tests.cli.test_chat_approval import Terminal
+
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(AGENT_CONFIG, encoding="utf-8")
+    env = {**os.environ, "CLAWSEED_HOME": str(tmp_path / "home")}
+    argv = ["agent", "--sim", "--config", str(cfg), "-m", "turn on the fan"]
+    terminal = Terminal([sys.executable, "-m", "clawseed_edge", *argv], env)
+    try:
+        at = terminal.expect("Allow [")  # the heater is on (initial), the fan waits for a yes
+        terminal.proc.send_signal(sig)
+        terminal.expect(f"stopped by {sig.name}", after=at)
+        terminal.expect("[pin] GPIO23 (fan): off (line 0)", after=at)
+        terminal.expect("[pin] GPIO17 (heater): off (line 0)", after=at)
+        assert terminal.close() == 128 + sig
+    finally:
+        if terminal.proc.poll() is None:
+            terminal.proc.kill()
+            terminal.close()
+    assert "Traceback" not in terminal.seen
