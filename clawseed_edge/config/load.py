@@ -106,9 +106,27 @@ def env_overrides(
         parts = [p.lower() for p in name[len(ENV_PREFIX) :].split("__") if p]
         if not parts:
             continue
+        _refuse_non_table(out, parts, name)
         set_key(out, ".".join(parts), _parse_env_value(raw))
         origins[".".join(parts)] = f"environment variable {name}"
     return out, origins
+
+
+def _refuse_non_table(data: Mapping[str, Any], parts: list[str], name: str) -> None:
+    """A variable reaches only into tables: replacing ``[[devices]]`` by a table would lose the
+    file's devices and blame the file for the mismatch."""
+    node: Any = data
+    for depth, part in enumerate(parts[:-1], start=1):
+        node = node.get(part) if isinstance(node, Mapping) else None
+        if node is None:
+            return
+        if not isinstance(node, Mapping):
+            raise ConfigInvalid(
+                "environment variables set keys of tables only, and this is not a table in "
+                "the file (an array such as [[devices]] is set in the file)",
+                file=f"environment variable {name}",
+                key=".".join(parts[:depth]),
+            )
 
 
 def set_key(data: dict[str, Any], dotted: str, value: Any) -> None:

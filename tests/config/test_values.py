@@ -102,3 +102,12 @@ def test_a_misspelled_env_variable_is_named(tmp_path: Path) -> None:
 def test_a_file_error_still_blames_the_file_when_env_is_set(tmp_path: Path) -> None:
     message = error(tmp_path, "[agent]\nmax_history = 0\n", {"CLAWSEED__AUTONOMY__LEVEL": "full"})
     assert "c.toml: agent.max_history" in message
+
+
+def test_an_env_variable_into_an_array_of_tables_is_refused(tmp_path: Path) -> None:
+    message = error(
+        tmp_path,
+        '[hardware]\nboard = "sim"\n[[devices]]\nname = "a"\npin = 17\nkind = "led"\n',
+        {"CLAWSEED__DEVICES__KIND": "relay"},
+    )
+    assert message.startswith("environment variable CLAWSEED__DEVICES__KIND: devices: ")
