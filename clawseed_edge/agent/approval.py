@@ -186,7 +186,14 @@ class CliApprover:
             summary = request.summary or f"{request.tool}({request.arguments})"
             stdout.write(f"\nAllow [{request.risk}] {summary}? [y/N] ")
             stdout.flush()
-            line = await self.lines.readline()
+            try:
+                line = await self.lines.readline()
+            except asyncio.CancelledError:
+                # Timed out or interrupted: end the question's line, so what is printed next
+                # (and a line typed now, which goes to the prompt) does not look like an answer.
+                stdout.write("(no answer)\n")
+                stdout.flush()
+                raise
         if line == "":
             return ApprovalDecision(False, "end of input while waiting for approval")
         approved = line.strip().lower() in {"y", "yes"}

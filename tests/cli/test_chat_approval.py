@@ -103,6 +103,7 @@ def _next_line_reaches_chat(terminal: Terminal, at: int) -> None:
 def test_the_line_after_a_timed_out_question_reaches_chat(terminal: Terminal) -> None:
     terminal.type("turn on the fan")
     at = terminal.expect("Allow [")
+    at = terminal.expect("[y/N] (no answer)\r\n", after=at)  # the question's line ends
     at = terminal.expect("<- refused", after=at)  # nobody answered within approval_timeout_s
     _next_line_reaches_chat(terminal, at)
 
