@@ -121,8 +121,14 @@ def _trailing_tool_messages(messages: Sequence[ChatMessage]) -> list[ChatMessage
 
 
 def _summarise(results: Sequence[ChatMessage]) -> str:
+    # A refused or failed call reads "Error: ..." (ToolResult.as_text): say it was not done.
     lines = [m.content.strip() or "(no output)" for m in results]
-    return "Done. " + " ".join(lines) if lines else "Done."
+    done = [line for line in lines if not line.startswith("Error: ")]
+    failed = [line.removeprefix("Error: ") for line in lines if line.startswith("Error: ")]
+    parts = (["Done. " + " ".join(done)] if done else []) + (
+        ["Not done: " + " ".join(failed)] if failed else []
+    )
+    return " ".join(parts) if parts else "Done."
 
 
 def _help(tools: Sequence[ToolSpec]) -> str:
