@@ -5,7 +5,7 @@ The public names are re-exported here; the modules themselves are implementation
     from clawseed_edge.agent import AgentBuilder, SecurityPolicy, StaticApprover
 """
 
-from .approval import CallbackApprover, CliApprover, QueueApprover, StaticApprover
+from .approval import CallbackApprover, CliApprover, NoAnswer, QueueApprover, StaticApprover
 from .builder import AgentBuilder
 from .dispatch import NativeToolDispatcher, ToolDispatcher, select_dispatcher
 from .engine import Agent
@@ -16,6 +16,7 @@ from .prompt import SystemPromptBuilder, ensure_workspace
 from .registry import BUILTIN, BuiltIn, Mcp, Remote, ToolFilter, ToolRegistry, ToolSource
 from .security import (
     DEFAULT_ALLOWED_COMMANDS,
+    DEFAULT_AUTO_APPROVE,
     DEFAULT_FORBIDDEN_PATHS,
     Autonomy,
     SecurityPolicy,
@@ -25,6 +26,7 @@ from .security import (
 __all__ = [
     "BUILTIN",
     "DEFAULT_ALLOWED_COMMANDS",
+    "DEFAULT_AUTO_APPROVE",
     "DEFAULT_FORBIDDEN_PATHS",
     "Agent",
     "AgentBuilder",
@@ -43,6 +45,7 @@ __all__ = [
     "Mcp",
     "MetricsObserver",
     "NativeToolDispatcher",
+    "NoAnswer",
     "NoopObserver",
     "QueueApprover",
     "Remote",
