@@ -101,8 +101,7 @@ async def test_symlink_flip_race_reads_and_writes_nothing_outside(tmp_path: Path
         for _ in range(10):
             reads = [read.execute({"path": "real/outside.txt"}, CTX) for _ in range(100)]
             writes = [
-                write.execute({"path": "real/planted.txt", "content": "x"}, CTX)
-                for _ in range(100)
+                write.execute({"path": "real/planted.txt", "content": "x"}, CTX) for _ in range(100)
             ]
             lists = [listing.execute({"path": "real"}, CTX) for _ in range(100)]
             results = await asyncio.gather(*reads, *writes, *lists)
