@@ -17,12 +17,9 @@ from __future__ import annotations
 import asyncio
 import enum
 import fnmatch
-import glob
-import itertools
 import logging
 import math
 import os
-import shlex
 import time
 import uuid
 from collections import deque
@@ -46,6 +43,7 @@ from clawseed_edge.api import (
     ToolResult,
 )
 
+from .access import ForbiddenPaths, check_command
 from .approval import NoAnswer, announce_approval_request
 
 __all__ = [
@@ -82,57 +80,6 @@ DEFAULT_FORBIDDEN_PATHS: tuple[str, ...] = (
 #: Tools that run without approval in ``supervised`` autonomy: writing the agent's own memory
 #: must not need a human, or a headless device cannot remember anything.
 DEFAULT_AUTO_APPROVE: tuple[str, ...] = ("memory_store",)
-
-_SEPARATORS = frozenset({";", "&&", "||", "|", "&", "(", ")", ";;", "|&"})
-_REDIRECTS = frozenset({">", ">>", "<", "<<", "<<<", ">&", "<&", "&>", "&>>", ">|"})
-
-
-def check_command(command: str, allowed: Iterable[str]) -> tuple[str | None, list[str]]:
-    """Check a shell command line against an allowlist.
-
-    The first word of every command in a pipeline or ``;``/``&&``/``||``/``&``/newline chain
-    must be in ``allowed`` (``"*"`` allows any). Command substitution (backticks, ``$(``) and
-    process substitution are refused outright.
-
-    Returns:
-        ``(reason, words)``: ``reason`` is None if allowed, else why not; ``words`` are the
-        argument and redirect-target words, for the caller's path checks.
-    """
-    allow = set(allowed)
-    if "`" in command or "$(" in command or "<(" in command or ">(" in command:
-        return "command substitution (backticks, $( ), <( ), >( )) is not allowed", []
-    lexer = shlex.shlex(command.replace("\n", " ; "), posix=True, punctuation_chars=True)
-    lexer.whitespace_split = True
-    try:
-        tokens = list(lexer)
-    except ValueError as exc:
-        return f"the command could not be parsed ({exc})", []
-    words: list[str] = []
-    expect_command = True
-    expect_target = False
-    for tok in tokens:
-        if tok in _SEPARATORS or (tok and set(tok) <= set(";&|()")):
-            expect_command, expect_target = True, False
-            continue
-        if tok in _REDIRECTS or (tok and set(tok) <= set("<>&|")):
-            expect_target = True
-            continue
-        if expect_target:
-            words.append(tok)
-            expect_target = False
-            continue
-        if expect_command:
-            if "*" not in allow and tok not in allow:
-                shown = ", ".join(sorted(allow)) or "none"
-                return (
-                    f"command {tok!r} is not in the shell allowlist (allowed: {shown}); the "
-                    "user can add it to [autonomy].allowed_commands",
-                    [],
-                )
-            expect_command = False
-            continue
-        words.append(tok)
-    return None, words
 
 
 class _Denied(Exception):
@@ -186,7 +133,7 @@ class SecurityPolicy:
         self.approver = approver
         self.allowed_commands = frozenset(allowed_commands)
         self.forbidden_paths = tuple(forbidden_paths)
-        self._forbidden = self._resolve_forbidden(self.forbidden_paths)
+        self._forbidden = ForbiddenPaths(self.forbidden_paths)
         self.workspace_dir = Path(workspace_dir) if workspace_dir is not None else None
         self.max_actions_per_hour = max_actions_per_hour
         self.approval_timeout_s = approval_timeout_s
@@ -343,10 +290,10 @@ class SecurityPolicy:
             reason, words = check_command(access.command, self.allowed_commands)
             if reason is not None:
                 raise _Denied(reason)
-            paths.extend(self._shell_paths(words))
+            paths.extend(self._forbidden.shell_paths(words, self._base_dir()))
         for raw in paths:
             try:
-                hit = self._forbidden_hit(raw)
+                hit = self._forbidden.hit(raw, self._base_dir())
             except (OSError, ValueError) as exc:  # e.g. a name longer than the OS allows
                 raise _Denied(
                     f"path {_cap(raw)!r} is not a usable path ({exc}); send a shorter, "
@@ -442,63 +389,9 @@ class SecurityPolicy:
         if not decision.approved:
             raise _Denied(_refusal_text(summary, decision), "refused")
 
-    # --- paths ---------------------------------------------------------------------------
-
-    def _shell_paths(self, words: Iterable[str]) -> list[str]:
-        """The path-like words of a command as the shell would see them: ``$VARS`` and ``~``
-        expanded, globs expanded against the filesystem (and kept as patterns).
-
-        A word is path-like when it has a ``/``, starts with ``~``, holds a glob character, or
-        names an existing entry of the workspace (where the shell tool runs): ``ls fd`` with
-        ``fd -> /root/.ssh`` must be checked like ``ls /root/.ssh``. The value of an
-        ``--option=value`` word is checked the same way.
-        """
-        base_dir = self.workspace_dir or Path.cwd()
-        out: list[str] = []
-        for word in words:
-            expanded = os.path.expanduser(os.path.expandvars(word))
-            candidates = [expanded]
-            if "=" in expanded:
-                candidates.append(expanded.split("=", 1)[1])
-            for cand in candidates:
-                has_glob = any(ch in cand for ch in "*?[")
-                if not cand or not (
-                    "/" in cand
-                    or word.startswith("~")
-                    or has_glob
-                    or os.path.lexists(base_dir / cand)
-                ):
-                    continue
-                out.append(cand)
-                if has_glob:
-                    base = cand if os.path.isabs(cand) else str(base_dir / cand)
-                    out.extend(itertools.islice(glob.iglob(base), 1000))
-                    for _label, bad in self._forbidden:
-                        if fnmatch.fnmatchcase(str(bad), base):
-                            out.append(str(bad))
-        return out
-
-    @staticmethod
-    def _resolve_forbidden(paths: Iterable[str]) -> list[tuple[str, Path]]:
-        out: list[tuple[str, Path]] = []
-        for raw in paths:
-            p = Path(os.path.expanduser(raw))
-            out.append((raw, Path(os.path.abspath(p))))
-            resolved = p.resolve()
-            if resolved != out[-1][1]:
-                out.append((raw, resolved))
-        return out
-
-    def _forbidden_hit(self, raw: str) -> str | None:
-        p = Path(os.path.expanduser(raw))
-        if not p.is_absolute():
-            p = (self.workspace_dir or Path.cwd()) / p
-        candidates = {Path(os.path.abspath(p)), p.resolve()}
-        for label, bad in self._forbidden:
-            for cand in candidates:
-                if cand == bad or cand.is_relative_to(bad):
-                    return label
-        return None
+    def _base_dir(self) -> Path:
+        """Where relative paths start: the workspace (the shell tool's working directory)."""
+        return self.workspace_dir or Path.cwd()
 
     def _record(
         self,
