@@ -124,23 +124,31 @@ def own_files(loaded: LoadedConfig) -> list[str]:
 def build_policy(
     loaded: LoadedConfig, *, approver: Approver | None = None, observer: Observer | None = None
 ) -> SecurityPolicy:
-    """The SecurityPolicy the config describes, its own files forbidden (see :func:`own_files`)."""
+    """The SecurityPolicy the config describes, its own files forbidden (see :func:`own_files`).
+
+    Raises:
+        ConfigInvalid: an ``[autonomy]`` value the policy refuses (names the file and key).
+    """
     config = loaded.config
-    return SecurityPolicy(
-        autonomy=config.autonomy.level,
-        approver=approver,
-        allowed_commands=config.autonomy.shell_allowlist,
-        forbidden_paths=[
-            *DEFAULT_FORBIDDEN_PATHS,
-            *own_files(loaded),
-            *config.autonomy.forbidden_paths,
-        ],
-        workspace_dir=resolve_in_home(config.agent.workspace_dir, loaded.home),
-        max_actions_per_hour=config.autonomy.max_actions_per_hour,
-        approval_timeout_s=config.autonomy.approval_timeout_s,
-        auto_approve=config.autonomy.auto_approve,
-        observer=observer,
-    )
+    try:
+        return SecurityPolicy(
+            autonomy=config.autonomy.level,
+            approver=approver,
+            allowed_commands=config.autonomy.shell_allowlist,
+            forbidden_paths=[
+                *DEFAULT_FORBIDDEN_PATHS,
+                *own_files(loaded),
+                *config.autonomy.forbidden_paths,
+            ],
+            workspace_dir=resolve_in_home(config.agent.workspace_dir, loaded.home),
+            max_actions_per_hour=config.autonomy.max_actions_per_hour,
+            approval_timeout_s=config.autonomy.approval_timeout_s,
+            auto_approve=config.autonomy.auto_approve,
+            observer=observer,
+        )
+    except ValueError as exc:
+        key = "autonomy.auto_approve" if "auto_approve" in str(exc) else "autonomy"
+        raise ConfigInvalid(str(exc), file=loaded.source, key=key) from exc
 
 
 def secret_scrubber(loaded: LoadedConfig) -> Scrubber:
@@ -292,7 +300,7 @@ async def assemble(
             except Exception:
                 _log.exception("cleanup after a failed start also failed")
         raise
-    _wire_memory_upkeep(agent, memory, config)
+    _wire_memory_upkeep(agent, memory, config, scrubber)
     for close in opened[1:]:  # the agent closes its provider itself
         agent.on_close(close)
     return Runtime(
@@ -337,9 +345,10 @@ async def _open_memory(config: Config, home: Path, embedder: EmbeddingProvider |
     return await open_memory(config.memory, home, embedder=embedder)
 
 
-def _wire_memory_upkeep(agent: Agent, memory: Memory, config: Config) -> None:
+def _wire_memory_upkeep(agent: Agent, memory: Memory, config: Config, scrubber: Scrubber) -> None:
     """After each completed turn: a dated ``daily`` entry, flagged facts promoted to ``core``
-    (``remember that ...``), and retention pruning once a day."""
+    (``remember that ...``), and retention pruning once a day. What is stored is scrubbed of
+    credentials first (a user may paste a key; a model may repeat one)."""
     consolidate = getattr(memory, "consolidate", None)
     prune_if_due = getattr(memory, "prune_if_due", None)
     if consolidate is None or prune_if_due is None:
@@ -347,7 +356,12 @@ def _wire_memory_upkeep(agent: Agent, memory: Memory, config: Config) -> None:
     retention_days = config.memory.retention_days
 
     async def upkeep(context: ToolContext, text: str, answer: str) -> None:
-        await consolidate(context.session_id, text, answer, namespace=context.namespace)
+        await consolidate(
+            context.session_id,
+            scrubber.scrub(text),
+            scrubber.scrub(answer),
+            namespace=context.namespace,
+        )
         await prune_if_due(retention_days)
 
     agent.on_turn_done(upkeep)

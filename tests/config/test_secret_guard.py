@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from clawseed_edge.agent.security import SecurityPolicy
-from clawseed_edge.api import ToolCall
+from clawseed_edge.api import ConfigInvalid, ToolCall
 from clawseed_edge.config.assemble import assemble, build_policy, secret_scrubber
 from clawseed_edge.config.file import LoadedConfig, load_config
 from clawseed_edge.testing import ScriptedProvider
@@ -124,3 +124,22 @@ def test_auto_approve_comes_from_the_config(home: Path) -> None:
     assert _policy(load_config(path)).auto_approve == ("memory_*",)
     path.write_text(CONFIG)
     assert _policy(load_config(path)).auto_approve == ("memory_store",)
+
+
+async def test_the_daily_memory_entry_is_scrubbed(home: Path) -> None:
+    provider = ScriptedProvider([f"I found it: {MQTT}"])
+    runtime = await assemble(load_config(home / "config.toml"), provider=provider)
+    async with runtime:
+        await runtime.agent.run(f"is {KEY} my key?", session_id="phone")
+        daily = await runtime.memory.list(category="daily")
+    assert daily, "the turn was consolidated"
+    for entry in daily:
+        assert MQTT not in entry.content and KEY not in entry.content
+
+
+def test_a_blank_auto_approve_pattern_names_the_file_and_key(home: Path) -> None:
+    path = home / "config.toml"
+    path.write_text(CONFIG.replace("[tools]", 'auto_approve = [" "]\n[tools]'), encoding="utf-8")
+    with pytest.raises(ConfigInvalid) as info:
+        build_policy(load_config(path))
+    assert info.value.key == "autonomy.auto_approve" and str(path) in str(info.value)
