@@ -203,6 +203,9 @@ class QueueApprover:
         if entry is None or entry[1].done():
             return False
         entry[1].set_result(
-            ApprovalDecision(approved, reason or ("approved" if approved else "refused"))
+            # Someone answered (through the gateway): say so, the policy repeats it to the model.
+            ApprovalDecision(
+                approved, reason or ("approved by the user" if approved else "refused by the user")
+            )
         )
         return True
