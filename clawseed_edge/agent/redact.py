@@ -63,7 +63,11 @@ _NAME = r"""
 """
 _SEP = r"""["']?[ \t]*[=:][ \t]*["']?"""
 _VALUE = r"""[^\s"'&;,<>]{1,1000}"""
-_PEM = r"""-----BEGIN[A-Z ]{0,40}PRIVATE\ KEY-----[\s\S]{0,20000}?-----END[A-Z ]{0,40}PRIVATE\ KEY-----"""
+_PEM = r"""
+    -----BEGIN[A-Z ]{0,40}PRIVATE\ KEY-----
+    [\s\S]{0,20000}?
+    -----END[A-Z ]{0,40}PRIVATE\ KEY-----
+"""
 
 
 def _mask(value: str) -> str:

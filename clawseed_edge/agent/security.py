@@ -262,8 +262,8 @@ class SecurityPolicy:
             # non-finite values here, before any approver is asked about "level nan".
             if not isinstance(value, int | float) or not math.isfinite(value):
                 raise _Denied(
-                    f"value {value!r} for device {action.device!r} is not a finite number; "
-                    "send a number such as 0 or 1 (or a level within the device's range)"
+                    f"value {_cap(repr(value))} for device {action.device!r} is not a finite "
+                    "number; send a number such as 0 or 1 (or a level within the device's range)"
                 )
             if action.min_value is not None and value < action.min_value:
                 raise _Denied(
@@ -301,8 +301,8 @@ class SecurityPolicy:
                 ) from exc
             if hit is not None:
                 raise _Denied(
-                    f"path {raw!r} is inside the forbidden path {hit!r}; no tool may touch it "
-                    "(the list is [autonomy].forbidden_paths in the config)"
+                    f"path {_cap(raw)!r} is inside the forbidden path {hit!r}; no tool may touch "
+                    "it (the list is [autonomy].forbidden_paths in the config)"
                 )
 
     def _check_rates(
@@ -344,7 +344,7 @@ class SecurityPolicy:
     async def _ask_approval(
         self, call: ToolCall, risk: RiskClass, action: DeviceAction | None, context: ToolContext
     ) -> None:
-        summary_now = (action.summary if action is not None else "") or _summarize(call)
+        summary = (action.summary if action is not None else "") or _summarize(call)
         if self.approver is None:
             device_note = (
                 f"device {action.device!r} is configured with approval = true, so it always "
@@ -354,11 +354,10 @@ class SecurityPolicy:
                 "add the tool to [autonomy] auto_approve, or set [autonomy] level = 'full'"
             )
             raise _Denied(
-                f"{summary_now!r} needs approval, but no approver is set up, so no one was "
+                f"{summary!r} needs approval, but no approver is set up, so no one was "
                 f"asked and it did not run; {device_note}",
                 "refused",
             )
-        summary = (action.summary if action is not None else "") or _summarize(call)
         request = ApprovalRequest(
             id=uuid.uuid4().hex[:12],
             tool=call.name,

@@ -77,7 +77,10 @@ def test_short_values_keep_fewer_characters() -> None:
 
 
 def test_private_key_blocks_are_hidden() -> None:
-    pem = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEA\n-----END OPENSSH PRIVATE KEY-----"
+    pem = (
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEA\n"
+        "-----END OPENSSH PRIVATE KEY-----"
+    )
     out = scrub(f"id_rsa:\n{pem}\n")
     assert "b3BlbnNz" not in out and REDACTED in out
 
