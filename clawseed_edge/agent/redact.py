@@ -146,8 +146,9 @@ def scrub(text: str) -> str:
 class RedactingFilter(logging.Filter):
     """A logging filter that scrubs each record's message, arguments and traceback text.
 
-    Attach it to a *handler* (a logger's own filters do not see its children's records);
-    :func:`install_log_redaction` does that for the root logger's handlers.
+    A logger's own filters see only the records logged on that very logger, not its
+    children's; a handler's see everything it emits. :func:`install_log_redaction` attaches it
+    to both kinds.
     """
 
     def __init__(self, scrubber: Scrubber) -> None:
@@ -171,15 +172,26 @@ class RedactingFilter(logging.Filter):
 
 
 def install_log_redaction(scrubber: Scrubber, logger: logging.Logger | None = None) -> None:
-    """Scrub every record that ``logger``'s handlers (default: the root logger's) emit.
+    """Scrub every record of our loggers and every record ``logger``'s handlers emit.
 
-    Idempotent: a handler that already has a :class:`RedactingFilter` gets a filter hiding the
-    values of both scrubbers (two agents in one process each add their keys).
+    The filter goes on each handler of ``logger`` (default: the root logger, so library
+    records such as a URL with a key are scrubbed too) and on every ``clawseed_edge.*``
+    logger that exists (all of ours are created at import), so our records are scrubbed even
+    when they reach a handler added later.
+
+    Idempotent: where a :class:`RedactingFilter` is already attached it is given a scrubber
+    hiding the values of both (two agents in one process each add their keys).
     """
     target = logger if logger is not None else logging.getLogger()
-    for handler in target.handlers:
-        existing = next((f for f in handler.filters if isinstance(f, RedactingFilter)), None)
+    filterers: list[logging.Filterer] = list(target.handlers)
+    for name, obj in list(logging.Logger.manager.loggerDict.items()):
+        if (name == "clawseed_edge" or name.startswith("clawseed_edge.")) and isinstance(
+            obj, logging.Logger
+        ):
+            filterers.append(obj)
+    for filterer in filterers:
+        existing = next((f for f in filterer.filters if isinstance(f, RedactingFilter)), None)
         if existing is None:
-            handler.addFilter(RedactingFilter(scrubber))
+            filterer.addFilter(RedactingFilter(scrubber))
         else:
             existing.scrubber = existing.scrubber.union(scrubber)

@@ -112,3 +112,18 @@ def test_the_log_filter_scrubs_message_args_and_traceback() -> None:
     text = stream.getvalue()
     assert "configured-secret" not in text and ANTHROPIC not in text
     assert "conf" + REDACTED in text and "RuntimeError" in text
+
+
+def test_our_loggers_are_scrubbed_whatever_handler_they_reach() -> None:
+    ours = logging.getLogger("clawseed_edge.test_redact_late")
+    stream = io.StringIO()
+    late = logging.StreamHandler(stream)  # no filter of its own
+    ours.addHandler(late)
+    ours.propagate = False
+    try:
+        install_log_redaction(Scrubber(["configured-secret-3"]), logging.getLogger("unused"))
+        ours.warning("value %s", "configured-secret-3")
+    finally:
+        ours.removeHandler(late)
+        ours.filters.clear()
+    assert "configured-secret-3" not in stream.getvalue() and REDACTED in stream.getvalue()
