@@ -27,6 +27,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterable
+from typing import Any
 
 __all__ = [
     "MIN_SECRET_LENGTH",
@@ -113,6 +114,29 @@ class Scrubber:
         return self._pattern.sub(self._replace, text)
 
     __call__ = scrub
+
+    def scrub_data(self, value: Any, *, max_depth: int = 64) -> Any:
+        """A copy of ``value`` with every string in it scrubbed (dict keys and values, list
+        and tuple items): for tool-call arguments and other JSON-like data.
+
+        Containers nested deeper than ``max_depth`` are replaced by a marker rather than
+        checked (they cannot be shown safely without walking them).
+        """
+        if isinstance(value, str):
+            return self.scrub(value)
+        if isinstance(value, dict | list | tuple):
+            if max_depth <= 0:
+                return "[too deeply nested to check for credentials]"
+            if isinstance(value, dict):
+                return {
+                    self.scrub_data(k, max_depth=max_depth - 1): self.scrub_data(
+                        v, max_depth=max_depth - 1
+                    )
+                    for k, v in value.items()
+                }
+            items = [self.scrub_data(v, max_depth=max_depth - 1) for v in value]
+            return items if isinstance(value, list) else tuple(items)
+        return value
 
     def union(self, other: Scrubber) -> Scrubber:
         """A scrubber hiding the values of both."""

@@ -127,3 +127,15 @@ def test_our_loggers_are_scrubbed_whatever_handler_they_reach() -> None:
         ours.removeHandler(late)
         ours.filters.clear()
     assert "configured-secret-3" not in stream.getvalue() and REDACTED in stream.getvalue()
+
+
+def test_scrub_data_walks_json_like_arguments() -> None:
+    scrubber = Scrubber(["configured-secret-4"])
+    args = {"command": "echo configured-secret-4", "env": [{"API_TOKEN": ANTHROPIC}], "n": 3}
+    out = scrubber.scrub_data(args)
+    assert out["n"] == 3 and "configured-secret-4" not in str(out) and ANTHROPIC not in str(out)
+    assert args["command"] == "echo configured-secret-4"  # a copy; the input is unchanged
+    deep: list[object] = ["configured-secret-4"]
+    for _ in range(100):
+        deep = [deep]
+    assert "configured-secret-4" not in str(scrubber.scrub_data(deep))
