@@ -7,7 +7,6 @@ The public names are re-exported here; the modules themselves are implementation
 
 from .approval import CallbackApprover, CliApprover, NoAnswer, QueueApprover, StaticApprover
 from .builder import AgentBuilder
-from .dispatch import NativeToolDispatcher, ToolDispatcher, select_dispatcher
 from .engine import Agent
 from .history import History, estimate_tokens, time_prefix, truncate_tool_output
 from .hooks import BaseHook, BeforeOutcome, HookFactory, HookFactoryRegistry, HookRunner
@@ -21,6 +20,13 @@ from .security import (
     Autonomy,
     SecurityPolicy,
     check_command,
+)
+from .toolcalls import (
+    NativeToolDispatcher,
+    ParsedResponse,
+    ToolDispatcher,
+    read_response,
+    select_dispatcher,
 )
 
 __all__ = [
@@ -47,6 +53,7 @@ __all__ = [
     "NativeToolDispatcher",
     "NoAnswer",
     "NoopObserver",
+    "ParsedResponse",
     "QueueApprover",
     "Remote",
     "SecurityPolicy",
@@ -59,6 +66,7 @@ __all__ = [
     "check_command",
     "ensure_workspace",
     "estimate_tokens",
+    "read_response",
     "select_dispatcher",
     "time_prefix",
     "truncate_tool_output",

@@ -351,7 +351,7 @@ class SecurityPolicy:
                 "asks: run it where someone can answer (clawseed-edge chat)"
                 if action is not None and action.requires_approval
                 else "the user can run it from `clawseed-edge chat` (it asks on the terminal), "
-                "add the tool to [autonomy] auto_approve, or set [autonomy] level = 'full'"
+                "add the tool to [autonomy].auto_approve, or set [autonomy].level to 'full'"
             )
             raise _Denied(
                 f"{summary!r} needs approval, but no approver is set up, so no one was "
@@ -374,7 +374,7 @@ class SecurityPolicy:
             raise _Denied(
                 f"no one answered the approval request for {summary!r} within "
                 f"{self.approval_timeout_s:g} s, so it did not run; ask again when the user can "
-                "answer (the wait is [autonomy] approval_timeout_s)",
+                "answer (the wait is [autonomy].approval_timeout_s)",
                 "refused",
             ) from None
         except Exception as exc:
