@@ -43,7 +43,10 @@ sub-base, and leaf errors also inherit the builtin they resemble, so ``except Va
         ├── PinInvalid(ValueError)
         ├── PinReserved(ValueError)
         ├── PinInUse(ValueError)
-        └── PinModeUnsupported(ValueError)
+        ├── PinModeUnsupported(ValueError)
+        ├── PinFactoryUnavailable(ImportError)    lgpio (or another backend) is not installed
+        ├── PeripheralClosed(ResourceClosed)      a disconnected peripheral refuses work
+        └── DeviceClosed(ResourceClosed)          a closed device refuses work
 
 A user-facing message says what happened, which input caused it, and what to do.
 """
@@ -63,10 +66,13 @@ __all__ = [
     "ConfigError",
     "ConfigFileNotFound",
     "ConfigInvalid",
+    "DeviceClosed",
     "DeviceNotFound",
     "HardwareError",
     "MemoryStoreError",
     "MemoryUnavailable",
+    "PeripheralClosed",
+    "PinFactoryUnavailable",
     "PinInUse",
     "PinInvalid",
     "PinModeUnsupported",
@@ -414,3 +420,22 @@ class PinModeUnsupported(HardwareError, ValueError):
     """The pin cannot do what the device needs (PWM on a pin without PWM ...)."""
 
     code = "pin_mode_unsupported"
+
+
+class PinFactoryUnavailable(HardwareError, ImportError):
+    """The pin backend's library is not installed (lgpio on a Pi); the message says what to
+    install, and that ``--sim`` runs on simulated pins."""
+
+    code = "pin_factory_unavailable"
+
+
+class PeripheralClosed(HardwareError, ResourceClosed):
+    """A peripheral was used after :meth:`disconnect`; make a new one to use the pins again."""
+
+    code = "peripheral_closed"
+
+
+class DeviceClosed(HardwareError, ResourceClosed):
+    """A device was used after it was closed (its peripheral disconnected or never connected)."""
+
+    code = "device_closed"

@@ -402,10 +402,7 @@ def _workspace_tools(config: Config, workspace: Path, scrubber: Scrubber) -> lis
 
 
 def _build_peripherals(config: Config, source: str, *, sim: bool) -> list[Peripheral]:
-    """The Pi GPIO peripheral for ``[hardware]`` + ``[[devices]]`` (none when nothing is wired)."""
-    hardware = config.hardware_with_devices()
-    if not hardware.devices:
-        return []
-    from clawseed_edge.peripherals.gpio import PiGpio
+    """The Pi header of ``[hardware]`` + ``[[devices]]`` and every ``[[peripherals]]`` table."""
+    from .hardware import build_peripherals
 
-    return [PiGpio(hardware, sim=True if sim else None, source=source)]
+    return build_peripherals(config, source, sim=sim)
