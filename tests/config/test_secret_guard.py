@@ -143,3 +143,13 @@ def test_a_blank_auto_approve_pattern_names_the_file_and_key(home: Path) -> None
     with pytest.raises(ConfigInvalid) as info:
         build_policy(load_config(path))
     assert info.value.key == "autonomy.auto_approve" and str(path) in str(info.value)
+
+
+def test_a_config_elsewhere_and_a_custom_memory_path_are_forbidden(
+    home: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "site.toml"
+    elsewhere.write_text(CONFIG + '[memory]\npath = "data/mem.sqlite"\n', encoding="utf-8")
+    labels = set(build_policy(load_config(elsewhere)).forbidden_paths)
+    assert {str(elsewhere), str(home / "data" / "mem.sqlite")} <= labels
+    assert str(home / "data" / "mem.sqlite-wal") in labels
