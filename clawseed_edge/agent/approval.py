@@ -24,6 +24,7 @@ import contextvars
 import sys
 import threading
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import IO, Any
 
 from clawseed_edge.api import ApprovalDecision, ApprovalRequest
@@ -31,6 +32,7 @@ from clawseed_edge.api import ApprovalDecision, ApprovalRequest
 __all__ = [
     "CallbackApprover",
     "CliApprover",
+    "NoAnswer",
     "QueueApprover",
     "StaticApprover",
     "announce_approval_request",
@@ -41,6 +43,22 @@ __all__ = [
 approval_listener: contextvars.ContextVar[Callable[[ApprovalRequest], None] | None] = (
     contextvars.ContextVar("clawseed_approval_listener", default=None)
 )
+
+
+@dataclass(frozen=True, slots=True)
+class NoAnswer(ApprovalDecision):
+    """A refusal that no person gave: there was no one to ask, or no one answered.
+
+    Approvers return it (instead of a plain :class:`ApprovalDecision`) when they could not put
+    the question to anyone (no terminal) or the question went unanswered (input closed), so
+    the policy tells the model what really happened instead of "the user refused".
+
+    Attributes:
+        asked: Whether the question was shown to someone (False: no one could be asked).
+    """
+
+    approved: bool = False
+    asked: bool = False
 
 
 def announce_approval_request(request: ApprovalRequest) -> None:
@@ -77,7 +95,10 @@ class CallbackApprover:
         answer = await self._callback(request)
         if isinstance(answer, ApprovalDecision):
             return answer
-        return ApprovalDecision(bool(answer), "approved" if answer else "refused")
+        return ApprovalDecision(
+            bool(answer),
+            "approved by the approval callback" if answer else "refused by the approval callback",
+        )
 
 
 class TerminalLines:
@@ -176,7 +197,7 @@ class CliApprover:
         except (ValueError, OSError):
             is_tty = False
         if not is_tty:
-            return ApprovalDecision(
+            return NoAnswer(
                 False,
                 "no terminal to ask for approval on (stdin is not a TTY); run it "
                 "interactively (clawseed-edge chat), or set [autonomy].level to 'full' "
@@ -195,7 +216,7 @@ class CliApprover:
                 stdout.flush()
                 raise
         if line == "":
-            return ApprovalDecision(False, "end of input while waiting for approval")
+            return NoAnswer(False, "end of input while waiting for approval", asked=True)
         approved = line.strip().lower() in {"y", "yes"}
         return ApprovalDecision(
             approved, "approved on the terminal" if approved else "refused on the terminal"
@@ -238,6 +259,9 @@ class QueueApprover:
         if entry is None or entry[1].done():
             return False
         entry[1].set_result(
-            ApprovalDecision(approved, reason or ("approved" if approved else "refused"))
+            # Someone answered (through the gateway): say so, the policy repeats it to the model.
+            ApprovalDecision(
+                approved, reason or ("approved by the user" if approved else "refused by the user")
+            )
         )
         return True

@@ -13,7 +13,10 @@ A complete file, every key optional (the values shown are the defaults)::
     max_actions_per_hour = 120
     approval_timeout_s = 120.0
     shell_allowlist = ["ls", "cat", "echo", "date", "uptime", "df", "free", "vcgencmd"]
-    forbidden_paths = []               # added to the built-in list (/etc/shadow, ~/.ssh ...)
+    forbidden_paths = []               # added to the built-in list (/etc/shadow, ~/.ssh, and
+                                       # $CLAWSEED_HOME's secrets, config.toml, memory.db)
+    auto_approve = ["memory_store"]    # tools (glob patterns) that need no approval in
+                                       # supervised; never a device with approval = true
 
     [tools]
     allowed = ["*"]                    # glob patterns; deny wins
@@ -98,6 +101,8 @@ class AutonomySettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True)
         default_factory=lambda: list(DEFAULT_SHELL_ALLOWLIST)
     )
     forbidden_paths: list[str] = msgspec.field(default_factory=list)
+    # Writing the agent's own memory needs no human, or a headless device remembers nothing.
+    auto_approve: list[str] = msgspec.field(default_factory=lambda: ["memory_store"])
 
 
 class ToolsSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
