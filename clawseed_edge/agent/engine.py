@@ -47,6 +47,7 @@ from clawseed_edge.api import (
     TurnEvent,
 )
 
+from . import redact
 from .arguments import SchemaValidator
 from .history import History, time_prefix
 from .hooks import HookRunner
@@ -115,8 +116,10 @@ class Agent:
             a bigger call, or one nested deeper than 32 levels, is refused unread.
         scrub: Redacts credentials in text: every tool result (output and error) passes it
             before it is shown, kept in history or sent to the model, and so do the user text
-            and the answer handed to the after-turn listeners (memory consolidation). None:
-            text passes unchanged.
+            and the answer handed to the after-turn listeners (memory consolidation). Default:
+            :func:`~clawseed_edge.agent.redact.scrub` (known key shapes, bearer tokens,
+            ``NAME=value`` secrets); the assembler passes a scrubber that also knows the
+            configured secrets' values.
         clock: Wall clock for the time prefix (tests pass a fixed one).
         close_timeout_s: Bound of each step of :meth:`aclose` (the turns' abort, each
             peripheral's safe state, each closer, the provider), in seconds.
@@ -184,7 +187,7 @@ class Agent:
         self.max_recall_chars = max_recall_chars
         self.max_tool_argument_chars = max_tool_argument_chars
         self.schema_validator = SchemaValidator()
-        self.scrub = scrub
+        self.scrub: Callable[[str], str] = scrub if scrub is not None else redact.scrub
         self._time_prefix = clock
         self._sessions: dict[str, _Session] = {}
         self._running: dict[str, set[TurnHandle]] = {}
@@ -441,11 +444,9 @@ class Agent:
         loaded: list[ChatMessage] = []
         if self.session_store is not None:
             try:
-                loaded = [
-                    m
-                    for m in await self.session_store.load_history(session_id)
-                    if m.role != "system"
-                ]
+                # Only the tail that is used: 100k stored messages must not be read to keep 50.
+                stored = await self.session_store.load_history(session_id, limit=self.max_history)
+                loaded = [m for m in stored if m.role != "system"]
             except asyncio.CancelledError:
                 raise
             except Exception as exc:

@@ -291,8 +291,7 @@ class TurnRunner:
     async def _notify_done(self) -> None:
         scrub = self.agent.scrub
         # What goes on to memory is scrubbed: a pasted key must not be consolidated.
-        text = scrub(self.text) if scrub is not None else self.text
-        answer = scrub(self.answer) if scrub is not None else self.answer
+        text, answer = scrub(self.text), scrub(self.answer)
         for listener in self.agent._done_listeners:
             try:
                 async with asyncio.timeout(LISTENER_TIMEOUT_S):

@@ -427,7 +427,7 @@ async def test_sessions_are_separate_and_persisted_to_a_store() -> None:
                 "old": [ChatMessage.user("earlier"), ChatMessage.assistant("yes")]
             }
 
-        async def load_history(self, session_id: str) -> list[ChatMessage]:
+        async def load_history(self, session_id: str, **kw: Any) -> list[ChatMessage]:
             return list(self.data.get(session_id, []))
 
         async def append_history(self, session_id: str, messages: Sequence[ChatMessage]) -> None:

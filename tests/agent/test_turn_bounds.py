@@ -407,3 +407,27 @@ async def test_a_made_up_name_is_not_sent_back_in_history() -> None:
     assert sum(len(str(m)) for m in follow_up) < 20_000
     [call] = next(m for m in store.data["s"] if m.tool_calls).tool_calls
     assert call.name == "invalid_tool_name"
+
+
+# --- 14.3: only the tail that is used is loaded ---------------------------------------------
+
+
+async def test_a_session_loads_only_max_history_messages() -> None:
+    asked: list[Any] = []
+
+    class Big(Store):
+        async def load_history(
+            self, session_id: str, *, limit: int | None = None
+        ) -> list[ChatMessage]:
+            asked.append(limit)
+            everything = [
+                ChatMessage.user(f"q{i}") if i % 2 == 0 else ChatMessage.assistant(f"a{i}")
+                for i in range(10_000)
+            ]
+            return everything if limit is None else everything[-limit:]
+
+    provider = P(["ok"])
+    agent = build(provider).session_store(Big()).max_history(20).build()
+    await agent.run("hi", session_id="s")
+    assert asked == [20]
+    assert len(provider.requests[0].messages) <= 22  # system + at most 20 + this message

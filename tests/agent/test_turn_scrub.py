@@ -77,3 +77,11 @@ async def test_tool_output_history_and_memory_hand_off_are_scrubbed() -> None:
     )
     [(text, answer)] = handed
     assert SECRET not in text and SECRET not in answer
+
+
+async def test_by_default_known_key_shapes_are_scrubbed() -> None:
+    provider = P([P.call("cat_secrets"), "ok"])
+    agent = AgentBuilder().provider(provider).tools([CatSecrets()]).autonomy("full").build()
+    await agent.run("show me")
+    [tool] = [m for m in provider.requests[1].messages if m.role == "tool"]
+    assert SECRET not in tool.content and "[redacted]" in tool.content
