@@ -1,5 +1,8 @@
 """What the per-call checks (argument bounds and the JSON-schema check) cost a tool call.
 
+Also times the credential scrubber that every tool result passes (``redact.scrub`` on the
+benchmark tool's output and on a 2,000-character output), which is not part of the paired run.
+
 One process runs the same 1,000-call turn with the checks on and with them replaced by no-ops,
 alternating, and reports the medians and the median of the paired differences: on a shared,
 noisy machine a paired difference is steadier than two separate runs. Also times each check
@@ -19,9 +22,15 @@ from typing import Any
 
 from bench_engine import SwitchTool, tool_turn
 
-from clawseed_edge.agent import turn
+from clawseed_edge.agent import redact, turn
 from clawseed_edge.agent.arguments import SchemaValidator, argument_problem
 from clawseed_edge.api import ToolCall
+
+
+def scrub_alone(text: str) -> float:
+    """Microseconds to scrub ``text`` once, best of 7 runs."""
+    n = 2_000
+    return min(timeit.repeat(lambda: redact.scrub(text), number=n, repeat=7)) / n * 1e6
 
 
 def alone() -> tuple[float, float]:
@@ -73,6 +82,8 @@ def main(rounds: int, calls: int) -> None:
     print(f"  tool call, checks on     {on:6.1f} us (whole turn / calls)")
     print(f"  tool call, checks off    {off:6.1f} us")
     print(f"  paired difference        {diff:6.1f} us per call")
+    print(f"  scrub 'switched'         {scrub_alone('switched'):6.2f} us (every tool result)")
+    print(f"  scrub 2,000 characters   {scrub_alone('x' * 2000):6.1f} us")
 
 
 if __name__ == "__main__":
