@@ -3,9 +3,10 @@
 Everything a model sends is bounded before it reaches the SecurityPolicy, a hook, a tool, the
 history or a message back to the model:
 
-- :func:`argument_problem`: arguments a provider could not decode (the ``_invalid_arguments``
-  marker, see below), arguments larger than a character budget, or nested deeper than
-  :data:`MAX_ARGUMENT_DEPTH`. The walk is iterative: a 10,000-deep value cannot exhaust the
+- :func:`argument_problem`: a tool name no provider accepts (:func:`bounded_call` keeps such
+  a call in history as ``invalid_tool_name`` with placeholder arguments), arguments a provider
+  could not decode (the ``_invalid_arguments`` marker, see below), arguments larger than a
+  character budget, or nested deeper than :data:`MAX_ARGUMENT_DEPTH`. The walk is iterative: a 10,000-deep value cannot exhaust the
   stack here (``json.dumps`` of it would).
 - :class:`SchemaValidator`: the call's arguments against the tool's own JSON schema, compiled
   once per tool with fastjsonschema (imported on the first call: a process that never calls a
