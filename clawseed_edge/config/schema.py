@@ -25,6 +25,21 @@ A complete file, every key optional (the values shown are the defaults)::
     name = "my_hook"                   # a HookFactory registered by name
     options = {}
 
+    [gateway]                          # HTTP + WebSocket for phones (clawseed-edge gateway)
+    enabled = false                    # true: `clawseed-edge run` hosts the gateway too
+    host = "127.0.0.1"                 # a non-loopback host also needs allow_public_bind
+    port = 42617
+    allow_public_bind = false
+    require_pairing = true
+    max_body_bytes = 65536
+    max_frame_bytes = 65536
+    max_message_chars = 16000
+    max_remote_tools = 32
+    max_tool_schema_bytes = 8192
+    remote_tool_timeout_s = 30.0
+    requests_per_minute = 120          # per token (and per client address before pairing)
+    max_connections = 256
+
 ``[embedding]`` (a provider table, e.g. ``name = "ollama"``, ``model = "nomic-embed-text"``) turns
 on vector recall in memory; without it recall is keyword-only (FTS5 BM25).
 
@@ -49,6 +64,7 @@ __all__ = [
     "AgentSettings",
     "AutonomySettings",
     "Config",
+    "GatewaySettings",
     "HookSettings",
     "ToolsSettings",
 ]
@@ -93,6 +109,27 @@ class HookSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     options: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
+class GatewaySettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """``[gateway]``: the HTTP/WebSocket server phones and other clients talk to.
+
+    Every limit bounds what a client may send (bytes, characters, counts); see docs/gateway.md.
+    """
+
+    enabled: bool = False
+    host: str = "127.0.0.1"
+    port: int = msgspec.field(default=42617)
+    allow_public_bind: bool = False
+    require_pairing: bool = True
+    max_body_bytes: int = 65536
+    max_frame_bytes: int = 65536
+    max_message_chars: int = 16000
+    max_remote_tools: int = 32
+    max_tool_schema_bytes: int = 8192
+    remote_tool_timeout_s: float = 30.0
+    requests_per_minute: int = 120
+    max_connections: int = 256
+
+
 class Config(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """The whole config file."""
 
@@ -105,6 +142,7 @@ class Config(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     autonomy: AutonomySettings = msgspec.field(default_factory=AutonomySettings)
     tools: ToolsSettings = msgspec.field(default_factory=ToolsSettings)
     hooks: list[HookSettings] = msgspec.field(default_factory=list)
+    gateway: GatewaySettings = msgspec.field(default_factory=GatewaySettings)
 
     def hardware_with_devices(self) -> HardwareConfig:
         """``[hardware]`` with the top-level ``[[devices]]`` appended to its devices."""
