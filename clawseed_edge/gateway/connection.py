@@ -77,6 +77,7 @@ class ChatConnection:
         self.remote_names: set[str] = set()
         self.turn: asyncio.Task[None] | None = None
         self.last_message: str | None = None
+        self._final_sent = False
         self._closing: str | None = None
         self._writer: asyncio.Task[None] | None = None
         self._done = asyncio.Event()
@@ -221,17 +222,25 @@ class ChatConnection:
                 ))
 
     def _start_turn(self, text: str, *, regenerate: bool = False) -> None:
-        if self.turn is not None and not self.turn.done():
+        previous = self.turn
+        if previous is not None and not previous.done() and not self._final_sent:
             self.send(error_frame(
                 "turn_busy", "a turn is still running; wait for 'done' or send 'abort' first"
             ))
             return
         self.last_message = text
+        self._final_sent = False
         if regenerate:
             self.send({"type": "chunk_reset"})
-        self.turn = asyncio.create_task(self._run_turn(text), name=f"turn-{self.session_id}")
+        self.turn = asyncio.create_task(
+            self._run_turn(text, previous), name=f"turn-{self.session_id}"
+        )
 
-    async def _run_turn(self, text: str) -> None:
+    async def _run_turn(self, text: str, previous: asyncio.Task[None] | None) -> None:
+        if previous is not None:
+            # The client already has the previous turn's 'done'; that turn is only saving its
+            # history. Start after it, so the new turn sees it.
+            await asyncio.gather(previous, return_exceptions=True)
         context = ToolContext(session_id=self.session_id, channel="gateway")
         try:
             async with contextlib.aclosing(
@@ -240,6 +249,8 @@ class ChatConnection:
                 async for event in events:
                     frame = turn_event_frame(event)
                     if frame is not None:
+                        if frame["type"] in ("done", "aborted", "error"):
+                            self._final_sent = True
                         self.send(frame)
         except Exception as exc:  # a bug must not leave the client waiting for 'done'
             log.exception("turn of session %s failed", self.session_id)

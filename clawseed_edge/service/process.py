@@ -150,6 +150,9 @@ class Service:
                 for p in self.runtime.peripherals
                 if getattr(p, "events", None) is not None
             ]
+            # One pass of the loop: each consumer subscribes to its event stream (synchronously,
+            # at its first step), so an edge right after start() returns is not missed.
+            await asyncio.sleep(0)
         except BaseException:
             await self.aclose()
             raise
