@@ -61,12 +61,15 @@ def chat_endpoint(hub: GatewayHub):  # type: ignore[no-untyped-def]
         resumed, count, title = False, 0, f"Chat {session_id[-6:]}"
         store = hub.runtime.agent.session_store
         if requested and isinstance(store, SessionStore):
-            history = await store.load_history(session_id)
-            count = len([m for m in history if m.role in ("user", "assistant")])
-            resumed = count > 0
-            for info in await store.list_sessions(limit=200):
-                if info.session_id == session_id and info.title:
-                    title = info.title
+            try:
+                history = await store.load_history(session_id)
+                count = len([m for m in history if m.role in ("user", "assistant")])
+                resumed = count > 0
+                for info in await store.list_sessions(limit=200):
+                    if info.session_id == session_id and info.title:
+                        title = info.title
+            except Exception as exc:  # the turn engine loads history again and says why
+                log.warning("could not read session %s from the store: %s", session_id, exc)
         previous = hub.connections.get(session_id)
         if previous is not None:
             # The same session from a new socket (a phone that changed networks): the new one
