@@ -84,11 +84,21 @@ class ApprovalBroker:
         for _, send, _ in list(self._subscribers.values()):
             self._send_one(send, frame)
         outcome = "cancelled"
+        started = asyncio.get_running_loop().time()
         try:
             async with asyncio.timeout(self.timeout_s):
                 decision = await fut
             outcome = "approved" if decision.approved else "refused"
             return decision
+        except asyncio.CancelledError:
+            # The policy bounds the wait with the same approval_timeout_s and may cancel us
+            # first; either way the call is refused and the log must say why.
+            waited = asyncio.get_running_loop().time() - started
+            log.warning(
+                "approval of %r refused: no answer after %.0f s (approval_timeout_s passed, or "
+                "the turn was aborted)", summary, waited,
+            )
+            raise
         except TimeoutError:
             outcome = "timeout"
             reason = f"no answer from {self.answerers} connected client(s) within {self.timeout_s:g} s"
