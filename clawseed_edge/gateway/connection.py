@@ -45,6 +45,8 @@ log = logging.getLogger(__name__)
 
 #: Frames queued for a client before it counts as too slow and is disconnected.
 OUTBOX = 1024
+#: Seconds a turn that already sent its final frame may take to save its history at disconnect.
+FINISH_S = 5.0
 
 
 class ChatConnection:
@@ -175,10 +177,17 @@ class ChatConnection:
 
     async def _cleanup(self, reason: str) -> None:
         self._closing = self._closing or reason
-        if self.turn is not None and not self.turn.done():
+        turn = self.turn
+        if turn is not None and not turn.done() and self._final_sent:
+            # The client has its answer; the turn is saving history (and memory upkeep).
+            # Let it, so a client that leaves right after 'done' can resume the conversation.
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(FINISH_S):
+                    await asyncio.shield(turn)
+        if turn is not None and not turn.done():
             self.agent.abort(self.session_id, reason)
-            self.turn.cancel()
-            await asyncio.gather(self.turn, return_exceptions=True)
+            turn.cancel()
+            await asyncio.gather(turn, return_exceptions=True)
         self.calls.close(reason)
         self._drop_remote_tools()
         if self.hub.connections.get(self.session_id) is self:

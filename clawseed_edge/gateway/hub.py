@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from clawseed_edge.agent import (
+    DEFAULT_FORBIDDEN_PATHS,
     AgentBuilder,
     CallbackApprover,
     HookFactoryRegistry,
@@ -23,7 +24,6 @@ from clawseed_edge.agent import (
     SecurityPolicy,
     ToolRegistry,
 )
-from clawseed_edge.agent.security import DEFAULT_FORBIDDEN_PATHS
 from clawseed_edge.api import (
     ApprovalRequest,
     DeviceAction,

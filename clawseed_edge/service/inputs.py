@@ -21,7 +21,7 @@ async def consume_input_events(agent: Any, peripheral: Any) -> None:
     Returns at once when the peripheral has no rules. Cancel-safe: a cancelled consumer aborts
     its running turn and closes its event stream.
     """
-    from clawseed_edge.peripherals.inputs import InputRules
+    from clawseed_edge.peripherals import InputRules
 
     rules = InputRules(peripheral.hardware.devices)
     if not rules:
