@@ -52,7 +52,7 @@ here: ``[provider]`` (:class:`~clawseed_edge.providers.config.ProviderConfig`), 
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -116,18 +116,18 @@ class GatewaySettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """
 
     enabled: bool = False
-    host: str = "127.0.0.1"
-    port: int = msgspec.field(default=42617)
+    host: Annotated[str, msgspec.Meta(min_length=1)] = "127.0.0.1"
+    port: Annotated[int, msgspec.Meta(ge=0, le=65535)] = 42617
     allow_public_bind: bool = False
     require_pairing: bool = True
-    max_body_bytes: int = 65536
-    max_frame_bytes: int = 65536
-    max_message_chars: int = 16000
-    max_remote_tools: int = 32
-    max_tool_schema_bytes: int = 8192
-    remote_tool_timeout_s: float = 30.0
-    requests_per_minute: int = 120
-    max_connections: int = 256
+    max_body_bytes: Annotated[int, msgspec.Meta(ge=1024)] = 65536
+    max_frame_bytes: Annotated[int, msgspec.Meta(ge=1024)] = 65536
+    max_message_chars: Annotated[int, msgspec.Meta(ge=1)] = 16000
+    max_remote_tools: Annotated[int, msgspec.Meta(ge=0)] = 32
+    max_tool_schema_bytes: Annotated[int, msgspec.Meta(ge=64)] = 8192
+    remote_tool_timeout_s: Annotated[float, msgspec.Meta(gt=0)] = 30.0
+    requests_per_minute: Annotated[int, msgspec.Meta(ge=0)] = 120
+    max_connections: Annotated[int, msgspec.Meta(ge=1)] = 256
 
 
 class Config(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):

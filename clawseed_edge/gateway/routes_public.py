@@ -14,7 +14,7 @@ from clawseed_edge import __version__
 from clawseed_edge.api import AbortedEvent, DoneEvent, ErrorEvent, ToolContext
 
 from .errors import ClientError
-from .http import RequestContext, client_key, endpoint
+from .http import RequestContext, bearer_token, client_key, endpoint
 from .hub import GatewayHub
 from .limits import clip
 from .metrics import gateway_metrics_text
@@ -51,7 +51,22 @@ async def ready(ctx: RequestContext) -> JSONResponse:
         except Exception as exc:
             checks[f"peripheral:{p.name}"] = {"ok": False, "detail": clip(exc, 200)}
     ok = all(c["ok"] for c in checks.values()) and ctx.hub.accepting
+    if not await _has_valid_token(ctx):
+        # Unauthenticated callers (a health poller, anyone on the network) learn whether each
+        # part is up, not which model or board it is.
+        checks = {name: {"ok": c["ok"]} for name, c in checks.items()}
     return JSONResponse({"ready": ok, "checks": checks}, 200 if ok else 503)
+
+
+async def _has_valid_token(ctx: RequestContext) -> bool:
+    token = bearer_token(ctx.request.headers, ctx.request.query_params)
+    if token is None:
+        return not ctx.hub.pairing.required
+    try:
+        await ctx.hub.pairing.authenticate(token)
+    except ClientError:
+        return False
+    return True
 
 
 async def pair(ctx: RequestContext) -> dict[str, Any]:

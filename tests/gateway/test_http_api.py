@@ -176,3 +176,17 @@ async def test_requests_over_the_rate_limit_are_refused_with_retry_after(
             last = await http.get("/api/sessions")
     assert codes == [200, 200, 200, 429]
     assert last.json()["error"]["code"] == "rate_limited" and "Retry-After" in last.headers
+
+
+async def test_ready_shows_details_only_with_a_token(
+    clawseed_home: Path, provider: ScriptedProvider
+) -> None:
+    async with running_service(clawseed_home, provider) as service:
+        token = await pair_token(service)
+        async with httpx.AsyncClient(base_url=base_url(service)) as http:
+            anonymous = await http.get("/ready")
+            detailed = await http.get("/ready", headers=_auth(token))
+    assert anonymous.status_code == 200 and anonymous.json()["ready"] is True
+    assert anonymous.json()["checks"]["memory"] == {"ok": True}
+    assert "scripted" in detailed.json()["checks"]["provider"]["detail"]
+    assert detailed.json()["checks"]["peripheral:pi"]["ok"] is True
