@@ -299,7 +299,10 @@ class GatewayClient:
         await self._send({"type": "message", "content": text})
 
     async def events(self) -> AsyncIterator[dict[str, Any]]:
-        """Every frame from the gateway except tool requests (this client answers those)."""
+        """Every frame from the gateway except tool requests (this client answers those).
+
+        Safe to cancel (frames stay queued for the next reader).
+        """
         while True:
             frame = await self._events.get()
             yield frame
@@ -318,6 +321,8 @@ class GatewayClient:
 
         Raises:
             TurnFailed: The turn ended with an error or was aborted.
+
+        Cancelling stops waiting; the turn goes on (send :meth:`abort` to stop it).
         """
         await self.send(text)
         while True:
@@ -329,14 +334,19 @@ class GatewayClient:
             raise TurnFailed(str(frame.get("message")), str(frame.get("code", "")))
 
     async def approve(self, request_id: str, approved: bool = True, reason: str = "") -> None:
-        """Answer an ``approval_request``."""
+        """Answer an ``approval_request``.
+
+        Safe to cancel.
+        """
         await self._send({"type": "approval_response", "id": request_id, "approved": approved,
                           "reason": reason})
 
     async def abort(self) -> None:
+        """Ask the gateway to abort the running turn. Safe to cancel."""
         await self._send({"type": "abort"})
 
     async def regenerate(self) -> None:
+        """Ask the gateway to answer the last message again. Safe to cancel."""
         await self._send({"type": "regenerate"})
 
     async def drop_connection(self) -> None:
@@ -345,7 +355,10 @@ class GatewayClient:
             await self._ws.close()
 
     async def aclose(self) -> None:
-        """Close the session (no reconnect). Idempotent."""
+        """Close the session (no reconnect). Idempotent.
+
+        Safe to cancel.
+        """
         self._closed = True
         if self._ws is not None:
             with contextlib.suppress(Exception):

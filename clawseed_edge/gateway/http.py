@@ -33,7 +33,10 @@ class RequestContext:
     who: TokenInfo | None
 
     async def json(self) -> Any:
-        """The body as JSON, bounded in size and depth."""
+        """The body as JSON, bounded in size and depth.
+
+        Safe to cancel.
+        """
         raw = await read_body(self.request, self.hub.settings.max_body_bytes)
         if not raw.strip():
             raise ClientError("body_missing", "this endpoint takes a JSON body; send one")
@@ -64,6 +67,8 @@ async def read_body(request: Request, limit: int) -> bytes:
 
     Raises:
         ClientError: ``body_too_large`` (413).
+
+    Safe to cancel (the request is abandoned).
     """
     declared = request.headers.get("content-length")
     too_large = ClientError(

@@ -43,7 +43,10 @@ def _gauge(out: list[str], name: str, help_text: str, samples: list[tuple[str, f
 
 
 async def gateway_metrics_text(hub: GatewayHub) -> str:
-    """Everything ``/metrics`` shows, in Prometheus text format 0.0.4."""
+    """Everything ``/metrics`` shows, in Prometheus text format 0.0.4.
+
+    Safe to cancel (reads only).
+    """
     head = hub.metrics.prometheus_text() if hub.metrics is not None else ""
     out: list[str] = []
     _gauge(out, "gateway_connections", "Connected WebSocket clients.",

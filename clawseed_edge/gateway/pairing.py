@@ -83,6 +83,8 @@ class PairingGate:
         Raises:
             ClientError: ``pairing_locked`` (429), ``pairing_code_missing`` (400),
                 ``pairing_no_code`` (409: none is active) or ``pairing_code_invalid`` (403).
+
+        Safe to cancel: a cancelled pairing issues no token, or one nobody received (list and revoke it).
         """
         now = self._clock()
         self._check_lockout(client, now)
@@ -123,6 +125,8 @@ class PairingGate:
 
         Raises:
             ClientError: ``unauthorized`` (401) when the token is missing, unknown or revoked.
+
+        Safe to cancel (reads, and records the time of use).
         """
         if not self.required:
             return UNPAIRED

@@ -41,6 +41,8 @@ async def run_tool_call(
 
     Raises:
         ClientError: ``tool_missing`` (404) when no tool of that name is registered.
+
+    Safe to cancel as a turn's tool call is: a cancelled call may already have switched the device.
     """
     agent = hub.runtime.agent
     tool = agent.registry.get(name)
@@ -155,6 +157,8 @@ async def emergency_stop(hub: GatewayHub, why: str) -> list[str]:
     """Abort every gateway turn, then drive every output to its safe value.
 
     Turns are aborted first so that no running turn switches something back on.
+
+    Not meant to be cancelled: outputs reached before a cancel keep their safe values.
     """
     log.warning("%s: aborting turns and applying the safe state", why)
     for connection in list(hub.connections.values()):

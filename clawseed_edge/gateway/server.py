@@ -103,6 +103,8 @@ class GatewayServer:
         Raises:
             GatewayBindFailed: The address cannot be bound.
             RuntimeError: uvicorn stopped during start-up.
+
+        Safe to cancel before it returns: the bound socket is closed with the server task.
         """
         import uvicorn
 
@@ -135,7 +137,10 @@ class GatewayServer:
         return f"http://{host}:{self.port}"
 
     async def aclose(self, timeout_s: float = 6.0) -> None:
-        """Stop accepting and shut uvicorn down (force after ``timeout_s``). Idempotent."""
+        """Stop accepting and shut uvicorn down (force after ``timeout_s``). Idempotent.
+
+        Safe to cancel (the server task keeps stopping).
+        """
         if self.state is Lifecycle.CLOSED or self._task is None:
             self.state = Lifecycle.CLOSED
             return

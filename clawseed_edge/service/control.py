@@ -50,7 +50,10 @@ class ControlServer:
         self._server: asyncio.Server | None = None
 
     async def start(self) -> None:
-        """Listen (replacing a stale socket file left by a crashed service)."""
+        """Listen (replacing a stale socket file left by a crashed service).
+
+        Safe to cancel.
+        """
         if self.path.exists():
             try:
                 await control_request(self.path, "ping", timeout_s=1.0)
@@ -110,7 +113,10 @@ class ControlServer:
             return _error("internal_error", f"{op} failed: {type(exc).__name__}: {exc}")
 
     async def aclose(self) -> None:
-        """Stop listening and remove the socket file. Idempotent."""
+        """Stop listening and remove the socket file. Idempotent.
+
+        Safe to cancel.
+        """
         if self.state is Lifecycle.CLOSED:
             return
         self.state = Lifecycle.CLOSED

@@ -107,6 +107,8 @@ class Service:
                 started).
             ConfigInvalid / HardwareError / GatewayBindFailed / ControlError: From start-up;
                 whatever was started is stopped again.
+
+        Safe to cancel: what was started is stopped again by :meth:`aclose`.
         """
         from clawseed_edge.agent import (
             CompositeObserver,
@@ -253,7 +255,10 @@ class Service:
         return {"failures": await self.estop("estop over the control socket")}
 
     async def estop(self, why: str) -> list[str]:
-        """Abort gateway turns and apply every output's safe value; returns the failures."""
+        """Abort gateway turns and apply every output's safe value; returns the failures.
+
+        Not meant to be cancelled: outputs reached before a cancel keep their safe values.
+        """
         if self.hub is not None:
             from clawseed_edge.gateway.routes_api import emergency_stop
 
@@ -324,7 +329,10 @@ class Service:
         await self._stop.wait()
 
     async def aclose(self) -> None:
-        """Stop in order (see the module docstring). Idempotent; bounded to a few seconds."""
+        """Stop in order (see the module docstring). Idempotent; bounded to a few seconds.
+
+        Cancelling it leaves the remaining steps undone; call it again.
+        """
         if self.state is Lifecycle.CLOSED:
             return
         self.state = Lifecycle.CLOSING

@@ -99,19 +99,26 @@ class StateDB:
             log.info("state.db migrated to schema version %d", number + 1)
 
     async def execute(self, sql: str, params: Iterable[Any] = ()) -> int:
-        """Run one statement and commit; returns the number of changed rows."""
+        """Run one statement and commit; returns the number of changed rows.
+
+        Safe to cancel: the statement still finishes on aiosqlite's thread.
+        """
         conn = self._require_open()
         cur = await conn.execute(sql, tuple(params))
         await conn.commit()
         return int(cur.rowcount)
 
     async def fetchall(self, sql: str, params: Iterable[Any] = ()) -> list[tuple[Any, ...]]:
-        """Rows of one query."""
+        """Rows of one query.
+
+        Safe to cancel.
+        """
         conn = self._require_open()
         async with conn.execute(sql, tuple(params)) as cur:
             return [tuple(r) for r in await cur.fetchall()]
 
     async def schema_version(self) -> int:
+        """The schema version (``PRAGMA user_version``). Safe to cancel."""
         rows = await self.fetchall("PRAGMA user_version")
         return int(rows[0][0])
 
@@ -121,7 +128,10 @@ class StateDB:
         return self._conn
 
     async def aclose(self) -> None:
-        """Close the connection and its worker thread. Idempotent."""
+        """Close the connection and its worker thread. Idempotent.
+
+        Safe to cancel.
+        """
         if self.state is Lifecycle.CLOSED:
             return
         self.state = Lifecycle.CLOSED

@@ -58,7 +58,10 @@ class PairingTokens:
         self._clock = clock
 
     async def issue(self, name: str) -> IssuedToken:
-        """A fresh token for the client ``name`` (cut to 64 characters)."""
+        """A fresh token for the client ``name`` (cut to 64 characters).
+
+        Safe to cancel: a cancelled issue may have stored a token nobody received (revocable).
+        """
         token = _PREFIX + secrets.token_urlsafe(32)
         info = TokenInfo(secrets.token_hex(4), name[:64] or "client", self._clock())
         await self._db.execute(
@@ -68,7 +71,10 @@ class PairingTokens:
         return IssuedToken(token, info)
 
     async def verify(self, token: str) -> TokenInfo | None:
-        """The paired client holding ``token``, or None; records the time of use."""
+        """The paired client holding ``token``, or None; records the time of use.
+
+        Safe to cancel.
+        """
         if not token.startswith(_PREFIX) or len(token) > 128:
             return None
         digest = hash_token(token)
@@ -89,12 +95,18 @@ class PairingTokens:
         return TokenInfo(row[0], row[1], row[3], now)
 
     async def list(self) -> list[TokenInfo]:
-        """Every paired client, oldest first."""
+        """Every paired client, oldest first.
+
+        Safe to cancel.
+        """
         rows = await self._db.fetchall(
             "SELECT id, name, created_at, last_used_at FROM pairing_tokens ORDER BY created_at"
         )
         return [TokenInfo(r[0], r[1], r[2], r[3]) for r in rows]
 
     async def revoke(self, token_id: str) -> bool:
-        """Delete the token with this id; returns whether one was deleted."""
+        """Delete the token with this id; returns whether one was deleted.
+
+        Safe to cancel.
+        """
         return await self._db.execute("DELETE FROM pairing_tokens WHERE id = ?", (token_id,)) > 0
