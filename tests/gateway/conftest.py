@@ -28,6 +28,8 @@ port = 0
 max_body_bytes = 4096
 max_frame_bytes = 4096
 max_message_chars = 500
+[hardware]
+board = "sim"
 [[devices]]
 name = "porch_light"
 pin = "GPIO17"
