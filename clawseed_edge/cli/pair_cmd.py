@@ -19,7 +19,10 @@ def register(sub: Any) -> None:
     pair = sub.add_parser(
         "pair",
         help="print a one-time pairing code for a phone (asks the running gateway)",
-        description=__doc__,
+        description=(
+            "Print a fresh one-time pairing code from the running service (over "
+            "$CLAWSEED_HOME/control.sock). --list and --revoke also work when no service runs."
+        ),
     )
     group = pair.add_mutually_exclusive_group()
     group.add_argument("--list", action="store_true", help="list paired clients")

@@ -145,6 +145,8 @@ class GatewayHub:
             builder = builder.session_store(shared.session_store)
         agent = builder.build()
         self._wire_upkeep(agent)
+        # Never aclose() a connection's agent: that would close the shared provider and drive
+        # the shared peripherals to their safe state. A leaving connection aborts its turns.
         return agent
 
     def _wire_upkeep(self, agent: Agent) -> None:

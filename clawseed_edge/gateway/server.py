@@ -129,7 +129,7 @@ class GatewayServer:
                 raise RuntimeError("the gateway server stopped while starting; see the log")
             await asyncio.sleep(0.005)  # uvicorn offers no started event to await
         self.state = Lifecycle.OPEN
-        log.info("gateway listening on http://%s:%d", self.host, self.port)
+        log.debug("gateway listening on %s", self.url)  # the service prints it for people
 
     @property
     def url(self) -> str:
