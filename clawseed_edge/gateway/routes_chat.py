@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import re
 import uuid
+from collections.abc import Awaitable, Callable
 
 from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket
@@ -32,7 +33,9 @@ async def _refuse(websocket: WebSocket, exc: ClientError) -> None:
     await websocket.close(code=1008 if exc.status in (401, 403) else 1013)
 
 
-def chat_endpoint(hub: GatewayHub):  # type: ignore[no-untyped-def]
+def chat_endpoint(hub: GatewayHub) -> Callable[[WebSocket], Awaitable[None]]:
+    """The ``/ws/chat`` handler over ``hub``."""
+
     async def chat(websocket: WebSocket) -> None:
         try:
             if not hub.accepting:

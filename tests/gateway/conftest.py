@@ -12,9 +12,9 @@ import httpx
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
-from clawseed_edge.config.file import load_config
-from clawseed_edge.service import Service, ServiceOptions
+from clawseed_edge.service import Service
 from clawseed_edge.testing import ScriptedProvider
+from clawseed_edge.testing.gateway import running_gateway
 
 CONFIG = """
 [provider]
@@ -46,12 +46,9 @@ on_press = "the doorbell button was pressed"
 async def running_service(
     home: Path, provider: Any, config: str = CONFIG, **options: Any
 ) -> AsyncIterator[Service]:
-    path = home / "config.toml"
-    path.write_text(config, encoding="utf-8")
-    opts = ServiceOptions(sim=True, assemble={"provider": provider}, say=lambda line: None,
-                          **options)
-    async with Service(load_config(path), opts) as service:
-        yield service
+    # The control socket is on here (tests/service use it); one service per home.
+    async with running_gateway(home, provider, config, control_socket=True, **options) as gw:
+        yield gw.service
 
 
 def base_url(service: Service) -> str:
