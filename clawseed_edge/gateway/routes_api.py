@@ -21,8 +21,8 @@ from starlette.routing import Route
 
 from clawseed_edge.api import SessionStore, ToolCall, ToolContext, ToolResult
 
+from .endpoint import RequestContext, endpoint
 from .errors import ClientError
-from .http import RequestContext, endpoint
 from .hub import GatewayHub, sse_put
 from .limits import clip
 

@@ -13,8 +13,8 @@ from starlette.websockets import WebSocket
 from clawseed_edge.api import SessionStore
 
 from .connection import ChatConnection
+from .endpoint import bearer_token
 from .errors import ClientError
-from .http import bearer_token
 from .hub import GatewayHub
 from .limits import clip
 from .protocol import error_frame

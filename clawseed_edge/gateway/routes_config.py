@@ -23,8 +23,8 @@ from clawseed_edge.config.load import convert_config
 from clawseed_edge.config.paths import default_config_path
 from clawseed_edge.config.schema import Config
 
+from .endpoint import RequestContext, endpoint, read_body
 from .errors import ClientError
-from .http import RequestContext, endpoint, read_body
 from .hub import GatewayHub
 from .limits import clip, loads_bounded
 

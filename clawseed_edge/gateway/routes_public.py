@@ -13,8 +13,8 @@ from starlette.routing import Route
 from clawseed_edge import __version__
 from clawseed_edge.api import AbortedEvent, DoneEvent, ErrorEvent, ToolContext
 
+from .endpoint import RequestContext, bearer_token, client_key, endpoint
 from .errors import ClientError
-from .http import RequestContext, bearer_token, client_key, endpoint
 from .hub import GatewayHub
 from .limits import clip
 from .metrics import gateway_metrics_text
