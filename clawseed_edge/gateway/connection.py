@@ -151,9 +151,9 @@ class ChatConnection:
             try:
                 self._handle(parse_client_frame(raw, self.hub.limits))
             except ClientError as exc:
-                size = len(raw)
-                log.info("client %s sent a refused frame (%d bytes): %s", self.who.name, size,
-                         exc.code)
+                # Debug only: a misbehaving client must not be able to flood the service log.
+                log.debug("client %s sent a refused frame (%d bytes): %s", self.who.name,
+                          len(raw), exc.code)
                 self.send(error_frame(exc.code, str(exc)))
 
     async def close(self, reason: str, *, grace_s: float = 0.0) -> None:
