@@ -2,10 +2,10 @@
 
 It assembles the agent from the config, connects the hardware, turns input events into agent
 turns through the ``on_press`` / ``on_release`` rules of ``[[devices]]`` (rate-limited per
-device), and hosts the gateway when ``[gateway] enabled = true``. SIGTERM (``systemctl stop``)
-and Ctrl-C apply every output's safe value first, then shut down in order: stop accepting, finish
-or abort running turns, close sessions, disconnect, close memory. SIGUSR1 applies the safe
-values and keeps running (``clawseed-edge estop --pid PID``).
+device), and hosts the gateway when ``[gateway] enabled = true``. SIGTERM (``systemctl stop``),
+SIGHUP and Ctrl-C apply every output's safe value first, then shut down in order: stop
+accepting, finish or abort running turns, close sessions, disconnect, close memory. SIGUSR1
+applies the safe values and keeps running (``clawseed-edge estop --pid PID``).
 """
 
 from __future__ import annotations

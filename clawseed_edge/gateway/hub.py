@@ -16,12 +16,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from clawseed_edge.agent import (
-    DEFAULT_FORBIDDEN_PATHS,
     AgentBuilder,
     CallbackApprover,
     HookFactoryRegistry,
     MetricsObserver,
-    SecurityPolicy,
     ToolRegistry,
 )
 from clawseed_edge.api import (
@@ -30,6 +28,7 @@ from clawseed_edge.api import (
     SessionStore,
     ToolContext,
 )
+from clawseed_edge.config.assemble import build_policy, secret_scrubber
 from clawseed_edge.config.schema import GatewaySettings
 from clawseed_edge.state import PairingTokens, StateDB
 
@@ -99,6 +98,7 @@ class GatewayHub:
             max_remote_tools=settings.max_remote_tools,
             max_tool_schema_bytes=settings.max_tool_schema_bytes,
         )
+        self._scrubber = secret_scrubber(runtime.loaded)
         # Gateway-wide: the runtime's tools plus every connection's remote tools.
         self.registry: ToolRegistry = runtime.agent.registry.copy()
         self.connections: dict[str, ChatConnection] = {}
@@ -114,15 +114,10 @@ class GatewayHub:
         runtime = self.runtime
         config = runtime.loaded.config
         shared = runtime.agent
-        policy = SecurityPolicy(
-            autonomy=config.autonomy.level,
-            approver=CallbackApprover(approve),
-            allowed_commands=config.autonomy.shell_allowlist,
-            forbidden_paths=[*DEFAULT_FORBIDDEN_PATHS, *config.autonomy.forbidden_paths],
-            workspace_dir=runtime.workspace_dir,
-            max_actions_per_hour=config.autonomy.max_actions_per_hour,
-            approval_timeout_s=config.autonomy.approval_timeout_s,
-            observer=shared.observer,
+        # The same policy as the service agent's (own files forbidden, auto_approve ...), with
+        # this connection's approver and its own rate windows.
+        policy = build_policy(
+            runtime.loaded, approver=CallbackApprover(approve), observer=shared.observer
         )
         hooks = self.hook_factories.build_all(
             [{"name": h.name, **h.options} for h in config.hooks]
@@ -159,8 +154,16 @@ class GatewayHub:
             return
         retention_days = self.runtime.loaded.config.memory.retention_days
 
+        scrubber = self._scrubber
+
         async def upkeep(context: ToolContext, text: str, answer: str) -> None:
-            await consolidate(context.session_id, text, answer, namespace=context.namespace)
+            # Scrubbed of credentials first, as the service agent's upkeep does.
+            await consolidate(
+                context.session_id,
+                scrubber.scrub(text),
+                scrubber.scrub(answer),
+                namespace=context.namespace,
+            )
             await prune_if_due(retention_days)
 
         agent.on_turn_done(upkeep)

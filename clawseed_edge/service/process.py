@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from clawseed_edge.gateway.server import GatewayServer
     from clawseed_edge.state import StateDB
 
-__all__ = ["Service", "ServiceOptions"]
+__all__ = ["Service", "ServiceOptions", "runtime_summary"]
 
 log = logging.getLogger("clawseed_edge.run")
 
@@ -67,6 +67,19 @@ class ServiceOptions:
     remote_timeout_s: float | None = None
     control_socket: bool = True
     say: Callable[[str], None] = field(default=lambda line: print(line, file=sys.stderr, flush=True))
+
+
+def runtime_summary(runtime: Any, gateway_url: str | None = None) -> str:
+    """``model demo/demo-rules; pi: sim with 5 devices; gateway URL; SIGTERM or Ctrl-C stops``."""
+    p = runtime.provider
+    parts = [f"model {p.name}/{p.model}"]
+    for x in runtime.peripherals:
+        n = len(getattr(getattr(x, "hardware", None), "devices", ()))
+        parts.append(f"{x.name}: {x.board_type} with {n} device{'' if n == 1 else 's'}")
+    if gateway_url is not None:
+        parts.append(f"gateway {gateway_url}")
+    parts.append("SIGTERM or Ctrl-C stops")
+    return "; ".join(parts)
 
 
 class Service:
@@ -195,16 +208,9 @@ class Service:
             self.options.say("warning: pairing is off ([gateway] require_pairing = false)")
 
     def summary(self) -> str:
+        """One line: the model, each peripheral with its device count, the gateway's URL."""
         assert self.runtime is not None
-        p = self.runtime.provider
-        parts = [f"model {p.name}/{p.model}"]
-        for x in self.runtime.peripherals:
-            devices = getattr(getattr(x, "hardware", None), "devices", ())
-            parts.append(f"{x.name}: {x.board_type} with {len(devices)} devices")
-        if self.server is not None:
-            parts.append(f"gateway {self.server.url}")
-        parts.append("SIGTERM or Ctrl-C stops")
-        return "; ".join(parts)
+        return runtime_summary(self.runtime, self.server.url if self.server else None)
 
     # --- control ops ---------------------------------------------------------------------
 
@@ -268,8 +274,8 @@ class Service:
     async def _apply_safe_state(self, why: str) -> list[str]:
         if self.runtime is None:
             return []  # nothing was opened yet
-        log.warning("%s: applying the safe state of %d peripherals", why,
-                    len(self.runtime.peripherals))
+        n = len(self.runtime.peripherals)
+        log.warning("%s: applying the safe state of %d peripheral%s", why, n, "" if n == 1 else "s")
         failures = []
         for p in self.runtime.peripherals:
             try:
@@ -282,7 +288,7 @@ class Service:
     # --- running and stopping ------------------------------------------------------------
 
     def install_signal_handlers(self) -> Callable[[], None]:
-        """SIGTERM/SIGINT: safe state, then stop; SIGUSR1: safe state, keep running.
+        """SIGTERM/SIGINT/SIGHUP: safe state, then stop; SIGUSR1: safe state, keep running.
 
         Returns a function that removes the handlers.
         """
@@ -295,7 +301,8 @@ class Service:
             self._spawn(self._apply_safe_state_logged("SIGUSR1 (estop)"))
 
         installed = []
-        for sig in (signal.SIGTERM, signal.SIGINT):
+        # SIGHUP too: a closed terminal or SSH session ends the service in the safe state.
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             loop.add_signal_handler(sig, on_stop, sig)
             installed.append(sig)
         loop.add_signal_handler(signal.SIGUSR1, on_estop)
