@@ -7,7 +7,8 @@ turns one after another (send a message, wait for ``done``). Measured:
 * turns per second over the whole run, and p95 turn latency (send -> done);
 * the server's RSS before the clients connect, and after they all ran (still connected);
 * RSS per connected client: (after - before) / N;
-* server CPU time per turn (user + system, from /proc: steadier than rates on a busy machine).
+* server CPU time per turn, the clients' connection set-up included (user + system, from
+  /proc: steadier than rates on a busy machine).
 
 The baseline, in the same run: a bare Starlette WebSocket echo app on uvicorn (the same server
 stack without the agent), driven by the same clients (send a message, wait for the echo).
