@@ -68,8 +68,10 @@ def parse_w1_slave(text: str, sensor: str = "ds18b20") -> float:
             "on the 1-Wire line; check the 4.7 kOhm pull-up and the cable length, then read again"
         )
     if not any(scratchpad):
-        raise SensorDataInvalid(f"{sensor}: the scratchpad reads all zeros: the data line is "
-                                "held low (a short, or a sensor wired backwards)")  # fmt: skip
+        raise SensorDataInvalid(
+            f"{sensor}: the scratchpad reads all zeros: the data line is "
+            "held low (a short, or a sensor wired backwards)"
+        )
     raw = int.from_bytes(scratchpad[0:2], "little", signed=True)
     if raw == POWER_ON_RAW:
         raise SensorDataInvalid(

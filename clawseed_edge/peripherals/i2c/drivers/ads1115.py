@@ -25,8 +25,14 @@ __all__ = ["ADS1115", "FULL_SCALE", "config_word", "counts_to_volts"]
 REG_CONVERSION = 0x00
 REG_CONFIG = 0x01
 
-FULL_SCALE: dict[float, int] = {6.144: 0b000, 4.096: 0b001, 2.048: 0b010, 1.024: 0b011,
-                                0.512: 0b100, 0.256: 0b101}  # fmt: skip
+FULL_SCALE: dict[float, int] = {
+    6.144: 0b000,
+    4.096: 0b001,
+    2.048: 0b010,
+    1.024: 0b011,
+    0.512: 0b100,
+    0.256: 0b101,
+}
 """Full-scale range in volts -> PGA field (datasheet table 3 and table 8)."""
 
 OS_START = 1 << 15

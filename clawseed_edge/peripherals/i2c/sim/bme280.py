@@ -17,11 +17,25 @@ from .bus import RegisterChipModel
 __all__ = ["EXAMPLE_TRIMMING", "BME280Model"]
 
 EXAMPLE_TRIMMING: dict[str, int] = {
-    "T1": 27504, "T2": 26435, "T3": -1000,
-    "P1": 36477, "P2": -10685, "P3": 3024, "P4": 2855, "P5": 140, "P6": -7, "P7": 15500,
-    "P8": -14600, "P9": 6000,
-    "H1": 75, "H2": 362, "H3": 0, "H4": 313, "H5": 50, "H6": 30,
-}  # fmt: skip
+    "T1": 27504,
+    "T2": 26435,
+    "T3": -1000,
+    "P1": 36477,
+    "P2": -10685,
+    "P3": 3024,
+    "P4": 2855,
+    "P5": 140,
+    "P6": -7,
+    "P7": 15500,
+    "P8": -14600,
+    "P9": 6000,
+    "H1": 75,
+    "H2": 362,
+    "H3": 0,
+    "H4": 313,
+    "H5": 50,
+    "H6": 30,
+}
 """dig_* values: T/P from the BMP280 datasheet's example, H from a typical BME280."""
 
 
@@ -85,8 +99,10 @@ class BME280Model(RegisterChipModel):
         """Set ``temperature`` (degrees C), ``humidity`` (%RH) and/or ``pressure`` (hPa)."""
         unknown = set(values) - set(self.environment)
         if unknown:
-            raise TypeError(f"BME280Model.set(): unknown {sorted(unknown)}; it measures "
-                            f"{', '.join(self.environment)}")  # fmt: skip
+            raise TypeError(
+                f"BME280Model.set(): unknown {sorted(unknown)}; it measures "
+                f"{', '.join(self.environment)}"
+            )
         self.environment.update(values)
         self.raw_override.clear()
 

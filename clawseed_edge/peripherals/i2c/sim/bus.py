@@ -122,9 +122,13 @@ class SimI2CBus:
         self.devices.pop(address, None)
 
     def inject(
-        self, code: int = errno.EREMOTEIO, *, address: int | None = None, after: int = 0,
+        self,
+        code: int = errno.EREMOTEIO,
+        *,
+        address: int | None = None,
+        after: int = 0,
         count: int = 1,
-    ) -> None:  # fmt: skip
+    ) -> None:
         """Make the bus fail ``count`` transfers with ``OSError(code)``, after ``after`` good
         ones, to ``address`` only (or any). ``ENODEV`` is an adapter that went away."""
         self._faults.append(_Fault(code, address, after, count))

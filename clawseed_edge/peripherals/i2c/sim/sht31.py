@@ -48,8 +48,9 @@ class SHT31Model(ChipModel):
         """Set ``temperature`` (degrees C) and/or ``humidity`` (%RH)."""
         for key, value in values.items():
             if key not in ("temperature", "humidity"):
-                raise TypeError(f"SHT31Model.set(): unknown {key!r}; it measures temperature, "
-                                "humidity")  # fmt: skip
+                raise TypeError(
+                    f"SHT31Model.set(): unknown {key!r}; it measures temperature, humidity"
+                )
             setattr(self, key, float(value))
 
     def write(self, data: bytes) -> None:
