@@ -144,8 +144,10 @@ class SensorBank:
             self._buses[number] = bus
             await bus.open()
         for ch in self._channels.values():
-            await self._make_driver(ch)
+            # A sensor that is not there yet (unplugged, a 1-Wire probe not found) is not a
+            # reason to refuse to start: it is logged, and its first read tries again.
             try:
+                await self._make_driver(ch)
                 await self._run(ch, lambda _: None, "setting up")
             except HardwareError as exc:
                 log.warning("sensor %s is not ready: %s", ch.name, exc)
@@ -162,7 +164,8 @@ class SensorBank:
                     address=None,
                 )
             else:
-                ch.worker = BlockingWorker(f"sysfs-{ch.name}")
+                if ch.worker is None:
+                    ch.worker = BlockingWorker(f"sysfs-{ch.name}")
                 ch.driver = await ch.worker.run(self._make_sysfs_driver, ch)
         except TypeError as exc:
             raise ConfigInvalid(
@@ -403,6 +406,8 @@ class SensorBank:
             except HardwareError:
                 ch.ready = False  # a chip that was reset or replugged needs its setup again
                 raise
+        if ch.driver is None:  # its sysfs directory was not found at connect
+            await self._make_driver(ch)
         assert ch.worker is not None
         return await ch.worker.run(step, ch.driver)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 from clawseed_edge.api import ToolContext, ToolResult
 from clawseed_edge.peripherals.sensors.bank import SensorBank
@@ -63,3 +64,25 @@ async def test_dht_that_keeps_failing_is_a_clear_error_then_recovers(sim_i2c: Si
     result = await read(bank, "shed")
     assert "4 reads failed (Input/output error (EIO))" in (result.error or "")
     assert (await read(bank, "shed")).success
+
+
+async def test_a_probe_missing_at_start_is_found_at_a_later_read(tmp_path: Path) -> None:
+    # The non-simulated path, pointed at a fake tree instead of /sys.
+    from clawseed_edge.peripherals.sensors.config import parse_sensor_tables, validate_sensors
+    from clawseed_edge.peripherals.sensors.registry import default_driver_registry
+    from clawseed_edge.peripherals.sysfs import FakeSysfs
+
+    sysfs = FakeSysfs(tmp_path / "sys")
+    registry = default_driver_registry()
+    sensors, displays, settings = parse_sensor_tables(
+        {"sensors": [{"name": "pond", "driver": "ds18b20"}]}
+    )
+    valid = validate_sensors(sensors, displays, registry)
+    async with SensorBank(valid, settings=settings, sysfs_root=sysfs.root) as bank:
+        health = await bank.health_check()
+        assert not health.healthy and "pond" in health.detail
+        result = await read(bank, "pond")
+        assert "no DS18B20 found" in (result.error or "")
+        sysfs.add_ds18b20(temperature=11.5)
+        assert "temperature 11.50 °C" in (await read(bank, "pond")).output
+        assert (await bank.health_check()).healthy
