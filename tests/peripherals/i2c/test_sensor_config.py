@@ -83,3 +83,24 @@ async def test_bad_driver_option_names_the_key() -> None:
     ):
         await bank.connect()
     assert bank.state == "closed"
+
+
+def test_a_gpio_device_on_sda_of_the_board_is_refused_with_sensors_on_bus_1() -> None:
+    from clawseed_edge.peripherals import default_registry, loads_hardware_toml
+    from clawseed_edge.peripherals.sensors.config import I2CSettings, SensorConfig
+    from clawseed_edge.peripherals.sensors.factory import sensor_bank_from_config
+
+    board = default_registry().get("rpi4b")
+    hardware = loads_hardware_toml('[[devices]]\nname = "led"\npin = "BOARD3"\nkind = "led"\n')
+    air = SensorConfig(name="air", driver="bme280")
+    with pytest.raises(ConfigInvalid, match=r"cfg.toml: sensors\[0\]\.bus: .*GPIO2 \(led\)"):
+        sensor_bank_from_config(
+            [air], [], I2CSettings(), sim=True, board=board,
+            gpio_devices=hardware.devices, source="cfg.toml",
+        )  # fmt: skip
+    on_bus_3 = SensorConfig(name="air", driver="bme280", bus=3)
+    bank = sensor_bank_from_config(
+        [on_bus_3], [], I2CSettings(), sim=True, board=board, gpio_devices=hardware.devices
+    )
+    assert bank is not None and bank.board_type == "rpi4b"
+    assert sensor_bank_from_config([], [], I2CSettings(), sim=True) is None
