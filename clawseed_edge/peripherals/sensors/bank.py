@@ -315,15 +315,27 @@ class SensorBank:
             address=address,
         )
 
-    async def status(self) -> list[dict[str, Any]]:
-        """Every sensor's last reading (no new reads), for ``hardware status``."""
+    async def status(self, *, read: bool = False) -> list[dict[str, Any]]:
+        """Every sensor and display, for ``hardware status``.
+
+        Args:
+            read: Read every sensor now (a cached reading within its interval); a failure is
+                reported in ``error``. Otherwise only the last reading is shown.
+        """
         out = []
         for ch in self._channels.values():
             cfg = ch.valid.config
-            entry: dict[str, Any] = {"device": ch.name, "kind": cfg.driver, "ready": ch.ready}
+            entry: dict[str, Any] = {"device": ch.name, "kind": cfg.driver}
             entry["where"] = _where(ch.valid)
+            if read and not ch.valid.display:
+                try:
+                    await self.read(ch.name)
+                except HardwareError as exc:
+                    entry["error"] = str(exc)
+            entry["ready"] = ch.ready
             if ch.last is not None:
                 entry["reading"] = ch.last.text()
+                entry["values"] = ch.last.as_data()["values"]
             if ch.valid.display:
                 entry["lines"] = list(getattr(ch.driver, "lines", []))
             out.append(entry)

@@ -176,3 +176,12 @@ async def test_status_shows_the_last_readings(sim_i2c: SimI2C) -> None:
     assert status["greenhouse"]["where"] == "on I2C bus 1 at 0x76"
     assert "temperature 21.0 °C" in status["greenhouse"]["reading"]
     assert "reading" not in status["porch"]
+
+
+async def test_status_can_read_every_sensor_and_reports_failures(sim_i2c: SimI2C) -> None:
+    bank = await sim_i2c(WIRING)
+    bank.sim.bus(1).detach(0x23)
+    status = {s["device"]: s for s in await bank.status(read=True)}
+    assert status["porch"]["values"] == {"temperature": 21.0, "humidity": 45.0}
+    assert "no device answered at 0x23" in status["light"]["error"]
+    assert status["lcd"]["lines"] == ["", ""]
