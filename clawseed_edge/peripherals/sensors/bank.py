@@ -11,6 +11,7 @@ read is never cached: the next call tries the sensor again.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -29,7 +30,7 @@ from clawseed_edge.api import (
     ToolArgumentsInvalid,
 )
 
-from .config import I2CSettings, ValidSensor
+from .config import I2CSettings, ValidSensor, where
 from .driver import Reading
 from .registry import DriverRegistry, default_driver_registry
 from .sim import SensorSimulation
@@ -253,7 +254,7 @@ class SensorBank:
             raise DeviceNotFound(f"{name} is a display, not a sensor; use display_show")
         now = self._clock()
         if ch.last is not None and now - ch.last_at < ch.valid.min_interval_s:
-            return _cached(ch.last)
+            return dataclasses.replace(ch.last, cached=True)
         values = await self._run(ch, lambda d: d.read(), "reading")
         q = {q.name: q for q in ch.valid.driver.quantities}
         reading = Reading(
@@ -326,7 +327,7 @@ class SensorBank:
         for ch in self._channels.values():
             cfg = ch.valid.config
             entry: dict[str, Any] = {"device": ch.name, "kind": cfg.driver}
-            entry["where"] = _where(ch.valid)
+            entry["where"] = where(ch.valid)
             if read and not ch.valid.display:
                 try:
                     await self.read(ch.name)
@@ -352,7 +353,7 @@ class SensorBank:
                 continue
             measures = ", ".join(f"{q.name} ({q.unit})" for q in v.driver.quantities)
             extra = f"; {v.config.description}" if v.config.description else ""
-            lines.append(f"- {v.name}: {v.config.driver} {_where(v)}: {measures}{extra}")
+            lines.append(f"- {v.name}: {v.config.driver} {where(v)}: {measures}{extra}")
         displays = self.display_names()
         if displays:
             lines.append(f"Displays (write with display_show): {', '.join(displays)}.")
@@ -422,19 +423,3 @@ class SensorBank:
             await self._make_driver(ch)
         assert ch.worker is not None
         return await ch.worker.run(step, ch.driver)
-
-
-def _cached(reading: Reading) -> Reading:
-    return Reading(
-        reading.sensor, reading.values, reading.units, reading.time, True, reading.decimals
-    )
-
-
-def _where(v: ValidSensor) -> str:
-    if v.transport == "i2c":
-        return f"on I2C bus {v.config.bus} at 0x{v.address:02x}"
-    if v.transport == "w1":
-        return "on 1-Wire" + (f" ({v.config.device})" if v.config.device else "")
-    return "through the kernel's dht11 driver" + (
-        f" ({v.config.device})" if v.config.device else ""
-    )

@@ -44,6 +44,7 @@ __all__ = [
     "ValidSensor",
     "parse_sensor_tables",
     "validate_sensors",
+    "where",
 ]
 
 ADDRESS_RANGE = range(0x03, 0x78)
@@ -206,6 +207,16 @@ def validate_sensors(
             raise bad("address", f'{entry.driver} is not an I2C chip: use device = "..." if needed')
         valid.append(ValidSensor(entry, driver, address, is_display, key))
     return valid
+
+
+def where(v: ValidSensor) -> str:
+    """Where a sensor is, in words: ``on I2C bus 1 at 0x76``, ``on 1-Wire (28-...)``."""
+    device = f" ({v.config.device})" if v.config.device else ""
+    if v.transport == "i2c":
+        return f"on I2C bus {v.config.bus} at 0x{v.address:02x}"
+    if v.transport == "w1":
+        return f"on 1-Wire{device}"
+    return f"through the kernel's dht11 driver{device}"
 
 
 def _hexes(addresses: Sequence[int]) -> str:
