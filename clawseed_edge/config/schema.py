@@ -32,7 +32,8 @@ The sections of the other layers are defined next to the code they configure and
 here: ``[provider]`` (:class:`~clawseed_edge.providers.config.ProviderConfig`), ``[memory]``
 (:class:`~clawseed_edge.memory.config.MemoryConfig`), ``[hardware]`` and ``[[devices]]``
 (:class:`~clawseed_edge.peripherals.config.HardwareConfig`,
-:class:`~clawseed_edge.peripherals.config.DeviceConfig`).
+:class:`~clawseed_edge.peripherals.config.DeviceConfig`), ``[[sensors]]``, ``[[displays]]`` and
+``[i2c]`` (:mod:`clawseed_edge.peripherals.sensors.config`, docs/sensors.md).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ import msgspec
 
 from clawseed_edge.memory.config import MemoryConfig
 from clawseed_edge.peripherals.config import DeviceConfig, HardwareConfig
+from clawseed_edge.peripherals.sensors.config import I2CSettings, SensorConfig
 from clawseed_edge.providers.config import ProviderConfig
 
 __all__ = [
@@ -101,6 +103,9 @@ class Config(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     memory: MemoryConfig = msgspec.field(default_factory=MemoryConfig)
     hardware: HardwareConfig = msgspec.field(default_factory=HardwareConfig)
     devices: list[DeviceConfig] = msgspec.field(default_factory=list)
+    sensors: list[SensorConfig] = msgspec.field(default_factory=list)
+    displays: list[SensorConfig] = msgspec.field(default_factory=list)
+    i2c: I2CSettings = msgspec.field(default_factory=I2CSettings)
     agent: AgentSettings = msgspec.field(default_factory=AgentSettings)
     autonomy: AutonomySettings = msgspec.field(default_factory=AutonomySettings)
     tools: ToolsSettings = msgspec.field(default_factory=ToolsSettings)
