@@ -44,3 +44,13 @@ def test_unknown_driver_in_a_config_names_file_key_and_drivers(
     assert code != 0
     assert f"{cfg}: sensors[0].driver: unknown sensor driver 'bme820'" in err
     assert "bme280" in err
+
+
+def test_hardware_status_shows_the_simulated_readings(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["hardware", "status", "--sim"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(
+        r"greenhouse +bme280 +on I2C bus 1 at 0x76: temperature 21\.0 °C, humidity 45\.0 %RH, "
+        r"pressure 1013\.2 hPa \(read at ",
+        out,
+    ), out
