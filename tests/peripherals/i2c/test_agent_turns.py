@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from clawseed_edge.agent import AgentBuilder, SecurityPolicy
+from clawseed_edge.agent import AgentBuilder, SecurityPolicy, StaticApprover
 from clawseed_edge.api import ChatRequest, DoneEvent, ToolCall
 from clawseed_edge.peripherals.sensors.bank import SensorBank
 from clawseed_edge.testing import ScriptedProvider
@@ -51,7 +51,13 @@ def tool_text(request: ChatRequest) -> str:
     return message.content
 
 
-async def turn(bank: SensorBank, call: ToolCall, answer: str, autonomy: str = "full") -> str:
+async def turn(
+    bank: SensorBank,
+    call: ToolCall,
+    answer: str,
+    autonomy: str = "full",
+    approver: StaticApprover | None = None,
+) -> str:
     """Run one turn in which the model makes ``call`` then answers; returns the tool result
     the model was sent."""
     provider = ScriptedProvider([call, ScriptedProvider.text(answer)])
@@ -59,7 +65,9 @@ async def turn(bank: SensorBank, call: ToolCall, answer: str, autonomy: str = "f
         AgentBuilder()
         .provider(provider)
         .peripherals([bank])
-        .security_policy(SecurityPolicy(autonomy=autonomy, max_actions_per_hour=None))
+        .security_policy(
+            SecurityPolicy(autonomy=autonomy, approver=approver, max_actions_per_hour=None)
+        )
         .platform("test")
         .option("clock", lambda: "")
         .build()
@@ -127,3 +135,18 @@ async def test_a_sensor_fault_reaches_the_model_as_a_clear_error(sim_i2c: SimI2C
     bank.sim.bus(1).detach(0x76)
     result = await turn(bank, ToolCall("sensor_read", {"sensor": "greenhouse"}), "sorry")
     assert result.startswith("Error: reading greenhouse (bme280): no device answered at 0x76")
+
+
+@pytest.mark.parametrize("approve", [False, True])
+async def test_raw_write_asks_for_approval_in_supervised_mode(
+    sim_i2c: SimI2C, approve: bool
+) -> None:
+    bank = await sim_i2c(WIRING + "\n[i2c]\nraw_access = true\n")
+    model = bank.sim.sensor("greenhouse")
+    approver = StaticApprover(approve)
+    call = ToolCall("i2c_write_register", {"address": 0x76, "register": 0xF5, "data": [0xA0]})
+    result = await turn(bank, call, "ok", autonomy="supervised", approver=approver)
+    (request,) = approver.requests
+    assert "write a0 to register 0xf5 of 0x76 on bus 1" in str(request)
+    assert model.registers[0xF5] == (0xA0 if approve else 0x00)
+    assert result.startswith("wrote 1 bytes") == approve
