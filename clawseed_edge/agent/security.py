@@ -117,7 +117,7 @@ def check_command(command: str, allowed: Iterable[str]) -> tuple[str | None, lis
                 shown = ", ".join(sorted(allow)) or "none"
                 return (
                     f"command {tok!r} is not in the shell allowlist (allowed: {shown}); the "
-                    "user can add it to [autonomy].allowed_commands",
+                    "user can add it to [autonomy].shell_allowlist in the config",
                     [],
                 )
             expect_command = False

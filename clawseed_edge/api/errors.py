@@ -30,7 +30,8 @@ sub-base, and leaf errors also inherit the builtin they resemble, so ``except Va
     │   └── PolicyRateLimited(PolicyDenied)
     ├── AgentError
     │   ├── AgentIterationLimit
-    │   └── AgentTurnAborted
+    │   ├── AgentTurnAborted
+    │   └── AgentClosed(ResourceClosed)          a turn asked of a closing or closed agent
     ├── MemoryStoreError
     │   └── MemoryUnavailable
     └── HardwareError
@@ -55,6 +56,7 @@ A user-facing message says what happened, which input caused it, and what to do.
 from __future__ import annotations
 
 __all__ = [
+    "AgentClosed",
     "AgentError",
     "AgentIterationLimit",
     "AgentTurnAborted",
@@ -334,6 +336,12 @@ class AgentTurnAborted(AgentError):
     """The turn was aborted by its caller."""
 
     code = "agent_turn_aborted"
+
+
+class AgentClosed(AgentError, ResourceClosed):
+    """A turn was asked of an agent that is closing or closed; build or assemble a new one."""
+
+    code = "agent_closed"
 
 
 # --- memory -----------------------------------------------------------------------------------
