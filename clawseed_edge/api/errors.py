@@ -44,6 +44,9 @@ sub-base, and leaf errors also inherit the builtin they resemble, so ``except Va
         ├── PinReserved(ValueError)
         ├── PinInUse(ValueError)
         ├── PinModeUnsupported(ValueError)
+        ├── PinFactoryUnavailable(ImportError)    lgpio (or another backend) is not installed
+        ├── PeripheralClosed(ResourceClosed)      a disconnected peripheral refuses work
+        ├── DeviceClosed(ResourceClosed)          a closed device refuses work
         ├── BusNotFound(FileNotFoundError)        no /dev/i2c-N (I2C not enabled)
         ├── BusAccessDenied(PermissionError)      the user is not in the bus's group
         ├── BusLost(ConnectionError)              the bus went away during a transfer
@@ -71,11 +74,14 @@ __all__ = [
     "ConfigError",
     "ConfigFileNotFound",
     "ConfigInvalid",
+    "DeviceClosed",
     "DeviceNoResponse",
     "DeviceNotFound",
     "HardwareError",
     "MemoryStoreError",
     "MemoryUnavailable",
+    "PeripheralClosed",
+    "PinFactoryUnavailable",
     "PinInUse",
     "PinInvalid",
     "PinModeUnsupported",
@@ -424,6 +430,25 @@ class PinModeUnsupported(HardwareError, ValueError):
     """The pin cannot do what the device needs (PWM on a pin without PWM ...)."""
 
     code = "pin_mode_unsupported"
+
+
+class PinFactoryUnavailable(HardwareError, ImportError):
+    """The pin backend's library is not installed (lgpio on a Pi); the message says what to
+    install, and that ``--sim`` runs on simulated pins."""
+
+    code = "pin_factory_unavailable"
+
+
+class PeripheralClosed(HardwareError, ResourceClosed):
+    """A peripheral was used after :meth:`disconnect`; make a new one to use the pins again."""
+
+    code = "peripheral_closed"
+
+
+class DeviceClosed(HardwareError, ResourceClosed):
+    """A device was used after it was closed (its peripheral disconnected or never connected)."""
+
+    code = "device_closed"
 
 
 class BusNotFound(HardwareError, FileNotFoundError):

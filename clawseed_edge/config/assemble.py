@@ -323,28 +323,7 @@ def _workspace_tools(config: Config, workspace: Path) -> list[Tool]:
 
 
 def _build_peripherals(config: Config, source: str, *, sim: bool) -> list[Peripheral]:
-    """The Pi GPIO peripheral for ``[hardware]`` + ``[[devices]]`` and the sensor bank for
-    ``[[sensors]]`` + ``[[displays]]`` (each left out when nothing is wired)."""
-    hardware = config.hardware_with_devices()
-    peripherals: list[Peripheral] = []
-    if hardware.devices:
-        from clawseed_edge.peripherals.gpio import PiGpio
+    """The Pi header of ``[hardware]`` + ``[[devices]]`` and every ``[[peripherals]]`` table."""
+    from .hardware import build_peripherals
 
-        peripherals.append(PiGpio(hardware, sim=True if sim else None, source=source))
-    if config.sensors or config.displays:
-        from clawseed_edge.peripherals import default_registry
-        from clawseed_edge.peripherals.sensors.factory import sensor_bank_from_config
-
-        board = default_registry().get(hardware.board)
-        bank = sensor_bank_from_config(
-            config.sensors,
-            config.displays,
-            config.i2c,
-            sim=sim or board.family == "sim",
-            board=board,
-            gpio_devices=hardware.devices,
-            source=source,
-        )
-        if bank is not None:
-            peripherals.append(bank)
-    return peripherals
+    return build_peripherals(config, source, sim=sim)

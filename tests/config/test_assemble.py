@@ -24,6 +24,8 @@ denied = ["file_*"]
 [[hooks]]
 name = "audit"
 options = { label = "A" }
+[hardware]
+board = "sim"
 [[devices]]
 name = "pump"
 pin = "GPIO23"

@@ -12,16 +12,15 @@ that says what to do. A bus that went away is closed; the next call opens it aga
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 from clawseed_edge.api import BusLost, HardwareError, Lifecycle, ResourceClosed
 
+from ..worker import BlockingWorker
 from .smbus import (
     LOST_ERRNOS,
     NACK_ERRNOS,
@@ -84,7 +83,7 @@ class I2CBus:
         self._retry_delay_s = retry_delay_s
         self._handle: SMBusLike | None = None
         self._lock = threading.Lock()
-        self._executor: ThreadPoolExecutor | None = None
+        self._worker: BlockingWorker | None = None
         self.state = Lifecycle.UNOPENED
 
     def __repr__(self) -> str:
@@ -105,7 +104,7 @@ class I2CBus:
         if self.state is Lifecycle.OPEN:
             return
         self._refuse_if_closed()
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"i2c-{self.number}")
+        self._worker = BlockingWorker(f"i2c-{self.number}")
         self.state = Lifecycle.OPEN
         try:
             await self._submit(self._ensure_handle)
@@ -118,10 +117,12 @@ class I2CBus:
         if self.state is Lifecycle.CLOSED:
             return
         self.state = Lifecycle.CLOSED
-        executor, self._executor = self._executor, None
-        if executor is not None:
-            executor.submit(self._drop_handle)
-            executor.shutdown(wait=False)
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            try:
+                await worker.run(self._drop_handle)  # the handle is closed on its own thread
+            finally:
+                await worker.aclose()
 
     async def __aenter__(self) -> I2CBus:
         await self.open()
@@ -214,10 +215,10 @@ class I2CBus:
 
     async def _submit(self, fn: Callable[..., T], *args: object) -> T:
         self._refuse_if_closed()
-        executor = self._executor
-        if executor is None:
+        worker = self._worker
+        if worker is None:
             raise HardwareError(f"I2C bus {self.number} is not open; call open() first")
-        return await asyncio.get_running_loop().run_in_executor(executor, fn, *args)
+        return await worker.run(fn, *args)
 
     def _ensure_handle(self) -> SMBusLike:
         if self._handle is None:

@@ -25,16 +25,16 @@ from clawseed_edge.api import (
     HardwareError,
     HealthStatus,
     Lifecycle,
-    ResourceClosed,
+    PeripheralClosed,
     Tool,
     ToolArgumentsInvalid,
 )
 
+from ..worker import BlockingWorker
 from .config import I2CSettings, ValidSensor, where
 from .driver import Reading
 from .registry import DriverRegistry, default_driver_registry
 from .sim import SensorSimulation
-from .worker import BlockingWorker
 
 if TYPE_CHECKING:
     from clawseed_edge.peripherals.i2c import I2CBus
@@ -124,7 +124,7 @@ class SensorBank:
         if self.state is Lifecycle.OPEN:
             return
         if self.state is Lifecycle.CLOSED:
-            raise ResourceClosed(f"peripheral {self.name!r} was disconnected; make a new one")
+            raise PeripheralClosed(f"peripheral {self.name!r} was disconnected; make a new one")
         self.state = Lifecycle.OPEN
         try:
             await self._open()

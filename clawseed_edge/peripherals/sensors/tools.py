@@ -10,7 +10,7 @@ can reconfigure or brick a chip).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from clawseed_edge.api import (
     BaseTool,
@@ -23,9 +23,7 @@ from clawseed_edge.api import (
 )
 
 from .config import ADDRESS_RANGE
-
-if TYPE_CHECKING:
-    from .bank import SensorBank
+from .port import SensorPort
 
 __all__ = [
     "DisplayShow",
@@ -54,7 +52,7 @@ def _int(value: Any) -> int | None:
 
 
 class _BankTool(BaseTool):
-    def __init__(self, bank: SensorBank) -> None:
+    def __init__(self, bank: SensorPort) -> None:
         self._bank = bank
         self.parameters = self._schema()
 
@@ -364,7 +362,7 @@ class DisplayShow(_BankTool):
         return ToolResult.ok(f"{display} shows: " + " | ".join(lines), data=lines)
 
 
-def build_sensor_tools(bank: SensorBank) -> list[Tool]:
+def build_sensor_tools(bank: SensorPort) -> list[Tool]:
     """The tools for what ``bank`` has configured (none for what it does not)."""
     tools: list[Tool] = []
     if bank.sensor_names():
