@@ -50,7 +50,15 @@ __all__ = [
 ]
 
 DeviceKind = Literal[
-    "led", "pwm_led", "relay", "button", "digital_in", "digital_out", "buzzer", "servo"
+    "led",
+    "pwm_led",
+    "relay",
+    "button",
+    "digital_in",
+    "digital_out",
+    "buzzer",
+    "servo",
+    "motion_sensor",
 ]
 KINDS: tuple[str, ...] = tuple(KIND_SPECS)
 OUTPUT_KINDS = frozenset(k for k, spec in KIND_SPECS.items() if spec.is_output)
@@ -66,7 +74,7 @@ class DeviceConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, fro
         name: What the user and the model call it; a Python-style identifier (``red_led``).
         pin: The pin: canonical (``GPIO17``), number (``17``), header (``BOARD11``) or alias.
         kind: ``led``, ``pwm_led``, ``relay``, ``button``, ``digital_in``, ``digital_out``,
-            ``buzzer`` or ``servo``.
+            ``buzzer``, ``servo`` or ``motion_sensor`` (a PIR).
         description: Free text for the model (``"desk lamp, left of the monitor"``).
         safe: The output's safe value, applied on shutdown and estop: ``"off"``, ``"on"``, or a
             level (0..1 for ``pwm_led``, -1..1 for ``servo``; ``"off"`` detaches a servo).

@@ -129,6 +129,17 @@ class GpioDevice:
     def _build_input(self, cls: Any, factory: Any) -> Any:
         cfg = self.wired.config
         bounce = None if cfg.bounce_ms is None else cfg.bounce_ms / 1000.0
+        if cls.__name__ == "MotionSensor":
+            # A PIR drives its output actively: no pull unless the config asks for one.
+            # sample_rate 10/s with a queue of 5 reports motion after half a second of "high".
+            return cls(
+                self.pin_name,
+                pull_up=cfg.pull_up if cfg.pull_up is not None else False,
+                queue_len=5,
+                sample_rate=10,
+                threshold=0.5,
+                pin_factory=factory,
+            )
         if cls.__name__ == "Button":
             # gpiozero's Button defaults to the internal pull-up; keep that default.
             pull_up = True if cfg.pull_up is None else cfg.pull_up

@@ -95,6 +95,15 @@ KIND_SPECS: dict[str, KindSpec] = {
         KindSpec("buzzer", "output", _DIGITAL_OUT, "Buzzer", switch=True, blink=True),
         # A servo holds a position: switching it "on" means nothing, "off" detaches it.
         KindSpec("servo", "output", _PWM, "Servo", level=True, symmetric=True, detaches=True),
+        # A PIR (HC-SR501): gpiozero's MotionSensor averages samples (queue_len) against
+        # the threshold, so one noisy edge does not report motion.
+        KindSpec(
+            "motion_sensor",
+            "input",
+            _DIGITAL_IN,
+            "MotionSensor",
+            words=("detecting motion", "quiet"),
+        ),
     )
 }
 """Every kind the GPIO peripheral knows, in the order the docs list them."""
