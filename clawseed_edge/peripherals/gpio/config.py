@@ -59,6 +59,7 @@ DeviceKind = Literal[
     "buzzer",
     "servo",
     "motion_sensor",
+    "tonal_buzzer",
 ]
 KINDS: tuple[str, ...] = tuple(KIND_SPECS)
 OUTPUT_KINDS = frozenset(k for k, spec in KIND_SPECS.items() if spec.is_output)
@@ -74,7 +75,8 @@ class DeviceConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, fro
         name: What the user and the model call it; a Python-style identifier (``red_led``).
         pin: The pin: canonical (``GPIO17``), number (``17``), header (``BOARD11``) or alias.
         kind: ``led``, ``pwm_led``, ``relay``, ``button``, ``digital_in``, ``digital_out``,
-            ``buzzer``, ``servo`` or ``motion_sensor`` (a PIR).
+            ``buzzer``, ``servo``, ``motion_sensor`` (a PIR) or ``tonal_buzzer`` (a passive
+            buzzer that plays notes).
         description: Free text for the model (``"desk lamp, left of the monitor"``).
         safe: The output's safe value, applied on shutdown and estop: ``"off"``, ``"on"``, or a
             level (0..1 for ``pwm_led``, -1..1 for ``servo``; ``"off"`` detaches a servo).
@@ -232,6 +234,8 @@ def _check_values(dev: DeviceConfig, source: str, key: str) -> None:
         raise bad("events_per_minute", "must be at least 1")
     if dev.bounce_ms is not None and not 0 <= dev.bounce_ms <= 10_000:
         raise bad("bounce_ms", "must be 0..10000 milliseconds")
+    if dev.spec.tone and (dev.safe != "off" or dev.initial not in (None, "off")):
+        raise bad("safe", f"a {dev.kind} is silent when safe: safe and initial are 'off'")
     lo, hi = dev.level_range()
     for field in ("safe", "initial"):
         value = getattr(dev, field)

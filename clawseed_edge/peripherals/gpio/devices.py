@@ -188,7 +188,10 @@ class GpioDevice:
                 "connect a new peripheral to use it"
             )
         try:
-            if self.spec.level:
+            if self.spec.tone:
+                # Only silence is written here; notes go through play().
+                dev.stop()
+            elif self.spec.level:
                 if value is None:
                     dev.detach() if self.spec.detaches else dev.off()
                 else:
@@ -202,6 +205,25 @@ class GpioDevice:
             raise
         except Exception as exc:
             raise translate_gpio_error(exc, self.name, self.pin_name) from exc
+        return self.value
+
+    def play(self, note: Any) -> float | None:
+        """Play ``note`` (a ``str``/number, parsed against the buzzer's range) until stopped.
+
+        Raises:
+            ToolArgumentsInvalid: Not a note, or outside the buzzer's range.
+        """
+        from .notes import parse_note
+
+        dev = self._dev
+        if dev is None:
+            raise DeviceClosed(f"device {self.name!r} is closed (its peripheral is not connected)")
+        tone = parse_note(note, dev.min_tone, dev.max_tone)
+        try:
+            dev.play(tone)
+        except Exception as exc:
+            raise translate_gpio_error(exc, self.name, self.pin_name) from exc
+        self.value = self._read_output()
         return self.value
 
     def read(self) -> float | None:

@@ -39,6 +39,7 @@ class KindSpec:
         symmetric: Its range is -cap..cap (a servo), else 0..cap.
         words: How its 1 and 0 read to a person (``on``/``off``, ``pressed``/``released``).
         detaches: "off" means no pulses at all (a servo detaches), not level 0.
+        tone: It plays notes (``gpio_play_note``); "off" is silence.
     """
 
     name: str
@@ -51,6 +52,7 @@ class KindSpec:
     symmetric: bool = False
     words: tuple[str, str] = ("on", "off")
     detaches: bool = False
+    tone: bool = False
 
     @property
     def is_output(self) -> bool:
@@ -65,6 +67,8 @@ class KindSpec:
 
     def describe(self, value: float | None) -> str:
         """A value in words: ``on``, ``pressed``, ``at level 0.4``, ``detached``."""
+        if self.tone:
+            return self.words[1] if value is None else self.words[0]
         if value is None:
             return "detached" if self.detaches else "unknown"
         if self.symmetric:
@@ -95,6 +99,17 @@ KIND_SPECS: dict[str, KindSpec] = {
         KindSpec("buzzer", "output", _DIGITAL_OUT, "Buzzer", switch=True, blink=True),
         # A servo holds a position: switching it "on" means nothing, "off" detaches it.
         KindSpec("servo", "output", _PWM, "Servo", level=True, symmetric=True, detaches=True),
+        # A passive buzzer: gpiozero's TonalBuzzer plays a note by PWM frequency; silent is
+        # "off" (no pulses), so it has no level and does not blink.
+        KindSpec(
+            "tonal_buzzer",
+            "output",
+            _PWM,
+            "TonalBuzzer",
+            detaches=True,
+            tone=True,
+            words=("playing a note", "silent"),
+        ),
         # A PIR (HC-SR501): gpiozero's MotionSensor averages samples (queue_len) against
         # the threshold, so one noisy edge does not report motion.
         KindSpec(

@@ -377,6 +377,21 @@ class PiGpio:
         dev.check_level(level)
         return await self._write(dev, float(level))
 
+    async def play_note(self, name: str, note: Any) -> float | None:
+        """Play ``note`` (``"A4"``, ``"C#5"``, ``440``) on a ``tonal_buzzer``; ``"off"`` silences it.
+
+        Raises:
+            ToolArgumentsInvalid: Not a note, or outside the buzzer's range.
+            DeviceNotFound, PinModeUnsupported (not a tonal buzzer), HardwareError.
+        """
+        dev = self._output(name, "play a note on")
+        if not dev.spec.tone:
+            raise PinModeUnsupported(f"{name} is a {dev.kind}: only a tonal_buzzer plays notes")
+        if isinstance(note, str) and note.strip().lower() in ("off", "stop", "silence", "none"):
+            return await self._write(dev, None)
+        self._cancel_blink(dev.name)
+        return await self._run(dev.play, note)
+
     async def read(self, name: str) -> float | None:
         """The device's current value (1/0 for switches and inputs, the level for PWM)."""
         self._require_connected()

@@ -16,7 +16,7 @@ from clawseed_edge.api import (
 )
 
 from .port import DeviceRoutes, GpioPort
-from .tools import GpioBlink, GpioRead, GpioSetLevel, GpioSwitch, GpioToggle
+from .tools import GpioBlink, GpioPlayNote, GpioRead, GpioSetLevel, GpioSwitch, GpioToggle
 
 __all__ = ["HardwareStatus", "build_tools", "share_gpio_tools"]
 
@@ -80,7 +80,7 @@ def build_tools(ports: Sequence[GpioPort]) -> list[Tool]:
     """
     routes = DeviceRoutes(ports)
     tools: list[Tool] = []
-    for cls in (GpioSwitch, GpioToggle, GpioSetLevel, GpioRead, GpioBlink):
+    for cls in (GpioSwitch, GpioToggle, GpioSetLevel, GpioRead, GpioBlink, GpioPlayNote):
         tool = cls(routes)
         if tool.devices:
             tools.append(tool)
