@@ -208,16 +208,19 @@ class GpioDevice:
         return self.value
 
     def play(self, note: Any) -> float | None:
-        """Play ``note`` (a ``str``/number, parsed against the buzzer's range) until stopped.
+        """Play ``note`` (``"A4"``, ``"C#5"``, ``440``, ``"440 Hz"``) until told otherwise;
+        ``"off"`` (or ``stop``, ``silence``) silences the buzzer.
 
         Raises:
-            ToolArgumentsInvalid: Not a note, or outside the buzzer's range.
+            ToolArgumentsInvalid: Not a note, or outside the buzzer's range (both named).
         """
-        from .notes import parse_note
+        from .notes import is_silence, parse_note
 
         dev = self._dev
         if dev is None:
             raise DeviceClosed(f"device {self.name!r} is closed (its peripheral is not connected)")
+        if is_silence(note):
+            return self.write(None)
         tone = parse_note(note, dev.min_tone, dev.max_tone)
         try:
             dev.play(tone)

@@ -99,6 +99,15 @@ KIND_SPECS: dict[str, KindSpec] = {
         KindSpec("buzzer", "output", _DIGITAL_OUT, "Buzzer", switch=True, blink=True),
         # A servo holds a position: switching it "on" means nothing, "off" detaches it.
         KindSpec("servo", "output", _PWM, "Servo", level=True, symmetric=True, detaches=True),
+        # A PIR (HC-SR501): gpiozero's MotionSensor averages samples (queue_len) against
+        # the threshold, so one noisy edge does not report motion.
+        KindSpec(
+            "motion_sensor",
+            "input",
+            _DIGITAL_IN,
+            "MotionSensor",
+            words=("detecting motion", "quiet"),
+        ),
         # A passive buzzer: gpiozero's TonalBuzzer plays a note by PWM frequency; silent is
         # "off" (no pulses), so it has no level and does not blink.
         KindSpec(
@@ -109,15 +118,6 @@ KIND_SPECS: dict[str, KindSpec] = {
             detaches=True,
             tone=True,
             words=("playing a note", "silent"),
-        ),
-        # A PIR (HC-SR501): gpiozero's MotionSensor averages samples (queue_len) against
-        # the threshold, so one noisy edge does not report motion.
-        KindSpec(
-            "motion_sensor",
-            "input",
-            _DIGITAL_IN,
-            "MotionSensor",
-            words=("detecting motion", "quiet"),
         ),
     )
 }

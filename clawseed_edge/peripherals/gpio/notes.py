@@ -11,9 +11,17 @@ from typing import Any
 
 from clawseed_edge.api import ToolArgumentsInvalid
 
-__all__ = ["parse_note"]
+__all__ = ["SILENCE", "is_silence", "parse_note"]
 
 _HZ = re.compile(r"^(\d+(?:\.\d+)?)\s*hz$", re.IGNORECASE)
+
+SILENCE = frozenset({"off", "stop", "silence", "silent", "none"})
+"""Words that mean "stop playing"."""
+
+
+def is_silence(value: Any) -> bool:
+    """Whether ``value`` asks for silence (``"off"``, ``"stop"`` ...)."""
+    return isinstance(value, str) and value.strip().lower() in SILENCE
 
 
 def parse_note(value: Any, low: Any, high: Any) -> Any:

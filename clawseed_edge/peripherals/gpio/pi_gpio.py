@@ -378,18 +378,10 @@ class PiGpio:
         return await self._write(dev, float(level))
 
     async def play_note(self, name: str, note: Any) -> float | None:
-        """Play ``note`` (``"A4"``, ``"C#5"``, ``440``) on a ``tonal_buzzer``; ``"off"`` silences it.
-
-        Raises:
-            ToolArgumentsInvalid: Not a note, or outside the buzzer's range.
-            DeviceNotFound, PinModeUnsupported (not a tonal buzzer), HardwareError.
-        """
+        """Play ``note`` on a ``tonal_buzzer`` (see :meth:`GpioDevice.play`); "off" silences."""
         dev = self._output(name, "play a note on")
         if not dev.spec.tone:
             raise PinModeUnsupported(f"{name} is a {dev.kind}: only a tonal_buzzer plays notes")
-        if isinstance(note, str) and note.strip().lower() in ("off", "stop", "silence", "none"):
-            return await self._write(dev, None)
-        self._cancel_blink(dev.name)
         return await self._run(dev.play, note)
 
     async def read(self, name: str) -> float | None:

@@ -24,6 +24,7 @@ from clawseed_edge.api import (
 )
 
 from .kinds import BLINK_LIMITS, KIND_SPECS
+from .notes import is_silence
 from .port import DeviceRoutes, GpioDeviceView, GpioPort
 
 __all__ = [
@@ -44,7 +45,6 @@ SWITCH_KINDS = _kinds(lambda s: s.switch)
 LEVEL_KINDS = _kinds(lambda s: s.level)
 BLINK_KINDS = _kinds(lambda s: s.blink)
 TONE_KINDS = _kinds(lambda s: s.tone)
-_SILENCE = frozenset({"off", "stop", "silence", "silent", "none"})
 READ_KINDS = frozenset(KIND_SPECS)
 
 
@@ -442,7 +442,7 @@ class GpioPlayNote(_GpioTool):
         note = arguments.get("note")
         if note is None or isinstance(note, bool):
             return self._action(arguments, None, "", "'note' must be a note name, Hz or 'off'")
-        silent = isinstance(note, str) and note.strip().lower() in _SILENCE
+        silent = is_silence(note)
         return self._action(
             arguments,
             0.0 if silent else 1.0,
