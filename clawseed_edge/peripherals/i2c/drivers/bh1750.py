@@ -7,7 +7,7 @@ example: high byte 1000_0011, low byte 1001_0000 -> (2^15 + 2^9 + 2^8 + 2^7 + 2^
 = 28067 lx.
 
 Continuous mode keeps the latest result in the chip, so a read is one two-byte transfer once
-the first conversion (180 ms, waited for in :meth:`BH1750.setup`) has finished.
+the first conversion (180 ms after :meth:`BH1750.setup`) has finished.
 """
 
 from __future__ import annotations
@@ -55,20 +55,27 @@ class BH1750:
     def __init__(self, bus: SMBusLike, address: int = 0x23) -> None:
         self.bus = bus
         self.address = address
-        self._ready = False
+        self._started: float | None = None
 
     def setup(self) -> None:
-        """Power on, reset the data register, start continuous measurement, wait for the first."""
+        """Power on, reset the data register and start continuous measurement.
+
+        It does not wait for the first result: :meth:`read` waits for whatever is left of the
+        180 ms, so starting an agent is not held up by a light sensor.
+        """
         self.bus.write_byte(self.address, CMD_POWER_ON)
         self.bus.write_byte(self.address, CMD_RESET)
         self.bus.write_byte(self.address, CMD_CONTINUOUS_HIGH_RES)
-        time.sleep(MEASURE_MAX_S)
-        self._ready = True
+        self._started = time.monotonic()
 
     def read(self) -> dict[str, float]:
         """The latest measurement in lux."""
-        if not self._ready:
+        if self._started is None:
             self.setup()
+        assert self._started is not None
+        left = self._started + MEASURE_MAX_S - time.monotonic()
+        if left > 0:  # the first conversion is still running
+            time.sleep(left)
         # The chip has no registers: the result is a bare two-byte read.
         data = bare_read(self.bus, self.address, 2)
         if len(data) != 2:
