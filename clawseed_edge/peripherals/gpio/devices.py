@@ -116,6 +116,17 @@ class GpioDevice:
         initial = cfg.initial if cfg.initial is not None else cfg.safe
         if not spec.is_output:
             return self._build_input(cls, factory)
+        if spec.colour:  # pin is red; the extra pins green and blue
+            green, blue = (p.name for p in self.wired.extra)
+            on = 1.0 if initial == "on" else 0.0
+            return cls(
+                pin,
+                green,
+                blue,
+                active_high=cfg.active_high,
+                initial_value=(on, on, on),
+                pin_factory=factory,
+            )
         if spec.detaches:  # a servo: "off" means no pulses
             value = None if initial == "off" else self._level_of(initial)
             return cls(pin, initial_value=value, pin_factory=factory)
@@ -171,8 +182,7 @@ class GpioDevice:
         return float(value)
 
     def _read_output(self) -> float | None:
-        raw = self._dev.value
-        return None if raw is None else float(raw)
+        return _scalar(self._dev.value)
 
     # --- operations (worker thread) -----------------------------------------------------------
 
@@ -206,6 +216,23 @@ class GpioDevice:
         except Exception as exc:
             raise translate_gpio_error(exc, self.name, self.pin_name) from exc
         return self.value
+
+    def set_colour(self, rgb: tuple[float, float, float]) -> float | None:
+        """Show ``rgb`` (each 0..1, checked by the caller) on an ``rgb_led``."""
+        dev = self._dev
+        if dev is None:
+            raise DeviceClosed(f"device {self.name!r} is closed (its peripheral is not connected)")
+        try:
+            dev.value = rgb
+        except Exception as exc:
+            raise translate_gpio_error(exc, self.name, self.pin_name) from exc
+        self.value = self._read_output()
+        return self.value
+
+    def colour(self) -> tuple[float, float, float] | None:
+        """The (red, green, blue) an ``rgb_led`` shows, or None for other kinds."""
+        raw = getattr(self._dev, "value", None)
+        return tuple(raw) if self.spec.colour and raw is not None else None
 
     def play(self, note: Any) -> float | None:
         """Play ``note`` (``"A4"``, ``"C#5"``, ``440``, ``"440 Hz"``) until told otherwise;
@@ -241,7 +268,7 @@ class GpioDevice:
             raw = dev.value
         except Exception as exc:
             raise translate_gpio_error(exc, self.name, self.pin_name) from exc
-        self.value = None if raw is None else float(raw)
+        self.value = _scalar(raw)
         return self.value
 
     def safe_value(self) -> float | None:
@@ -261,6 +288,10 @@ class GpioDevice:
         pin_obj = getattr(self._dev, "pin", None)
         if pin_obj is None:  # a Servo wraps a PWMOutputDevice
             pin_obj = getattr(getattr(self._dev, "pwm_device", None), "pin", None)
+        if pin_obj is None and self.spec.colour:
+            # gpiozero's RGBLED exposes no pins; its three PWMLEDs are in ``_leds`` (red first).
+            leds = getattr(self._dev, "_leds", ())
+            pin_obj = leds[0].pin if leds else None
         level: float | None = None
         mode = "closed"
         frequency = None
@@ -355,3 +386,12 @@ class BlinkTasks:
     def cancel_all(self) -> None:
         for name in list(self._tasks):
             self.cancel(name)
+
+
+def _scalar(raw: Any) -> float | None:
+    """A device value as one number: an RGBLED's (r, g, b) becomes its brightest channel."""
+    if raw is None:
+        return None
+    if isinstance(raw, tuple):
+        return float(max(raw))
+    return float(raw)

@@ -40,6 +40,8 @@ class KindSpec:
         words: How its 1 and 0 read to a person (``on``/``off``, ``pressed``/``released``).
         detaches: "off" means no pulses at all (a servo detaches), not level 0.
         tone: It plays notes (``gpio_play_note``); "off" is silence.
+        colour: It shows colours (``gpio_set_colour``); its value is its brightest channel.
+        extra_pins: Pins it needs besides ``pin``, by name (``pins = {green = .., blue = ..}``).
     """
 
     name: str
@@ -53,6 +55,8 @@ class KindSpec:
     words: tuple[str, str] = ("on", "off")
     detaches: bool = False
     tone: bool = False
+    colour: bool = False
+    extra_pins: tuple[str, ...] = ()
 
     @property
     def is_output(self) -> bool:
@@ -107,6 +111,16 @@ KIND_SPECS: dict[str, KindSpec] = {
             _DIGITAL_IN,
             "MotionSensor",
             words=("detecting motion", "quiet"),
+        ),
+        # A common-cathode RGB LED on three PWM pins: ``pin`` is red, ``pins`` green and blue.
+        KindSpec(
+            "rgb_led",
+            "output",
+            _PWM,
+            "RGBLED",
+            switch=True,
+            colour=True,
+            extra_pins=("green", "blue"),
         ),
         # A passive buzzer: gpiozero's TonalBuzzer plays a note by PWM frequency; silent is
         # "off" (no pulses), so it has no level and does not blink.

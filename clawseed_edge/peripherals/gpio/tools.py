@@ -24,12 +24,10 @@ from clawseed_edge.api import (
 )
 
 from .kinds import BLINK_LIMITS, KIND_SPECS
-from .notes import is_silence
 from .port import DeviceRoutes, GpioDeviceView, GpioPort
 
 __all__ = [
     "GpioBlink",
-    "GpioPlayNote",
     "GpioRead",
     "GpioSetLevel",
     "GpioSwitch",
@@ -44,7 +42,6 @@ def _kinds(can: Any) -> frozenset[str]:
 SWITCH_KINDS = _kinds(lambda s: s.switch)
 LEVEL_KINDS = _kinds(lambda s: s.level)
 BLINK_KINDS = _kinds(lambda s: s.blink)
-TONE_KINDS = _kinds(lambda s: s.tone)
 READ_KINDS = frozenset(KIND_SPECS)
 
 
@@ -411,58 +408,3 @@ class GpioBlink(_GpioTool):
             f"{dev.name} ({dev.pin_name}) is blinking {count} times (about {total:g} s)",
             {"device": dev.name, "count": count},
         )
-
-
-class GpioPlayNote(_GpioTool):
-    """Play a note on a passive buzzer, or silence it."""
-
-    name = "gpio_play_note"
-    description = (
-        "Play a note on a passive buzzer until told otherwise: a note name ('A4', 'C#5', "
-        "'Bb3'), a frequency in Hz (440), or 'off' for silence."
-    )
-    risk = RiskClass.ACT
-    kinds = TONE_KINDS
-
-    def _schema(self) -> dict[str, Any]:
-        return {
-            "type": "object",
-            "properties": {
-                "device": self._device_property(),
-                "note": {
-                    "type": ["string", "number"],
-                    "description": "A note name ('A4', 'C#5'), Hz (440), or 'off'.",
-                },
-            },
-            "required": ["device", "note"],
-            "additionalProperties": False,
-        }
-
-    def describe_action(self, arguments: Mapping[str, Any]) -> DeviceAction:
-        note = arguments.get("note")
-        if note is None or isinstance(note, bool):
-            return self._action(arguments, None, "", "'note' must be a note name, Hz or 'off'")
-        silent = is_silence(note)
-        return self._action(
-            arguments,
-            0.0 if silent else 1.0,
-            "silence {name} ({pin})" if silent else "play " + str(note) + " on {name} ({pin})",
-        )
-
-    async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolResult:
-        dev, failure = await self._guard(arguments)
-        if dev is None:
-            return failure
-        note = arguments.get("note")
-        port = self._port(dev)
-        play = getattr(port, "play_note", None)
-        if play is None:
-            return ToolResult.fail(f"{port.name} cannot play notes")
-        try:
-            value = await play(dev.name, note)
-        except ClawseedError as exc:
-            return self._fail(exc)
-        text = f"{dev.name} ({dev.pin_name}) is {self._describe_value(dev, value)}"
-        if value is not None:
-            text += f" ({note})"
-        return ToolResult.ok(text, {"device": dev.name, "value": value, "note": note})

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
+import pytest
+
 from clawseed_edge.api import ToolContext
 from clawseed_edge.peripherals import KIND_SPECS, PiGpio
 
@@ -85,3 +87,59 @@ async def test_tonal_buzzer_is_silent_in_its_safe_state(sim_board: SimBoard) -> 
     await play(board, device="beeper", note="A5")
     await board.apply_safe_state()
     assert not board.pin_factory.pin("GPIO13").frequency
+
+
+RGB = """
+[[devices]]
+name = "mood"
+pin = "GPIO5"
+kind = "rgb_led"
+pins = { green = "GPIO6", blue = "GPIO13" }
+"""
+
+
+async def colour(board: PiGpio, value: object) -> str:
+    tool = next(t for t in board.tools() if t.name == "gpio_set_colour")
+    result = await tool.execute({"device": "mood", "colour": value}, ToolContext())
+    return result.output if result.success else f"Error: {result.error}"
+
+
+def levels(board: PiGpio) -> tuple[float, float, float]:
+    pin = board.pin_factory.pin
+    return (pin("GPIO5").state, pin("GPIO6").state, pin("GPIO13").state)
+
+
+async def test_make_it_purple(sim_board: SimBoard) -> None:
+    board = await sim_board(RGB)
+    assert levels(board) == (0, 0, 0)
+    assert await colour(board, "purple") == "mood (GPIO5) now shows #800080"
+    r, g, b = levels(board)
+    assert (round(r, 3), g, round(b, 3)) == (0.502, 0, 0.502)
+    assert await colour(board, "#FF8800") == "mood (GPIO5) now shows #ff8800"
+    assert await colour(board, [0, 255, 0]) == "mood (GPIO5) now shows #00ff00"
+    assert levels(board) == (0, 1, 0)
+    assert await colour(board, "Dark Orange") == "mood (GPIO5) now shows #ff8c00"
+    assert (await colour(board, "blurple")).startswith("Error: 'blurple' is not a colour")
+    await board.apply_safe_state()
+    assert levels(board) == (0, 0, 0)
+
+
+async def test_rgb_led_switches_and_reads_like_a_light(sim_board: SimBoard) -> None:
+    board = await sim_board(RGB)
+    assert await board.switch("mood", True) == 1.0
+    assert levels(board) == (1, 1, 1)
+    status = {s["device"]: s for s in await board.status()}
+    assert status["mood"]["value"] == 1.0 and status["mood"]["mode"] == "pwm"
+
+
+def test_rgb_led_needs_its_green_and_blue_pins() -> None:
+    from clawseed_edge.api import ConfigInvalid, PinInUse
+    from clawseed_edge.peripherals import default_registry, loads_hardware_toml, validate_devices
+
+    board = default_registry().get("sim")
+    one_pin = loads_hardware_toml('[[devices]]\nname = "m"\npin = "GPIO5"\nkind = "rgb_led"\n')
+    with pytest.raises(ConfigInvalid, match=r"devices\[0\]\.pins: .*takes pins = \{green"):
+        validate_devices(board, one_pin.devices, "<t>")
+    clash = loads_hardware_toml(RGB + '[[devices]]\nname = "led"\npin = "GPIO13"\nkind = "led"\n')
+    with pytest.raises(PinInUse, match="GPIO13 is already used by device 'mood'"):
+        validate_devices(board, clash.devices, "<t>")
