@@ -59,6 +59,7 @@ DeviceKind = Literal[
     "buzzer",
     "servo",
     "motion_sensor",
+    "distance_sensor",
     "rgb_led",
     "tonal_buzzer",
 ]
@@ -76,7 +77,8 @@ class DeviceConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, fro
         name: What the user and the model call it; a Python-style identifier (``red_led``).
         pin: The pin: canonical (``GPIO17``), number (``17``), header (``BOARD11``) or alias.
         kind: ``led``, ``pwm_led``, ``relay``, ``button``, ``digital_in``, ``digital_out``,
-            ``buzzer``, ``servo``, ``motion_sensor`` (a PIR), ``rgb_led`` (three PWM pins) or
+            ``buzzer``, ``servo``, ``motion_sensor`` (a PIR), ``distance_sensor`` (an HC-SR04:
+            ``pin`` is ECHO, ``pins = {trigger = ..}``), ``rgb_led`` (three PWM pins) or
             ``tonal_buzzer`` (a passive buzzer that plays notes).
         pins: The other pins of a multi-pin kind, by name: ``{green = "GPIO6", blue =
             "GPIO13"}`` for an ``rgb_led`` (whose ``pin`` is red).
@@ -229,9 +231,10 @@ def _extra_pin(
             f"{where}: pins.{role} {pin.name} is already used by device {pins[pin.name]!r}; "
             "one pin drives one device"
         )
-    if not any(pin.can(c) for c in dev.spec.needs):
+    needs = dev.spec.extra_needs or dev.spec.needs
+    if not any(pin.can(c) for c in needs):
         raise PinModeUnsupported(
-            f"{where}: pins.{role} of a {dev.kind} needs {' or '.join(dev.spec.needs)}, and "
+            f"{where}: pins.{role} of a {dev.kind} needs {' or '.join(needs)}, and "
             f"{pin.name} has only {', '.join(pin.caps) or 'nothing'}"
         )
     pins[pin.name] = dev.name

@@ -42,6 +42,8 @@ class KindSpec:
         tone: It plays notes (``gpio_play_note``); "off" is silence.
         colour: It shows colours (``gpio_set_colour``); its value is its brightest channel.
         extra_pins: Pins it needs besides ``pin``, by name (``pins = {green = .., blue = ..}``).
+        extra_needs: What the extra pins need, when it differs from ``needs``.
+        unit: Its value is a measurement in this unit (``m``), not on/off.
     """
 
     name: str
@@ -57,6 +59,8 @@ class KindSpec:
     tone: bool = False
     colour: bool = False
     extra_pins: tuple[str, ...] = ()
+    extra_needs: tuple[str, ...] = ()
+    unit: str = ""
 
     @property
     def is_output(self) -> bool:
@@ -73,6 +77,8 @@ class KindSpec:
         """A value in words: ``on``, ``pressed``, ``at level 0.4``, ``detached``."""
         if self.tone:
             return self.words[1] if value is None else self.words[0]
+        if self.unit:
+            return "no reading" if value is None else f"at {value:.2f} {self.unit}"
         if value is None:
             return "detached" if self.detaches else "unknown"
         if self.symmetric:
@@ -111,6 +117,17 @@ KIND_SPECS: dict[str, KindSpec] = {
             _DIGITAL_IN,
             "MotionSensor",
             words=("detecting motion", "quiet"),
+        ),
+        # An HC-SR04: ``pin`` is ECHO (through a divider: it is a 5 V signal), ``pins.trigger``
+        # TRIG; gpiozero's DistanceSensor times the echo in a thread and smooths the readings.
+        KindSpec(
+            "distance_sensor",
+            "input",
+            _DIGITAL_IN,
+            "DistanceSensor",
+            extra_pins=("trigger",),
+            extra_needs=_DIGITAL_OUT,
+            unit="m",
         ),
         # A common-cathode RGB LED on three PWM pins: ``pin`` is red, ``pins`` green and blue.
         KindSpec(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Awaitable, Callable
 
 import pytest
@@ -143,3 +144,38 @@ def test_rgb_led_needs_its_green_and_blue_pins() -> None:
     clash = loads_hardware_toml(RGB + '[[devices]]\nname = "led"\npin = "GPIO13"\nkind = "led"\n')
     with pytest.raises(PinInUse, match="GPIO13 is already used by device 'mood'"):
         validate_devices(board, clash.devices, "<t>")
+
+
+SONAR = """
+[[devices]]
+name = "wall"
+pin = "GPIO24"
+kind = "distance_sensor"
+pins = { trigger = "GPIO23" }
+"""
+
+
+async def test_distance_sensor_reads_metres_from_the_simulated_echo(sim_board: SimBoard) -> None:
+    board = await sim_board(SONAR)
+    # The mock echo is timed by threads: wait (bounded) for a reading near the simulated 0.5 m.
+    distance = None
+    for _ in range(100):
+        distance = await board.read("wall")
+        if distance is not None and 0.3 < distance < 0.8:
+            break
+        await asyncio.sleep(0.05)
+    assert distance is not None and 0.3 < distance < 0.8, distance
+    tool = next(t for t in board.tools() if t.name == "gpio_read")
+    output = (await tool.execute({"device": "wall"}, ToolContext())).output
+    assert re.fullmatch(r"wall \(GPIO24\) is at 0\.\d\d m", output), output
+
+
+def test_distance_sensor_trigger_pin_is_checked_like_pin() -> None:
+    from clawseed_edge.api import PinReserved
+    from clawseed_edge.peripherals import default_registry, loads_hardware_toml, validate_devices
+
+    board = default_registry().get("rpi4b")
+    wiring = loads_hardware_toml(SONAR.replace('"GPIO23"', '"BOARD1"'))
+    with pytest.raises(PinReserved, match=r"'wall'\): pins\.trigger: .*3\.3 V power"):
+        validate_devices(board, wiring.devices, "<t>")
+    assert KIND_SPECS["distance_sensor"].extra_needs == ("digital_out",)
