@@ -179,3 +179,37 @@ def test_distance_sensor_trigger_pin_is_checked_like_pin() -> None:
     with pytest.raises(PinReserved, match=r"'wall'\): pins\.trigger: .*3\.3 V power"):
         validate_devices(board, wiring.devices, "<t>")
     assert KIND_SPECS["distance_sensor"].extra_needs == ("digital_out",)
+
+
+async def test_make_it_purple_through_an_agent_turn_and_the_policy(sim_board: SimBoard) -> None:
+    from clawseed_edge.agent import AgentBuilder, SecurityPolicy
+    from clawseed_edge.api import ToolCall
+    from clawseed_edge.testing import ScriptedProvider
+
+    board = await sim_board(RGB + BUZZER.replace("GPIO13", "GPIO12"))
+    provider = ScriptedProvider(
+        [
+            ScriptedProvider.calls(
+                ToolCall("gpio_set_colour", {"device": "mood", "colour": "purple"}),
+                ToolCall("gpio_play_note", {"device": "beeper", "note": "C5"}),
+            ),
+            "Purple, with a beep.",
+        ]
+    )
+    agent = (
+        AgentBuilder()
+        .provider(provider)
+        .peripherals([board])
+        .security_policy(SecurityPolicy(autonomy="full", max_actions_per_hour=None))
+        .platform("test")
+        .build()
+    )
+    async with agent:
+        assert await agent.run("make the led purple and beep") == "Purple, with a beep."
+        frequency = board.pin_factory.pin("GPIO12").frequency
+    results = [m.content for m in provider.requests[1].messages if m.role == "tool"]
+    assert results == [
+        "mood (GPIO5) now shows #800080",
+        "beeper (GPIO12) is playing a note (C5)",
+    ]
+    assert round(frequency, 1) == 523.3
