@@ -249,11 +249,6 @@ class GpioDevice:
         self.value = self._read_output()
         return self.value
 
-    def colour(self) -> tuple[float, float, float] | None:
-        """The (red, green, blue) an ``rgb_led`` shows, or None for other kinds."""
-        raw = getattr(self._dev, "value", None)
-        return tuple(raw) if self.spec.colour and raw is not None else None
-
     def play(self, note: Any) -> float | None:
         """Play ``note`` (``"A4"``, ``"C#5"``, ``440``, ``"440 Hz"``) until told otherwise;
         ``"off"`` (or ``stop``, ``silence``) silences the buzzer.
