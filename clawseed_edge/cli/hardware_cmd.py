@@ -79,49 +79,38 @@ def _status(args: argparse.Namespace) -> int:
 
 
 def sensor_status(config_path: str | None, *, sim: bool, out: TextIO | None = None) -> int:
-    """Print the configured sensors; simulated ones (``--sim``, the sim board) are read now.
+    """Print every sensor bank of the config (``[[sensors]]`` and ``type = "sensors"`` tables);
+    simulated ones (``--sim``, the sim board) are read now.
 
     Real buses are not touched: the running agent owns them and reads them itself.
     """
     from clawseed_edge.api import ClawseedError
     from clawseed_edge.config.file import load_config
-    from clawseed_edge.peripherals import default_registry
-    from clawseed_edge.peripherals.sensors.factory import sensor_bank_from_config
+    from clawseed_edge.config.hardware import build_peripherals
+    from clawseed_edge.peripherals.sensors.bank import SensorBank
 
     out = out or sys.stdout
     try:
         loaded = load_config(config_path)
-        config = loaded.config
-        hardware = config.hardware_with_devices()
-        board = default_registry().get(hardware.board)
-        bank = sensor_bank_from_config(
-            config.sensors,
-            config.displays,
-            config.i2c,
-            sim=sim or board.family == "sim",
-            board=board,
-            gpio_devices=hardware.devices,
-            source=loaded.source,
-        )
+        peripherals = build_peripherals(loaded.config, loaded.source, sim=sim)
     except ClawseedError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if bank is None:
-        return 0
-    if not bank.is_sim:
-        print(bank.describe(), file=out)
-        print("(sensors are not read here: the buses belong to the running agent)", file=out)
-        return 0
+    for bank in (p for p in peripherals if isinstance(p, SensorBank)):
+        if not bank.is_sim:
+            print(bank.describe(), file=out)
+            print("(sensors are not read here: the buses belong to the running agent)", file=out)
+            continue
 
-    async def read_all() -> list[dict[str, Any]]:
-        async with bank:
-            return await bank.status(read=True)
+        async def read_all(bank: SensorBank = bank) -> list[dict[str, Any]]:
+            async with bank:
+                return await bank.status(read=True)
 
-    print("simulated sensors:", file=out)
-    for entry in asyncio.run(read_all()):
-        reading = str(entry.get("reading", "")).removeprefix(f"{entry['device']}: ")
-        shown = reading or entry.get("error") or " | ".join(entry.get("lines", []))
-        print(f"  {entry['device']:<16} {entry['kind']:<8} {entry['where']}: {shown}", file=out)
+        print(f"simulated sensors ({bank.name}):", file=out)
+        for entry in asyncio.run(read_all()):
+            reading = str(entry.get("reading", "")).removeprefix(f"{entry['device']}: ")
+            shown = reading or entry.get("error") or " | ".join(entry.get("lines", []))
+            print(f"  {entry['device']:<16} {entry['kind']:<8} {entry['where']}: {shown}", file=out)
     return 0
 
 

@@ -54,3 +54,18 @@ def test_hardware_status_shows_the_simulated_readings(capsys: pytest.CaptureFixt
         r"pressure 1013\.2 hPa \(read at ",
         out,
     ), out
+
+
+def test_hardware_status_reads_a_sensors_peripheral_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(
+        '[[peripherals]]\nname = "shed"\ntype = "sensors"\nboard = "sim"\n'
+        '[[peripherals.sensors]]\nname = "shed_air"\ndriver = "sht31"\n',
+        encoding="utf-8",
+    )
+    assert main(["--config", str(cfg), "hardware", "status"]) == 0
+    out = capsys.readouterr().out
+    assert "simulated sensors (shed):" in out
+    assert re.search(r"shed_air +sht31 +on I2C bus 1 at 0x44: temperature 21\.0 °C", out), out
