@@ -178,7 +178,7 @@ class SensorBank:
         cfg = ch.valid.config
         cls = ch.valid.driver
         if self._sim is not None:
-            root, kwargs = self._sim.sysfs.root, {"read_file": self._sim.sysfs.reader()}
+            root, kwargs = self._sim.sysfs.root, {"reader": self._sim.sysfs.reader()}
         else:
             root, kwargs = self.sysfs_root, {}
         return cls(cls.locate(root, cfg.device), **kwargs, **cfg.options)

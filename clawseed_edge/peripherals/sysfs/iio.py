@@ -39,7 +39,7 @@ class DHT22:
 
     Args:
         device_dir: The IIO device's directory (see :meth:`locate`).
-        read_file: How attribute files are read (the fake tree injects faults through it).
+        reader: How attribute files are read (the fake tree injects faults through it).
         attempts: Reads tried before giving up (the driver's EIO is routine).
         retry_delay_s: Wait between tries, seconds: the sensor needs a moment after a failed
             start before it answers again.
@@ -61,12 +61,12 @@ class DHT22:
         self,
         device_dir: Path,
         *,
-        read_file: FileReader = read_attribute,
+        reader: FileReader = read_attribute,
         attempts: int = 4,
         retry_delay_s: float = 0.5,
     ) -> None:
         self.device_dir = device_dir
-        self._read_file = read_file
+        self._read = reader
         self.attempts = max(1, attempts)
         self.retry_delay_s = retry_delay_s
 
@@ -136,7 +136,7 @@ class DHT22:
         ) from last
 
     def _milli(self, attribute: str) -> float:
-        text = self._read_file(self.device_dir / attribute).strip()
+        text = self._read(self.device_dir / attribute).strip()
         try:
             return int(text) / 1000.0
         except ValueError:

@@ -86,7 +86,7 @@ class DS18B20:
 
     Args:
         device_dir: The sensor's directory (see :meth:`locate`).
-        read_file: How attribute files are read (the fake tree passes one that injects faults).
+        reader: How attribute files are read (the fake tree passes one that injects faults).
 
     Values: temperature in degrees C (-55..125, the datasheet's range).
     """
@@ -98,9 +98,9 @@ class DS18B20:
     min_interval_s: ClassVar[float] = 1.0
     summary: ClassVar[str] = "Maxim DS18B20 temperature over 1-Wire (kernel w1-gpio, w1_therm)"
 
-    def __init__(self, device_dir: Path, *, read_file: FileReader = read_attribute) -> None:
+    def __init__(self, device_dir: Path, *, reader: FileReader = read_attribute) -> None:
         self.device_dir = device_dir
-        self._read_file = read_file
+        self._read = reader
 
     @staticmethod
     def locate(sysfs_root: Path, device: str | None) -> Path:
@@ -137,6 +137,6 @@ class DS18B20:
 
     def read(self) -> dict[str, float]:
         """One conversion (blocks up to 750 ms on the kernel's side)."""
-        text = self._read_file(self.device_dir / "w1_slave")
+        text = self._read(self.device_dir / "w1_slave")
         temperature = parse_w1_slave(text, f"ds18b20 {self.device_dir.name}")
         return check_values(self.driver_name, self.quantities, {"temperature": temperature})

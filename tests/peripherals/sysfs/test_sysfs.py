@@ -46,7 +46,7 @@ def test_parse_w1_slave_refuses_garbage() -> None:
 
 def test_ds18b20_reads_the_fake_tree(sysfs: FakeSysfs) -> None:
     fake = sysfs.add_ds18b20(temperature=-10.125)
-    sensor = DS18B20(DS18B20.locate(sysfs.root, None), read_file=sysfs.reader())
+    sensor = DS18B20(DS18B20.locate(sysfs.root, None), reader=sysfs.reader())
     assert sensor.read() == {"temperature": -10.125}
     fake.set(temperature=24.5)
     assert sensor.read() == {"temperature": 24.5}
@@ -54,7 +54,7 @@ def test_ds18b20_reads_the_fake_tree(sysfs: FakeSysfs) -> None:
 
 def test_ds18b20_power_on_value_is_an_error_then_the_next_read_works(sysfs: FakeSysfs) -> None:
     fake = sysfs.add_ds18b20()
-    sensor = DS18B20(DS18B20.locate(sysfs.root, None), read_file=sysfs.reader())
+    sensor = DS18B20(DS18B20.locate(sysfs.root, None), reader=sysfs.reader())
     fake.power_on_value()
     with pytest.raises(SensorDataInvalid, match="85 °C is the DS18B20's power-on value"):
         sensor.read()
@@ -83,13 +83,13 @@ def test_ds18b20_locate_explains_what_is_missing(tmp_path: Path, sysfs: FakeSysf
 
 def test_dht22_reads_thousandths(sysfs: FakeSysfs) -> None:
     sysfs.add_dht(temperature=23.4, humidity=55.1)
-    sensor = DHT22(DHT22.locate(sysfs.root, None), read_file=sysfs.reader(), retry_delay_s=0)
+    sensor = DHT22(DHT22.locate(sysfs.root, None), reader=sysfs.reader(), retry_delay_s=0)
     assert sensor.read() == {"temperature": 23.4, "humidity": 55.1}
 
 
 def test_dht_read_that_fails_twice_then_works(sysfs: FakeSysfs) -> None:
     sysfs.add_dht(temperature=19.0, humidity=60.0)
-    sensor = DHT22(DHT22.locate(sysfs.root, None), read_file=sysfs.reader(), retry_delay_s=0)
+    sensor = DHT22(DHT22.locate(sysfs.root, None), reader=sysfs.reader(), retry_delay_s=0)
     sysfs.fail("in_temp_input", errno.EIO, count=2)
     assert sensor.read() == {"temperature": 19.0, "humidity": 60.0}
     assert sysfs.reads == 4  # two failed reads, then both attributes
@@ -100,7 +100,7 @@ def test_dht_that_never_answers_is_a_clear_error_and_the_next_read_works(
 ) -> None:
     sysfs.add_dht()
     sensor = DHT22(
-        DHT22.locate(sysfs.root, None), read_file=sysfs.reader(), attempts=3, retry_delay_s=0
+        DHT22.locate(sysfs.root, None), reader=sysfs.reader(), attempts=3, retry_delay_s=0
     )
     sysfs.fail("in_humidityrelative_input", errno.ETIMEDOUT, count=3)
     with pytest.raises(DeviceNoResponse, match=r"3 reads failed \(.*ETIMEDOUT\).*pull-up"):
