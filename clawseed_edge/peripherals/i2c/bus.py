@@ -12,6 +12,7 @@ that says what to do. A bus that went away is closed; the next call opens it aga
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 import time
@@ -113,14 +114,19 @@ class I2CBus:
             raise
 
     async def aclose(self) -> None:
-        """Close the bus and stop the worker. Idempotent; safe to cancel."""
+        """Close the bus and stop the worker (waiting at most 5 s). Idempotent; safe to cancel."""
         if self.state is Lifecycle.CLOSED:
             return
         self.state = Lifecycle.CLOSED
         worker, self._worker = self._worker, None
         if worker is not None:
             try:
-                await worker.run(self._drop_handle)  # the handle is closed on its own thread
+                # The handle is closed on its own thread; a transfer stuck in the kernel must
+                # not hold up shutdown (the worker is a daemon thread).
+                async with asyncio.timeout(5):
+                    await worker.run(self._drop_handle)
+            except TimeoutError:
+                log.warning("i2c-%d: closing the bus timed out; leaving it", self.number)
             finally:
                 await worker.aclose()
 
