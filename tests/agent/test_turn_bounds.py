@@ -157,10 +157,10 @@ async def test_the_system_prompt_and_earlier_messages_stay_byte_identical() -> N
     await agent.run("second", session_id="s")
     first, second = provider.requests
     assert first.messages[0] == second.messages[0]  # the system prompt: no recall in it
-    assert "[Memory:" not in second.messages[0].content
-    # The earlier turn's user message is sent as stored (prefix caching holds).
+    assert "- k: v" not in second.messages[0].content
+    # The earlier turn's user message is sent as the user wrote it (prefix caching holds).
     assert second.messages[1].content.endswith("first")
-    assert "[Memory:" not in second.messages[1].content
+    assert "- k: v" not in second.messages[1].content
 
 
 async def test_recall_keeps_the_most_relevant_entries_within_the_budget() -> None:
