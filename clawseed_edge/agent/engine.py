@@ -170,6 +170,10 @@ class Agent:
         self.provider = provider
         self.registry = registry if registry is not None else ToolRegistry()
         self.dispatcher = dispatcher if dispatcher is not None else select_dispatcher(provider)
+        # A chosen dispatcher follows the provider: a model found to lack tools at run time
+        # (an Ollama "does not support tools" answer) flips ``native_tools``.
+        self._dispatcher_follows_provider = dispatcher is None
+        self._native_tools = _native_tools(provider)
         self.hooks = hooks if hooks is not None else HookRunner()
         self.observer: Observer = observer if observer is not None else NoopObserver()
         self.prompt_builder = (
@@ -232,6 +236,17 @@ class Agent:
         )
         self._prompt = (version, prompt)
         return prompt
+
+    def refresh_dispatcher(self) -> None:
+        """Pick the dispatcher again if the provider's ``native_tools`` changed since the last
+        pick (called at the start of every turn; a dispatcher given to the constructor stays)."""
+        if not self._dispatcher_follows_provider:
+            return
+        native = _native_tools(self.provider)
+        if native != self._native_tools:
+            self._native_tools = native
+            self.dispatcher = select_dispatcher(self.provider)
+            self._prompt = None  # the tool instructions in the prompt change with it
 
     def invalidate_prompt(self) -> None:
         """Rebuild the system prompt on the next turn (after editing workspace files)."""
@@ -459,17 +474,25 @@ class Agent:
             session = self._sessions[session_id] = _Session(history)
         return session
 
-    async def _persist(self, session_id: str, messages: list[ChatMessage]) -> None:
+    async def _persist(self, session_id: str, messages: list[ChatMessage]) -> Exception | None:
+        """Save a turn's new messages; returns the failure (the turn reports it), never raises."""
         if self.session_store is None or not messages:
-            return
+            return None
         try:
             await self.session_store.append_history(session_id, list(messages))
         except Exception as exc:
             log.warning("could not save history of session %s: %s", session_id, exc)
             self._record(ErrorObserved("session_store", str(exc)))
+            return exc
+        return None
 
     def _record(self, event: object) -> None:
         try:
             self.observer.record(event)  # type: ignore[arg-type]
         except Exception:
             log.exception("observer failed")
+
+
+def _native_tools(provider: Provider) -> bool:
+    capabilities = getattr(provider, "capabilities", None)
+    return capabilities is None or bool(getattr(capabilities, "native_tools", True))

@@ -155,7 +155,17 @@ class TurnRunner:
                     self.usage,
                 )
             )
-            await agent._persist(self.session_id, self.handle.new_messages)
+            failure = await agent._persist(self.session_id, self.handle.new_messages)
+            if failure is not None:
+                # Never silently dropped: the caller learns the turn ran but was not stored.
+                code = failure.code if isinstance(failure, ClawseedError) else AgentError.code
+                emit(
+                    ErrorEvent(
+                        f"the conversation was not saved: {str(failure)[:500]}. The answer "
+                        "above stands, but later turns will not remember this one.",
+                        code,
+                    )
+                )
             if self.outcome == "done":
                 await self._notify_done()
 
@@ -185,6 +195,7 @@ class TurnRunner:
         history = self.history
         assert history is not None
         history.trim()
+        agent.refresh_dispatcher()
         system_prompt = agent.system_prompt()
         tools = agent.dispatcher.tools_for_request(agent.registry.specs())
         for self.iterations in range(1, agent.max_tool_iterations + 1):

@@ -309,7 +309,11 @@ async def assemble(
             builder = builder.approver(approver)
         if observer is not None:
             builder = builder.observer(observer)
-        if isinstance(memory, SessionStore):
+        # NoneMemory (memory disabled, or a database that could not open: said at start)
+        # stores no history; handing it over would fail every turn's save.
+        from clawseed_edge.memory.none import NoneMemory
+
+        if isinstance(memory, SessionStore) and not isinstance(memory, NoneMemory):
             builder = builder.session_store(memory)
         agent = builder.build()
     except BaseException:
