@@ -75,8 +75,10 @@ class DeviceConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, fro
         approval: Every write asks the user first, even in ``full`` autonomy.
         max_switches_per_minute: Per-device write rate limit, enforced by the SecurityPolicy.
         max_level: Cap on the PWM level (0..1) or the servo value (0..1 of full travel).
-        pull_up: For inputs: ``true`` pull-up, ``false`` pull-down, unset = external pull
-            (then ``active_high`` says which level is "active").
+        pull_up: For inputs: ``true`` internal pull-up, ``false`` internal pull-down; unset:
+            a ``button`` uses the internal pull-up (pressed = low), a ``digital_in`` no
+            internal pull (an external resistor holds it; ``active_high`` says which level is
+            "active"). A pin with a pull fitted on the board (GPIO2/3) refuses any other.
         bounce_ms: For inputs: ignore edges closer than this many milliseconds.
         on_press: For inputs: a message sent to the agent when the input becomes active.
         on_release: For inputs: a message sent to the agent when the input becomes inactive.
@@ -111,6 +113,11 @@ class DeviceConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, fro
     @property
     def is_input(self) -> bool:
         return not self.spec.is_output
+
+    @property
+    def effective_pull_up(self) -> bool | None:
+        """The input's pull: ``pull_up`` if set, else its kind's default (None: external)."""
+        return self.spec.default_pull_up if self.pull_up is None else self.pull_up
 
     def level_range(self) -> tuple[float, float]:
         """The (min, max) value a write may carry, the cap included."""
@@ -195,9 +202,29 @@ def validate_devices(
                 f"{board.id} has only {', '.join(pin.caps) or 'nothing'}"
                 + (f"; pins that can: {', '.join(_pins_with(board, needs))}" if needs else "")
             )
+        _check_pull(dev, pin, board, source, at)
         pins[pin.name] = dev.name
         wired.append(WiredDevice(dev, pin))
     return wired
+
+
+def _check_pull(dev: DeviceConfig, pin: PinSpec, board: BoardSpec, source: str, at: str) -> None:
+    """Refuse an input whose pull fights a resistor fitted on the board (found at load, not at
+    connect, where gpiozero would raise PinFixedPull)."""
+    if not dev.is_input or pin.fixed_pull is None:
+        return
+    wanted = {True: "up", False: "down", None: "none"}[dev.effective_pull_up]
+    if wanted == pin.fixed_pull:
+        return
+    asked = "unset" if dev.pull_up is None else str(dev.pull_up).lower()
+    fix = "set pull_up = true" if pin.fixed_pull == "up" else "set pull_up = false"
+    raise ConfigInvalid(
+        f"device {dev.name!r}: {pin.name} on {board.id} has a fixed pull-{pin.fixed_pull} "
+        f"resistor on the board, so pull_up = {asked} (pull {wanted}) cannot work; {fix} "
+        "or wire the input to a pin without a fixed pull",
+        file=source,
+        key=f"{at}.pull_up",
+    )
 
 
 def _pins_with(board: BoardSpec, needs: tuple[str, ...]) -> list[str]:

@@ -91,10 +91,16 @@ class GpioDevice:
         """The underlying gpiozero device (None before open / after close)."""
         return self._dev
 
-    def open(self, factory: Any, on_input: InputCallback | None = None) -> None:
-        """Create the gpiozero device on ``factory``; raises api errors, never gpiozero's."""
+    def open(
+        self, factory: Any, on_input: InputCallback | None = None, *, at_safe: bool = False
+    ) -> None:
+        """Create the gpiozero device on ``factory``; raises api errors, never gpiozero's.
+
+        With ``at_safe`` an output starts at its safe value instead of its ``initial`` one
+        (an emergency stop must never pass through a value that is not safe).
+        """
         try:
-            self._dev = self._build(factory)
+            self._dev = self._build(factory, at_safe)
         except Exception as exc:
             raise translate_gpio_error(exc, self.name, self.pin_name) from exc
         if not self.is_output:
@@ -106,14 +112,14 @@ class GpioDevice:
         else:
             self.value = self._read_output()
 
-    def _build(self, factory: Any) -> Any:
+    def _build(self, factory: Any, at_safe: bool = False) -> Any:
         import gpiozero
 
         cfg = self.wired.config
         spec = cfg.spec
         cls = getattr(gpiozero, spec.gpiozero_class)
         pin = self.pin_name
-        initial = cfg.initial if cfg.initial is not None else cfg.safe
+        initial = cfg.safe if at_safe or cfg.initial is None else cfg.initial
         if not spec.is_output:
             return self._build_input(cls, factory)
         if spec.detaches:  # a servo: "off" means no pulses
@@ -129,15 +135,12 @@ class GpioDevice:
     def _build_input(self, cls: Any, factory: Any) -> Any:
         cfg = self.wired.config
         bounce = None if cfg.bounce_ms is None else cfg.bounce_ms / 1000.0
-        if cls.__name__ == "Button":
-            # gpiozero's Button defaults to the internal pull-up; keep that default.
-            pull_up = True if cfg.pull_up is None else cfg.pull_up
-            return cls(self.pin_name, pull_up=pull_up, bounce_time=bounce, pin_factory=factory)
-        # With an external pull, active_high says which level is "active".
-        active_state = cfg.active_high if cfg.pull_up is None else None
+        pull_up = cfg.effective_pull_up
+        # With an external pull (None), active_high says which level is "active".
+        active_state = cfg.active_high if pull_up is None else None
         return cls(
             self.pin_name,
-            pull_up=cfg.pull_up,
+            pull_up=pull_up,
             active_state=active_state,
             bounce_time=bounce,
             pin_factory=factory,

@@ -39,6 +39,9 @@ class KindSpec:
         symmetric: Its range is -cap..cap (a servo), else 0..cap.
         words: How its 1 and 0 read to a person (``on``/``off``, ``pressed``/``released``).
         detaches: "off" means no pulses at all (a servo detaches), not level 0.
+        default_pull_up: For inputs, the pull when ``pull_up`` is unset: True (internal
+            pull-up, a ``button`` to ground), or None (no internal pull: an external resistor
+            holds the line and ``active_high`` says which level is active).
     """
 
     name: str
@@ -51,6 +54,7 @@ class KindSpec:
     symmetric: bool = False
     words: tuple[str, str] = ("on", "off")
     detaches: bool = False
+    default_pull_up: bool | None = None
 
     @property
     def is_output(self) -> bool:
@@ -85,7 +89,14 @@ KIND_SPECS: dict[str, KindSpec] = {
         KindSpec("pwm_led", "output", _PWM, "PWMLED", switch=True, level=True, blink=True),
         # A relay switches mains or motors: no blinking.
         KindSpec("relay", "output", _DIGITAL_OUT, "DigitalOutputDevice", switch=True),
-        KindSpec("button", "input", _DIGITAL_IN, "Button", words=("pressed", "released")),
+        KindSpec(
+            "button",
+            "input",
+            _DIGITAL_IN,
+            "Button",
+            words=("pressed", "released"),
+            default_pull_up=True,  # gpiozero's Button default: a switch to ground
+        ),
         KindSpec(
             "digital_in", "input", _DIGITAL_IN, "DigitalInputDevice", words=("active", "inactive")
         ),
