@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -176,6 +177,7 @@ async def assemble(
     _ensure_home(home)
     workspace = resolve_in_home(config.agent.workspace_dir, home)
     # Everything that only reads the config first: a mistake there leaves nothing open.
+    ledger = _device_ledger(home)
     policy = SecurityPolicy(
         autonomy=config.autonomy.level,
         approver=approver,
@@ -185,12 +187,16 @@ async def assemble(
         max_actions_per_hour=config.autonomy.max_actions_per_hour,
         approval_timeout_s=config.autonomy.approval_timeout_s,
         observer=observer,
+        # Device rate limits hold across processes (one-shot `agent` runs, `chat`, `run'):
+        # the ledger is state.db, and its times are Unix seconds.
+        ledger=ledger,
+        clock=time.time,
     )
     hooks = _build_hooks(config, loaded.source, hook_factories or HookFactoryRegistry())
     peripherals = _build_peripherals(config, loaded.source, sim=sim)
     provider = provider if provider is not None else build_provider(loaded, provider_registry)
 
-    opened: list[Callable[[], Awaitable[None]]] = [provider.aclose]
+    opened: list[Callable[[], Awaitable[None]]] = [provider.aclose, ledger.aclose]
     try:
         probe = getattr(provider, "probe", None)
         if connect and probe is not None:
@@ -320,6 +326,13 @@ def _workspace_tools(config: Config, workspace: Path) -> list[Tool]:
 
         tools.append(ShellTool(workspace))
     return tools
+
+
+def _device_ledger(home: Path) -> Any:
+    """The ledger of recent device actions in ``$CLAWSEED_HOME/state.db`` (opened on first use)."""
+    from clawseed_edge.state import DeviceLedger
+
+    return DeviceLedger(home / "state.db")
 
 
 def _build_peripherals(config: Config, source: str, *, sim: bool) -> list[Peripheral]:
