@@ -123,8 +123,17 @@ class GpioDevice:
         if not spec.is_output:
             return self._build_input(cls, factory)
         if spec.detaches:  # a servo: "off" means no pulses
-            value = None if initial == "off" else self._level_of(initial)
-            return cls(pin, initial_value=value, pin_factory=factory)
+            value = None if initial == "off" else cfg.position_of(self._level_of(initial))
+            servo_pulses = getattr(factory.pin(pin), "use_servo_pulses", None)
+            if servo_pulses is not None:
+                servo_pulses()  # lgpio: pulse widths in microseconds (tx_servo)
+            return cls(
+                pin,
+                initial_value=value,
+                min_pulse_width=cfg.min_pulse_us / 1e6,
+                max_pulse_width=cfg.max_pulse_us / 1e6,
+                pin_factory=factory,
+            )
         if spec.level:
             level = self._level_of(initial)
             if not cfg.active_high:
@@ -167,8 +176,15 @@ class GpioDevice:
         return float(value)
 
     def _read_output(self) -> float | None:
-        raw = self._dev.value
-        return None if raw is None else float(raw)
+        return self._from_device(self._dev.value)
+
+    def _from_device(self, raw: Any) -> float | None:
+        # A servo reports its position (-1..1); the config speaks angles when it has them.
+        if raw is None:
+            return None
+        if self.spec.pulses:
+            return round(self.wired.config.angle_of(float(raw)), 9)
+        return float(raw)
 
     # --- operations (worker thread) -----------------------------------------------------------
 
@@ -187,6 +203,8 @@ class GpioDevice:
             if self.spec.level:
                 if value is None:
                     dev.detach() if self.spec.detaches else dev.off()
+                elif self.spec.pulses:
+                    dev.value = self.wired.config.position_of(value)
                 else:
                     dev.value = value
             elif value:
@@ -212,7 +230,7 @@ class GpioDevice:
             raw = dev.value
         except Exception as exc:
             raise translate_gpio_error(exc, self.name, self.pin_name) from exc
-        self.value = None if raw is None else float(raw)
+        self.value = self._from_device(raw)
         return self.value
 
     def safe_value(self) -> float | None:

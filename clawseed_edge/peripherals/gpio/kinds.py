@@ -39,6 +39,7 @@ class KindSpec:
         symmetric: Its range is -cap..cap (a servo), else 0..cap.
         words: How its 1 and 0 read to a person (``on``/``off``, ``pressed``/``released``).
         detaches: "off" means no pulses at all (a servo detaches), not level 0.
+        pulses: It is driven by servo pulses (``min_pulse_us``/``max_pulse_us``, angles).
         default_pull_up: For inputs, the pull when ``pull_up`` is unset: True (internal
             pull-up, a ``button`` to ground), or None (no internal pull: an external resistor
             holds the line and ``active_high`` says which level is active).
@@ -54,6 +55,7 @@ class KindSpec:
     symmetric: bool = False
     words: tuple[str, str] = ("on", "off")
     detaches: bool = False
+    pulses: bool = False
     default_pull_up: bool | None = None
 
     @property
@@ -105,7 +107,16 @@ KIND_SPECS: dict[str, KindSpec] = {
         ),
         KindSpec("buzzer", "output", _DIGITAL_OUT, "Buzzer", switch=True, blink=True),
         # A servo holds a position: switching it "on" means nothing, "off" detaches it.
-        KindSpec("servo", "output", _PWM, "Servo", level=True, symmetric=True, detaches=True),
+        KindSpec(
+            "servo",
+            "output",
+            _PWM,
+            "Servo",
+            level=True,
+            symmetric=True,
+            detaches=True,
+            pulses=True,
+        ),
     )
 }
 """Every kind the GPIO peripheral knows, in the order the docs list them."""

@@ -136,6 +136,26 @@ def _lgpio_factory_class() -> Any:
 
         _callback: Any
         _pwm: Any
+        _servo = False
+
+        def use_servo_pulses(self) -> None:
+            """Send this pin's PWM as servo pulses: lgpio's ``tx_servo`` takes the width in
+            microseconds, where gpiozero's ``tx_pwm`` path rounds the duty to whole percent
+            (200 µs steps at 50 Hz)."""
+            self._servo = True
+
+        def _set_state(self, value: Any) -> None:
+            if not self._pwm:
+                super()._set_state(value)
+                return
+            freq = self._pwm[0]
+            if self._servo:
+                width_us = round(float(value) * 1_000_000 / freq)
+                lgpio.tx_servo(self.factory._handle, self._number, width_us, freq)
+            else:
+                # A float duty: lgpio times it in microseconds, gpiozero's int() does not.
+                lgpio.tx_pwm(self.factory._handle, self._number, freq, float(value) * 100)
+            self._pwm = (freq, float(value) * 100)
 
         def output_with_state(self, state: Any) -> None:
             self._claim_output(1 if state else 0)
@@ -155,6 +175,9 @@ def _lgpio_factory_class() -> Any:
             lgpio.gpio_claim_output(self.factory._handle, self._number, level)
 
         def _set_frequency(self, value: Any) -> None:
+            if self._servo:
+                self._set_servo_frequency(value)
+                return
             if not self._pwm and value:
                 # gpiozero starts PWM at duty 0 (line low: an active-low load fully on); start
                 # at the level the line holds instead, the device then sets its value.
@@ -166,6 +189,15 @@ def _lgpio_factory_class() -> Any:
                 self._pwm = (value, duty)
                 return
             super()._set_frequency(value)
+
+        def _set_servo_frequency(self, value: Any) -> None:
+            if value:
+                # No pulse until the servo sets its position (a 0 % or 100 % frame would
+                # drive it to an end stop).
+                self._pwm = (value, self._pwm[1] if self._pwm else 0.0)
+            elif self._pwm:
+                lgpio.tx_servo(self.factory._handle, self._number, 0)  # width 0: stop pulses
+                self._pwm = None
 
     class SafeClaimLGPIOFactory(LGPIOFactory):  # type: ignore[misc, valid-type]
         """LGPIOFactory whose pins claim outputs at their initial level."""

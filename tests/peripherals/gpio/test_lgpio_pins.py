@@ -124,3 +124,86 @@ def test_an_unwritable_lg_wd_is_a_clear_error(
     monkeypatch.setenv("LG_WD", "/proc")
     with pytest.raises(PinFactoryUnavailable, match=r"FIFO in /proc .*set LG_WD"):
         make_pin_factory("lgpio")
+
+
+SERVOS = """
+[[devices]]
+name = "arm"
+pin = "GPIO12"
+kind = "servo"
+min_pulse_us = 500
+max_pulse_us = 2500
+
+[[devices]]
+name = "dial"
+pin = "GPIO13"
+kind = "servo"
+min_angle = 0
+max_angle = 180
+"""
+
+
+def _servo_widths(fake: FakeLgpio, gpio: int) -> list[int]:
+    return [c[2] for c in fake.calls_for(gpio) if c[0] == "tx_servo"]
+
+
+async def test_servo_pulses_have_microsecond_resolution_on_lgpio(fake_lgpio: FakeLgpio) -> None:
+    hardware = loads_hardware_toml('[hardware]\nboard = "rpi4b"\npin_factory = "lgpio"\n' + SERVOS)
+    board = PiGpio(hardware, sim=False)
+    await board.connect()
+    try:
+        assert not any(_servo_widths(fake_lgpio, 12))  # safe "off": no pulses at start
+        await board.set_level("arm", 0.001)  # 1 µs of a 2000 µs travel
+        await board.set_level("arm", -1)
+        await board.set_level("dial", 90)  # degrees: the middle of 1000..2000 µs
+        await board.set_level("dial", 91)
+        assert await board.read("dial") == pytest.approx(91)
+    finally:
+        await board.disconnect()
+    widths = _servo_widths(fake_lgpio, 12)
+    assert [w for w in widths if w] == [1501, 500] and widths[-1] == 0  # detached at the end
+    assert [w for w in _servo_widths(fake_lgpio, 13) if w] == [1500, 1506]
+    assert all(c[3] == 50 for c in fake_lgpio.calls_for(12) if c[0] == "tx_servo" and c[2])
+
+
+async def test_servo_pulses_on_mock_pins(sim_board: Any, mock_pin_factory: Any) -> None:
+    board = await sim_board(SERVOS)
+    await board.set_level("arm", 0.001)
+    pin = mock_pin_factory.pin("GPIO12")
+    assert pin.frequency == 50 and pin.state * 20_000 == pytest.approx(1501)
+    await board.set_level("dial", 45)
+    assert mock_pin_factory.pin("GPIO13").state * 20_000 == pytest.approx(1250)
+    assert await board.read("dial") == pytest.approx(45)
+    tool = next(t for t in board.tools() if t.name == "gpio_set_level")
+    assert tool.parameters["properties"]["level"]["maximum"] == 180
+
+
+@pytest.mark.parametrize(
+    ("extra", "key", "message"),
+    [
+        ('kind = "led"\nmin_pulse_us = 900\n', "min_pulse_us", "applies to servos"),
+        ('kind = "servo"\nmax_pulse_us = 3000\n', "max_pulse_us", "500..2500"),
+        ('kind = "servo"\nmin_pulse_us = 2000\nmax_pulse_us = 1000\n', "max_pulse_us", "greater"),
+        ('kind = "servo"\nmin_angle = -90\n', "max_angle", "both"),
+    ],
+)
+def test_servo_settings_are_checked_at_load(extra: str, key: str, message: str) -> None:
+    from clawseed_edge.api import ConfigInvalid
+    from clawseed_edge.peripherals.boards import default_registry
+    from clawseed_edge.peripherals.gpio import validate_devices
+
+    hw = loads_hardware_toml(f'[[devices]]\nname = "s"\npin = "GPIO12"\n{extra}')
+    with pytest.raises(ConfigInvalid, match=message) as info:
+        validate_devices(default_registry().get("rpi4b"), hw.devices)
+    assert info.value.key == f"devices[0].{key}"
+
+
+async def test_a_default_servo_is_not_rounded_to_whole_percent(fake_lgpio: FakeLgpio) -> None:
+    # gpiozero's lgpio pin sent tx_pwm(50, int(duty)): 1550 µs became 7 % = 1400 µs.
+    hardware = loads_hardware_toml(
+        '[hardware]\nboard = "rpi4b"\npin_factory = "lgpio"\n'
+        '[[devices]]\nname = "arm"\npin = "GPIO12"\nkind = "servo"\n'
+    )
+    async with PiGpio(hardware, sim=False) as board:
+        await board.set_level("arm", 0.1)
+    assert [w for w in _servo_widths(fake_lgpio, 12) if w] == [1550]
