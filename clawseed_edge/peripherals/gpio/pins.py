@@ -73,12 +73,10 @@ def lgpio_work_dir() -> Path:
     Without it lgpio uses the current directory, which a service or a user in a read-only
     directory cannot write.
     """
+    from ..estop_handshake import clawseed_home
+
     value = os.environ.get(LG_WD)
-    if value:
-        return Path(value)
-    home = os.environ.get("CLAWSEED_HOME")
-    base = Path(home).expanduser() if home else Path.home() / ".clawseed-edge"
-    return base / "run"
+    return Path(value) if value else clawseed_home() / "run"
 
 
 @contextlib.contextmanager
