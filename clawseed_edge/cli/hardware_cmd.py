@@ -266,9 +266,10 @@ def estop(
 
 
 def _explain_failure(p: Any, error: Exception) -> None:
-    from clawseed_edge.api import PinInUse
+    from clawseed_edge.api import ClawseedError, PinInUse
 
-    print(f"error: {p.name}: {error}", file=sys.stderr)
+    what = str(error) if isinstance(error, ClawseedError) else f"{type(error).__name__}: {error}"
+    print(f"error: {p.name}: {what}", file=sys.stderr)
     if isinstance(error, PinInUse):
         print(
             "If clawseed-edge is running it owns the pins: use `clawseed-edge estop --pid "
@@ -280,7 +281,6 @@ def _explain_failure(p: Any, error: Exception) -> None:
 async def _estop_all(
     peripherals: Sequence[Any],
 ) -> list[tuple[dict[str, dict[str, Any]] | None, Exception | None]]:
-    from clawseed_edge.api import ClawseedError
     from clawseed_edge.peripherals.gpio import PiGpio
 
     results: list[tuple[dict[str, dict[str, Any]] | None, Exception | None]] = []
@@ -296,7 +296,7 @@ async def _estop_all(
             finally:
                 await p.disconnect()
             results.append((states, None))
-        except ClawseedError as exc:
+        except Exception as exc:  # an estop tries every peripheral, whatever one of them raised
             results.append((None, exc))
     return results
 

@@ -277,3 +277,21 @@ def test_status_and_estop_cover_every_peripheral_table(
     assert "lamp (GPIO17): safe value off applied" in out
     assert "door_relay (GPIO23): safe value off applied (level 1.0)" in out
     assert "estop: 2 outputs on sim, rpi4b in their safe state" in out
+
+
+def test_estop_tries_every_peripheral_when_one_fails(capsys: pytest.CaptureFixture[str]) -> None:
+    from clawseed_edge.peripherals.gpio import PiGpio
+
+    class Gone:
+        name = "nucleo"
+        board_type = "nucleo-f401re"
+
+        async def connect(self) -> None:
+            raise OSError("no such device: /dev/ttyACM0")
+
+    pi = PiGpio(loads_hardware_toml('[[devices]]\nname = "led"\npin = "GPIO5"\nkind = "led"\n'))
+    assert estop([Gone(), pi]) == 1
+    out, err = capsys.readouterr()
+    assert "error: nucleo: OSError: no such device" in err
+    assert "led (GPIO5): safe value off applied" in out
+    assert "NOT every output is in its safe state" in out

@@ -142,6 +142,11 @@ def _lgpio_factory_class() -> Any:
             (200 µs steps at 50 Hz)."""
             self._servo = True
 
+        def close(self) -> None:
+            # gpiozero keeps pin objects between devices: the next one may not be a servo.
+            self._servo = False
+            super().close()
+
         def _set_state(self, value: Any) -> None:
             if not self._pwm:
                 super()._set_state(value)
