@@ -386,6 +386,13 @@ def _await_confirmation(
                 return 1
             print(f"process {pid} applied its safe state and keeps running", file=sys.stderr)
             return 0
+        if not Path(f"/proc/{pid}").exists():
+            print(
+                f"error: process {pid} exited after SIGUSR1 without confirming its safe state; "
+                "check the outputs (run `clawseed-edge estop` now that the pins are free)",
+                file=sys.stderr,
+            )
+            return 1
         if clock() >= deadline:
             print(
                 f"error: sent SIGUSR1 to {pid}, but it did not confirm its safe state within "
