@@ -41,8 +41,8 @@ def register(subparsers: Any) -> None:
         "--pid",
         type=int,
         metavar="PID",
-        help="ask a running `clawseed-edge run` (SIGUSR1) to apply its safe state instead; "
-        "only a clawseed-edge process that handles the signal is signalled",
+        help="ask a running clawseed-edge (run, chat, agent) to apply its safe state instead "
+        "(SIGUSR1); only a clawseed-edge process that announced its handler is signalled",
     )
     p_estop.set_defaults(func=_estop)
 
@@ -261,7 +261,8 @@ def estop(
         print("estop: NOT every output is in its safe state (see the errors above)", file=out)
         return 1
     boards = ", ".join(dict.fromkeys(p.board_type for p in peripherals))
-    print(f"estop: {outputs} outputs on {boards} in their safe state", file=out)
+    plural = "" if outputs == 1 else "s"
+    print(f"estop: {outputs} output{plural} on {boards} in their safe state", file=out)
     return 0
 
 
@@ -343,9 +344,9 @@ def send_estop(
         where = hs.handshake_path(pid, home)
         print(
             f"error: process {pid} is clawseed-edge but has not announced an estop handler "
-            f"(no {where}); nothing was sent. Only `clawseed-edge run` handles SIGUSR1; stop "
-            "`chat` or `agent` with Ctrl-C or SIGTERM (they apply the safe state on the way "
-            "out). If it runs with another CLAWSEED_HOME, set the same one here.",
+            f"(no {where}); nothing was sent. It may hold no pins, be an older version, or "
+            "run with another CLAWSEED_HOME (set the same one here); Ctrl-C or SIGTERM stops "
+            "it with its safe state applied.",
             file=sys.stderr,
         )
         return 1

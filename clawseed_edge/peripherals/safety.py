@@ -85,7 +85,8 @@ def install_signal_handlers(
     handshake = EstopHandshake(home) if estop_signal is not None else None
 
     async def safe_then(then: Callable[[], None] | None, why: str) -> None:
-        log.warning("%s: applying the safe state of %d peripherals", why, len(peripherals))
+        n = len(peripherals)
+        log.warning("%s: applying the safe state of %d peripheral%s", why, n, "" if n == 1 else "s")
         failures = await apply_safe_state_all(peripherals, timeout_s=timeout_s)
         if then is None and handshake is not None:
             handshake.write(failures)  # estop --pid waits for this to report the outcome

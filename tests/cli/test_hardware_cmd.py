@@ -120,7 +120,7 @@ def test_handlers_take_a_loaded_config(capsys: pytest.CaptureFixture[str]) -> No
     assert hardware_status(hw, sim=True) == 0
     assert "GPIO5" in capsys.readouterr().out
     assert estop(hw, sim=True) == 0
-    assert "estop: 1 outputs on sim" in capsys.readouterr().out
+    assert "estop: 1 output on sim" in capsys.readouterr().out
 
 
 def test_estop_opens_outputs_at_their_safe_value(
@@ -185,7 +185,8 @@ def test_estop_pid_refuses_a_process_that_is_not_clawseed(
 def test_estop_pid_refuses_clawseed_without_an_estop_handler(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    # `chat` is clawseed-edge but handles no SIGUSR1: the signal would kill it (exit 138).
+    # A clawseed-edge process that installed no estop handler (it opened no pins, or is an
+    # older version): SIGUSR1 would kill it, as it killed `chat` (exit 138).
     proc = _spawn("import clawseed_edge, sys, time\nprint('ready', flush=True)\ntime.sleep(60)")
     try:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"

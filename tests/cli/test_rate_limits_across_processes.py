@@ -49,7 +49,7 @@ def test_four_one_shot_agents_switch_a_one_per_minute_pump_once(
             timeout=120,
         )
         assert run.returncode == 0, run.stderr
-        if "[pin] GPIO24 (pump): 0.0 -> 1.0" in run.stderr:
+        if "<- ok" in run.stderr and "pump (GPIO24) is now on" in run.stderr:
             switched += 1
         elif "reached its max_per_minute=1" in run.stdout + run.stderr:
             refused += 1
