@@ -124,11 +124,15 @@ def own_files(loaded: LoadedConfig) -> list[str]:
     """The files no tool may touch because they hold credentials or the agent's own state.
 
     The secrets file, the config file, the memory database (with its WAL, shared-memory and
-    journal files) and this process's environment (``/proc/self/environ`` resolves to it in
-    the policy; it holds the keys that came from the environment).
+    journal files), ``state.db`` (the device ledger: deleting it would reset the hardware rate
+    limits), the ``run`` directory (estop handshakes, lgpio's FIFO) and this process's
+    environment (``/proc/self/environ`` resolves to it in the policy; it holds the keys that
+    came from the environment).
     """
     home = loaded.home
-    files = [str(home / "secrets"), str(home / "config.toml")]
+    state = str(home / "state.db")
+    files = [str(home / "secrets"), str(home / "config.toml"), str(home / "run")]
+    files += [state, f"{state}-wal", f"{state}-shm", f"{state}-journal"]
     if not loaded.embedded and loaded.source not in files:
         files.append(loaded.source)
     if loaded.config.memory.backend == "sqlite":

@@ -51,3 +51,14 @@ async def test_a_closed_ledger_refuses_work(tmp_path: Path) -> None:
     await ledger.aclose()  # idempotent
     with pytest.raises(ResourceClosed, match="closed"):
         await ledger.recent("pi/pump", 0.0)
+
+
+def test_no_tool_may_touch_the_ledger(tmp_path: Path, clawseed_home: Path) -> None:
+    # Deleting or rewriting state.db would reset the limits that protect the hardware.
+    from clawseed_edge.config.assemble import build_policy
+    from clawseed_edge.config.file import load_config
+
+    config = tmp_path / "config.toml"
+    config.write_text('[provider]\nname = "demo"\n', encoding="utf-8")
+    forbidden = set(build_policy(load_config(config)).forbidden_paths)
+    assert {str(clawseed_home / "state.db"), str(clawseed_home / "run")} <= forbidden
