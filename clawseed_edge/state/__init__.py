@@ -1,6 +1,19 @@
-"""Long-lived operational state in ``$CLAWSEED_HOME/state.db`` (not memory): for now the ledger
-of recent device actions behind the hardware rate limits."""
+"""Long-lived operational state that is not memory, in one small SQLite ``state.db``.
 
+Pairing tokens live here (:class:`PairingTokens`), and the ledger of recent device actions
+behind the hardware rate limits (:class:`DeviceLedger`); scheduled jobs will join them. The
+file sits in ``$CLAWSEED_HOME`` next to ``memory.db``; its schema is versioned (``PRAGMA
+user_version``) and migrated forward on open. Depends on the api layer only.
+
+::
+
+    async with await StateDB.open(home / "state.db") as db:
+        tokens = PairingTokens(db)
+        issued = await tokens.issue("phone")
+"""
+
+from .db import MIGRATIONS, StateDB
 from .ledger import DeviceLedger
+from .pairing import IssuedToken, PairingTokens, TokenInfo
 
-__all__ = ["DeviceLedger"]
+__all__ = ["MIGRATIONS", "DeviceLedger", "IssuedToken", "PairingTokens", "StateDB", "TokenInfo"]

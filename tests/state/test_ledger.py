@@ -62,3 +62,14 @@ def test_no_tool_may_touch_the_ledger(tmp_path: Path, clawseed_home: Path) -> No
     config.write_text('[provider]\nname = "demo"\n', encoding="utf-8")
     forbidden = set(build_policy(load_config(config)).forbidden_paths)
     assert {str(clawseed_home / "state.db"), str(clawseed_home / "run")} <= forbidden
+
+
+async def test_the_ledger_table_is_a_migration_of_state_db(tmp_path: Path) -> None:
+    from clawseed_edge.state import MIGRATIONS, StateDB
+
+    path = tmp_path / "state.db"
+    async with DeviceLedger(path) as ledger:
+        assert await ledger.charge("pi/pump", 1.0, 1, limit=1, since=0.0)
+    async with await StateDB.open(path) as db:
+        assert await db.schema_version() == len(MIGRATIONS)
+        assert await db.fetchall("SELECT key, cost FROM device_actions") == [("pi/pump", 1)]
