@@ -46,7 +46,12 @@ sub-base, and leaf errors also inherit the builtin they resemble, so ``except Va
         ├── PinModeUnsupported(ValueError)
         ├── PinFactoryUnavailable(ImportError)    lgpio (or another backend) is not installed
         ├── PeripheralClosed(ResourceClosed)      a disconnected peripheral refuses work
-        └── DeviceClosed(ResourceClosed)          a closed device refuses work
+        ├── DeviceClosed(ResourceClosed)          a closed device refuses work
+        ├── BusNotFound(FileNotFoundError)        no /dev/i2c-N (I2C not enabled)
+        ├── BusAccessDenied(PermissionError)      the user is not in the bus's group
+        ├── BusLost(ConnectionError)              the bus went away during a transfer
+        ├── DeviceNoResponse(ConnectionError)     nothing answers at the address (NACK)
+        └── SensorDataInvalid(ValueError)         a failed CRC or an impossible value
 
 A user-facing message says what happened, which input caused it, and what to do.
 """
@@ -62,11 +67,15 @@ __all__ = [
     "BoardDisconnected",
     "BoardNotFound",
     "BoardProtocolError",
+    "BusAccessDenied",
+    "BusLost",
+    "BusNotFound",
     "ClawseedError",
     "ConfigError",
     "ConfigFileNotFound",
     "ConfigInvalid",
     "DeviceClosed",
+    "DeviceNoResponse",
     "DeviceNotFound",
     "HardwareError",
     "MemoryStoreError",
@@ -91,6 +100,7 @@ __all__ = [
     "ProviderTimeout",
     "ProviderUnreachable",
     "ResourceClosed",
+    "SensorDataInvalid",
     "ToolArgumentsInvalid",
     "ToolError",
     "ToolNameClash",
@@ -439,3 +449,33 @@ class DeviceClosed(HardwareError, ResourceClosed):
     """A device was used after it was closed (its peripheral disconnected or never connected)."""
 
     code = "device_closed"
+
+
+class BusNotFound(HardwareError, FileNotFoundError):
+    """The bus device (``/dev/i2c-1``) does not exist: the bus is not enabled or not wired."""
+
+    code = "bus_not_found"
+
+
+class BusAccessDenied(HardwareError, PermissionError):
+    """The bus device exists but this user may not open it (not in the ``i2c`` group)."""
+
+    code = "bus_access_denied"
+
+
+class BusLost(HardwareError, ConnectionError):
+    """The bus went away during a transfer (adapter removed, overlay unloaded)."""
+
+    code = "bus_lost"
+
+
+class DeviceNoResponse(HardwareError, ConnectionError):
+    """Nothing acknowledged the address (NACK): wiring, address or power."""
+
+    code = "device_no_response"
+
+
+class SensorDataInvalid(HardwareError, ValueError):
+    """A sensor answered with data that cannot be right: a failed CRC, an impossible value."""
+
+    code = "sensor_data_invalid"

@@ -53,6 +53,8 @@ here: ``[provider]`` (:class:`~clawseed_edge.providers.config.ProviderConfig`), 
 :class:`~clawseed_edge.peripherals.gpio.DeviceConfig`). ``[[peripherals]]`` tables are kept
 as written here and validated at load by the factory their ``type`` names
 (:mod:`clawseed_edge.peripherals.registry`; see :mod:`clawseed_edge.config.hardware`).
+``[[sensors]]``, ``[[displays]]`` and ``[i2c]`` describe the sensor bank
+(:mod:`clawseed_edge.peripherals.sensors.config`, docs/sensors.md).
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ import msgspec
 
 from clawseed_edge.memory.config import MemoryConfig
 from clawseed_edge.peripherals.gpio import DeviceConfig, HardwareConfig, PinFactoryKind
+from clawseed_edge.peripherals.sensors.config import I2CSettings, SensorConfig
 from clawseed_edge.providers.config import ProviderConfig
 
 from .paths import system_directory
@@ -181,6 +184,9 @@ class Config(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     hardware: HardwareSettings = msgspec.field(default_factory=HardwareSettings)
     devices: list[DeviceConfig] = msgspec.field(default_factory=list)
     peripherals: list[dict[str, Any]] = msgspec.field(default_factory=list)
+    sensors: list[SensorConfig] = msgspec.field(default_factory=list)
+    displays: list[SensorConfig] = msgspec.field(default_factory=list)
+    i2c: I2CSettings = msgspec.field(default_factory=I2CSettings)
     agent: AgentSettings = msgspec.field(default_factory=AgentSettings)
     autonomy: AutonomySettings = msgspec.field(default_factory=AutonomySettings)
     tools: ToolsSettings = msgspec.field(default_factory=ToolsSettings)

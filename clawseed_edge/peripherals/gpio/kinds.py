@@ -43,6 +43,11 @@ class KindSpec:
         default_pull_up: For inputs, the pull when ``pull_up`` is unset: True (internal
             pull-up, a ``button`` to ground), or None (no internal pull: an external resistor
             holds the line and ``active_high`` says which level is active).
+        tone: It plays notes (``gpio_play_note``); "off" is silence.
+        colour: It shows colours (``gpio_set_colour``); its value is its brightest channel.
+        extra_pins: Pins it needs besides ``pin``, by name (``pins = {green = .., blue = ..}``).
+        extra_needs: What the extra pins need, when it differs from ``needs``.
+        unit: Its value is a measurement in this unit (``m``), not on/off.
     """
 
     name: str
@@ -57,6 +62,11 @@ class KindSpec:
     detaches: bool = False
     pulses: bool = False
     default_pull_up: bool | None = None
+    tone: bool = False
+    colour: bool = False
+    extra_pins: tuple[str, ...] = ()
+    extra_needs: tuple[str, ...] = ()
+    unit: str = ""
 
     @property
     def is_output(self) -> bool:
@@ -71,6 +81,10 @@ class KindSpec:
 
     def describe(self, value: float | None) -> str:
         """A value in words: ``on``, ``pressed``, ``at level 0.4``, ``detached``."""
+        if self.tone:
+            return self.words[1] if value is None else self.words[0]
+        if self.unit:
+            return "no reading" if value is None else f"at {value:.2f} {self.unit}"
         if value is None:
             return "detached" if self.detaches else "unknown"
         if self.symmetric:
@@ -116,6 +130,47 @@ KIND_SPECS: dict[str, KindSpec] = {
             symmetric=True,
             detaches=True,
             pulses=True,
+        ),
+        # A PIR (HC-SR501): gpiozero's MotionSensor averages samples (queue_len) against
+        # the threshold, so one noisy edge does not report motion.
+        KindSpec(
+            "motion_sensor",
+            "input",
+            _DIGITAL_IN,
+            "MotionSensor",
+            words=("detecting motion", "quiet"),
+        ),
+        # An HC-SR04: ``pin`` is ECHO (through a divider: it is a 5 V signal), ``pins.trigger``
+        # TRIG; gpiozero's DistanceSensor times the echo in a thread and smooths the readings.
+        KindSpec(
+            "distance_sensor",
+            "input",
+            _DIGITAL_IN,
+            "DistanceSensor",
+            extra_pins=("trigger",),
+            extra_needs=_DIGITAL_OUT,
+            unit="m",
+        ),
+        # A common-cathode RGB LED on three PWM pins: ``pin`` is red, ``pins`` green and blue.
+        KindSpec(
+            "rgb_led",
+            "output",
+            _PWM,
+            "RGBLED",
+            switch=True,
+            colour=True,
+            extra_pins=("green", "blue"),
+        ),
+        # A passive buzzer: gpiozero's TonalBuzzer plays a note by PWM frequency; silent is
+        # "off" (no pulses), so it has no level and does not blink.
+        KindSpec(
+            "tonal_buzzer",
+            "output",
+            _PWM,
+            "TonalBuzzer",
+            detaches=True,
+            tone=True,
+            words=("playing a note", "silent"),
         ),
     )
 }
