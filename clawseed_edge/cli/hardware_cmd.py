@@ -204,7 +204,8 @@ def _status_doc(p: Any, states: dict[str, dict[str, Any]] | None) -> dict[str, A
         "name": p.name,
         "board": p.board_type,
         "sim": _simulated(p),
-        "devices": [_wiring(d) for d in devices],
+        # GPIO devices carry their wiring; other peripherals describe themselves in text.
+        "devices": [_wiring(d) for d in devices if hasattr(d, "wired")],
         "pins": states,
     }
 
