@@ -31,6 +31,7 @@ sub-base, and leaf errors also inherit the builtin they resemble, so ``except Va
     ├── AgentError
     │   ├── AgentIterationLimit
     │   ├── AgentTurnAborted
+    │   ├── AgentMessageTooLong(ValueError)    over [agent] max_message_chars; nothing ran
     │   └── AgentClosed(ResourceClosed)          a turn asked of a closing or closed agent
     ├── MemoryStoreError
     │   └── MemoryUnavailable
@@ -62,6 +63,7 @@ __all__ = [
     "AgentClosed",
     "AgentError",
     "AgentIterationLimit",
+    "AgentMessageTooLong",
     "AgentTurnAborted",
     "BoardCommandFailed",
     "BoardDisconnected",
@@ -342,6 +344,12 @@ class AgentTurnAborted(AgentError):
     """The turn was aborted by its caller."""
 
     code = "agent_turn_aborted"
+
+
+class AgentMessageTooLong(AgentError, ValueError):
+    """A user message is longer than ``[agent] max_message_chars``; the turn did not run."""
+
+    code = "agent_message_too_long"
 
 
 class AgentClosed(AgentError, ResourceClosed):

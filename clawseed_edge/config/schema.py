@@ -7,6 +7,9 @@ A complete file, every key optional (the values shown are the defaults)::
     max_history = 50
     tool_timeout_s = 30.0
     workspace_dir = "workspace"        # relative to $CLAWSEED_HOME
+    max_message_chars = 32000          # a longer user message is refused, nothing runs
+    max_recall_chars = 4000            # recalled memory per request (0: no recall)
+    max_tool_argument_chars = 65536    # one tool call's arguments, as JSON
 
     [autonomy]
     level = "supervised"               # read_only | supervised | full
@@ -94,6 +97,12 @@ class AgentSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     max_history: PositiveInt = 50
     tool_timeout_s: Seconds = 30.0
     workspace_dir: str = "workspace"
+    #: A longer user message is refused with an error naming this key; the turn does not run.
+    max_message_chars: PositiveInt = 32_000
+    #: Recalled memory put in front of one request's user message (most relevant first).
+    max_recall_chars: Annotated[int, msgspec.Meta(ge=0)] = 4_000
+    #: One tool call's arguments as JSON; a bigger call is refused unread.
+    max_tool_argument_chars: PositiveInt = 65_536
 
     def __post_init__(self) -> None:
         # Raised as "workspace_dir: ..." so the loader names agent.workspace_dir.
