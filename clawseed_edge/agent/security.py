@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from clawseed_edge.api import (
+    ActionLedger,
     ApprovalDecision,
     ApprovalRequest,
     Approver,
@@ -44,6 +45,7 @@ from clawseed_edge.api import (
 )
 
 from .access import ForbiddenPaths, check_command
+from .action_ledger import DeviceRates, MemoryActionLedger
 from .approval import NoAnswer, announce_approval_request
 
 __all__ = [
@@ -105,7 +107,10 @@ class SecurityPolicy:
             approval in ``supervised`` autonomy. They never lift ``read_only``, and a device
             configured with ``approval = true`` still asks.
         observer: Receives a ``PolicyDecision`` for every decision.
-        clock: Monotonic seconds (tests pass a fake).
+        clock: Seconds (tests pass a fake); Unix time (``time.time``) when ``ledger`` is
+            shared between processes, since their times are compared.
+        ledger: Where device writes are charged against ``max_per_minute``: in memory (this
+            process) by default; a persistent ledger makes the limits hold across processes.
     """
 
     name = "security_policy"
@@ -123,6 +128,7 @@ class SecurityPolicy:
         auto_approve: Iterable[str] = DEFAULT_AUTO_APPROVE,
         observer: Observer | None = None,
         clock: Callable[[], float] = time.monotonic,
+        ledger: ActionLedger | None = None,
     ) -> None:
         try:
             self.autonomy = Autonomy(autonomy)
@@ -147,7 +153,8 @@ class SecurityPolicy:
         self.observer = observer
         self._clock = clock
         self._session_actions: dict[str, deque[float]] = {}
-        self._device_switches: dict[tuple[str, str], deque[float]] = {}
+        self.ledger: ActionLedger = ledger if ledger is not None else MemoryActionLedger()
+        self._device_rates = DeviceRates(self.ledger)
 
     # --- Hook ----------------------------------------------------------------------------
 
@@ -185,14 +192,14 @@ class SecurityPolicy:
             if access is not None:
                 self._check_access(access)
             now = self._clock()
-            self._check_rates(context.session_id, risk, action, now)
+            await self._check_rates(context.session_id, risk, action, now)
             needs_approval, note = self._needs_approval(call, risk, action)
             approved = False
             if needs_approval:
                 await self._ask_approval(call, risk, action, context)
                 approved = True
             if count:
-                self._count(context.session_id, risk, action, self._clock())
+                await self._count(context.session_id, risk, action, self._clock())
         except _Denied as denied:
             self._record(call, denied.decision, denied.reason, device, context)
             verb = "Refused" if denied.decision == "refused" else "Denied"
@@ -305,7 +312,7 @@ class SecurityPolicy:
                     "it (the list is [autonomy].forbidden_paths in the config)"
                 )
 
-    def _check_rates(
+    async def _check_rates(
         self, session_id: str, risk: RiskClass, action: DeviceAction | None, now: float
     ) -> None:
         limit = self.max_actions_per_hour
@@ -318,40 +325,19 @@ class SecurityPolicy:
                     f"action is possible in {wait / 60:.0f} min, or the user can raise the limit"
                 )
         if action is not None and action.operation == "write" and action.max_per_minute:
-            self._check_device_rate(action, now)
+            reason = await self._device_rates.check(action, now)
+            if reason:
+                raise _Denied(reason)
 
-    def _check_device_rate(self, action: DeviceAction, now: float) -> None:
-        # The policy is the one owner of device write rates: a call is charged what it
-        # really switches (a blink of count n switches 2n times), per peripheral and device.
-        limit = action.max_per_minute
-        assert limit is not None
-        cost = max(1, action.switches)
-        if cost > limit:
-            # Can never fit: say what would, and do not invite a retry of the same call.
-            per_repeat = max(1, cost // max(1, action.repeats))
-            fits = limit // per_repeat
-            raise _Denied(
-                f"{action.device} may switch at most {limit} times per minute and this call "
-                f"needs {cost} switches, so it can never run; call it again with at most "
-                f"{fits} repetitions (blink it at most {fits} times)"
-            )
-        window = self._window(self._device_switches, _device_key(action), now, 60.0)
-        if len(window) + cost > limit:
-            # Waiting for the oldest switch that must leave the window for this call to fit.
-            wait = 60.0 - (now - window[len(window) + cost - limit - 1])
-            raise _Denied(
-                f"device {action.device!r} reached its max_per_minute={limit}; "
-                f"try again in {wait:.0f} s"
-            )
-
-    def _count(
+    async def _count(
         self, session_id: str, risk: RiskClass, action: DeviceAction | None, now: float
     ) -> None:
+        if action is not None and action.operation == "write" and action.max_per_minute:
+            reason = await self._device_rates.charge(action, now)
+            if reason:
+                raise _Denied(reason)
         if self.max_actions_per_hour is not None and risk is not RiskClass.READ:
             self._session_actions.setdefault(session_id, deque()).append(now)
-        if action is not None and action.operation == "write" and action.max_per_minute:
-            window = self._device_switches.setdefault(_device_key(action), deque())
-            window.extend([now] * max(1, action.switches))
 
     @staticmethod
     def _window(store: dict[Any, deque[float]], key: Any, now: float, span: float) -> deque[float]:
@@ -467,9 +453,3 @@ def policy_from_mapping(options: Mapping[str, Any], **kwargs: Any) -> SecurityPo
     if unknown:
         raise ValueError(f"unknown policy option(s): {', '.join(sorted(unknown))}")
     return SecurityPolicy(**{**dict(options), **kwargs})
-
-
-def _device_key(action: DeviceAction) -> tuple[str, str]:
-    """The rate window of a device: its peripheral and its name (names may repeat across
-    peripherals built by hand; a config makes them unique)."""
-    return (action.peripheral, action.device)

@@ -26,6 +26,7 @@ from .types import (
 )
 
 __all__ = [
+    "ActionLedger",
     "Approver",
     "BaseTool",
     "EmbeddingProvider",
@@ -415,3 +416,28 @@ class Peripheral(Protocol):
         ...
 
     def tools(self) -> Sequence[Tool]: ...
+
+
+# --- rate limits ------------------------------------------------------------------------------
+
+
+@runtime_checkable
+class ActionLedger(Protocol):
+    """Recent actions on hardware, kept where every process that drives it can see them.
+
+    The SecurityPolicy charges each device write here, so a limit that protects hardware (a
+    pump switched at most once a minute) holds across one-shot ``agent`` runs, ``chat`` and the
+    service. Keys are opaque strings (the policy uses ``peripheral/device``); times are seconds
+    on the caller's clock (Unix time when the ledger outlives the process).
+    """
+
+    async def recent(self, key: str, since: float) -> list[float]:
+        """The times of the actions charged to ``key`` after ``since``, oldest first; an action
+        of cost n appears n times."""
+        ...
+
+    async def charge(self, key: str, at: float, cost: int, *, limit: int, since: float) -> bool:
+        """Record ``cost`` actions at ``at`` if, with those after ``since``, they stay within
+        ``limit``; returns whether they were recorded. Check and record are one atomic step,
+        also against other processes."""
+        ...

@@ -1,8 +1,9 @@
 """``clawseed-edge hardware status`` and ``clawseed-edge estop``.
 
-Until the config layer lands, the wiring comes from ``--devices-toml PATH`` (``[[devices]]`` and
-an optional ``[hardware]``); without it: the ``sim`` board with no devices. The handler logic is
-in :func:`hardware_status` and :func:`estop`, which take an already-loaded HardwareConfig.
+Both cover every configured peripheral: the Pi header of ``[hardware]`` + ``[[devices]]`` and
+every ``[[peripherals]]`` table (built by :func:`clawseed_edge.config.hardware.build_peripherals`).
+``--devices-toml PATH`` reads ``[[devices]]`` and an optional ``[hardware]`` from another file
+instead. The handler logic is in :func:`hardware_status`, :func:`estop` and :func:`send_estop`.
 """
 
 from __future__ import annotations
@@ -12,9 +13,13 @@ import asyncio
 import json
 import os
 import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
+    from clawseed_edge.api import Peripheral
     from clawseed_edge.peripherals.gpio import HardwareConfig
 
 
@@ -36,7 +41,8 @@ def register(subparsers: Any) -> None:
         "--pid",
         type=int,
         metavar="PID",
-        help="signal a running clawseed-edge (SIGUSR1) to apply its safe state instead",
+        help="ask a running clawseed-edge (run, chat, agent) to apply its safe state instead "
+        "(SIGUSR1); only a clawseed-edge process that announced its handler is signalled",
     )
     p_estop.set_defaults(func=_estop)
 
@@ -47,23 +53,28 @@ def _common(parser: argparse.ArgumentParser) -> None:
         "--devices-toml",
         metavar="PATH",
         help="a TOML file with [[devices]] and an optional [hardware] table "
-        "(default: the config file's)",
+        "(default: the config file's [hardware], [[devices]] and [[peripherals]])",
     )
 
 
-def _load(args: argparse.Namespace) -> tuple[HardwareConfig, str] | None:
-    """The wiring: ``--devices-toml`` if given, else ``[hardware]``/``[[devices]]`` of the
-    config file (``--config``, ``$CLAWSEED_HOME/config.toml`` or the embedded default)."""
-    from clawseed_edge.api import ConfigError
+def _load(args: argparse.Namespace) -> tuple[list[Peripheral], str] | None:
+    """The peripherals: the Pi header of ``--devices-toml`` if given, else every peripheral of
+    the config file (``--config``, ``$CLAWSEED_HOME/config.toml`` or the embedded default)."""
+    from clawseed_edge.api import ClawseedError
     from clawseed_edge.config.file import load_config
+    from clawseed_edge.config.hardware import build_peripherals
     from clawseed_edge.peripherals.gpio import load_hardware_toml
 
     try:
         if args.devices_toml:
-            return load_hardware_toml(args.devices_toml), args.devices_toml
+            hardware = load_hardware_toml(args.devices_toml)
+            return [_pi(hardware, args.sim, args.devices_toml)], args.devices_toml
         loaded = load_config(getattr(args, "config", None))
-        return loaded.config.hardware_with_devices(), loaded.source
-    except ConfigError as exc:
+        peripherals = build_peripherals(loaded.config, loaded.source, sim=args.sim)
+        if not peripherals:  # still say which board is configured, with no devices
+            peripherals = [_pi(loaded.config.hardware_with_devices(), args.sim, loaded.source)]
+        return peripherals, loaded.source
+    except ClawseedError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return None
 
@@ -123,21 +134,37 @@ def _estop(args: argparse.Namespace) -> int:
     return estop(loaded[0], sim=args.sim, source=loaded[1])
 
 
-def _make(hardware: HardwareConfig, sim: bool, source: str) -> Any:
+def _pi(hardware: HardwareConfig, sim: bool, source: str) -> Any:
     from clawseed_edge.peripherals.gpio import PiGpio
 
     return PiGpio(hardware, sim=True if sim else None, source=source)
 
 
+def _peripherals(wiring: Any, sim: bool, source: str) -> list[Any]:
+    """A HardwareConfig becomes its one Pi header; a list of peripherals is used as it is."""
+    from clawseed_edge.peripherals.gpio import HardwareConfig
+
+    if isinstance(wiring, HardwareConfig):
+        return [_pi(wiring, sim, source)]
+    return list(wiring)
+
+
+def _simulated(p: Any) -> bool:
+    return bool(getattr(p, "sim", False))
+
+
 def hardware_status(
-    hardware: HardwareConfig,
+    hardware: Any,
     *,
     sim: bool = False,
     as_json: bool = False,
     source: str = "config.toml",
     out: TextIO | None = None,
 ) -> int:
-    """Print the wiring; with ``sim`` (or the ``sim`` board) also every simulated pin's state.
+    """Print the wiring of every peripheral; for simulated ones also every pin's state.
+
+    Args:
+        hardware: A HardwareConfig (one Pi header) or the peripherals (unconnected).
 
     On real hardware this does not claim any pin: a running agent owns them, and creating
     devices here would drive its outputs to their initial values. Returns the exit code.
@@ -146,34 +173,52 @@ def hardware_status(
 
     out = out or sys.stdout
     try:
-        gpio = _make(hardware, sim, source)
+        peripherals = _peripherals(hardware, sim, source)
     except ClawseedError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    states: dict[str, dict[str, Any]] | None = None
-    if gpio.sim:
-        try:
-            states = asyncio.run(_sim_states(gpio))
-        except ClawseedError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 1
+    docs: list[dict[str, Any]] = []
+    for p in peripherals:
+        states: dict[str, dict[str, Any]] | None = None
+        if _simulated(p):
+            try:
+                states = asyncio.run(_sim_states(p))
+            except ClawseedError as exc:
+                print(f"error: {p.name}: {exc}", file=sys.stderr)
+                return 1
+        docs.append({"peripheral": p, "states": states})
     if as_json:
-        doc = {
-            "board": gpio.board_type,
-            "sim": gpio.sim,
-            "devices": [_wiring(d) for d in gpio.devices()],
-            "pins": states,
-        }
+        doc = {"peripherals": [_status_doc(d["peripheral"], d["states"]) for d in docs]}
         print(json.dumps(doc, indent=2), file=out)
         return 0
-    print(gpio.describe(), file=out)
+    for i, d in enumerate(docs):
+        if len(docs) > 1:
+            print(("\n" if i else "") + f"[{d['peripheral'].name}]", file=out)
+        _print_status(d["peripheral"], d["states"], out)
+    return 0
+
+
+def _status_doc(p: Any, states: dict[str, dict[str, Any]] | None) -> dict[str, Any]:
+    devices = p.devices() if hasattr(p, "devices") else []
+    return {
+        "name": p.name,
+        "board": p.board_type,
+        "sim": _simulated(p),
+        # GPIO devices carry their wiring; other peripherals describe themselves in text.
+        "devices": [_wiring(d) for d in devices if hasattr(d, "wired")],
+        "pins": states,
+    }
+
+
+def _print_status(p: Any, states: dict[str, dict[str, Any]] | None, out: TextIO) -> None:
+    print(p.describe(), file=out)
     if states is None:
         print(
             "(live pin states are not read: the pins belong to the running agent; "
             "use --sim to see the simulated states)",
             file=out,
         )
-        return 0
+        return
     print("simulated pins:" if states else "simulated pins: none", file=out)
     for pin, st in states.items():
         print(
@@ -181,7 +226,6 @@ def hardware_status(
             f"value={st['value']} level={st['level']}",
             file=out,
         )
-    return 0
 
 
 def _wiring(dev: Any) -> dict[str, Any]:
@@ -198,77 +242,158 @@ def _wiring(dev: Any) -> dict[str, Any]:
     }
 
 
-async def _sim_states(gpio: Any) -> dict[str, dict[str, Any]]:
-    async with gpio:
-        states: dict[str, dict[str, Any]] = gpio.pin_states()
-        return states
+async def _sim_states(p: Any) -> dict[str, dict[str, Any]]:
+    await p.connect()
+    try:
+        if hasattr(p, "pin_states"):
+            states: dict[str, dict[str, Any]] = p.pin_states()
+            return states
+        return {}
+    finally:
+        await p.disconnect()
 
 
 def estop(
-    hardware: HardwareConfig,
+    hardware: Any,
     *,
     sim: bool = False,
     source: str = "config.toml",
     out: TextIO | None = None,
 ) -> int:
-    """Claim every configured output, drive it to its safe value, release; returns exit code.
+    """Open every configured peripheral at its safe values, apply them, release; exit code.
 
-    If a running agent holds the pins, this fails with "pin in use": then use ``--pid`` (the
-    agent applies its safe state on SIGUSR1) or stop the service (SIGTERM applies it too).
+    Args:
+        hardware: A HardwareConfig (one Pi header) or the peripherals (unconnected).
+
+    GPIO outputs are created at their safe value (never at ``initial``), so nothing passes
+    through a value that is not safe. Every peripheral is tried even when one fails. If a
+    running agent holds the pins, this fails with "pin in use": then use ``--pid`` (``run``
+    applies its safe state on SIGUSR1) or stop the service (SIGTERM applies it too).
     """
-    from clawseed_edge.api import ClawseedError, PinInUse
+    from clawseed_edge.api import ClawseedError
 
     out = out or sys.stdout
     try:
-        gpio = _make(hardware, sim, source)
+        peripherals = _peripherals(hardware, sim, source)
     except ClawseedError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-
-    async def run() -> dict[str, dict[str, Any]]:
-        await gpio.connect()
-        try:
-            await gpio.apply_safe_state()
-            states: dict[str, dict[str, Any]] = gpio.pin_states()
-            return states
-        finally:
-            await gpio.disconnect()
-
-    try:
-        states = asyncio.run(run())
-    except ClawseedError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        if isinstance(exc, PinInUse):
+    results = asyncio.run(_estop_all(peripherals))
+    outputs = 0
+    failed = False
+    for p, (states, error) in zip(peripherals, results, strict=True):
+        if error is not None:
+            failed = True
+            _explain_failure(p, error)
+            continue
+        if states is None:
+            print(f"{p.name} ({p.board_type}): safe state applied", file=out)
+            continue
+        for dev in (d for d in p.devices() if d.is_output):
+            outputs += 1
+            st = states[dev.pin_name]
             print(
-                "If clawseed-edge is running it owns the pins: use `clawseed-edge estop --pid "
-                "PID` or `systemctl stop clawseed-edge` (both apply the safe state).",
-                file=sys.stderr,
+                f"{dev.name} ({dev.pin_name}): safe value {dev.wired.config.safe} applied "
+                f"(level {st['level']})",
+                file=out,
             )
+    if failed:
+        print("estop: NOT every output is in its safe state (see the errors above)", file=out)
         return 1
-    outputs = [d for d in gpio.devices() if d.is_output]
-    for dev in outputs:
-        st = states[dev.pin_name]
-        print(
-            f"{dev.name} ({dev.pin_name}): safe value {dev.wired.config.safe} applied "
-            f"(level {st['level']})",
-            file=out,
-        )
-    n = len(outputs)
-    print(
-        f"estop: {n} output{'' if n == 1 else 's'} on {gpio.board_type} in their safe state",
-        file=out,
-    )
+    boards = ", ".join(dict.fromkeys(p.board_type for p in peripherals))
+    plural = "" if outputs == 1 else "s"
+    print(f"estop: {outputs} output{plural} on {boards} in their safe state", file=out)
     return 0
 
 
-def send_estop(pid: int) -> int:
-    """Send SIGUSR1 to a running clawseed-edge; returns the exit code."""
+def _explain_failure(p: Any, error: Exception) -> None:
+    from clawseed_edge.api import ClawseedError, PinInUse
+
+    what = str(error) if isinstance(error, ClawseedError) else f"{type(error).__name__}: {error}"
+    print(f"error: {p.name}: {what}", file=sys.stderr)
+    if isinstance(error, PinInUse):
+        print(
+            "If clawseed-edge is running it owns the pins: use `clawseed-edge estop --pid "
+            "PID` or `systemctl stop clawseed-edge` (both apply the safe state).",
+            file=sys.stderr,
+        )
+
+
+async def _estop_all(
+    peripherals: Sequence[Any],
+) -> list[tuple[dict[str, dict[str, Any]] | None, Exception | None]]:
+    from clawseed_edge.peripherals.gpio import PiGpio
+
+    results: list[tuple[dict[str, dict[str, Any]] | None, Exception | None]] = []
+    for p in peripherals:
+        try:
+            if isinstance(p, PiGpio):
+                await p.connect(at_safe=True)
+            else:
+                await p.connect()
+            try:
+                await p.apply_safe_state()
+                states = p.pin_states() if isinstance(p, PiGpio) else None
+            finally:
+                await p.disconnect()
+            results.append((states, None))
+        except Exception as exc:  # an estop tries every peripheral, whatever one of them raised
+            results.append((None, exc))
+    return results
+
+
+def send_estop(
+    pid: int,
+    *,
+    home: str | os.PathLike[str] | None = None,
+    timeout_s: float = 5.0,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+) -> int:
+    """Ask process ``pid`` to apply its safe state (SIGUSR1) and report what it did.
+
+    Only a clawseed-edge process (its command line) that wrote a matching estop handshake
+    (:mod:`clawseed_edge.peripherals.estop_handshake`) is signalled: SIGUSR1 kills any process
+    that does not handle it. Returns 0 only when the process confirmed its safe state within
+    ``timeout_s`` seconds.
+    """
     import signal
 
+    from clawseed_edge.peripherals import estop_handshake as hs
+
+    if not Path(f"/proc/{pid}").exists():
+        print(f"error: no process {pid}", file=sys.stderr)
+        return 1
+    args = hs.process_cmdline(pid)
+    if args is None:
+        print(
+            f"error: cannot read the command line of process {pid}; nothing was sent",
+            file=sys.stderr,
+        )
+        return 1
+    if not hs.is_clawseed_cmdline(args):
+        shown = " ".join(args)[:80] or "a kernel thread"
+        print(
+            f"error: process {pid} ({shown}) is not clawseed-edge; nothing was sent "
+            "(SIGUSR1 would have killed it). Give the pid of `clawseed-edge run`.",
+            file=sys.stderr,
+        )
+        return 1
+    record = hs.read_handshake(pid, home)
+    if record is None or record.pid != pid or record.start != hs.process_start_time(pid):
+        where = hs.handshake_path(pid, home)
+        print(
+            f"error: process {pid} is clawseed-edge but has not announced an estop handler "
+            f"(no {where}); nothing was sent. It may hold no pins, be an older version, or "
+            "run with another CLAWSEED_HOME (set the same one here); Ctrl-C or SIGTERM stops "
+            "it with its safe state applied.",
+            file=sys.stderr,
+        )
+        return 1
     try:
         os.kill(pid, signal.SIGUSR1)
     except ProcessLookupError:
-        print(f"error: no process {pid}", file=sys.stderr)
+        print(f"error: process {pid} exited before it was signalled", file=sys.stderr)
         return 1
     except PermissionError:
         print(
@@ -276,5 +401,44 @@ def send_estop(pid: int) -> int:
             file=sys.stderr,
         )
         return 1
-    print(f"sent SIGUSR1 to {pid}: it applies its safe state and keeps running", file=sys.stderr)
-    return 0
+    return _await_confirmation(pid, record.estops, home, timeout_s, sleep, clock)
+
+
+def _await_confirmation(
+    pid: int,
+    before: int,
+    home: str | os.PathLike[str] | None,
+    timeout_s: float,
+    sleep: Callable[[float], None],
+    clock: Callable[[], float],
+) -> int:
+    from clawseed_edge.peripherals import estop_handshake as hs
+
+    deadline = clock() + timeout_s
+    while True:
+        record = hs.read_handshake(pid, home)
+        if record is not None and record.estops > before:
+            if record.failures:
+                for line in record.failures:
+                    print(f"error: process {pid}: {line}", file=sys.stderr)
+                print(
+                    f"process {pid} did NOT bring every output to its safe state", file=sys.stderr
+                )
+                return 1
+            print(f"process {pid} applied its safe state and keeps running", file=sys.stderr)
+            return 0
+        if not Path(f"/proc/{pid}").exists():
+            print(
+                f"error: process {pid} exited after SIGUSR1 without confirming its safe state; "
+                "check the outputs (run `clawseed-edge estop` now that the pins are free)",
+                file=sys.stderr,
+            )
+            return 1
+        if clock() >= deadline:
+            print(
+                f"error: sent SIGUSR1 to {pid}, but it did not confirm its safe state within "
+                f"{timeout_s:g} s; check its log (journalctl -u clawseed-edge)",
+                file=sys.stderr,
+            )
+            return 1
+        sleep(0.05)

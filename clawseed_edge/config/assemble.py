@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,7 @@ from clawseed_edge.agent.hooks import HookFactoryRegistry
 from clawseed_edge.agent.redact import Scrubber, install_log_redaction
 from clawseed_edge.agent.security import DEFAULT_FORBIDDEN_PATHS, SecurityPolicy
 from clawseed_edge.api import (
+    ActionLedger,
     Approver,
     ConfigInvalid,
     EmbeddingProvider,
@@ -122,11 +124,15 @@ def own_files(loaded: LoadedConfig) -> list[str]:
     """The files no tool may touch because they hold credentials or the agent's own state.
 
     The secrets file, the config file, the memory database (with its WAL, shared-memory and
-    journal files) and this process's environment (``/proc/self/environ`` resolves to it in
-    the policy; it holds the keys that came from the environment).
+    journal files), ``state.db`` (the device ledger: deleting it would reset the hardware rate
+    limits), the ``run`` directory (estop handshakes, lgpio's FIFO) and this process's
+    environment (``/proc/self/environ`` resolves to it in the policy; it holds the keys that
+    came from the environment).
     """
     home = loaded.home
-    files = [str(home / "secrets"), str(home / "config.toml")]
+    state = str(home / "state.db")
+    files = [str(home / "secrets"), str(home / "config.toml"), str(home / "run")]
+    files += [state, f"{state}-wal", f"{state}-shm", f"{state}-journal"]
     if not loaded.embedded and loaded.source not in files:
         files.append(loaded.source)
     if loaded.config.memory.backend == "sqlite":
@@ -137,9 +143,16 @@ def own_files(loaded: LoadedConfig) -> list[str]:
 
 
 def build_policy(
-    loaded: LoadedConfig, *, approver: Approver | None = None, observer: Observer | None = None
+    loaded: LoadedConfig,
+    *,
+    approver: Approver | None = None,
+    observer: Observer | None = None,
+    ledger: ActionLedger | None = None,
 ) -> SecurityPolicy:
     """The SecurityPolicy the config describes, its own files forbidden (see :func:`own_files`).
+
+    With a ``ledger`` shared between processes (``state.db``) the device rate limits hold
+    across them, and the policy's clock is Unix time so their stamps compare.
 
     Raises:
         ConfigInvalid: an ``[autonomy]`` value the policy refuses (names the file and key).
@@ -160,6 +173,8 @@ def build_policy(
             approval_timeout_s=config.autonomy.approval_timeout_s,
             auto_approve=config.autonomy.auto_approve,
             observer=observer,
+            ledger=ledger,
+            clock=time.time if ledger is not None else time.monotonic,
         )
     except ValueError as exc:
         key = "autonomy.auto_approve" if "auto_approve" in str(exc) else "autonomy"
@@ -254,7 +269,8 @@ async def assemble(
     _ensure_home(home)
     workspace = resolve_in_home(config.agent.workspace_dir, home)
     # Everything that only reads the config first: a mistake there leaves nothing open.
-    policy = build_policy(loaded, approver=approver, observer=observer)
+    ledger = _device_ledger(home)
+    policy = build_policy(loaded, approver=approver, observer=observer, ledger=ledger)
     scrubber = secret_scrubber(loaded)
     # Log lines (ours and the libraries', e.g. a URL with a key) pass the scrubber too.
     install_log_redaction(scrubber)
@@ -262,7 +278,7 @@ async def assemble(
     peripherals = _build_peripherals(config, loaded.source, sim=sim)
     provider = provider if provider is not None else build_provider(loaded, provider_registry)
 
-    opened: list[Callable[[], Awaitable[None]]] = [provider.aclose]
+    opened: list[Callable[[], Awaitable[None]]] = [provider.aclose, ledger.aclose]
     try:
         probe = getattr(provider, "probe", None)
         if connect and probe is not None:
@@ -409,6 +425,13 @@ def _workspace_tools(config: Config, workspace: Path, scrubber: Scrubber) -> lis
 
         tools.append(ShellTool(workspace, scrub=scrubber))
     return tools
+
+
+def _device_ledger(home: Path) -> Any:
+    """The ledger of recent device actions in ``$CLAWSEED_HOME/state.db`` (opened on first use)."""
+    from clawseed_edge.state import DeviceLedger
+
+    return DeviceLedger(home / "state.db")
 
 
 def _build_peripherals(config: Config, source: str, *, sim: bool) -> list[Peripheral]:

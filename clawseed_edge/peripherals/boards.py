@@ -61,6 +61,8 @@ class PinSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=T
         number: The number a user may also write (the BCM number on a Pi), if any.
         header: The position on the main header (``"11"`` on a Pi, ``"D13"`` on a Nucleo).
         caps: What the pin can do; a subset of :data:`CAPABILITIES`.
+        fixed_pull: A pull resistor soldered on the board (``up`` on the Pi's GPIO2/3, 1.8 kΩ):
+            an input there cannot have another pull.
         note: A short human note (``"I2C1 SDA"``).
     """
 
@@ -68,6 +70,7 @@ class PinSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=T
     header: str | None = None
     number: int | None = None
     caps: tuple[str, ...] = ()
+    fixed_pull: Literal["up", "down"] | None = None
     note: str = ""
 
     def can(self, capability: str) -> bool:

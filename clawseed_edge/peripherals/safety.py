@@ -6,7 +6,8 @@ The runtime applies each output's declared safe value:
 * on SIGTERM (systemd stop): :func:`install_signal_handlers` applies the safe state, then calls
   the caller's ``stop``;
 * on an emergency stop: :func:`apply_safe_state_all` (``clawseed-edge estop``), or SIGUSR1 sent to
-  the running process (``clawseed-edge estop --pid PID``), which keeps running;
+  the running process (``clawseed-edge estop --pid PID``), which keeps running; ``estop --pid``
+  signals only a process that wrote the handshake of :mod:`~.estop_handshake`;
 * at interpreter exit with pins still open: :class:`~.gpio.PiGpio` registers an ``atexit`` hook.
 
 What no code can cover (SIGKILL, a kernel panic, power loss) is described in docs/hardware.md.
@@ -17,10 +18,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 from collections.abc import Callable, Sequence
 
 from clawseed_edge.api import Peripheral
+
+from .estop_handshake import EstopHandshake
 
 __all__ = ["apply_safe_state_all", "install_signal_handlers"]
 
@@ -58,6 +62,7 @@ def install_signal_handlers(
     stop_signals: Sequence[signal.Signals] = (signal.SIGTERM,),
     estop_signal: signal.Signals | None = signal.SIGUSR1,
     timeout_s: float = 2.0,
+    home: str | os.PathLike[str] | None = None,
 ) -> Callable[[], None]:
     """Apply the safe state on signals; returns a function that removes the handlers.
 
@@ -71,13 +76,20 @@ def install_signal_handlers(
         estop_signal: A signal that means "apply the safe state and keep running" (SIGUSR1),
             sent by ``clawseed-edge estop --pid``; None to not install it.
         timeout_s: Bound per peripheral.
+        home: Where the estop handshake goes (``$CLAWSEED_HOME`` by default): with
+            ``estop_signal``, ``$CLAWSEED_HOME/run/estop-<pid>.json`` tells ``estop --pid``
+            that this process handles the signal, and how each estop went
+            (:mod:`~.estop_handshake`). The returned remover deletes it.
     """
     tasks: set[asyncio.Task[None]] = set()
+    handshake = EstopHandshake(home) if estop_signal is not None else None
 
     async def safe_then(then: Callable[[], None] | None, why: str) -> None:
         n = len(peripherals)
         log.warning("%s: applying the safe state of %d peripheral%s", why, n, "" if n == 1 else "s")
-        await apply_safe_state_all(peripherals, timeout_s=timeout_s)
+        failures = await apply_safe_state_all(peripherals, timeout_s=timeout_s)
+        if then is None and handshake is not None:
+            handshake.write(failures)  # estop --pid waits for this to report the outcome
         if then is not None:
             then()
 
@@ -93,8 +105,12 @@ def install_signal_handlers(
     if estop_signal is not None:
         loop.add_signal_handler(estop_signal, spawn, None, f"{estop_signal.name} (estop)")
         installed.append(estop_signal)
+    if handshake is not None:
+        handshake.write()  # only after the handler is in place: a signal now is handled
 
     def remove() -> None:
+        if handshake is not None:
+            handshake.remove()  # first: from now on a SIGUSR1 would no longer be handled
         for sig in installed:
             with contextlib.suppress(ValueError, RuntimeError):
                 loop.remove_signal_handler(sig)

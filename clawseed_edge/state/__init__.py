@@ -1,8 +1,9 @@
 """Long-lived operational state that is not memory, in one small SQLite ``state.db``.
 
-Pairing tokens live here now (:class:`PairingTokens`); scheduled jobs and the action ledger
-will join them. The file sits in ``$CLAWSEED_HOME`` next to ``memory.db``; its schema is
-versioned (``PRAGMA user_version``) and migrated forward on open. Depends on the api layer only.
+Pairing tokens live here (:class:`PairingTokens`), and the ledger of recent device actions
+behind the hardware rate limits (:class:`DeviceLedger`); scheduled jobs will join them. The
+file sits in ``$CLAWSEED_HOME`` next to ``memory.db``; its schema is versioned (``PRAGMA
+user_version``) and migrated forward on open. Depends on the api layer only.
 
 ::
 
@@ -12,6 +13,7 @@ versioned (``PRAGMA user_version``) and migrated forward on open. Depends on the
 """
 
 from .db import MIGRATIONS, StateDB
+from .ledger import DeviceLedger
 from .pairing import IssuedToken, PairingTokens, TokenInfo
 
-__all__ = ["MIGRATIONS", "IssuedToken", "PairingTokens", "StateDB", "TokenInfo"]
+__all__ = ["MIGRATIONS", "DeviceLedger", "IssuedToken", "PairingTokens", "StateDB", "TokenInfo"]

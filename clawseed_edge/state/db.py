@@ -7,9 +7,10 @@ bump, so a crash mid-migration leaves the previous version intact.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,16 @@ MIGRATIONS: tuple[str, ...] = (
         created_at REAL NOT NULL,
         last_used_at REAL
     );
+    """,
+    # 2: the device ledger behind the hardware rate limits (state/ledger.py): one row per
+    # charged call, ``cost`` switches at Unix time ``at``.
+    """
+    CREATE TABLE device_actions (
+        key TEXT NOT NULL,
+        at REAL NOT NULL,
+        cost INTEGER NOT NULL
+    );
+    CREATE INDEX device_actions_key_at ON device_actions (key, at);
     """,
 )
 
@@ -74,7 +85,9 @@ class StateDB:
         try:
             conn = await aiosqlite.connect(file)
         except Exception as exc:
-            raise StateError(f"cannot open {file}: {exc}; check the directory's permissions") from exc
+            raise StateError(
+                f"cannot open {file}: {exc}; check the directory's permissions"
+            ) from exc
         db = cls(conn, file)
         try:
             await db._migrate(MIGRATIONS)
@@ -116,6 +129,24 @@ class StateDB:
         conn = self._require_open()
         async with conn.execute(sql, tuple(params)) as cur:
             return [tuple(r) for r in await cur.fetchall()]
+
+    @contextlib.asynccontextmanager
+    async def immediate(self) -> AsyncIterator[Any]:
+        """A write transaction taken at once (``BEGIN IMMEDIATE``); yields the connection.
+
+        A read-then-write inside it cannot race another process: a second writer waits (the
+        connection's busy timeout) and then sees this one's rows. Commits when the block ends,
+        rolls back when it raises. Not safe to cancel halfway; callers serialise their own
+        transactions on one StateDB (they share its connection).
+        """
+        conn = self._require_open()
+        await conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            await conn.rollback()
+            raise
+        await conn.commit()
 
     async def schema_version(self) -> int:
         """The schema version (``PRAGMA user_version``). Safe to cancel."""

@@ -426,6 +426,38 @@ async def test_shell_words_are_expanded_like_the_shell_would(
     assert not ok and "forbidden path" in reason
 
 
+async def test_device_rate_holds_across_policies_that_share_a_ledger() -> None:
+    # Two processes are two policies; what they share is the ledger (state.db in a config).
+    from clawseed_edge.agent.action_ledger import MemoryActionLedger
+
+    clock = FakeClock()
+    ledger = MemoryActionLedger()
+    first, second = (
+        SecurityPolicy(autonomy="full", clock=clock, max_actions_per_hour=None, ledger=ledger)
+        for _ in range(2)
+    )
+    pump = DeviceTool(max_per_minute=1, device="pump")
+    assert (await decide(first, pump, value=1))[0]
+    ok, reason = await decide(second, pump, value=1)
+    assert not ok and "max_per_minute=1" in reason
+    clock.now += 61
+    assert (await decide(second, pump, value=1))[0]
+
+
+async def test_a_failing_ledger_refuses_the_write() -> None:
+    class BrokenLedger:
+        async def recent(self, key: str, since: float) -> list[float]:
+            raise OSError("disk I/O error")
+
+        async def charge(self, key: str, at: float, cost: int, *, limit: int, since: float) -> bool:
+            raise OSError("disk I/O error")
+
+    policy = SecurityPolicy(autonomy="full", ledger=BrokenLedger(), max_actions_per_hour=None)
+    ok, reason = await decide(policy, DeviceTool(max_per_minute=1), value=1)
+    assert not ok and "cannot be read" in reason and "state.db" in reason
+    assert (await decide(policy, DeviceTool(), value=1))[0]  # no limit: the ledger is not asked
+
+
 # --- non-finite values (issue 16.11) ----------------------------------------------------------
 
 

@@ -92,3 +92,16 @@ async def test_exit_hook_applies_safe_state(mock_pin_factory: Any) -> None:
     assert not board.connected
     with pytest.raises(HardwareError):
         await board.apply_safe_state()
+
+
+def test_the_peripherals_find_the_home_where_the_config_does(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    # The handshake and lgpio's FIFO go under $CLAWSEED_HOME; this layer may not import config.
+    from clawseed_edge.config.paths import clawseed_home as config_home
+    from clawseed_edge.peripherals.estop_handshake import clawseed_home
+
+    assert clawseed_home() == config_home()
+    monkeypatch.delenv("CLAWSEED_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert clawseed_home() == config_home() == tmp_path / ".clawseed-edge"

@@ -17,7 +17,7 @@ errors whose message names the file, the device and the problem.
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -90,8 +90,16 @@ class DeviceConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, fro
         approval: Every write asks the user first, even in ``full`` autonomy.
         max_switches_per_minute: Per-device write rate limit, enforced by the SecurityPolicy.
         max_level: Cap on the PWM level (0..1) or the servo value (0..1 of full travel).
-        pull_up: For inputs: ``true`` pull-up, ``false`` pull-down, unset = external pull
-            (then ``active_high`` says which level is "active").
+        min_pulse_us: For servos: the pulse width at one end of travel, microseconds
+            (default 1000; lgpio sends 500..2500).
+        max_pulse_us: For servos: the pulse width at the other end (default 2000).
+        min_angle: For servos: the angle at ``min_pulse_us``, degrees; with ``max_angle`` the
+            servo's level, safe and initial values are angles (gpiozero's AngularServo).
+        max_angle: For servos: the angle at ``max_pulse_us``, degrees.
+        pull_up: For inputs: ``true`` internal pull-up, ``false`` internal pull-down; unset:
+            a ``button`` uses the internal pull-up (pressed = low), a ``digital_in`` no
+            internal pull (an external resistor holds it; ``active_high`` says which level is
+            "active"). A pin with a pull fitted on the board (GPIO2/3) refuses any other.
         bounce_ms: For inputs: ignore edges closer than this many milliseconds.
         on_press: For inputs: a message sent to the agent when the input becomes active.
         on_release: For inputs: a message sent to the agent when the input becomes inactive.
@@ -108,6 +116,10 @@ class DeviceConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, fro
     approval: bool = False
     max_switches_per_minute: int | None = None
     max_level: float | None = None
+    min_pulse_us: int = 1000
+    max_pulse_us: int = 2000
+    min_angle: float | None = None
+    max_angle: float | None = None
     pull_up: bool | None = None
     bounce_ms: int | None = None
     on_press: str | None = None
@@ -128,9 +140,32 @@ class DeviceConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, fro
     def is_input(self) -> bool:
         return not self.spec.is_output
 
+    @property
+    def effective_pull_up(self) -> bool | None:
+        """The input's pull: ``pull_up`` if set, else its kind's default (None: external)."""
+        return self.spec.default_pull_up if self.pull_up is None else self.pull_up
+
     def level_range(self) -> tuple[float, float]:
-        """The (min, max) value a write may carry, the cap included."""
-        return self.spec.value_range(self.max_level)
+        """The (min, max) value a write may carry, the cap included (degrees for a servo with
+        angles: the cap shrinks the travel around its middle)."""
+        lo, hi = self.spec.value_range(self.max_level)
+        if self.min_angle is None or self.max_angle is None:
+            return (lo, hi)
+        return (self.angle_of(lo), self.angle_of(hi))
+
+    def angle_of(self, position: float) -> float:
+        """The angle of a servo position (-1..1); the position itself without angles."""
+        if self.min_angle is None or self.max_angle is None:
+            return position
+        mid = (self.min_angle + self.max_angle) / 2
+        return mid + position * (self.max_angle - self.min_angle) / 2
+
+    def position_of(self, value: float) -> float:
+        """The servo position (-1..1) of a value in config units (an angle, with angles)."""
+        if self.min_angle is None or self.max_angle is None:
+            return value
+        mid = (self.min_angle + self.max_angle) / 2
+        return (value - mid) / ((self.max_angle - self.min_angle) / 2)
 
 
 class HardwareConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
@@ -212,10 +247,30 @@ def validate_devices(
                 f"{board.id} has only {', '.join(pin.caps) or 'nothing'}"
                 + (f"; pins that can: {', '.join(_pins_with(board, needs))}" if needs else "")
             )
+        _check_pull(dev, pin, board, source, at)
         pins[pin.name] = dev.name
         extra = tuple(_extra_pin(board, dev, role, pins, where) for role in dev.spec.extra_pins)
         wired.append(WiredDevice(dev, pin, extra))
     return wired
+
+
+def _check_pull(dev: DeviceConfig, pin: PinSpec, board: BoardSpec, source: str, at: str) -> None:
+    """Refuse an input whose pull fights a resistor fitted on the board (found at load, not at
+    connect, where gpiozero would raise PinFixedPull)."""
+    if not dev.is_input or pin.fixed_pull is None:
+        return
+    wanted = {True: "up", False: "down", None: "none"}[dev.effective_pull_up]
+    if wanted == pin.fixed_pull:
+        return
+    asked = "unset" if dev.pull_up is None else str(dev.pull_up).lower()
+    fix = "set pull_up = true" if pin.fixed_pull == "up" else "set pull_up = false"
+    raise ConfigInvalid(
+        f"device {dev.name!r}: {pin.name} on {board.id} has a fixed pull-{pin.fixed_pull} "
+        f"resistor on the board, so pull_up = {asked} (pull {wanted}) cannot work; {fix} "
+        "or wire the input to a pin without a fixed pull",
+        file=source,
+        key=f"{at}.pull_up",
+    )
 
 
 def _extra_pin(
@@ -265,6 +320,7 @@ def _check_values(dev: DeviceConfig, source: str, key: str) -> None:
         raise bad("events_per_minute", "must be at least 1")
     if dev.bounce_ms is not None and not 0 <= dev.bounce_ms <= 10_000:
         raise bad("bounce_ms", "must be 0..10000 milliseconds")
+    _check_servo(dev, bad)
     wanted, given = set(dev.spec.extra_pins), set(dev.pins)
     if wanted != given:
         need = ", ".join(f'{r} = "GPIO.."' for r in dev.spec.extra_pins)
@@ -293,6 +349,29 @@ def _check_values(dev: DeviceConfig, source: str, key: str) -> None:
         for field in ("pull_up", "bounce_ms", "on_press", "on_release"):
             if getattr(dev, field) is not None:
                 raise bad(field, f"{field} applies to inputs ({_INPUT_NAMES}), not {dev.kind}")
+
+
+def _check_servo(dev: DeviceConfig, bad: Callable[[str, str], ConfigInvalid]) -> None:
+    servo_keys = ("min_pulse_us", "max_pulse_us", "min_angle", "max_angle")
+    if not dev.spec.pulses:
+        defaults = {"min_pulse_us": 1000, "max_pulse_us": 2000}
+        for field in servo_keys:
+            if getattr(dev, field) != defaults.get(field):
+                raise bad(field, f"{field} applies to servos, not {dev.kind}")
+        return
+    for field in ("min_pulse_us", "max_pulse_us"):
+        if not 500 <= getattr(dev, field) <= 2500:
+            raise bad(field, f"{field} must be 500..2500 microseconds (what lgpio can send)")
+    if dev.min_pulse_us >= dev.max_pulse_us:
+        raise bad("max_pulse_us", "max_pulse_us must be greater than min_pulse_us")
+    if (dev.min_angle is None) != (dev.max_angle is None):
+        raise bad("max_angle", "set both min_angle and max_angle (or neither)")
+    if dev.min_angle is not None and dev.max_angle is not None:
+        if dev.min_angle >= dev.max_angle:
+            raise bad(
+                "max_angle",
+                "max_angle must be greater than min_angle",
+            )
 
 
 def parse_hardware(

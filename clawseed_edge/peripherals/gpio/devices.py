@@ -92,10 +92,16 @@ class GpioDevice:
         """The underlying gpiozero device (None before open / after close)."""
         return self._dev
 
-    def open(self, factory: Any, on_input: InputCallback | None = None) -> None:
-        """Create the gpiozero device on ``factory``; raises api errors, never gpiozero's."""
+    def open(
+        self, factory: Any, on_input: InputCallback | None = None, *, at_safe: bool = False
+    ) -> None:
+        """Create the gpiozero device on ``factory``; raises api errors, never gpiozero's.
+
+        With ``at_safe`` an output starts at its safe value instead of its ``initial`` one
+        (an emergency stop must never pass through a value that is not safe).
+        """
         try:
-            self._dev = self._build(factory)
+            self._dev = self._build(factory, at_safe)
         except Exception as exc:
             raise translate_gpio_error(exc, self.name, self.pin_name) from exc
         if not self.is_output:
@@ -107,14 +113,14 @@ class GpioDevice:
         else:
             self.value = self._read_output()
 
-    def _build(self, factory: Any) -> Any:
+    def _build(self, factory: Any, at_safe: bool = False) -> Any:
         import gpiozero
 
         cfg = self.wired.config
         spec = cfg.spec
         cls = getattr(gpiozero, spec.gpiozero_class)
         pin = self.pin_name
-        initial = cfg.initial if cfg.initial is not None else cfg.safe
+        initial = cfg.safe if at_safe or cfg.initial is None else cfg.initial
         if not spec.is_output:
             return self._build_input(cls, factory)
         if spec.colour:  # pin is red; the extra pins green and blue
@@ -128,11 +134,27 @@ class GpioDevice:
                 initial_value=(on, on, on),
                 pin_factory=factory,
             )
-        if spec.detaches:  # a servo: "off" means no pulses
+        if spec.pulses:  # a servo: "off" means no pulses
+            value = None if initial == "off" else cfg.position_of(self._level_of(initial))
+            servo_pulses = getattr(factory.pin(pin), "use_servo_pulses", None)
+            if servo_pulses is not None:
+                servo_pulses()  # lgpio: pulse widths in microseconds (tx_servo)
+            return cls(
+                pin,
+                initial_value=value,
+                min_pulse_width=cfg.min_pulse_us / 1e6,
+                max_pulse_width=cfg.max_pulse_us / 1e6,
+                pin_factory=factory,
+            )
+        if spec.detaches:  # "off" means no pulses (a tonal buzzer is silent)
             value = None if initial == "off" else self._level_of(initial)
             return cls(pin, initial_value=value, pin_factory=factory)
         if spec.level:
             level = self._level_of(initial)
+            if not cfg.active_high:
+                # gpiozero makes a PWM line an output before it knows the value: hold it at
+                # the inactive level (high) first, so an active-low load never starts fully on.
+                factory.pin(pin).output_with_state(True)
             return cls(pin, active_high=cfg.active_high, initial_value=level, pin_factory=factory)
         return cls(
             pin, active_high=cfg.active_high, initial_value=initial == "on", pin_factory=factory
@@ -171,15 +193,12 @@ class GpioDevice:
                 threshold=0.5,
                 pin_factory=factory,
             )
-        if cls.__name__ == "Button":
-            # gpiozero's Button defaults to the internal pull-up; keep that default.
-            pull_up = True if cfg.pull_up is None else cfg.pull_up
-            return cls(self.pin_name, pull_up=pull_up, bounce_time=bounce, pin_factory=factory)
-        # With an external pull, active_high says which level is "active".
-        active_state = cfg.active_high if cfg.pull_up is None else None
+        pull_up = cfg.effective_pull_up
+        # With an external pull (None), active_high says which level is "active".
+        active_state = cfg.active_high if pull_up is None else None
         return cls(
             self.pin_name,
-            pull_up=cfg.pull_up,
+            pull_up=pull_up,
             active_state=active_state,
             bounce_time=bounce,
             pin_factory=factory,
@@ -202,7 +221,15 @@ class GpioDevice:
         return float(value)
 
     def _read_output(self) -> float | None:
-        return _scalar(self._dev.value)
+        return self._from_device(self._dev.value)
+
+    def _from_device(self, raw: Any) -> float | None:
+        # A servo reports its position (-1..1); the config speaks angles when it has them.
+        if raw is None:
+            return None
+        if self.spec.pulses:
+            return round(self.wired.config.angle_of(float(raw)), 9)
+        return _scalar(raw)
 
     # --- operations (worker thread) -----------------------------------------------------------
 
@@ -224,6 +251,8 @@ class GpioDevice:
             elif self.spec.level:
                 if value is None:
                     dev.detach() if self.spec.detaches else dev.off()
+                elif self.spec.pulses:
+                    dev.value = self.wired.config.position_of(value)
                 else:
                     dev.value = value
             elif value:
@@ -284,7 +313,7 @@ class GpioDevice:
             raw = dev.distance if self.spec.unit == "m" else dev.value
         except Exception as exc:
             raise translate_gpio_error(exc, self.name, self.pin_name) from exc
-        self.value = _scalar(raw)
+        self.value = self._from_device(raw)
         return self.value
 
     def safe_value(self) -> float | None:

@@ -39,6 +39,10 @@ class KindSpec:
         symmetric: Its range is -cap..cap (a servo), else 0..cap.
         words: How its 1 and 0 read to a person (``on``/``off``, ``pressed``/``released``).
         detaches: "off" means no pulses at all (a servo detaches), not level 0.
+        pulses: It is driven by servo pulses (``min_pulse_us``/``max_pulse_us``, angles).
+        default_pull_up: For inputs, the pull when ``pull_up`` is unset: True (internal
+            pull-up, a ``button`` to ground), or None (no internal pull: an external resistor
+            holds the line and ``active_high`` says which level is active).
         tone: It plays notes (``gpio_play_note``); "off" is silence.
         colour: It shows colours (``gpio_set_colour``); its value is its brightest channel.
         extra_pins: Pins it needs besides ``pin``, by name (``pins = {green = .., blue = ..}``).
@@ -56,6 +60,8 @@ class KindSpec:
     symmetric: bool = False
     words: tuple[str, str] = ("on", "off")
     detaches: bool = False
+    pulses: bool = False
+    default_pull_up: bool | None = None
     tone: bool = False
     colour: bool = False
     extra_pins: tuple[str, ...] = ()
@@ -99,7 +105,14 @@ KIND_SPECS: dict[str, KindSpec] = {
         KindSpec("pwm_led", "output", _PWM, "PWMLED", switch=True, level=True, blink=True),
         # A relay switches mains or motors: no blinking.
         KindSpec("relay", "output", _DIGITAL_OUT, "DigitalOutputDevice", switch=True),
-        KindSpec("button", "input", _DIGITAL_IN, "Button", words=("pressed", "released")),
+        KindSpec(
+            "button",
+            "input",
+            _DIGITAL_IN,
+            "Button",
+            words=("pressed", "released"),
+            default_pull_up=True,  # gpiozero's Button default: a switch to ground
+        ),
         KindSpec(
             "digital_in", "input", _DIGITAL_IN, "DigitalInputDevice", words=("active", "inactive")
         ),
@@ -108,7 +121,16 @@ KIND_SPECS: dict[str, KindSpec] = {
         ),
         KindSpec("buzzer", "output", _DIGITAL_OUT, "Buzzer", switch=True, blink=True),
         # A servo holds a position: switching it "on" means nothing, "off" detaches it.
-        KindSpec("servo", "output", _PWM, "Servo", level=True, symmetric=True, detaches=True),
+        KindSpec(
+            "servo",
+            "output",
+            _PWM,
+            "Servo",
+            level=True,
+            symmetric=True,
+            detaches=True,
+            pulses=True,
+        ),
         # A PIR (HC-SR501): gpiozero's MotionSensor averages samples (queue_len) against
         # the threshold, so one noisy edge does not report motion.
         KindSpec(

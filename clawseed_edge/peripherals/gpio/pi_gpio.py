@@ -39,7 +39,7 @@ from ..boards import BoardSpec, default_registry
 from ..worker import BlockingWorker
 from .config import HardwareConfig, validate_devices
 from .devices import BlinkTasks, GpioDevice, describe_wiring
-from .inputs import EventHub, EventStream, InputEvent
+from .inputs import EventHub, GpioEventsMixin
 from .kinds import blink_out_of_bounds
 from .pins import make_pin_factory
 from .toolset import build_tools
@@ -50,7 +50,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-class PiGpio:
+class PiGpio(GpioEventsMixin):
     """GPIO devices on a Pi-like board as a :class:`~clawseed_edge.api.Peripheral`.
 
     Args:
@@ -97,7 +97,7 @@ class PiGpio:
         self.sim = (self.board.family == "sim") if sim is None else sim
         self.hardware = hardware
         self.wired = validate_devices(self.board, hardware.devices, source, devices_key)
-        self._devices = {w.name: GpioDevice(w) for w in self.wired}
+        self._devices: dict[str, GpioDevice] = {w.name: GpioDevice(w) for w in self.wired}
         self._factory = pin_factory
         self._owns_factory = pin_factory is None
         self.shutdown_timeout_s = shutdown_timeout_s
@@ -127,8 +127,12 @@ class PiGpio:
         """The gpiozero pin factory in use (None before :meth:`connect`)."""
         return self._factory
 
-    async def connect(self) -> None:
+    async def connect(self, *, at_safe: bool = False) -> None:
         """Create the pin factory (unless given) and every device, at its initial value.
+
+        Args:
+            at_safe: Create every output at its safe value instead (``estop``: a device with
+                ``initial = "on"`` and ``safe = "off"`` must never go on on the way to off).
 
         Raises:
             PeripheralClosed: It was disconnected (make a new PiGpio).
@@ -150,7 +154,7 @@ class PiGpio:
         self._loop = asyncio.get_running_loop()
         self._worker = BlockingWorker(f"gpio-{self.name}")
         try:
-            await self._worker.run(self._open_all)
+            await self._worker.run(self._open_all, at_safe)
         except BaseException:
             await self._abandon_connect()
             raise
@@ -185,13 +189,13 @@ class PiGpio:
             log.warning("releasing the pins of %s after a failed connect: %r", self.name, exc)
         await worker.aclose(self.shutdown_timeout_s)
 
-    def _open_all(self) -> None:
+    def _open_all(self, at_safe: bool = False) -> None:
         if self._factory is None:
             self._factory = make_pin_factory(self.hardware.pin_factory, sim=self.sim)
         opened: list[GpioDevice] = []
         try:
             for dev in self._devices.values():
-                dev.open(self._factory, self._on_input_thread)
+                dev.open(self._factory, self._on_input_thread, at_safe=at_safe)
                 opened.append(dev)
         except BaseException:
             for dev in opened:
@@ -441,36 +445,6 @@ class PiGpio:
         Meant for simulation, tests and the CLI; on real pins prefer :meth:`status`.
         """
         return {d.pin_name: d.state() for d in self._devices.values()}
-
-    # --- events -------------------------------------------------------------------------------
-
-    @property
-    def events_dropped(self) -> int:
-        """Events dropped because a consumer's queue was full."""
-        return self._hub.dropped
-
-    def add_listener(self, callback: Callable[[InputEvent], None]) -> Callable[[], None]:
-        """Call ``callback(event)`` on the loop for every input edge; returns a remover."""
-        return self._hub.add_listener(callback)
-
-    def events(self) -> EventStream:
-        """An async iterator of input events from now on, ending at :meth:`disconnect`.
-
-        Registered at once (edges between this call and the first ``await`` are kept); see
-        :class:`~.inputs.EventStream`.
-        """
-        return self._hub.stream()
-
-    def _on_input_thread(self, device: str, pin: str, value: int) -> None:
-        # gpiozero's thread (or, on mock pins, whoever drove the pin).
-        event = InputEvent(device, value, self._wall_clock(), pin)
-        self._hub.emit_threadsafe(self._loop, event)
-
-    def _note_input(self, event: InputEvent) -> None:
-        # The first listener (added in __init__): the device's value is current for the rest.
-        dev = self._devices.get(event.device)
-        if dev is not None:
-            dev.value = float(event.value)
 
     # --- internals ----------------------------------------------------------------------------
 

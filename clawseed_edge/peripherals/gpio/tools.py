@@ -258,19 +258,19 @@ class GpioSetLevel(_GpioTool):
     name = "gpio_set_level"
     description = (
         "Set the level of a dimmable device (pwm_led: 0 = off .. 1 = full, capped per device) "
-        "or the position of a servo (-1 .. 1)."
+        "or the position of a servo (-1 .. 1, or degrees for a servo configured with angles)."
     )
     risk = RiskClass.ACT
     kinds = LEVEL_KINDS
 
     def _schema(self) -> dict[str, Any]:
         ranges = []
-        lowest = 0.0
+        lowest, highest = 0.0, 1.0
         for name in self.devices:
             route = self._routes.get(name)
             assert route is not None
             lo, hi = route[1].config.level_range()
-            lowest = min(lowest, lo)
+            lowest, highest = min(lowest, lo), max(highest, hi)
             ranges.append(f"{name}: {lo:g}..{hi:g}")
         return {
             "type": "object",
@@ -279,7 +279,7 @@ class GpioSetLevel(_GpioTool):
                 "level": {
                     "type": "number",
                     "minimum": lowest,
-                    "maximum": 1,
+                    "maximum": highest,
                     "description": "Allowed ranges: " + "; ".join(ranges) + ".",
                 },
             },

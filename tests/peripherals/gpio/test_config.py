@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -145,3 +146,42 @@ def test_errors_are_hardware_or_config_errors() -> None:
     # The lead's config layer can catch the whole family.
     for exc in (PinReserved, PinInvalid, PinInUse, PinModeUnsupported):
         assert issubclass(exc, HardwareError) and issubclass(exc, ValueError)
+
+
+@pytest.mark.parametrize(
+    ("kind", "pull", "accepted"),
+    [
+        ("button", "pull_up = false\n", False),
+        ("digital_in", "pull_up = false\n", False),
+        ("digital_in", "", False),  # no internal pull asked for; the board's pull-up stays
+        ("button", "", True),  # a button's default is the pull-up the pin has anyway
+        ("digital_in", "pull_up = true\n", True),
+    ],
+)
+def test_fixed_pull_up_on_gpio2_is_checked_at_load(kind: str, pull: str, accepted: bool) -> None:
+    text = f'[[devices]]\nname = "sda_in"\npin = "GPIO2"\nkind = "{kind}"\n{pull}'
+    if accepted:
+        assert _validate(text) == ["GPIO2"]
+        return
+    with pytest.raises(ConfigInvalid) as info:
+        _validate(text)
+    assert info.value.key == "devices[0].pull_up"
+    message = str(info.value)
+    assert "GPIO2 on rpi4b has a fixed pull-up resistor" in message
+    assert "set pull_up = true" in message
+
+
+async def test_a_button_with_pull_up_unset_uses_the_internal_pull_up(sim_board: Any) -> None:
+    # The docs say so ("pull-up by default: pressed = low"); the wiring table agrees.
+    board = await sim_board('[[devices]]\nname = "b"\npin = "GPIO5"\nkind = "button"\n')
+    assert board.device("b").gpiozero_device.pin.pull == "up"
+    assert await board.read("b") == 0  # released: the pull-up holds the line high
+
+
+async def test_fixed_pull_pins_connect_on_mock_pins(sim_board: Any) -> None:
+    # What validation lets through on GPIO2/3 also connects (gpiozero knows the fixed pulls).
+    board = await sim_board(
+        '[[devices]]\nname = "a"\npin = "GPIO2"\nkind = "button"\n'
+        '[[devices]]\nname = "b"\npin = "GPIO3"\nkind = "digital_in"\npull_up = true\n'
+    )
+    assert board.connected
