@@ -108,6 +108,7 @@ def sensor_status(config_path: str | None, *, sim: bool, out: TextIO | None = No
         print(f"error: {exc}", file=sys.stderr)
         return 2
     for bank in (p for p in peripherals if isinstance(p, SensorBank)):
+        print(f"\n[{bank.name}]", file=out)
         if not bank.is_sim:
             print(bank.describe(), file=out)
             print("(sensors are not read here: the buses belong to the running agent)", file=out)
@@ -117,7 +118,8 @@ def sensor_status(config_path: str | None, *, sim: bool, out: TextIO | None = No
             async with bank:
                 return await bank.status(read=True)
 
-        print(f"simulated sensors ({bank.name}):", file=out)
+        print(bank.describe(), file=out)
+        print("simulated readings:", file=out)
         for entry in asyncio.run(read_all()):
             reading = str(entry.get("reading", "")).removeprefix(f"{entry['device']}: ")
             shown = reading or entry.get("error") or " | ".join(entry.get("lines", []))
@@ -191,7 +193,11 @@ def hardware_status(
         doc = {"peripherals": [_status_doc(d["peripheral"], d["states"]) for d in docs]}
         print(json.dumps(doc, indent=2), file=out)
         return 0
-    for i, d in enumerate(docs):
+    from clawseed_edge.peripherals.sensors.bank import SensorBank
+
+    # Sensor banks have no pins: `sensor_status` prints them with their readings.
+    shown = [d for d in docs if not isinstance(d["peripheral"], SensorBank)]
+    for i, d in enumerate(shown):
         if len(docs) > 1:
             print(("\n" if i else "") + f"[{d['peripheral'].name}]", file=out)
         _print_status(d["peripheral"], d["states"], out)
