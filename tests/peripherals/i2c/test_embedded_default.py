@@ -67,5 +67,5 @@ def test_hardware_status_reads_a_sensors_peripheral_table(
     )
     assert main(["--config", str(cfg), "hardware", "status"]) == 0
     out = capsys.readouterr().out
-    assert "simulated sensors (shed):" in out
+    assert "[shed]" in out and "simulated readings:" in out
     assert re.search(r"shed_air +sht31 +on I2C bus 1 at 0x44: temperature 21\.0 °C", out), out
