@@ -1,0 +1,197 @@
+"""The virtual board: the real ``firmware/`` code on CPython behind a pseudo-terminal.
+
+:class:`VirtualBoard` loads the firmware's modules (``clawseed_core``, ``clawseed_hw``,
+``clawseed_loop``) and a board's generated pin table from ``firmware/``, gives the hardware layer
+a simulated ``machine`` module (:mod:`.sim_machine`), and runs the firmware's own UART loop on a
+thread against the master side of a pty. Anything that opens the slave path (``/dev/pts/N``) --
+the host driver through pyserial, deploy, a terminal -- talks to the same code a Nucleo runs.
+
+``baud`` emulates the wire: the board waits the time the bytes it received and sends would need
+at that rate (10 bits per byte, 8N1), so a round trip costs what it costs on a real cable.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import sys
+import threading
+import time
+import tty
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from clawseed_edge.api import HardwareError
+
+from .pintable import FIRMWARE_DIR, table_path
+from .sim_machine import SimBoardState, make_machine
+
+__all__ = ["FIRMWARE_MODULES", "VirtualBoard", "load_firmware"]
+
+FIRMWARE_MODULES = ("clawseed_core", "clawseed_hw", "clawseed_loop")
+"""The firmware modules, in import order (the loop imports the core by name)."""
+
+_load_lock = threading.Lock()
+
+
+def load_firmware(
+    board_id: str, firmware_dir: Path = FIRMWARE_DIR
+) -> tuple[dict[str, ModuleType], ModuleType]:
+    """Import the firmware modules and ``board_id``'s pin table from ``firmware_dir``.
+
+    The firmware imports its own modules by their plain names, so they are registered in
+    ``sys.modules`` under those names (they hold no state of their own; every board's state
+    lives in its ``Core``). The pin table is loaded under a per-board name.
+
+    Raises:
+        HardwareError: The directory or the board's pin table is missing (names the path and
+            says how to regenerate it).
+    """
+    table_file = table_path(board_id, firmware_dir)
+    if not table_file.is_file():
+        raise HardwareError(
+            f"no firmware pin table for {board_id} at {table_file}; regenerate the tables with "
+            "`python -m clawseed_edge.peripherals.serial.pintable` (in a checkout of the repo)"
+        )
+    modules: dict[str, ModuleType] = {}
+    with _load_lock:
+        for name in FIRMWARE_MODULES:
+            loaded = sys.modules.get(name)
+            if (
+                loaded is None
+                or Path(getattr(loaded, "__file__", "")) != firmware_dir / f"{name}.py"
+            ):
+                loaded = _import_path(name, firmware_dir / f"{name}.py")
+                sys.modules[name] = loaded
+            modules[name] = loaded
+        table = _import_path(f"clawseed_pins_{board_id.replace('-', '_')}", table_file)
+    return modules, table
+
+
+def _import_path(name: str, path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise HardwareError(f"cannot load firmware module {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+class _PtyStream:
+    """The firmware loop's rx/tx over the pty master: poll()able, never blocking on read."""
+
+    def __init__(self, fd: int, baud: int | None) -> None:
+        self.fd = fd
+        self.byte_s = 10 / baud if baud else 0.0
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def read(self, n: int) -> bytes:
+        try:
+            data = os.read(self.fd, n)
+        except OSError:  # EIO: nobody has the slave open; nothing to read
+            time.sleep(0.01)
+            return b""
+        if self.byte_s:
+            time.sleep(len(data) * self.byte_s)
+        return data
+
+    def write(self, data: bytes) -> None:
+        if self.byte_s:
+            time.sleep(len(data) * self.byte_s)
+        view = memoryview(data)
+        while view:
+            try:
+                sent = os.write(self.fd, view)
+            except BlockingIOError:
+                time.sleep(0.001)
+                continue
+            except OSError:
+                return  # the host side went away; the bytes are lost, as on a cable
+            view = view[sent:]
+
+    def flush(self) -> None:
+        pass
+
+
+class VirtualBoard:
+    """A Nucleo running the real firmware on CPython, reachable at :attr:`path`.
+
+    Args:
+        board_id: A Nucleo board id (its pin table must exist in ``firmware/pins``).
+        firmware_dir: Where the firmware lives (the repository's ``firmware/``).
+        baud: Emulated line rate in bits per second (None: as fast as the pty goes).
+        state: The simulated pins (a fresh :class:`SimBoardState` by default).
+
+    Use as a context manager, or :meth:`start` / :meth:`close` (idempotent).
+    """
+
+    def __init__(
+        self,
+        board_id: str = "nucleo-f401re",
+        *,
+        firmware_dir: Path = FIRMWARE_DIR,
+        baud: int | None = None,
+        state: SimBoardState | None = None,
+    ) -> None:
+        self.board_id = board_id
+        self.baud = baud
+        self.state = state or SimBoardState()
+        modules, self.table = load_firmware(board_id, firmware_dir)
+        self._core_mod = modules["clawseed_core"]
+        self._hw_mod = modules["clawseed_hw"]
+        self._loop_mod = modules["clawseed_loop"]
+        self.core: Any = self._core_mod.Core(
+            self._hw_mod.Hardware(make_machine(self.state)), self.table
+        )
+        self._master: int | None = None
+        self._slave: int | None = None
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self.path = ""
+        self.error: BaseException | None = None
+
+    def start(self) -> VirtualBoard:
+        """Open the pty and start the firmware loop on its own (daemon) thread."""
+        if self._thread is not None:
+            return self
+        master, slave = os.openpty()
+        # Raw: no echo, no line editing, bytes pass unchanged (as on a UART).
+        tty.setraw(slave)
+        os.set_blocking(master, False)
+        self._master, self._slave = master, slave
+        self.path = os.ttyname(slave)
+        stream = _PtyStream(master, self.baud)
+        self._thread = threading.Thread(
+            target=self._serve, args=(stream,), name=f"virtual-{self.board_id}", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def _serve(self, stream: _PtyStream) -> None:
+        try:
+            self._loop_mod.serve(self.core, stream, stream, stop=self._stop.is_set)
+        except BaseException as exc:  # kept for the test that looks; a thread cannot raise
+            self.error = exc
+
+    def close(self) -> None:
+        """Stop the loop and close the pty. Idempotent."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+        for fd in (self._master, self._slave):
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self._master = self._slave = None
+
+    def __enter__(self) -> VirtualBoard:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
