@@ -15,7 +15,9 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
+import select
 import sys
+import tempfile
 import threading
 import time
 import tty
@@ -27,6 +29,7 @@ from clawseed_edge.api import HardwareError
 
 from .pintable import FIRMWARE_DIR, table_path
 from .sim_machine import SimBoardState, make_machine
+from .virtual_repl import VirtualRepl
 
 __all__ = ["FIRMWARE_MODULES", "VirtualBoard", "load_firmware"]
 
@@ -81,11 +84,17 @@ def _import_path(name: str, path: Path) -> ModuleType:
 
 
 class _PtyStream:
-    """The firmware loop's rx/tx over the pty master: poll()able, never blocking on read."""
+    """The firmware loop's rx/tx over the pty master: poll()able, never blocking on read.
+
+    A Ctrl-C byte raises KeyboardInterrupt out of :meth:`read`, as MicroPython raises it out of
+    the UART read on a board; the bytes after it wait in :attr:`pending` for the REPL.
+    """
 
     def __init__(self, fd: int, baud: int | None) -> None:
         self.fd = fd
         self.byte_s = 10 / baud if baud else 0.0
+        self.pending = b""
+        self.interrupts = True
 
     def fileno(self) -> int:
         return self.fd
@@ -98,6 +107,9 @@ class _PtyStream:
             return b""
         if self.byte_s:
             time.sleep(len(data) * self.byte_s)
+        if self.interrupts and b"\x03" in data:
+            self.pending = data[data.index(b"\x03") + 1 :]
+            raise KeyboardInterrupt
         return data
 
     def write(self, data: bytes) -> None:
@@ -126,6 +138,12 @@ class VirtualBoard:
         firmware_dir: Where the firmware lives (the repository's ``firmware/``).
         baud: Emulated line rate in bits per second (None: as fast as the pty goes).
         state: The simulated pins (a fresh :class:`SimBoardState` by default).
+        fs_dir: The board's filesystem, where deploy writes (a temporary directory, removed
+            at :meth:`close`, by default). The virtual board always runs the repository's
+            firmware source: it cannot load the ``.mpy`` files deploy puts there.
+
+    Ctrl-C stops the firmware loop (outputs go safe) and leaves the board at an emulated REPL
+    (:mod:`.virtual_repl`) until a soft reset (Ctrl-D) starts the firmware again.
 
     Use as a context manager, or :meth:`start` / :meth:`close` (idempotent).
     """
@@ -137,6 +155,7 @@ class VirtualBoard:
         firmware_dir: Path = FIRMWARE_DIR,
         baud: int | None = None,
         state: SimBoardState | None = None,
+        fs_dir: Path | None = None,
     ) -> None:
         self.board_id = board_id
         self.baud = baud
@@ -145,9 +164,13 @@ class VirtualBoard:
         self._core_mod = modules["clawseed_core"]
         self._hw_mod = modules["clawseed_hw"]
         self._loop_mod = modules["clawseed_loop"]
-        self.core: Any = self._core_mod.Core(
-            self._hw_mod.Hardware(make_machine(self.state)), self.table
-        )
+        self.core: Any = self._new_core()
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        if fs_dir is None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="clawseed-virtual-fs-")
+            fs_dir = Path(self._tmp.name)
+        self.fs_dir = fs_dir
+        self.resets = 0
         self._master: int | None = None
         self._slave: int | None = None
         self._thread: threading.Thread | None = None
@@ -172,11 +195,42 @@ class VirtualBoard:
         self._thread.start()
         return self
 
+    def _new_core(self) -> Any:
+        return self._core_mod.Core(self._hw_mod.Hardware(make_machine(self.state)), self.table)
+
     def _serve(self, stream: _PtyStream) -> None:
         try:
-            self._loop_mod.serve(self.core, stream, stream, stop=self._stop.is_set)
+            while not self._stop.is_set():
+                try:
+                    self._loop_mod.serve(self.core, stream, stream, stop=self._stop.is_set)
+                    return
+                except KeyboardInterrupt:
+                    pass  # the loop has put the outputs in their safe state
+                if not self._repl(stream):
+                    return
+                self.core = self._new_core()  # main.py runs again after the soft reset
+                self.resets += 1
         except BaseException as exc:  # kept for the test that looks; a thread cannot raise
             self.error = exc
+
+    def _repl(self, stream: _PtyStream) -> bool:
+        """Be the REPL until a soft reset (True) or :meth:`close` (False)."""
+        banner = f"MicroPython (virtual) on CPython; {self.board_id} with the clawseed firmware"
+        repl = VirtualRepl(self.fs_dir, banner)
+        stream.interrupts = False
+        try:
+            stream.write(repl.interrupted())
+            data, stream.pending = stream.pending, b""
+            while not self._stop.is_set():
+                if data:
+                    stream.write(repl.feed(data))
+                    if repl.reboot:
+                        return True
+                ready, _, _ = select.select([stream.fd], [], [], 0.05)
+                data = stream.read(4096) if ready else b""
+            return False
+        finally:
+            stream.interrupts = True
 
     def close(self) -> None:
         """Stop the loop and close the pty. Idempotent."""
@@ -189,6 +243,9 @@ class VirtualBoard:
                 with contextlib.suppress(OSError):
                     os.close(fd)
         self._master = self._slave = None
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
 
     def __enter__(self) -> VirtualBoard:
         return self.start()
