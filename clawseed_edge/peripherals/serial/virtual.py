@@ -95,6 +95,17 @@ class _PtyStream:
         self.byte_s = 10 / baud if baud else 0.0
         self.pending = b""
         self.interrupts = True
+        self._wire_free = 0.0  # when the emulated wire is idle again (monotonic seconds)
+
+    def _pace(self, nbytes: int) -> None:
+        # Keep a running account of the wire's busy time and sleep only when it is ahead by a
+        # millisecond or more: one sleep per byte would add the OS's sleep overhead each time.
+        if not self.byte_s:
+            return
+        now = time.monotonic()
+        self._wire_free = max(self._wire_free, now) + nbytes * self.byte_s
+        if self._wire_free - now >= 0.001:
+            time.sleep(self._wire_free - now)
 
     def fileno(self) -> int:
         return self.fd
@@ -105,16 +116,14 @@ class _PtyStream:
         except OSError:  # EIO: nobody has the slave open; nothing to read
             time.sleep(0.01)
             return b""
-        if self.byte_s:
-            time.sleep(len(data) * self.byte_s)
+        self._pace(len(data))
         if self.interrupts and b"\x03" in data:
             self.pending = data[data.index(b"\x03") + 1 :]
             raise KeyboardInterrupt
         return data
 
     def write(self, data: bytes) -> None:
-        if self.byte_s:
-            time.sleep(len(data) * self.byte_s)
+        self._pace(len(data))
         view = memoryview(data)
         while view:
             try:
