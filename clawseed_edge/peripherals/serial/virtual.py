@@ -27,7 +27,9 @@ from typing import Any
 
 from clawseed_edge.api import HardwareError
 
+from ..boards import default_registry
 from .pintable import FIRMWARE_DIR, table_path
+from .ports import FoundPort
 from .sim_machine import SimBoardState, make_machine
 from .virtual_repl import VirtualRepl
 
@@ -180,6 +182,7 @@ class VirtualBoard:
             fs_dir = Path(self._tmp.name)
         self.fs_dir = fs_dir
         self.resets = 0
+        self.serial_number = f"VIRTUAL-{board_id.upper()}"
         self._master: int | None = None
         self._slave: int | None = None
         self._thread: threading.Thread | None = None
@@ -241,8 +244,8 @@ class VirtualBoard:
         finally:
             stream.interrupts = True
 
-    def close(self) -> None:
-        """Stop the loop and close the pty. Idempotent."""
+    def unplug(self) -> None:
+        """Pull the cable: the firmware stops and the pty goes away (the host's reads fail)."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
@@ -252,6 +255,31 @@ class VirtualBoard:
                 with contextlib.suppress(OSError):
                     os.close(fd)
         self._master = self._slave = None
+
+    def replug(self) -> VirtualBoard:
+        """Plug it back: a fresh firmware (as after power-up) on a new pty (a new path)."""
+        self.unplug()
+        self._stop = threading.Event()
+        self.core = self._new_core()
+        return self.start()
+
+    @property
+    def plugged(self) -> bool:
+        """Whether the board is reachable (started and not unplugged)."""
+        return self._thread is not None
+
+    def port_info(self) -> FoundPort:
+        """How the board shows up on USB: its pty path, the ST-LINK id, a serial number."""
+        board = default_registry().get(self.board_id)
+        return FoundPort(self.path, board.usb[0], self.serial_number, "virtual Nucleo")
+
+    def lister(self) -> list[FoundPort]:
+        """A port lister that sees this board while it is plugged (for the host driver)."""
+        return [self.port_info()] if self.plugged else []
+
+    def close(self) -> None:
+        """Stop the loop, close the pty and remove a temporary filesystem. Idempotent."""
+        self.unplug()
         if self._tmp is not None:
             self._tmp.cleanup()
             self._tmp = None
