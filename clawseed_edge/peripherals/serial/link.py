@@ -157,14 +157,17 @@ class BoardLink:
             raise ResourceClosed(f"the link to {self.name} was closed; make a new one")
         self._loop = asyncio.get_running_loop()
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"serial-w-{self.name}")
+        # Open for requests from here on: on_connect (the device setup) runs inside _connect.
+        self.state = Lifecycle.OPEN
         try:
             await self._connect(self.port or await self._find_port())
         except BaseException:
+            self.state = Lifecycle.UNOPENED
+            self.connected = False
             self._drop_port()
             self._writer.shutdown(wait=False)
             self._writer = None
             raise
-        self.state = Lifecycle.OPEN
         self._spawn(self._heartbeat())
 
     async def aclose(self) -> None:
@@ -184,6 +187,11 @@ class BoardLink:
             self._writer = None
         self.connected = False
         self.state = Lifecycle.CLOSED
+
+    @property
+    def lost_reason(self) -> str:
+        """Why the link is disconnected (empty while connected)."""
+        return "" if self.connected else self._lost_reason
 
     # --- requests -----------------------------------------------------------------------------
 
