@@ -6,7 +6,9 @@ the request and the reply need on a 115200-baud cable. In the same run, for each
 wire time is computed from the exact bytes sent and received; the difference is what the host
 (pyserial, the protocol object) and the firmware add.
 
-Requests: ``ping`` (shortest), ``pin.write`` (a typical tool call), ``hello`` (longest reply).
+Requests: ``ping`` (shortest), ``pin.write`` (a typical tool call), ``hello`` (longest reply),
+first with pyserial and the protocol object on the calling thread, then ``pin.write`` through
+``BoardLink`` (asyncio, reader and writer threads): what a tool call pays.
 Usage::
 
     python benchmarks/bench_serial_roundtrip.py [--n 300] [--baud 115200]
@@ -15,11 +17,14 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import asyncio
 import statistics
 import time
 
 import serial
 
+from clawseed_edge.peripherals.boards import default_registry
+from clawseed_edge.peripherals.serial.link import BoardLink, LinkOptions
 from clawseed_edge.peripherals.serial.protocol import Reply, SerialProtocol
 from clawseed_edge.peripherals.serial.virtual import VirtualBoard
 
@@ -63,6 +68,23 @@ def round_trips(
     return samples, sent, received
 
 
+async def link_round_trips(path: str, n: int) -> list[float]:
+    """Times of n ``pin.write`` requests through BoardLink, in seconds."""
+    link = BoardLink(
+        default_registry().get("nucleo-f401re"), path, options=LinkOptions(watchdog_ms=0)
+    )
+    await link.open()
+    samples = []
+    try:
+        for i in range(n):
+            t0 = time.perf_counter()
+            await link.request("pin.write", {"pin": "PA5", "value": i % 2})
+            samples.append(time.perf_counter() - t0)
+    finally:
+        await link.aclose()
+    return samples
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=300, help="round trips per request kind")
@@ -75,6 +97,7 @@ def main() -> None:
     with VirtualBoard("nucleo-f401re", baud=args.baud) as board:
         with serial.Serial(board.path, args.baud, timeout=5) as link:
             round_trips(link, "ping", {}, 20)  # warm up: imports, first allocations
+            write_wire_ms = 0.0
             for name, (op, op_args) in REQUESTS.items():
                 samples, sent, received = round_trips(link, op, op_args, args.n)
                 wire_ms = (sent + received) * 10 / args.baud * 1000
@@ -83,6 +106,14 @@ def main() -> None:
                     f"{name:<10} {f'{sent}/{received}':>12} {wire_ms:8.2f} {median_ms:10.2f} "
                     f"{_p95(samples) * 1000:8.2f} {median_ms - wire_ms:12.2f}"
                 )
+                if op == "pin.write":
+                    write_wire_ms = wire_ms
+        samples = asyncio.run(link_round_trips(board.path, args.n))
+        median_ms = statistics.median(samples) * 1000
+        print(
+            f"{'BoardLink':<10} {'pin.write':>12} {write_wire_ms:8.2f} {median_ms:10.2f} "
+            f"{_p95(samples) * 1000:8.2f} {median_ms - write_wire_ms:12.2f}"
+        )
 
 
 if __name__ == "__main__":
