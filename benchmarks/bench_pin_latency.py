@@ -24,9 +24,7 @@ import time
 from collections.abc import Awaitable, Callable
 
 from clawseed_edge.api import ToolContext
-from clawseed_edge.peripherals.config import loads_hardware_toml
-from clawseed_edge.peripherals.gpio import PiGpio
-from clawseed_edge.peripherals.pins import mock_pin_factory
+from clawseed_edge.peripherals.gpio import PiGpio, loads_hardware_toml, mock_pin_factory
 
 WIRING = '[[devices]]\nname = "red_led"\npin = "GPIO17"\nkind = "led"\n'
 

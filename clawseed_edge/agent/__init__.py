@@ -7,7 +7,6 @@ The public names are re-exported here; the modules themselves are implementation
 
 from .approval import CallbackApprover, CliApprover, QueueApprover, StaticApprover
 from .builder import AgentBuilder
-from .dispatch import NativeToolDispatcher, ToolDispatcher, select_dispatcher
 from .engine import Agent
 from .history import History, estimate_tokens, time_prefix, truncate_tool_output
 from .hooks import BaseHook, BeforeOutcome, HookFactory, HookFactoryRegistry, HookRunner
@@ -20,6 +19,13 @@ from .security import (
     Autonomy,
     SecurityPolicy,
     check_command,
+)
+from .toolcalls import (
+    NativeToolDispatcher,
+    ParsedResponse,
+    ToolDispatcher,
+    read_response,
+    select_dispatcher,
 )
 
 __all__ = [
@@ -44,6 +50,7 @@ __all__ = [
     "MetricsObserver",
     "NativeToolDispatcher",
     "NoopObserver",
+    "ParsedResponse",
     "QueueApprover",
     "Remote",
     "SecurityPolicy",
@@ -56,6 +63,7 @@ __all__ = [
     "check_command",
     "ensure_workspace",
     "estimate_tokens",
+    "read_response",
     "select_dispatcher",
     "time_prefix",
     "truncate_tool_output",

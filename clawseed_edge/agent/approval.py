@@ -108,7 +108,7 @@ class CliApprover:
             return ApprovalDecision(
                 False,
                 "no terminal to ask for approval on (stdin is not a TTY); run it "
-                "interactively (clawseed-edge chat), or raise [autonomy] level to 'full' "
+                "interactively (clawseed-edge chat), or set [autonomy].level to 'full' "
                 "(devices with approval = true still ask)",
             )
         async with self._lock:

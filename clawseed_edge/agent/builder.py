@@ -32,13 +32,13 @@ from clawseed_edge.api import (
 )
 
 from .approval import CliApprover
-from .dispatch import ToolDispatcher
 from .engine import Agent
 from .hooks import HookRunner
 from .observer import NoopObserver
 from .prompt import SystemPromptBuilder, ensure_workspace
 from .registry import ToolRegistry
 from .security import Autonomy, SecurityPolicy
+from .toolcalls import ToolDispatcher
 
 __all__ = ["AgentBuilder"]
 

@@ -1,106 +1,19 @@
-"""Tool dispatchers: how tools reach the model and how calls come back.
+"""Tool dispatchers, at their old path: see :mod:`clawseed_edge.agent.toolcalls.dispatch`."""
 
-A dispatcher sits between the engine and the provider's way of calling tools. The native one
-passes tool specs to the provider and reads structured calls; the prompt-guided one
-(:class:`~clawseed_edge.agent.xml_dispatch.XmlToolDispatcher`) describes tools in the system
-prompt and parses calls out of the text. :func:`select_dispatcher` picks by the provider's
-``capabilities.native_tools``.
-"""
-
-from __future__ import annotations
-
-from collections.abc import Sequence
-from dataclasses import replace
-from typing import Protocol, runtime_checkable
-
-from clawseed_edge.api import (
-    ChatMessage,
-    ChatResponse,
-    Provider,
-    ToolCall,
-    ToolResult,
-    ToolSpec,
+from .toolcalls.dispatch import (
+    NativeToolDispatcher,
+    ParsedResponse,
+    ToolDispatcher,
+    ensure_call_ids,
+    read_response,
+    select_dispatcher,
 )
 
-__all__ = ["NativeToolDispatcher", "ToolDispatcher", "ensure_call_ids", "select_dispatcher"]
-
-
-@runtime_checkable
-class ToolDispatcher(Protocol):
-    """How the engine offers tools to a provider and reads its calls.
-
-    Attributes:
-        streams_text: True if the engine may stream the provider's text live (native calls
-            never appear in the text); False if the text must be parsed first and only the
-            cleaned text is shown.
-    """
-
-    streams_text: bool
-
-    def tools_for_request(self, specs: Sequence[ToolSpec]) -> tuple[ToolSpec, ...]:
-        """The specs to put in ``ChatRequest.tools`` (native: all; prompt-guided: none)."""
-        ...
-
-    def system_prompt_section(self, specs: Sequence[ToolSpec]) -> str:
-        """Text for the system prompt's tools section (native: ``""``)."""
-        ...
-
-    def parse_response(self, response: ChatResponse) -> tuple[str, list[ToolCall]]:
-        """The visible text and the calls; calls without an id get ``call_1``, ``call_2`` ..."""
-        ...
-
-    def assistant_message(
-        self, response: ChatResponse, text: str, calls: Sequence[ToolCall]
-    ) -> ChatMessage:
-        """The assistant message to keep in history for this response."""
-        ...
-
-    def result_messages(self, results: Sequence[tuple[ToolCall, ToolResult]]) -> list[ChatMessage]:
-        """The messages that carry tool results back to the model."""
-        ...
-
-
-def ensure_call_ids(calls: Sequence[ToolCall]) -> list[ToolCall]:
-    """The calls, each with an id (``call_<n>`` by position when missing or repeated)."""
-    out: list[ToolCall] = []
-    seen: set[str] = set()
-    for i, call in enumerate(calls, start=1):
-        if not call.id or call.id in seen:
-            call = replace(call, id=f"call_{i}")
-        seen.add(call.id)
-        out.append(call)
-    return out
-
-
-class NativeToolDispatcher:
-    """For providers with native tool calling: specs in the request, structured calls back."""
-
-    streams_text = True
-
-    def tools_for_request(self, specs: Sequence[ToolSpec]) -> tuple[ToolSpec, ...]:
-        return tuple(specs)
-
-    def system_prompt_section(self, specs: Sequence[ToolSpec]) -> str:
-        return ""
-
-    def parse_response(self, response: ChatResponse) -> tuple[str, list[ToolCall]]:
-        return response.text, ensure_call_ids(response.tool_calls)
-
-    def assistant_message(
-        self, response: ChatResponse, text: str, calls: Sequence[ToolCall]
-    ) -> ChatMessage:
-        return ChatMessage.assistant(text, tuple(calls))
-
-    def result_messages(self, results: Sequence[tuple[ToolCall, ToolResult]]) -> list[ChatMessage]:
-        return [ChatMessage.tool(call.id, result.as_text(), call.name) for call, result in results]
-
-
-def select_dispatcher(provider: Provider) -> ToolDispatcher:
-    """The native dispatcher if the provider calls tools natively, else the prompt-guided one."""
-    capabilities = getattr(provider, "capabilities", None)
-    if capabilities is None or getattr(capabilities, "native_tools", True):
-        return NativeToolDispatcher()
-    from .xml_dispatch import XmlToolDispatcher  # type: ignore[import-not-found,unused-ignore]
-
-    dispatcher: ToolDispatcher = XmlToolDispatcher()
-    return dispatcher
+__all__ = [
+    "NativeToolDispatcher",
+    "ParsedResponse",
+    "ToolDispatcher",
+    "ensure_call_ids",
+    "read_response",
+    "select_dispatcher",
+]

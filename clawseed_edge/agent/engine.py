@@ -7,70 +7,50 @@ this repeats until the model answers in plain text or ``max_tool_iterations`` is
 
 Each turn runs in its own task; :meth:`Agent.turn` yields its events as they happen and
 :meth:`Agent.abort` cancels it, including an in-flight provider call, tool or approval wait.
+
+Layout: this module holds the Agent (its sessions, its turn tasks, its lifecycle); how one turn
+goes is :mod:`.turn` (bookkeeping -> tool rounds -> one round), one model request
+:mod:`.model_call`, one tool call :mod:`.tool_run`, and reading a response :mod:`.toolcalls`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import difflib
 import itertools
 import logging
-import time
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from clawseed_edge.api import (
     AbortedEvent,
+    AgentClosed,
     AgentError,
     AgentIterationLimit,
     AgentTurnAborted,
-    ApprovalRequestEvent,
     ChatMessage,
-    ChatRequest,
-    ChatResponse,
-    ChunkEvent,
     ClawseedError,
     DoneEvent,
     ErrorEvent,
     ErrorObserved,
-    LlmRequest,
-    LlmResponse,
+    Lifecycle,
     Memory,
     Observer,
     Peripheral,
     Provider,
-    ProviderBadResponse,
-    ProviderError,
-    ProviderStreamInterrupted,
     SessionStore,
-    StreamDone,
-    TextDelta,
-    ThinkingDelta,
-    ThinkingEvent,
-    Tool,
-    ToolCall,
-    ToolCallEvent,
-    ToolCallReady,
     ToolContext,
-    ToolExecuted,
-    ToolResult,
-    ToolResultEvent,
-    TurnEnded,
     TurnEvent,
-    TurnStarted,
-    Usage,
 )
 
-from .approval import approval_listener
-from .dispatch import ToolDispatcher, select_dispatcher
-from .history import History, time_prefix, truncate_tool_output
+from .history import History, time_prefix
 from .hooks import HookRunner
 from .observer import NoopObserver
 from .prompt import SystemPromptBuilder
 from .registry import ToolRegistry
+from .toolcalls import ToolDispatcher, select_dispatcher
+from .turn import TurnHandle, TurnRunner
 
 __all__ = ["Agent"]
 
@@ -88,14 +68,13 @@ class _Session:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
-@dataclass(slots=True, eq=False)
-class _TurnHandle:
-    session_id: str
-    task: asyncio.Task[None] | None = None
-    abort_reason: str | None = None
-    error: BaseException | None = None
-    finished: bool = False
-    new_messages: list[ChatMessage] = field(default_factory=list)
+def _is_open(peripheral: Peripheral) -> bool:
+    """Whether ``peripheral`` holds hardware now (its ``state``, else ``connected``, else yes)."""
+    state = getattr(peripheral, "state", None)
+    if isinstance(state, str):
+        return state == Lifecycle.OPEN
+    connected = getattr(peripheral, "connected", None)
+    return connected if isinstance(connected, bool) else True
 
 
 class Agent:
@@ -124,6 +103,12 @@ class Agent:
         max_history: Messages kept per session.
         max_tool_output_chars: Longer tool outputs are cut (head and tail kept).
         clock: Wall clock for the time prefix (tests pass a fixed one).
+        close_timeout_s: Bound of each step of :meth:`aclose` (the turns' abort, each
+            peripheral's safe state, each closer, the provider), in seconds.
+
+    Lifecycle: an Agent is ``OPEN`` when built (it has nothing to open); :meth:`aclose` takes it
+    through ``CLOSING`` to ``CLOSED``, and from ``CLOSING`` on it refuses turns with
+    :class:`~clawseed_edge.api.AgentClosed`.
     """
 
     def __init__(
@@ -144,9 +129,12 @@ class Agent:
         max_tool_output_chars: int = 8000,
         memory_recall_limit: int = 3,
         clock: Callable[[], str] = time_prefix,
+        close_timeout_s: float = 5.0,
     ) -> None:
         if max_tool_iterations < 1:
             raise ValueError(f"max_tool_iterations must be at least 1, got {max_tool_iterations}")
+        if not close_timeout_s > 0:
+            raise ValueError(f"close_timeout_s must be a positive number, got {close_timeout_s}")
         self.provider = provider
         self.registry = registry if registry is not None else ToolRegistry()
         self.dispatcher = dispatcher if dispatcher is not None else select_dispatcher(provider)
@@ -165,13 +153,21 @@ class Agent:
         self.memory_recall_limit = memory_recall_limit
         self._time_prefix = clock
         self._sessions: dict[str, _Session] = {}
-        self._running: dict[str, set[_TurnHandle]] = {}
+        self._running: dict[str, set[TurnHandle]] = {}
         self._prompt: tuple[int, str] | None = None
         self._turn_ids = itertools.count(1)
         self._closers: list[Callable[[], Awaitable[None]]] = []
         self._done_listeners: list[TurnDoneListener] = []
+        self.close_timeout_s = close_timeout_s
+        self._state = Lifecycle.OPEN
+        self._closed: asyncio.Event | None = None
 
     # --- public --------------------------------------------------------------------------
+
+    @property
+    def state(self) -> Lifecycle:
+        """``OPEN`` until :meth:`aclose` starts, then ``CLOSING``, then ``CLOSED``."""
+        return self._state
 
     @property
     def workspace_dir(self) -> Path | None:
@@ -242,8 +238,13 @@ class Agent:
         Closing the iterator early aborts the turn: after a ``break``, call its ``aclose()``
         (or iterate inside ``contextlib.aclosing(agent.turn(...))``); otherwise the turn runs on
         until the generator is garbage-collected.
+
+        Raises:
+            AgentClosed: The agent is closing or closed (here, or on the first ``__anext__``
+                if it closed in between).
         """
-        return self._turn(text, session_id, context, _TurnHandle(session_id))
+        self._check_open()
+        return self._turn(text, session_id, context, TurnHandle(session_id))
 
     async def run(
         self, text: str, *, session_id: str = "default", context: ToolContext | None = None
@@ -254,8 +255,12 @@ class Agent:
             ProviderError: The provider failed (the original error).
             AgentIterationLimit: The model kept calling tools past the limit.
             AgentTurnAborted: The turn was aborted.
+            AgentClosed: The agent is closing or closed.
+
+        Cancel-safe: cancelling aborts the turn (its history keeps what ran).
         """
-        handle = _TurnHandle(session_id)
+        self._check_open()
+        handle = TurnHandle(session_id)
         last: TurnEvent | None = None
         async for event in self._turn(text, session_id, context, handle):
             last = event  # read to the end: the turn also persists its history
@@ -268,33 +273,8 @@ class Agent:
         if isinstance(last, ErrorEvent):
             if last.code == AgentIterationLimit.code:
                 raise AgentIterationLimit(last.message)
-            raise AgentError(last.message)
+            raise AgentError(last.message) from handle.error
         raise AgentError("the turn ended without an answer")
-
-    @classmethod
-    async def from_config(cls, config: Any = None, **options: Any) -> Agent:
-        """Assemble an Agent from a config file, as ``clawseed-edge`` does.
-
-        Provider (with fallbacks), memory, built-in tools, peripherals (connected), the
-        SecurityPolicy and the ``[[hooks]]`` all come from the file; ``aclose()`` (or
-        ``async with``) applies safe states, disconnects and closes them again. The work is done
-        by :func:`clawseed_edge.config.assemble.assemble_agent`, imported here lazily because the
-        config layer sits above this one.
-
-        Args:
-            config: A path to a TOML file, a ``LoadedConfig``, or None for
-                ``$CLAWSEED_HOME/config.toml`` (the embedded default when it does not exist).
-            **options: Passed on: ``sim``, ``provider``, ``provider_registry`` (a custom
-                provider factory registry), ``approver``, ``observer``, ``hook_factories``,
-                ``extra_tools``.
-
-        Raises:
-            ConfigError: The file is missing or invalid (the message names the key).
-            HardwareError: The wiring is wrong or a board cannot be opened.
-        """
-        from clawseed_edge.config.assemble import assemble_agent
-
-        return await assemble_agent(config, **options)
 
     def on_turn_done(self, listener: TurnDoneListener) -> None:
         """Register ``await listener(context, user_text, answer)`` after every completed turn.
@@ -313,23 +293,64 @@ class Agent:
         self._closers.append(closer)
 
     async def aclose(self) -> None:
-        """Abort running turns, close the provider, then run the registered closers.
+        """Close the agent: stop accepting, abort turns, safe state, then the rest.
 
-        Idempotent: closers run once; a failing closer is logged and the rest still run.
+        The order matters for hardware: new turns are refused first, running turns are aborted
+        (a relay switched by a tool stays recorded in history), every peripheral drives its
+        outputs to their safe values, and only then do the registered closers (last registered,
+        first run: peripherals' disconnect, memory) and the provider close. Each step is
+        bounded by ``close_timeout_s``; a step that fails or hangs is logged and the next one
+        still runs, so a hanging closer never skips the safe state.
+
+        Idempotent; a second caller waits for the first to finish. Not cancel-safe: cancelling
+        it leaves later steps undone (the peripherals' own watchdogs still apply).
         """
+        if self._state is not Lifecycle.OPEN:
+            if self._closed is not None:
+                await self._closed.wait()
+            return
+        self._state = Lifecycle.CLOSING
+        self._closed = asyncio.Event()
+        try:
+            await self._bounded("abort the running turns", self._abort_all())
+            for p in self.peripherals:
+                if _is_open(p):  # one never connected has no output to make safe
+                    await self._bounded(f"safe state of {p.name!r}", p.apply_safe_state())
+            closers, self._closers = self._closers, []
+            for closer in reversed(closers):
+                await self._bounded("a resource closer", closer())
+            await self._bounded(f"close provider {self.provider.name!r}", self.provider.aclose())
+        finally:
+            self._state = Lifecycle.CLOSED
+            self._closed.set()
+
+    async def _abort_all(self) -> None:
         tasks: list[asyncio.Task[None]] = []
         for session_id, handles in list(self._running.items()):
             self.abort(session_id, "the agent is closing")
             tasks.extend(h.task for h in handles if h.task is not None)
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
-        await self.provider.aclose()
-        closers, self._closers = self._closers, []
-        for closer in reversed(closers):
-            try:
-                await closer()
-            except Exception:
-                log.exception("a resource closer failed while the agent was closing")
+
+    async def _bounded(self, step: str, work: Awaitable[None]) -> None:
+        try:
+            async with asyncio.timeout(self.close_timeout_s):
+                await work
+        except TimeoutError:
+            log.error(
+                "closing the agent: %s did not finish within %g s; going on without it",
+                step,
+                self.close_timeout_s,
+            )
+        except Exception:
+            log.exception("closing the agent: %s failed; going on with the next step", step)
+
+    def _check_open(self) -> None:
+        if self._state is not Lifecycle.OPEN:
+            raise AgentClosed(
+                f"the agent is {self._state.value} and takes no more turns; "
+                "assemble or build a new one"
+            )
 
     async def __aenter__(self) -> Agent:
         return self
@@ -340,11 +361,12 @@ class Agent:
     # --- the turn task -------------------------------------------------------------------
 
     async def _turn(
-        self, text: str, session_id: str, context: ToolContext | None, handle: _TurnHandle
+        self, text: str, session_id: str, context: ToolContext | None, handle: TurnHandle
     ) -> AsyncGenerator[TurnEvent, None]:
+        self._check_open()  # it may have closed between turn() and the first __anext__
         queue: asyncio.Queue[object] = asyncio.Queue()
         task = asyncio.create_task(
-            self._run_turn(text, session_id, context, handle, queue.put_nowait)
+            TurnRunner(self, text, session_id, context, handle, queue.put_nowait).run()
         )
         handle.task = task
         task.add_done_callback(lambda _t: queue.put_nowait(_END))
@@ -373,296 +395,8 @@ class Agent:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task  # a finished turn is only saving its history
 
-    async def _run_turn(
-        self,
-        text: str,
-        session_id: str,
-        context: ToolContext | None,
-        handle: _TurnHandle,
-        emit: Callable[[object], None],
-    ) -> None:
-        approval_listener.set(lambda request: emit(ApprovalRequestEvent(request)))
-        turn_id = str(next(self._turn_ids))
-        if context is None:
-            context = ToolContext(session_id=session_id, turn_id=turn_id)
-        else:
-            context = replace(context, session_id=session_id, turn_id=turn_id)
-        started = time.perf_counter()
-        self._record(TurnStarted(session_id, turn_id))
-        usage = Usage()
-        iterations = 0
-        outcome: str = "error"
-        final_answer = ""
-        session: _Session | None = None
-        try:
-            session = await self._session(session_id)
-            async with session.lock:
-                history = session.history
-
-                def commit(messages: Sequence[ChatMessage]) -> None:
-                    history.extend(messages)
-                    handle.new_messages.extend(messages)
-
-                commit([ChatMessage.user(await self._user_content(text, context))])
-                history.trim()
-                system_prompt = self.system_prompt()
-                tools = self.dispatcher.tools_for_request(self.registry.specs())
-                for iterations in range(1, self.max_tool_iterations + 1):
-                    request = ChatRequest(history.for_request(system_prompt), tools)
-                    response = await self._ask(request, emit)
-                    usage = usage + response.usage
-                    answer, calls = self.dispatcher.parse_response(response)
-                    if answer and not (self.dispatcher.streams_text and self._streaming()):
-                        emit(ChunkEvent(answer))
-                    if not calls:
-                        commit([self.dispatcher.assistant_message(response, answer, ())])
-                        outcome = "done"
-                        final_answer = answer
-                        emit(
-                            DoneEvent(
-                                answer,
-                                usage,
-                                iterations,
-                                response.provider or self.provider.name,
-                                response.model or self.provider.model,
-                            )
-                        )
-                        return
-                    results: list[tuple[ToolCall, ToolResult]] = []
-                    try:
-                        for call in calls:
-                            results.append(await self._run_call(call, context, emit))
-                    except asyncio.CancelledError:
-                        # Keep what ran (a relay may have switched): every call gets a result.
-                        results += [
-                            (c, ToolResult.fail("the turn was aborted before this call finished"))
-                            for c in calls[len(results) :]
-                        ]
-                        raise
-                    finally:
-                        commit(
-                            [
-                                self.dispatcher.assistant_message(response, answer, calls),
-                                *self.dispatcher.result_messages(results),
-                            ]
-                        )
-                outcome = "limit"
-                emit(
-                    ErrorEvent(
-                        f"Stopped after {self.max_tool_iterations} rounds of tool calls without "
-                        f"a final answer (max_tool_iterations={self.max_tool_iterations}). The "
-                        "tool results so far are kept; ask again to continue, or raise "
-                        "max_tool_iterations.",
-                        AgentIterationLimit.code,
-                    )
-                )
-        except asyncio.CancelledError:
-            outcome = "aborted"
-            raise
-        except ClawseedError as exc:
-            handle.error = exc
-            code = getattr(exc, "code", "error")
-            component = "provider" if isinstance(exc, ProviderError) else "agent"
-            self._record(ErrorObserved(component, str(exc), code))
-            emit(ErrorEvent(str(exc), code))
-        except Exception as exc:
-            log.exception("turn %s of session %s failed", turn_id, session_id)
-            handle.error = exc
-            self._record(ErrorObserved("agent", str(exc), AgentError.code))
-            emit(ErrorEvent(f"internal error: {type(exc).__name__}: {exc}", AgentError.code))
-        finally:
-            if session is not None:
-                session.history.trim()
-            self._record(
-                TurnEnded(
-                    session_id,
-                    turn_id,
-                    outcome,  # type: ignore[arg-type]
-                    iterations,
-                    (time.perf_counter() - started) * 1000.0,
-                    usage,
-                )
-            )
-            await self._persist(session_id, handle.new_messages)
-            if outcome == "done":
-                await self._notify_done(context, text, final_answer)
-
-    async def _notify_done(self, context: ToolContext, text: str, answer: str) -> None:
-        for listener in self._done_listeners:
-            try:
-                async with asyncio.timeout(10.0):
-                    await listener(context, text, answer)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("an after-turn listener failed (the turn itself succeeded)")
-
     def _streaming(self) -> bool:
         return bool(getattr(self.provider.capabilities, "streaming", False))
-
-    async def _user_content(self, text: str, context: ToolContext) -> str:
-        content = self._time_prefix() + text
-        memory = self.memory
-        if memory is None or self.memory_recall_limit <= 0 or not text.strip():
-            return content
-        try:
-            async with asyncio.timeout(2.0):
-                entries = await memory.recall(
-                    text, limit=self.memory_recall_limit, namespace=context.namespace
-                )
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            log.warning("memory recall failed (%s); answering without it", exc)
-            return content
-        if not entries:
-            return content
-        lines = "\n".join(f"- {e.key}: {e.content}" for e in entries)
-        return f"[Memory]\n{lines}\n\n{content}"
-
-    # --- provider ------------------------------------------------------------------------
-
-    async def _ask(self, request: ChatRequest, emit: Callable[[object], None]) -> ChatResponse:
-        provider = self.provider
-        self._record(
-            LlmRequest(provider.name, provider.model, len(request.messages), len(request.tools))
-        )
-        started = time.perf_counter()
-        try:
-            if self._streaming():
-                response = await self._stream(request, emit)
-            else:
-                response = await provider.chat(request)
-                if response.thinking:
-                    emit(ThinkingEvent(response.thinking))
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            latency = (time.perf_counter() - started) * 1000.0
-            self._record(
-                LlmResponse(provider.name, provider.model, latency, success=False, error=str(exc))
-            )
-            if isinstance(exc, ProviderError):
-                raise
-            raise ProviderBadResponse(
-                f"provider {provider.name!r} failed: {type(exc).__name__}: {exc}",
-                provider=provider.name,
-                model=provider.model,
-            ) from exc
-        latency = (time.perf_counter() - started) * 1000.0
-        self._record(
-            LlmResponse(
-                response.provider or provider.name,
-                response.model or provider.model,
-                latency,
-                response.usage,
-            )
-        )
-        return response
-
-    async def _stream(self, request: ChatRequest, emit: Callable[[object], None]) -> ChatResponse:
-        live = self.dispatcher.streams_text
-        text: list[str] = []
-        calls: list[ToolCall] = []
-        saw_thinking = False
-        stream = self.provider.stream(request)
-        try:
-            async for event in stream:
-                if isinstance(event, TextDelta):
-                    text.append(event.text)
-                    if live and event.text:
-                        emit(ChunkEvent(event.text))
-                elif isinstance(event, ThinkingDelta):
-                    saw_thinking = True
-                    emit(ThinkingEvent(event.text))
-                elif isinstance(event, ToolCallReady):
-                    calls.append(event.call)
-                elif isinstance(event, StreamDone):
-                    if event.response.thinking and not saw_thinking:
-                        emit(ThinkingEvent(event.response.thinking))
-                    return event.response
-        except (asyncio.CancelledError, ProviderError):
-            raise
-        except Exception as exc:
-            if not text:
-                raise
-            raise ProviderStreamInterrupted(
-                f"the stream from {self.provider.name!r} broke after text was shown "
-                f"({type(exc).__name__}: {exc}); ask again",
-                provider=self.provider.name,
-                model=self.provider.model,
-            ) from exc
-        finally:
-            aclose = getattr(stream, "aclose", None)
-            if aclose is not None:
-                await aclose()
-        # A stream that ended without StreamDone: assemble what arrived.
-        return ChatResponse(text="".join(text), tool_calls=tuple(calls))
-
-    # --- tools ---------------------------------------------------------------------------
-
-    async def _run_call(
-        self, call: ToolCall, context: ToolContext, emit: Callable[[object], None]
-    ) -> tuple[ToolCall, ToolResult]:
-        started = time.perf_counter()
-        tool = self.registry.get(call.name)
-        if tool is None:
-            emit(ToolCallEvent(call))
-            result = ToolResult.fail(self._unknown_tool(call.name))
-        else:
-            outcome = await self.hooks.run_before(call, tool, context)
-            call = outcome.call
-            emit(ToolCallEvent(call))
-            if outcome.cancelled:
-                reason = outcome.reason
-                if outcome.hook != getattr(self.hooks.policy, "name", None):
-                    reason = f"Cancelled by hook {outcome.hook!r}: {reason}"
-                result = ToolResult.fail(reason)
-            else:
-                result = await self._execute(tool, call, context)
-            await self.hooks.run_after(call, result, context)
-        duration = (time.perf_counter() - started) * 1000.0
-        self._record(ToolExecuted(call.name, duration, result.success, result.error))
-        emit(ToolResultEvent(call, result, duration))
-        return call, result
-
-    async def _execute(self, tool: Tool, call: ToolCall, context: ToolContext) -> ToolResult:
-        timeout = getattr(tool, "timeout_s", None) or self.tool_timeout_s
-        try:
-            async with asyncio.timeout(timeout) as scope:
-                result = await tool.execute(call.arguments, context)
-        except asyncio.CancelledError:
-            raise
-        except TimeoutError as exc:
-            if scope.expired():
-                return ToolResult.fail(
-                    f"tool {call.name!r} did not finish within {timeout:g} s and was stopped; "
-                    "try again with a smaller request, or raise the tool's timeout"
-                )
-            return ToolResult.fail(f"tool {call.name!r} timed out: {exc}")
-        except ClawseedError as exc:
-            return ToolResult.fail(f"{exc} [{exc.code}]")
-        except Exception as exc:
-            log.warning("tool %s raised %s", call.name, exc, exc_info=True)
-            return ToolResult.fail(f"tool {call.name!r} failed: {type(exc).__name__}: {exc}")
-        if not isinstance(result, ToolResult):
-            return ToolResult.fail(
-                f"tool {call.name!r} returned {type(result).__name__} instead of a ToolResult "
-                "(a bug in the tool)"
-            )
-        limit = self.max_tool_output_chars
-        if len(result.output) > limit:
-            result = replace(result, output=truncate_tool_output(result.output, limit))
-        if result.error is not None and len(result.error) > limit:
-            result = replace(result, error=truncate_tool_output(result.error, limit))
-        return result
-
-    def _unknown_tool(self, name: str) -> str:
-        names = self.registry.names()
-        close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
-        hint = f" Did you mean: {', '.join(close)}?" if close else ""
-        listed = ", ".join(names[:30]) + (" ..." if len(names) > 30 else "")
-        return f"unknown tool {name!r}.{hint} Available tools: {listed or 'none'}."
 
     # --- sessions ------------------------------------------------------------------------
 

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import logging
 import math
-import statistics
 import threading
-from collections import Counter, deque
-from collections.abc import Iterable, Mapping
+from collections import Counter
+from collections.abc import Mapping
 from typing import Any
 
 from clawseed_edge.api import (
@@ -29,6 +28,10 @@ from clawseed_edge.api import (
     TurnEnded,
     TurnStarted,
 )
+
+from .metrics_text import Summary as _Summary
+from .metrics_text import family as _family
+from .metrics_text import summary_lines as _summary
 
 __all__ = [
     "CompositeObserver",
@@ -156,39 +159,6 @@ class LoggingObserver:
             )
         else:
             log(logging.DEBUG, "event %s", _clip(repr(event)))
-
-
-class _Summary:
-    """Count and sum of every observation, plus a bounded window for quantiles."""
-
-    __slots__ = ("count", "samples", "total")
-
-    def __init__(self, window: int) -> None:
-        self.count = 0
-        self.total = 0.0
-        self.samples: deque[float] = deque(maxlen=window)
-
-    def add(self, value: float) -> None:
-        self.count += 1
-        self.total += value
-        self.samples.append(value)
-
-    def quantiles(self) -> tuple[float, float] | None:
-        """(median, p95) over the window; p95 by nearest rank. None when empty."""
-        if not self.samples:
-            return None
-        ordered = sorted(self.samples)
-        p95 = ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)]
-        return statistics.median(ordered), p95
-
-    def as_dict(self) -> dict[str, Any]:
-        q = self.quantiles()
-        return {
-            "count": self.count,
-            "sum": self.total,
-            "median": q[0] if q else None,
-            "p95": q[1] if q else None,
-        }
 
 
 def _sorted_counts(counter: Mapping[str, int | float]) -> dict[str, Any]:
@@ -440,51 +410,6 @@ class MetricsObserver:
                 [({"model": m}, n) for m, n in sorted(self._unpriced.items())],
             )
         return "\n".join(out) + "\n"
-
-
-def _escape_label(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-
-
-def _number(value: float) -> str:
-    if isinstance(value, int):
-        return str(value)
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "+Inf" if value > 0 else "-Inf"
-    return repr(value)
-
-
-def _labels(labels: Mapping[str, str]) -> str:
-    if not labels:
-        return ""
-    return "{" + ",".join(f'{k}="{_escape_label(v)}"' for k, v in labels.items()) + "}"
-
-
-def _family(
-    out: list[str],
-    name: str,
-    kind: str,
-    help_text: str,
-    samples: Iterable[tuple[Mapping[str, str], float]],
-) -> None:
-    full = f"clawseed_{name}"
-    out.append(f"# HELP {full} {help_text}")
-    out.append(f"# TYPE {full} {kind}")
-    out.extend(f"{full}{_labels(labels)} {_number(value)}" for labels, value in samples)
-
-
-def _summary(out: list[str], name: str, help_text: str, summary: _Summary) -> None:
-    full = f"clawseed_{name}"
-    out.append(f"# HELP {full} {help_text}")
-    out.append(f"# TYPE {full} summary")
-    q = summary.quantiles()
-    if q is not None:
-        out.append(f'{full}{{quantile="0.5"}} {_number(q[0] / 1000)}')
-        out.append(f'{full}{{quantile="0.95"}} {_number(q[1] / 1000)}')
-    out.append(f"{full}_sum {_number(summary.total / 1000)}")
-    out.append(f"{full}_count {summary.count}")
 
 
 class CompositeObserver:

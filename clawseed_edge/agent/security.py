@@ -117,7 +117,7 @@ def check_command(command: str, allowed: Iterable[str]) -> tuple[str | None, lis
                 shown = ", ".join(sorted(allow)) or "none"
                 return (
                     f"command {tok!r} is not in the shell allowlist (allowed: {shown}); the "
-                    "user can add it to [autonomy].allowed_commands",
+                    "user can add it to [autonomy].shell_allowlist in the config",
                     [],
                 )
             expect_command = False
@@ -180,7 +180,7 @@ class SecurityPolicy:
         self.observer = observer
         self._clock = clock
         self._session_actions: dict[str, deque[float]] = {}
-        self._device_switches: dict[str, deque[float]] = {}
+        self._device_switches: dict[tuple[str, str], deque[float]] = {}
 
     # --- Hook ----------------------------------------------------------------------------
 
@@ -317,13 +317,31 @@ class SecurityPolicy:
                     f"action is possible in {wait / 60:.0f} min, or the user can raise the limit"
                 )
         if action is not None and action.operation == "write" and action.max_per_minute:
-            window = self._window(self._device_switches, action.device, now, 60.0)
-            if len(window) >= action.max_per_minute:
-                wait = 60.0 - (now - window[0])
-                raise _Denied(
-                    f"device {action.device!r} reached its max_per_minute="
-                    f"{action.max_per_minute}; try again in {wait:.0f} s"
-                )
+            self._check_device_rate(action, now)
+
+    def _check_device_rate(self, action: DeviceAction, now: float) -> None:
+        # The policy is the one owner of device write rates: a call is charged what it
+        # really switches (a blink of count n switches 2n times), per peripheral and device.
+        limit = action.max_per_minute
+        assert limit is not None
+        cost = max(1, action.switches)
+        if cost > limit:
+            # Can never fit: say what would, and do not invite a retry of the same call.
+            per_repeat = max(1, cost // max(1, action.repeats))
+            fits = limit // per_repeat
+            raise _Denied(
+                f"{action.device} may switch at most {limit} times per minute and this call "
+                f"needs {cost} switches, so it can never run; call it again with at most "
+                f"{fits} repetitions (blink it at most {fits} times)"
+            )
+        window = self._window(self._device_switches, _device_key(action), now, 60.0)
+        if len(window) + cost > limit:
+            # Waiting for the oldest switch that must leave the window for this call to fit.
+            wait = 60.0 - (now - window[len(window) + cost - limit - 1])
+            raise _Denied(
+                f"device {action.device!r} reached its max_per_minute={limit}; "
+                f"try again in {wait:.0f} s"
+            )
 
     def _count(
         self, session_id: str, risk: RiskClass, action: DeviceAction | None, now: float
@@ -331,10 +349,11 @@ class SecurityPolicy:
         if self.max_actions_per_hour is not None and risk is not RiskClass.READ:
             self._session_actions.setdefault(session_id, deque()).append(now)
         if action is not None and action.operation == "write" and action.max_per_minute:
-            self._device_switches.setdefault(action.device, deque()).append(now)
+            window = self._device_switches.setdefault(_device_key(action), deque())
+            window.extend([now] * max(1, action.switches))
 
     @staticmethod
-    def _window(store: dict[str, deque[float]], key: str, now: float, span: float) -> deque[float]:
+    def _window(store: dict[Any, deque[float]], key: Any, now: float, span: float) -> deque[float]:
         window = store.setdefault(key, deque())
         while window and now - window[0] >= span:
             window.popleft()
@@ -454,3 +473,9 @@ def policy_from_mapping(options: Mapping[str, Any], **kwargs: Any) -> SecurityPo
     if unknown:
         raise ValueError(f"unknown policy option(s): {', '.join(sorted(unknown))}")
     return SecurityPolicy(**{**dict(options), **kwargs})
+
+
+def _device_key(action: DeviceAction) -> tuple[str, str]:
+    """The rate window of a device: its peripheral and its name (names may repeat across
+    peripherals built by hand; a config makes them unique)."""
+    return (action.peripheral, action.device)

@@ -30,7 +30,8 @@ sub-base, and leaf errors also inherit the builtin they resemble, so ``except Va
     │   └── PolicyRateLimited(PolicyDenied)
     ├── AgentError
     │   ├── AgentIterationLimit
-    │   └── AgentTurnAborted
+    │   ├── AgentTurnAborted
+    │   └── AgentClosed(ResourceClosed)          a turn asked of a closing or closed agent
     ├── MemoryStoreError
     │   └── MemoryUnavailable
     └── HardwareError
@@ -42,7 +43,10 @@ sub-base, and leaf errors also inherit the builtin they resemble, so ``except Va
         ├── PinInvalid(ValueError)
         ├── PinReserved(ValueError)
         ├── PinInUse(ValueError)
-        └── PinModeUnsupported(ValueError)
+        ├── PinModeUnsupported(ValueError)
+        ├── PinFactoryUnavailable(ImportError)    lgpio (or another backend) is not installed
+        ├── PeripheralClosed(ResourceClosed)      a disconnected peripheral refuses work
+        └── DeviceClosed(ResourceClosed)          a closed device refuses work
 
 A user-facing message says what happened, which input caused it, and what to do.
 """
@@ -50,6 +54,7 @@ A user-facing message says what happened, which input caused it, and what to do.
 from __future__ import annotations
 
 __all__ = [
+    "AgentClosed",
     "AgentError",
     "AgentIterationLimit",
     "AgentTurnAborted",
@@ -61,10 +66,13 @@ __all__ = [
     "ConfigError",
     "ConfigFileNotFound",
     "ConfigInvalid",
+    "DeviceClosed",
     "DeviceNotFound",
     "HardwareError",
     "MemoryStoreError",
     "MemoryUnavailable",
+    "PeripheralClosed",
+    "PinFactoryUnavailable",
     "PinInUse",
     "PinInvalid",
     "PinModeUnsupported",
@@ -326,6 +334,12 @@ class AgentTurnAborted(AgentError):
     code = "agent_turn_aborted"
 
 
+class AgentClosed(AgentError, ResourceClosed):
+    """A turn was asked of an agent that is closing or closed; build or assemble a new one."""
+
+    code = "agent_closed"
+
+
 # --- memory -----------------------------------------------------------------------------------
 
 
@@ -406,3 +420,22 @@ class PinModeUnsupported(HardwareError, ValueError):
     """The pin cannot do what the device needs (PWM on a pin without PWM ...)."""
 
     code = "pin_mode_unsupported"
+
+
+class PinFactoryUnavailable(HardwareError, ImportError):
+    """The pin backend's library is not installed (lgpio on a Pi); the message says what to
+    install, and that ``--sim`` runs on simulated pins."""
+
+    code = "pin_factory_unavailable"
+
+
+class PeripheralClosed(HardwareError, ResourceClosed):
+    """A peripheral was used after :meth:`disconnect`; make a new one to use the pins again."""
+
+    code = "peripheral_closed"
+
+
+class DeviceClosed(HardwareError, ResourceClosed):
+    """A device was used after it was closed (its peripheral disconnected or never connected)."""
+
+    code = "device_closed"

@@ -259,6 +259,12 @@ class DeviceAction:
         max_value: The highest value the device accepts (e.g. a PWM cap), if bounded.
         allowed: Whether the device allows this operation at all (e.g. writing an input).
         summary: A one-line description for approval prompts: ``switch fan (GPIO23) on``.
+        peripheral: The peripheral that owns the device (``pi``); with ``device`` it keys the
+            policy's rate windows, so two boards' devices never share a limit.
+        switches: How many writes the call makes against ``max_per_minute`` (a blink of
+            ``count`` 3 switches 6 times).
+        repeats: How many repetitions ``switches`` is made of (the blink's ``count``); when the
+            call can never fit the limit, the refusal names the repetitions that would fit.
     """
 
     device: str
@@ -271,6 +277,9 @@ class DeviceAction:
     max_value: float | None = None
     allowed: bool = True
     summary: str = ""
+    peripheral: str = ""
+    switches: int = 1
+    repeats: int = 1
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
-    from clawseed_edge.peripherals.config import HardwareConfig
+    from clawseed_edge.peripherals.gpio import HardwareConfig
 
 
 def register(subparsers: Any) -> None:
@@ -56,7 +56,7 @@ def _load(args: argparse.Namespace) -> tuple[HardwareConfig, str] | None:
     config file (``--config``, ``$CLAWSEED_HOME/config.toml`` or the embedded default)."""
     from clawseed_edge.api import ConfigError
     from clawseed_edge.config.file import load_config
-    from clawseed_edge.peripherals.config import load_hardware_toml
+    from clawseed_edge.peripherals.gpio import load_hardware_toml
 
     try:
         if args.devices_toml:

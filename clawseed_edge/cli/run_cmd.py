@@ -87,7 +87,7 @@ def _run(args: argparse.Namespace) -> int:
 async def _consume(runtime: Runtime, peripheral: Any) -> None:
     """Feed the rule messages of one peripheral's input events to the agent, one at a time."""
     from clawseed_edge.api import ErrorEvent, ToolContext
-    from clawseed_edge.peripherals.inputs import InputRules
+    from clawseed_edge.peripherals.gpio import InputRules
 
     rules = InputRules(peripheral.hardware.devices)
     if not rules:

@@ -1,7 +1,8 @@
 """Assembling a running agent from a config: provider, memory, tools, peripherals, policy, hooks.
 
-:func:`assemble` is what ``clawseed-edge`` does at start, and what
-:meth:`Agent.from_config <clawseed_edge.agent.engine.Agent.from_config>` delegates to. An
+:func:`assemble` is what ``clawseed-edge`` does at start; :func:`assemble_agent` does the same
+from a path and returns just the Agent. Assembly lives in the config layer, above the engine
+(the engine imports nothing from here). An
 application that wants its own pieces passes them in (a provider, a provider registry, hook
 factories, an approver, an observer) or assembles its own with
 :class:`~clawseed_edge.agent.builder.AgentBuilder`.
@@ -50,8 +51,9 @@ class Runtime:
     """Everything :func:`assemble` built; close it with ``await runtime.aclose()``.
 
     The agent owns the resources: closing it (``runtime.aclose()`` or ``agent.aclose()``)
-    aborts running turns, closes the provider, applies every output's safe value and
-    disconnects the peripherals, then closes memory. Idempotent.
+    refuses new turns, aborts running ones, applies every output's safe value, then
+    disconnects the peripherals, closes memory and finally the provider, each step bounded.
+    Idempotent.
     """
 
     agent: Agent
@@ -77,7 +79,20 @@ async def assemble_agent(
 ) -> Agent:
     """Load a config (a path, a LoadedConfig or None for the default) and assemble its Agent.
 
-    See :meth:`Agent.from_config <clawseed_edge.agent.engine.Agent.from_config>`.
+    Provider (with fallbacks), memory, built-in tools, peripherals (connected), the
+    SecurityPolicy and the ``[[hooks]]`` all come from the file; ``aclose()`` (or
+    ``async with``) applies safe states, disconnects and closes them again.
+
+    Args:
+        config: A path to a TOML file, a ``LoadedConfig``, or None for
+            ``$CLAWSEED_HOME/config.toml`` (the embedded default when it does not exist).
+        **options: Passed on to :func:`assemble`: ``sim``, ``provider``, ``provider_registry``
+            (a custom provider factory registry), ``approver``, ``observer``,
+            ``hook_factories``, ``extra_tools``.
+
+    Raises:
+        ConfigError: The file is missing or invalid (the message names the key).
+        HardwareError: The wiring is wrong or a board cannot be opened.
     """
     if not isinstance(config, LoadedConfig):
         config = load_config(config)
@@ -308,10 +323,7 @@ def _workspace_tools(config: Config, workspace: Path) -> list[Tool]:
 
 
 def _build_peripherals(config: Config, source: str, *, sim: bool) -> list[Peripheral]:
-    """The Pi GPIO peripheral for ``[hardware]`` + ``[[devices]]`` (none when nothing is wired)."""
-    hardware = config.hardware_with_devices()
-    if not hardware.devices:
-        return []
-    from clawseed_edge.peripherals.gpio import PiGpio
+    """The Pi header of ``[hardware]`` + ``[[devices]]`` and every ``[[peripherals]]`` table."""
+    from .hardware import build_peripherals
 
-    return [PiGpio(hardware, sim=True if sim else None, source=source)]
+    return build_peripherals(config, source, sim=sim)

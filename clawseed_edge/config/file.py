@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from .hardware import check_hardware
 from .load import apply_env_overrides, convert_config, read_toml
 from .paths import clawseed_home, default_config_path
 from .schema import Config
@@ -46,7 +47,8 @@ def load_config(
 
     Raises:
         ConfigFileNotFound: ``path`` was given and does not exist.
-        ConfigInvalid: The file is not valid TOML or does not fit the schema (names the key).
+        ConfigInvalid: The file is not valid TOML or does not fit the schema (names the key),
+            or its hardware does not add up (:func:`~.hardware.check_hardware`).
     """
     home = clawseed_home(environ)
     if path is not None:
@@ -61,6 +63,7 @@ def load_config(
             data = _embedded_default_data()
     source = EMBEDDED_DEFAULT if embedded else str(file)
     config = convert_config(apply_env_overrides(data, environ), Config, source=source)
+    check_hardware(config, source)
     return LoadedConfig(config=config, source=source, home=home, embedded=embedded)
 
 

@@ -31,8 +31,10 @@ on vector recall in memory; without it recall is keyword-only (FTS5 BM25).
 The sections of the other layers are defined next to the code they configure and embedded
 here: ``[provider]`` (:class:`~clawseed_edge.providers.config.ProviderConfig`), ``[memory]``
 (:class:`~clawseed_edge.memory.config.MemoryConfig`), ``[hardware]`` and ``[[devices]]``
-(:class:`~clawseed_edge.peripherals.config.HardwareConfig`,
-:class:`~clawseed_edge.peripherals.config.DeviceConfig`).
+(the Pi header called ``pi``: :class:`HardwareSettings`,
+:class:`~clawseed_edge.peripherals.gpio.DeviceConfig`). ``[[peripherals]]`` tables are kept
+as written here and validated at load by the factory their ``type`` names
+(:mod:`clawseed_edge.peripherals.registry`; see :mod:`clawseed_edge.config.hardware`).
 """
 
 from __future__ import annotations
@@ -42,13 +44,14 @@ from typing import Any, Literal
 import msgspec
 
 from clawseed_edge.memory.config import MemoryConfig
-from clawseed_edge.peripherals.config import DeviceConfig, HardwareConfig
+from clawseed_edge.peripherals.gpio import DeviceConfig, HardwareConfig, PinFactoryKind
 from clawseed_edge.providers.config import ProviderConfig
 
 __all__ = [
     "AgentSettings",
     "AutonomySettings",
     "Config",
+    "HardwareSettings",
     "HookSettings",
     "ToolsSettings",
 ]
@@ -93,22 +96,42 @@ class HookSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     options: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
+class HardwareSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """``[hardware]``: the board the top-level ``[[devices]]`` are wired to.
+
+    Attributes:
+        board: A Pi board id (``rpi4b``) or ``sim``. Required as soon as there are
+            ``[[devices]]``: the loader refuses to guess (simulated pins on a real Pi light
+            nothing and say nothing).
+        pin_factory: ``auto`` (lgpio on hardware, mock with ``--sim``), ``lgpio`` or ``mock``.
+    """
+
+    board: str | None = None
+    pin_factory: PinFactoryKind = "auto"
+
+
 class Config(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """The whole config file."""
 
     provider: ProviderConfig = msgspec.field(default_factory=ProviderConfig)
     embedding: ProviderConfig | None = None
     memory: MemoryConfig = msgspec.field(default_factory=MemoryConfig)
-    hardware: HardwareConfig = msgspec.field(default_factory=HardwareConfig)
+    hardware: HardwareSettings = msgspec.field(default_factory=HardwareSettings)
     devices: list[DeviceConfig] = msgspec.field(default_factory=list)
+    peripherals: list[dict[str, Any]] = msgspec.field(default_factory=list)
     agent: AgentSettings = msgspec.field(default_factory=AgentSettings)
     autonomy: AutonomySettings = msgspec.field(default_factory=AutonomySettings)
     tools: ToolsSettings = msgspec.field(default_factory=ToolsSettings)
     hooks: list[HookSettings] = msgspec.field(default_factory=list)
 
     def hardware_with_devices(self) -> HardwareConfig:
-        """``[hardware]`` with the top-level ``[[devices]]`` appended to its devices."""
-        if not self.devices:
-            return self.hardware
-        devices = (*self.hardware.devices, *self.devices)
-        return msgspec.structs.replace(self.hardware, devices=devices)
+        """The Pi header of ``[hardware]`` with the top-level ``[[devices]]``.
+
+        The loader has checked that ``board`` is set when there are devices; with no devices
+        an unset board is ``sim`` (nothing is driven).
+        """
+        return HardwareConfig(
+            board=self.hardware.board or "sim",
+            pin_factory=self.hardware.pin_factory,
+            devices=tuple(self.devices),
+        )

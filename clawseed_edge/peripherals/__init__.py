@@ -1,33 +1,54 @@
 """Peripherals: boards, Pi GPIO through gpiozero, simulation. Depends on api only.
 
+One subpackage per way of reaching hardware (``gpio/`` today), the board data (``boards``), the
+blocking worker every bus runs its calls on (``worker``), the factory registry behind
+``[[peripherals]]`` tables (``registry``) and the safe state on every way out (``safety``).
+
 gpiozero itself is imported lazily (when a pin factory or a device is made), so importing this
 package costs msgspec and the board files, not the GPIO stack.
 """
 
 from .boards import BoardRegistry, BoardSpec, PinSpec, ReservedPin, default_registry
-from .config import (
+from .gpio import (
+    KIND_SPECS,
     DeviceConfig,
+    EventMessage,
+    EventStream,
+    GpioPort,
     HardwareConfig,
+    InputEvent,
+    InputRules,
+    KindSpec,
+    PiGpio,
     WiredDevice,
     load_hardware_toml,
     loads_hardware_toml,
+    make_pin_factory,
+    mock_pin_factory,
     parse_hardware,
+    share_gpio_tools,
     validate_devices,
 )
-from .gpio import PiGpio
-from .inputs import EventMessage, EventStream, InputEvent, InputRules
-from .pins import make_pin_factory, mock_pin_factory
+from .registry import PeripheralFactory, PeripheralFactoryRegistry, PeripheralTable
 from .safety import apply_safe_state_all, install_signal_handlers
+from .worker import BlockingWorker
 
 __all__ = [
+    "KIND_SPECS",
+    "BlockingWorker",
     "BoardRegistry",
     "BoardSpec",
     "DeviceConfig",
     "EventMessage",
     "EventStream",
+    "GpioPort",
     "HardwareConfig",
     "InputEvent",
     "InputRules",
+    "KindSpec",
+    "PeripheralFactory",
+    "PeripheralFactoryRegistry",
+    "PeripheralTable",
     "PiGpio",
     "PinSpec",
     "ReservedPin",
@@ -40,5 +61,6 @@ __all__ = [
     "make_pin_factory",
     "mock_pin_factory",
     "parse_hardware",
+    "share_gpio_tools",
     "validate_devices",
 ]

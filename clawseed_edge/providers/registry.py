@@ -17,7 +17,8 @@ Built-in factories import their SDK inside the call: building an Ollama provider
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import asyncio
+from collections.abc import Awaitable, Callable, Iterable
 from importlib.metadata import entry_points
 
 import msgspec
@@ -160,18 +161,27 @@ def default_registry() -> ProviderFactoryRegistry:
     return registry
 
 
-def _chain(config: ProviderConfig, registry: ProviderFactoryRegistry) -> Provider:
+#: How a retrying chain waits between attempts (``asyncio.sleep``; tests inject a fake).
+_Sleep = Callable[[float], Awaitable[object]]
+
+
+def _chain(
+    config: ProviderConfig, registry: ProviderFactoryRegistry, sleep: _Sleep = asyncio.sleep
+) -> Provider:
     primary = registry.create(config)
     if not config.fallbacks and config.max_retries == 0:
         return primary
     from .reliable import ReliableProvider
 
     chain = [primary] + [registry.create(fb) for fb in config.fallbacks]
-    return ReliableProvider(chain, max_retries=config.max_retries)
+    return ReliableProvider(chain, max_retries=config.max_retries, sleep=sleep)
 
 
 def create_provider(
-    config: ProviderConfig, registry: ProviderFactoryRegistry | None = None
+    config: ProviderConfig,
+    registry: ProviderFactoryRegistry | None = None,
+    *,
+    sleep: _Sleep = asyncio.sleep,
 ) -> Provider:
     """Build the configured provider: the primary, wrapped for fallbacks/retries and routes.
 
@@ -180,11 +190,16 @@ def create_provider(
     ``model`` gets a provider built from this config with that model (and the same fallbacks).
     Fallbacks' own ``fallbacks``/``routes`` are ignored.
 
+    Args:
+        config: The ``[provider]`` table.
+        registry: Factories by provider name (default: built-ins and plugins).
+        sleep: How retrying chains wait between attempts (tests pass a fake clock's sleep).
+
     Raises:
         ConfigInvalid: an unknown provider name.
     """
     registry = registry or default_registry()
-    default = _chain(config, registry)
+    default = _chain(config, registry, sleep)
     if not config.routes:
         return default
     from .router import Route, RouterProvider
@@ -192,9 +207,13 @@ def create_provider(
     routes = []
     for rule in config.routes:
         if rule.provider is not None:
-            target = create_provider(msgspec.structs.replace(rule.provider, routes=[]), registry)
+            target = create_provider(
+                msgspec.structs.replace(rule.provider, routes=[]), registry, sleep=sleep
+            )
         else:
-            target = _chain(msgspec.structs.replace(config, model=rule.model, routes=[]), registry)
+            target = _chain(
+                msgspec.structs.replace(config, model=rule.model, routes=[]), registry, sleep
+            )
         routes.append(
             Route(
                 provider=target, hint=rule.hint, keywords=tuple(rule.keywords), images=rule.images

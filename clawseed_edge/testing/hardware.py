@@ -23,9 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from clawseed_edge.peripherals.boards import default_registry
-from clawseed_edge.peripherals.config import loads_hardware_toml
-from clawseed_edge.peripherals.gpio import PiGpio
-from clawseed_edge.peripherals.pins import mock_pin_factory
+from clawseed_edge.peripherals.gpio import PiGpio, loads_hardware_toml, mock_pin_factory
 
 __all__ = [
     "mock_pin",

@@ -32,7 +32,7 @@ __all__ = ["mock_pin_factory", "sim_board"]
 @pytest.fixture
 def mock_pin_factory() -> Iterator[Any]:
     """A fresh ``MockFactory(pin_class=MockPWMPin)``, closed after the test."""
-    from clawseed_edge.peripherals.pins import mock_pin_factory as make
+    from clawseed_edge.peripherals.gpio import mock_pin_factory as make
 
     factory = make()
     try:

@@ -1,10 +1,12 @@
-"""Small tools and hooks shared by the agent tests."""
+"""Small tools and hooks shared by the agent tests.
+
+The ones users need too (EchoTool, SlowTool, RecordingObserver, FakeClock) live in
+:mod:`clawseed_edge.testing` and are re-exported here for the tests that import them from here.
+"""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
-from types import MappingProxyType
 from typing import Any
 
 from clawseed_edge.api import (
@@ -18,46 +20,20 @@ from clawseed_edge.api import (
     ToolContext,
     ToolResult,
 )
+from clawseed_edge.testing import EchoTool, FakeClock, RecordingObserver, SlowTool
 
-
-class EchoTool(BaseTool):
-    """Returns its ``text`` argument; records every call."""
-
-    description = "Echo the text back."
-    parameters: Mapping[str, Any] = MappingProxyType(
-        {"type": "object", "properties": {"text": {"type": "string"}}}
-    )
-
-    def __init__(self, name: str = "echo", risk: RiskClass = RiskClass.READ) -> None:
-        self.name = name
-        self.risk = risk
-        self.calls: list[dict[str, Any]] = []
-
-    async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolResult:
-        self.calls.append(dict(arguments))
-        return ToolResult.ok(f"echo: {arguments.get('text', '')}")
-
-
-class SlowTool(BaseTool):
-    """Waits on an event that never fires (until cancelled); signals when it started."""
-
-    name = "slow"
-    description = "Takes forever."
-    risk = RiskClass.READ
-
-    def __init__(self, timeout_s: float | None = None) -> None:
-        self.timeout_s = timeout_s
-        self.started = asyncio.Event()
-        self.cancelled = False
-
-    async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolResult:
-        self.started.set()
-        try:
-            await asyncio.Event().wait()
-        except asyncio.CancelledError:
-            self.cancelled = True
-            raise
-        return ToolResult.ok("never")
+__all__ = [
+    "BoomTool",
+    "CancelHook",
+    "DeviceTool",
+    "EchoTool",
+    "FakeClock",
+    "FileReadTool",
+    "ModifyHook",
+    "RecordingObserver",
+    "ShellTool",
+    "SlowTool",
+]
 
 
 class BoomTool(BaseTool):
@@ -150,22 +126,3 @@ class ModifyHook:
 
     async def after_tool(self, call: ToolCall, result: ToolResult, context: ToolContext) -> None:
         return None
-
-
-class RecordingObserver:
-    def __init__(self) -> None:
-        self.events: list[Any] = []
-
-    def record(self, event: Any) -> None:
-        self.events.append(event)
-
-    def of(self, kind: type) -> list[Any]:
-        return [e for e in self.events if isinstance(e, kind)]
-
-
-class FakeClock:
-    def __init__(self, now: float = 1000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now

@@ -14,6 +14,7 @@ from clawseed_edge.agent import AgentBuilder, QueueApprover, StaticApprover
 from clawseed_edge.agent.engine import Agent
 from clawseed_edge.api import (
     AbortedEvent,
+    AgentError,
     AgentIterationLimit,
     AgentTurnAborted,
     ApprovalRequestEvent,
@@ -27,6 +28,7 @@ from clawseed_edge.api import (
     MemoryEntry,
     ProviderAuthFailed,
     ProviderBadResponse,
+    ProviderError,
     ProviderUnreachable,
     RiskClass,
     ThinkingEvent,
@@ -189,10 +191,32 @@ async def test_provider_error_becomes_an_error_event_and_the_agent_serves_the_ne
         await agent.run("x")
 
 
-async def test_a_library_exception_from_a_provider_is_translated() -> None:
-    provider = P([KeyError("choices")])
+async def test_a_bug_in_a_provider_plugin_is_an_internal_error_not_a_bad_response(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # Let bugs be bugs: a plugin's TypeError is not a retryable ProviderBadResponse.
+    provider = P([TypeError("chat() got an unexpected keyword 'tools'")])
     events = await collect(builder(provider).build(), "x")
-    assert events[-1].code == ProviderBadResponse.code and "KeyError" in events[-1].message
+    assert isinstance(events[-1], ErrorEvent)
+    assert events[-1].code == AgentError.code != ProviderBadResponse.code
+    assert events[-1].message.startswith("internal error: TypeError: chat() got")
+    assert "a bug in the provider" in caplog.text
+
+
+async def test_run_raises_a_provider_bug_as_an_agent_error_with_its_cause() -> None:
+    agent = builder(P([KeyError("choices")])).build()
+    with pytest.raises(AgentError) as info:
+        await agent.run("x")
+    assert not isinstance(info.value, ProviderError)
+    assert isinstance(info.value.__cause__, KeyError)
+
+
+async def test_a_provider_error_passes_through_unchanged() -> None:
+    error = ProviderBadResponse("garbage from the server", provider="p", model="m")
+    agent = builder(P([error])).build()
+    with pytest.raises(ProviderBadResponse) as info:
+        await agent.run("x")
+    assert info.value is error
 
 
 async def test_abort_during_a_tool_cancels_it_and_the_agent_keeps_serving() -> None:

@@ -530,7 +530,7 @@ FRAGMENTS = [
 
 def test_random_garbled_text_never_raises(caplog: pytest.LogCaptureFixture) -> None:
     rng = random.Random(20261129)
-    caplog.set_level(logging.ERROR, logger="clawseed_edge.agent.parser")
+    caplog.set_level(logging.ERROR, logger="clawseed_edge.agent.toolcalls.parser")
     good = json.dumps({"name": "ok", "arguments": {"v": 1}})
     for _ in range(3000):
         parts = [rng.choice(FRAGMENTS) for _ in range(rng.randint(0, 40))]

@@ -334,6 +334,35 @@ async def test_device_rate_is_per_device_across_sessions() -> None:
     assert (await decide(policy, relay, session="c", value=1))[0]
 
 
+async def test_device_rate_charges_the_switches_a_call_makes() -> None:
+    clock = FakeClock()
+    policy = SecurityPolicy(autonomy="full", clock=clock, max_actions_per_hour=None)
+    blink = DeviceTool(max_per_minute=4, switches=4, repeats=2)
+    assert (await decide(policy, blink, value=1))[0]
+    ok, reason = await decide(policy, DeviceTool(max_per_minute=4), value=1)
+    assert not ok and "max_per_minute=4" in reason  # the blink used all four switches
+
+
+async def test_device_rate_refuses_a_call_that_can_never_fit_with_what_fits() -> None:
+    policy = SecurityPolicy(autonomy="full", max_actions_per_hour=None)
+    ok, reason = await decide(
+        policy, DeviceTool(max_per_minute=4, switches=6, repeats=3), value=1
+    )
+    assert not ok
+    assert "needs 6 switches" in reason and "at most 2 repetitions" in reason
+    assert "try again" not in reason
+
+
+async def test_device_rate_windows_are_keyed_by_peripheral_and_device() -> None:
+    clock = FakeClock()
+    policy = SecurityPolicy(autonomy="full", clock=clock, max_actions_per_hour=None)
+    left = DeviceTool(max_per_minute=1, peripheral="left", device="led")
+    right = DeviceTool(max_per_minute=1, peripheral="right", device="led")
+    assert (await decide(policy, left, value=1))[0]
+    assert (await decide(policy, right, value=1))[0]  # same name, another board: own window
+    assert not (await decide(policy, left, value=0))[0]
+
+
 async def test_read_only_allows_device_reads_only() -> None:
     policy = SecurityPolicy(autonomy=Autonomy.READ_ONLY)
     tool = DeviceTool()

@@ -10,7 +10,7 @@ import pytest
 
 from clawseed_edge.cli.hardware_cmd import estop, hardware_status
 from clawseed_edge.cli.main import main
-from clawseed_edge.peripherals.config import loads_hardware_toml
+from clawseed_edge.peripherals.gpio import loads_hardware_toml
 
 DEVICES = """
 [hardware]

@@ -20,6 +20,8 @@ CONFIG = """
 name = "demo"
 [autonomy]
 level = "full"
+[hardware]
+board = "sim"
 [[devices]]
 name = "doorbell"
 pin = "GPIO22"

@@ -1,4 +1,4 @@
-"""Agent.from_config assembles provider, memory, tools, peripherals, policy and hooks."""
+"""assemble_agent assembles provider, memory, tools, peripherals, policy and hooks."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from clawseed_edge.agent import Agent, BaseHook, HookFactoryRegistry
+from clawseed_edge.agent import BaseHook, HookFactoryRegistry
 from clawseed_edge.api import ConfigInvalid, HookDecision, ToolCall, ToolContext
+from clawseed_edge.config import assemble_agent
 from clawseed_edge.providers.config import ProviderConfig
 from clawseed_edge.providers.registry import ProviderFactoryRegistry
 from clawseed_edge.testing import ScriptedProvider
@@ -23,6 +24,8 @@ denied = ["file_*"]
 [[hooks]]
 name = "audit"
 options = { label = "A" }
+[hardware]
+board = "sim"
 [[devices]]
 name = "pump"
 pin = "GPIO23"
@@ -41,7 +44,7 @@ class AuditHook(BaseHook):
         return HookDecision.proceed()
 
 
-async def test_from_config_with_a_custom_provider_registry_and_hook_factory(tmp_path: Path) -> None:
+async def test_assemble_agent_with_a_custom_provider_registry_and_hook_factory(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_text(CONFIG, encoding="utf-8")
     scripted = ScriptedProvider(
@@ -59,7 +62,7 @@ async def test_from_config_with_a_custom_provider_registry_and_hook_factory(tmp_
     hooks = HookFactoryRegistry()
     hooks.register("audit", lambda options: AuditHook(options["label"], seen))
 
-    agent = await Agent.from_config(
+    agent = await assemble_agent(
         path, sim=True, provider_registry=providers, hook_factories=hooks
     )
     async with agent:
@@ -78,12 +81,12 @@ async def test_unknown_hook_names_file_and_key(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_text('[provider]\nname = "demo"\n[[hooks]]\nname = "nope"\n', encoding="utf-8")
     with pytest.raises(ConfigInvalid) as info:
-        await Agent.from_config(path)
+        await assemble_agent(path)
     assert str(info.value).startswith(f"{path}: hooks: unknown hook 'nope'")
 
 
 async def test_embedded_default_assembles_with_the_demo_model() -> None:
-    agent = await Agent.from_config(None, sim=True)
+    agent = await assemble_agent(None, sim=True)
     async with agent:
         answer = await agent.run("turn on the red led")
         assert answer.startswith("Done.")
@@ -95,7 +98,7 @@ async def test_memory_is_consolidated_after_each_turn(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_text('[autonomy]\nlevel = "full"\n', encoding="utf-8")
     provider = ScriptedProvider(["Noted."])
-    agent = await Agent.from_config(path, provider=provider)
+    agent = await assemble_agent(path, provider=provider)
     async with agent:
         await agent.run("Remember that the fan relay is on GPIO23.", session_id="phone")
         memory = agent.memory
@@ -116,7 +119,7 @@ async def test_embedding_provider_gives_memory_vectors(tmp_path: Path) -> None:
             f'[embedding]\nname = "ollama"\nmodel = "nomic-embed-text"\nbase_url = "{server.url}"\n',
             encoding="utf-8",
         )
-        agent = await Agent.from_config(path, provider=ScriptedProvider(["Noted."]))
+        agent = await assemble_agent(path, provider=ScriptedProvider(["Noted."]))
         async with agent:
             await agent.run("Remember that the greenhouse must stay under 28 C.")
             memory = agent.memory
@@ -135,4 +138,4 @@ async def test_a_chat_only_provider_cannot_be_the_embedder(tmp_path: Path) -> No
     with pytest.raises(
         ConfigInvalid, match=r"embedding\.name: provider 'anthropic' cannot make embeddings"
     ):
-        await Agent.from_config(path)
+        await assemble_agent(path)

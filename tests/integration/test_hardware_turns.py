@@ -136,7 +136,7 @@ async def board(clock: FakeClock) -> AsyncIterator[PiGpio]:
     """The WIRING on the sim board, on a fresh MockFactory with PWM pins, connected."""
     factory = MockFactory(pin_class=ReleaseRecordingPin)
     gpio = PiGpio(
-        loads_hardware_toml(WIRING, "<wiring>"), pin_factory=factory, source="<wiring>", clock=clock
+        loads_hardware_toml(WIRING, "<wiring>"), pin_factory=factory, source="<wiring>"
     )
     await gpio.connect()
     try:
@@ -403,7 +403,7 @@ async def test_switch_rate_limit_refuses_the_extra_switch(board: PiGpio, clock: 
     assert "device 'pump' reached its max_per_minute=2; try again in 60 s" in texts[2]
     assert [d.decision for d in recorder.decisions()] == ["allowed", "allowed", "denied"]
 
-    # A minute later the window has passed (both clocks: the policy's and the board's).
+    # A minute later the policy's window has passed (it is the only switch counter).
     clock.now += 61
     provider.add(ScriptedProvider.call("gpio_switch", device="pump", on=True), "On.")
     await run_turn(agent, "pump on")
@@ -419,7 +419,7 @@ async def test_blink_longer_than_the_switch_limit_is_not_retried(board: PiGpio) 
     await run_turn(make_agent(board, provider), "blink the status LED")
     assert [st.state for st in pin(board, "GPIO27").states] == [False]  # it never blinked
     [text] = tool_texts(provider.requests[1])
-    assert text.startswith("Error: status_led may switch at most 4 times per minute")
+    assert text.startswith("Error: Denied by the security policy: status_led may switch at most 4")
     # Retrying the same call cannot succeed (it needs 6 switches, the limit is 4 per minute),
     # so the model must not be invited to retry it.
     assert "try again" not in text

@@ -13,7 +13,7 @@ ALLOWED_INTERNAL = ("clawseed_edge.api", "clawseed_edge.peripherals")
 def test_peripherals_import_only_the_api() -> None:
     root = Path(package.__file__).parent
     offenders = []
-    for path in sorted(root.glob("*.py")):
+    for path in sorted(root.rglob("*.py")):
         tree = ast.parse(path.read_text(), str(path))
         for node in ast.walk(tree):
             names: list[str] = []
@@ -23,7 +23,7 @@ def test_peripherals_import_only_the_api() -> None:
                 names = [node.module]
             for name in names:
                 if name.startswith("clawseed_edge") and not name.startswith(ALLOWED_INTERNAL):
-                    offenders.append(f"{path.name}: {name}")
+                    offenders.append(f"{path.relative_to(root)}: {name}")
     assert offenders == []
 
 

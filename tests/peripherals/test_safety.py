@@ -79,8 +79,7 @@ async def test_estop_signal_applies_safe_state_and_keeps_running(sim_board: Any)
 async def test_exit_hook_applies_safe_state(mock_pin_factory: Any) -> None:
     import atexit
 
-    from clawseed_edge.peripherals.config import loads_hardware_toml
-    from clawseed_edge.peripherals.gpio import PiGpio
+    from clawseed_edge.peripherals.gpio import PiGpio, loads_hardware_toml
 
     board = PiGpio(loads_hardware_toml(WIRING), pin_factory=mock_pin_factory)
     await board.connect()

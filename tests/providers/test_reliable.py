@@ -246,9 +246,8 @@ async def test_429_retry_after_honoured_against_fake_anthropic(
     anthropic_server.queue(Reply.error(429, "rate limited", retry_after=3), Reply.text("hi"))
     sleeps = Sleeps()
     config = ProviderConfig(name="anthropic", api_key="sk-test", base_url=anthropic_server.url)
-    chain = create_provider(config)
+    chain = create_provider(config, sleep=sleeps)  # injected, not patched into the chain
     assert isinstance(chain, ReliableProvider)
-    chain._sleep = sleeps  # the chain create_provider built, with a recording sleep
     response = await chain.chat(ask())
     assert response.text == "hi"
     assert sleeps.delays == [3.0]
@@ -266,10 +265,9 @@ async def test_500_on_primary_falls_back_to_the_secondary(
         max_retries=1,
         fallbacks=[ProviderConfig(name="claude", api_key="sk-test", base_url=anthropic_server.url)],
     )
-    chain = create_provider(config)
-    assert isinstance(chain, ReliableProvider)
     sleeps = Sleeps()
-    chain._sleep = sleeps
+    chain = create_provider(config, sleep=sleeps)
+    assert isinstance(chain, ReliableProvider)
     events = await collect(chain.stream(ask()))
     done = events[-1]
     assert isinstance(done, StreamDone)

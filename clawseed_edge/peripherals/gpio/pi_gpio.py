@@ -3,7 +3,8 @@
 The same code runs on hardware (lgpio pins) and in simulation/tests (gpiozero's MockFactory with
 PWM pins); only the pin factory differs, and it is chosen once (:func:`~.pins.make_pin_factory`).
 
-Threading: every gpiozero call runs on one worker thread per PiGpio (a single-thread executor).
+Threading: every gpiozero call runs on one worker thread per PiGpio (a
+:class:`~clawseed_edge.peripherals.worker.BlockingWorker`, the class every blocking bus uses).
 On lgpio each call is a syscall, and some gpiozero calls block for longer (closing a device joins
 its background threads; constructing a Button starts lgpio's alert thread); the worker keeps the
 event loop free and also serialises access to gpiozero, whose devices are not documented as safe
@@ -21,32 +22,32 @@ import logging
 import time
 import weakref
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from clawseed_edge.api import (
     DeviceNotFound,
     HardwareError,
     HealthStatus,
+    Lifecycle,
+    PeripheralClosed,
     PinModeUnsupported,
-    PolicyRateLimited,
     Tool,
     ToolArgumentsInvalid,
 )
 
-from .boards import BoardSpec, default_registry
+from ..boards import BoardSpec, default_registry
+from ..worker import BlockingWorker
 from .config import HardwareConfig, validate_devices
-from .devices import GpioDevice
-from .inputs import EventHub, EventStream, InputEvent, RateWindow
+from .devices import BlinkTasks, GpioDevice, describe_wiring
+from .inputs import EventHub, EventStream, InputEvent
+from .kinds import blink_out_of_bounds
 from .pins import make_pin_factory
+from .toolset import build_tools
 
-__all__ = ["BLINK_LIMITS", "PiGpio"]
+__all__ = ["PiGpio"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-
-BLINK_LIMITS = {"count": (1, 20), "on_ms": (20, 5000), "off_ms": (20, 5000)}
-"""Bounds of ``blink`` arguments (inclusive)."""
 
 
 class PiGpio:
@@ -60,7 +61,10 @@ class PiGpio:
         pin_factory: A gpiozero pin factory to use instead of making one (tests pass a fresh
             MockFactory); it is not closed by :meth:`disconnect`.
         source: The config file name, for error messages.
-        clock: Monotonic clock for the per-device switch limit.
+        devices_key: Where the devices sit in that file (``peripherals[1].devices``).
+        wall_clock: Unix seconds stamped on input events.
+        shutdown_timeout_s: How long :meth:`disconnect` (and a failed connect) waits for the
+            worker thread to finish releasing the pins, seconds.
 
     Raises:
         BoardNotFound: Unknown board id.
@@ -78,7 +82,9 @@ class PiGpio:
         sim: bool | None = None,
         pin_factory: Any = None,
         source: str = "config.toml",
-        clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
+        shutdown_timeout_s: float = 5.0,
+        devices_key: str = "devices",
     ) -> None:
         self.board = board or default_registry().get(hardware.board)
         if self.board.family == "mcu":
@@ -90,24 +96,31 @@ class PiGpio:
         self.board_type = self.board.id
         self.sim = (self.board.family == "sim") if sim is None else sim
         self.hardware = hardware
-        self.wired = validate_devices(self.board, hardware.devices, source)
+        self.wired = validate_devices(self.board, hardware.devices, source, devices_key)
         self._devices = {w.name: GpioDevice(w) for w in self.wired}
         self._factory = pin_factory
         self._owns_factory = pin_factory is None
-        self._executor: ThreadPoolExecutor | None = None
+        self.shutdown_timeout_s = shutdown_timeout_s
+        self._wall_clock = wall_clock
+        self._worker: BlockingWorker | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._state: Literal["new", "connected", "closed"] = "new"
+        self._state = Lifecycle.UNOPENED
         self._hub = EventHub()
-        self._blinks: dict[str, asyncio.Task[None]] = {}
-        self._rate = RateWindow(clock)
+        self._hub.add_listener(self._note_input)
+        self._blinks = BlinkTasks()
         self._atexit: Callable[[], None] | None = None
         self._tools: list[Tool] | None = None
 
     # --- lifecycle ----------------------------------------------------------------------------
 
     @property
+    def state(self) -> Lifecycle:
+        """Where the peripheral is in its life: unopened, open, closing or closed."""
+        return self._state
+
+    @property
     def connected(self) -> bool:
-        return self._state == "connected"
+        return self._state is Lifecycle.OPEN
 
     @property
     def pin_factory(self) -> Any:
@@ -118,25 +131,33 @@ class PiGpio:
         """Create the pin factory (unless given) and every device, at its initial value.
 
         Raises:
-            HardwareError: Already closed, or a device could not be created (PinInUse,
-                PinModeUnsupported, BoardNotFound when lgpio is missing ...). Devices created
-                before the failure are closed again.
+            PeripheralClosed: It was disconnected (make a new PiGpio).
+            HardwareError: A device could not be created (PinInUse, PinModeUnsupported,
+                PinFactoryUnavailable when lgpio is missing ...).
 
-        Not safe to cancel halfway: the worker finishes creating the devices.
+        Safe to cancel: on cancellation or any error, whatever was claimed is released on the
+        same worker thread (after the creation it queued behind) before the worker stops, so a
+        new PiGpio (or this one, connecting again) can claim the same pins at once.
         """
-        if self._state == "connected":
+        if self._state is Lifecycle.OPEN:
             return
-        if self._state == "closed":
-            raise HardwareError(f"peripheral {self.name!r} was disconnected; make a new PiGpio")
+        if self._state is not Lifecycle.UNOPENED:
+            raise PeripheralClosed(
+                f"peripheral {self.name!r} was disconnected; make a new PiGpio to use its pins"
+            )
+        if self._worker is not None:  # a second worker would claim the same pins twice
+            raise HardwareError(f"peripheral {self.name!r} is already connecting")
         self._loop = asyncio.get_running_loop()
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"gpio-{self.name}")
+        self._worker = BlockingWorker(f"gpio-{self.name}")
         try:
-            await self._run(self._open_all)
+            await self._worker.run(self._open_all)
         except BaseException:
-            self._executor.shutdown(wait=False)
-            self._executor = None
+            await self._abandon_connect()
             raise
-        self._state = "connected"
+        if self.state is Lifecycle.CLOSED:  # disconnect() was called while we connected
+            await self._abandon_connect()
+            raise PeripheralClosed(f"peripheral {self.name!r} was disconnected while connecting")
+        self._state = Lifecycle.OPEN
         ref = weakref.ref(self)
 
         def at_exit() -> None:
@@ -146,6 +167,23 @@ class PiGpio:
 
         self._atexit = at_exit
         atexit.register(at_exit)
+
+    async def _abandon_connect(self) -> None:
+        """Release what a failed or cancelled connect claimed, then stop the worker."""
+        worker = self._worker
+        assert worker is not None
+        self._worker = None
+        # Nothing stays claimed, so a failed connect may be retried; a disconnect() that came
+        # meanwhile (CLOSED) stays final.
+        # Queued behind the creation (FIFO): it closes whatever was created, on the same
+        # thread, even when the caller stopped waiting for the creation.
+        release = asyncio.ensure_future(worker.run(self._close_devices))
+        try:
+            async with asyncio.timeout(self.shutdown_timeout_s):
+                await asyncio.shield(release)
+        except (Exception, asyncio.CancelledError) as exc:  # the connect's own error wins
+            log.warning("releasing the pins of %s after a failed connect: %r", self.name, exc)
+        await worker.aclose(self.shutdown_timeout_s)
 
     def _open_all(self) -> None:
         if self._factory is None:
@@ -162,6 +200,12 @@ class PiGpio:
             self._close_factory()
             raise
 
+    def _close_devices(self) -> None:
+        for dev in self._devices.values():
+            with contextlib.suppress(Exception):
+                dev.close()
+        self._close_factory()
+
     def _close_factory(self) -> None:
         if self._owns_factory and self._factory is not None:
             with contextlib.suppress(Exception):
@@ -172,22 +216,26 @@ class PiGpio:
         """Apply the safe values, close every device and release the pins. Idempotent.
 
         After it, the pins are inputs again (gpiozero's close); see docs/hardware.md for what
-        the outputs do then. Safe to cancel: the release finishes on the worker.
+        the outputs do then. Safe to cancel: the release finishes on the worker. The worker
+        thread is given ``shutdown_timeout_s`` to finish.
         """
-        if self._state != "connected":
-            self._state = "closed"
+        if self._state is not Lifecycle.OPEN:
+            self._state = Lifecycle.CLOSED
             return
-        self._state = "closed"
+        self._state = Lifecycle.CLOSING
         self._cancel_blinks()
+        worker = self._worker
         try:
-            await self._run(self._release_all)
+            if worker is not None:
+                await worker.run(self._release_all)
         finally:
+            self._state = Lifecycle.CLOSED
             if self._atexit is not None:
                 atexit.unregister(self._atexit)
                 self._atexit = None
-            if self._executor is not None:
-                self._executor.shutdown(wait=False)
-                self._executor = None
+            if worker is not None:
+                self._worker = None
+                await worker.aclose(self.shutdown_timeout_s)
             self._hub.close()
 
     def _release_all(self) -> None:
@@ -203,9 +251,9 @@ class PiGpio:
 
     def release_sync(self) -> None:
         """Apply safe values and close everything on the calling thread (exit hooks only)."""
-        if self._state != "connected":
+        if self._state is not Lifecycle.OPEN:
             return
-        self._state = "closed"
+        self._state = Lifecycle.CLOSED
         try:
             self._release_all()
         except HardwareError as exc:
@@ -227,7 +275,7 @@ class PiGpio:
 
     def apply_safe_state_sync(self) -> None:
         """:meth:`apply_safe_state` on the calling thread, for signal/exit paths with no loop."""
-        if self._state == "connected":
+        if self._state is Lifecycle.OPEN:
             errors = self._safe_all()
             if errors:
                 log.error("safe state not applied to every output: %s", "; ".join(errors))
@@ -243,8 +291,8 @@ class PiGpio:
 
     async def health_check(self) -> HealthStatus:
         """Healthy when connected and every device is open."""
-        if self._state != "connected":
-            return HealthStatus(False, f"{self.name}: not connected")
+        if self._state is not Lifecycle.OPEN:
+            return HealthStatus(False, f"{self.name}: {self._state.value}")
         closed = [d.name for d in self._devices.values() if d.gpiozero_device is None]
         if closed:
             return HealthStatus(False, f"{self.name}: devices closed: {', '.join(closed)}")
@@ -262,43 +310,18 @@ class PiGpio:
 
     def describe(self) -> str:
         """Lines for the system prompt: the board, each device and the pin aliases."""
-        where = "simulated, mock pins" if self.sim else "GPIO through gpiozero"
-        lines = [f"Board: {self.board.name} ({self.board.id}), {where}."]
-        if not self._devices:
-            lines.append("No devices are wired; GPIO tools are not available.")
-            return "\n".join(lines)
-        lines.append("Devices (use these names with the gpio_* tools; nothing else is reachable):")
-        for dev in self._devices.values():
-            cfg = dev.wired.config
-            pin = dev.wired.pin
-            header = f", header {pin.header}" if pin.header else ""
-            parts = [f"- {cfg.name}: {cfg.kind} on {pin.name}{header}"]
-            if cfg.description:
-                parts.append(cfg.description)
-            if cfg.kind in ("pwm_led", "servo"):
-                lo, hi = cfg.level_range()
-                parts.append(f"level {lo:g}..{hi:g}")
-            if cfg.approval:
-                parts.append("every change asks the user first")
-            if cfg.max_switches_per_minute:
-                parts.append(f"at most {cfg.max_switches_per_minute} switches per minute")
-            if dev.is_output:
-                parts.append(f"safe value {cfg.safe}")
-            else:
-                parts.append("input (read only)")
-            lines.append("; ".join(parts))
-        if self.board.aliases:
-            aliases = ", ".join(f"{k}={v}" for k, v in self.board.aliases.items())
-            lines.append(f"Board pin aliases: {aliases}.")
-        return "\n".join(lines)
+        return describe_wiring(self.board, self.devices(), sim=self.sim)
 
     def tools(self) -> Sequence[Tool]:
         """The GPIO tools for the configured devices (tools with no eligible device are left out)."""
         if self._tools is None:
-            from .gpio_tools import build_tools
-
-            self._tools = build_tools(self)
+            self._tools = build_tools([self])
         return self._tools
+
+    def share_tools(self, tools: Sequence[Tool]) -> None:
+        """Make :meth:`tools` return ``tools``: a set shared with other peripherals, or none
+        (:func:`~clawseed_edge.peripherals.gpio.share_gpio_tools` decides which carries it)."""
+        self._tools = list(tools)
 
     # --- device access ------------------------------------------------------------------------
 
@@ -322,14 +345,14 @@ class PiGpio:
         """Switch an output on or off; a ``pwm_led`` goes to its cap when switched on.
 
         Raises:
-            DeviceNotFound, PinModeUnsupported (an input or a servo), PolicyRateLimited (the
-            device's ``max_switches_per_minute``), HardwareError (not connected, pin failure).
+            DeviceNotFound, PinModeUnsupported (an input or a servo), HardwareError (not
+            connected, pin failure). The switch limit is the SecurityPolicy's to enforce.
 
         Safe to cancel; a write already handed to the worker still happens.
         """
         dev = self._output(name, "switch")
-        if dev.kind == "servo":
-            raise PinModeUnsupported(f"{name} is a servo: use gpio_set_level with a position")
+        if not dev.spec.switch:
+            raise PinModeUnsupported(f"{name} is a {dev.kind}: use gpio_set_level with a position")
         value = dev.wired.config.level_range()[1] if on else 0.0
         return await self._write(dev, value)
 
@@ -343,19 +366,15 @@ class PiGpio:
 
         Raises:
             ToolArgumentsInvalid: The level is outside the device's range (the range is named).
-            DeviceNotFound, PinModeUnsupported, PolicyRateLimited, HardwareError.
+            DeviceNotFound, PinModeUnsupported, HardwareError.
         """
         dev = self._output(name, "set a level on")
-        if dev.kind not in ("pwm_led", "servo"):
+        if not dev.spec.level:
             raise PinModeUnsupported(
                 f"{name} is a {dev.kind}: only pwm_led and servo devices take a level; "
                 "use gpio_switch"
             )
-        lo, hi = dev.wired.config.level_range()
-        if not lo <= level <= hi:
-            raise ToolArgumentsInvalid(
-                f"level {level:g} is outside {name}'s allowed range {lo:g}..{hi:g}"
-            )
+        dev.check_level(level)
         return await self._write(dev, float(level))
 
     async def read(self, name: str) -> float | None:
@@ -367,21 +386,19 @@ class PiGpio:
     async def blink(self, name: str, count: int, on_ms: int, off_ms: int) -> None:
         """Start blinking an output ``count`` times in the background, then leave it off.
 
-        Bounds: :data:`BLINK_LIMITS`. A later write to the device stops the blink. Each on/off
-        counts against the device's switch limit up front.
+        Bounds: :data:`~.kinds.BLINK_LIMITS`. A later write to the device stops the blink. Its 2 x
+        ``count`` switches are charged by the SecurityPolicy (the tool's DeviceAction says so).
 
         Raises:
             ToolArgumentsInvalid: An argument is out of its bounds.
-            DeviceNotFound, PinModeUnsupported, PolicyRateLimited, HardwareError.
+            DeviceNotFound, PinModeUnsupported, HardwareError.
         """
         dev = self._output(name, "blink")
-        if dev.kind in ("servo", "relay"):
+        if not dev.spec.blink:
             raise PinModeUnsupported(f"{name} is a {dev.kind}: it cannot blink")
-        for key, value in (("count", count), ("on_ms", on_ms), ("off_ms", off_ms)):
-            lo, hi = BLINK_LIMITS[key]
-            if not lo <= value <= hi:
-                raise ToolArgumentsInvalid(f"{key} {value} is outside {lo}..{hi}")
-        self._take_rate(dev, cost=2 * count)
+        why = blink_out_of_bounds(count, on_ms, off_ms)
+        if why:
+            raise ToolArgumentsInvalid(why)
         self._cancel_blink(name)
         on_value = dev.wired.config.level_range()[1]
 
@@ -392,28 +409,17 @@ class PiGpio:
                 await self._run(dev.write, 0.0)
                 await asyncio.sleep(off_ms / 1000)
 
-        task = asyncio.get_running_loop().create_task(run(), name=f"blink-{name}")
-        self._blinks[name] = task
-        task.add_done_callback(lambda t: self._blink_done(name, t))
+        self._blinks.start(name, run())
 
     def blinking(self, name: str) -> asyncio.Task[None] | None:
         """The running blink task of ``name``, if any (tests await it)."""
         return self._blinks.get(name)
 
-    def _blink_done(self, name: str, task: asyncio.Task[None]) -> None:
-        if self._blinks.get(name) is task:
-            del self._blinks[name]
-        if not task.cancelled() and task.exception() is not None:
-            log.error("blink of %s failed: %s", name, task.exception())
-
     def _cancel_blink(self, name: str) -> None:
-        task = self._blinks.pop(name, None)
-        if task is not None:
-            task.cancel()
+        self._blinks.cancel(name)
 
     def _cancel_blinks(self) -> None:
-        for name in list(self._blinks):
-            self._cancel_blink(name)
+        self._blinks.cancel_all()
 
     async def status(self) -> list[dict[str, Any]]:
         """Every device's state (see :meth:`pin_states`), read on the worker thread."""
@@ -450,24 +456,24 @@ class PiGpio:
 
     def _on_input_thread(self, device: str, pin: str, value: int) -> None:
         # gpiozero's thread (or, on mock pins, whoever drove the pin).
-        event = InputEvent(device, value, time.time(), pin)
-        loop = self._loop
-        if loop is None or loop.is_closed():
-            return
-        with contextlib.suppress(RuntimeError):  # loop closed between the check and the call
-            loop.call_soon_threadsafe(self._emit, event)
+        event = InputEvent(device, value, self._wall_clock(), pin)
+        self._hub.emit_threadsafe(self._loop, event)
 
-    def _emit(self, event: InputEvent) -> None:
+    def _note_input(self, event: InputEvent) -> None:
+        # The first listener (added in __init__): the device's value is current for the rest.
         dev = self._devices.get(event.device)
         if dev is not None:
             dev.value = float(event.value)
-        self._hub.emit(event)
 
     # --- internals ----------------------------------------------------------------------------
 
     def _require_connected(self) -> None:
-        if self._state != "connected":
-            raise HardwareError(f"peripheral {self.name!r} is not connected")
+        if self._state is Lifecycle.UNOPENED:
+            raise HardwareError(f"peripheral {self.name!r} is not connected yet; connect() first")
+        if self._state is not Lifecycle.OPEN:
+            raise PeripheralClosed(
+                f"peripheral {self.name!r} is {self._state.value}; make a new PiGpio to use it"
+            )
 
     def _output(self, name: str, verb: str) -> GpioDevice:
         self._require_connected()
@@ -476,26 +482,12 @@ class PiGpio:
             raise PinModeUnsupported(f"{name} is an input ({dev.kind}): cannot {verb} it")
         return dev
 
-    def _take_rate(self, dev: GpioDevice, cost: int = 1) -> None:
-        limit = dev.wired.config.max_switches_per_minute
-        if limit is not None and cost > limit:
-            raise PolicyRateLimited(
-                f"{dev.name} may switch at most {limit} times per minute and this call needs "
-                f"{cost} switches; blink it at most {limit // 2} times"
-            )
-        if not self._rate.allow(dev.name, limit, cost):
-            wait = self._rate.retry_after(dev.name)
-            raise PolicyRateLimited(
-                f"{dev.name} may switch at most {limit} times per minute; try again in {wait:.0f} s"
-            )
-
     async def _write(self, dev: GpioDevice, value: float | None) -> float | None:
-        self._take_rate(dev)
         self._cancel_blink(dev.name)
         return await self._run(dev.write, value)
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
-        if self._executor is None:
-            raise HardwareError(f"peripheral {self.name!r} is not connected")
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, fn, *args)
+        if self._worker is None:
+            self._require_connected()  # raises: no worker means not open
+        assert self._worker is not None
+        return await self._worker.run(fn, *args)

@@ -9,18 +9,20 @@ from typing import Any
 import pytest
 
 from clawseed_edge.api import (
+    DeviceClosed,
     DeviceNotFound,
     HardwareError,
+    Lifecycle,
     Peripheral,
+    PeripheralClosed,
     PinModeUnsupported,
-    PolicyRateLimited,
+    ResourceClosed,
     ToolArgumentsInvalid,
 )
-from clawseed_edge.peripherals.config import loads_hardware_toml
-from clawseed_edge.peripherals.gpio import PiGpio
+from clawseed_edge.peripherals.gpio import PiGpio, loads_hardware_toml
 from clawseed_edge.testing.hardware import mock_pin, pin_level, press, release
 
-from .conftest import WIRING
+from ..conftest import WIRING
 
 
 async def test_is_a_peripheral(sim_board: Any) -> None:
@@ -78,16 +80,13 @@ async def test_wrong_kind_and_unknown_device(sim_board: Any) -> None:
         await board.switch("blue_led", True)
 
 
-async def test_switch_rate_limit_in_the_peripheral(mock_pin_factory: Any) -> None:
-    now = [0.0]
-    board = PiGpio(loads_hardware_toml(WIRING), pin_factory=mock_pin_factory, clock=lambda: now[0])
+async def test_the_peripheral_does_not_count_switches(mock_pin_factory: Any) -> None:
+    # The SecurityPolicy owns the switch limit; the board switches as often as it is told.
+    board = PiGpio(loads_hardware_toml(WIRING), pin_factory=mock_pin_factory)
     async with board:
-        for i in range(6):
+        for i in range(8):
             await board.switch("fan", i % 2 == 0)
-        with pytest.raises(PolicyRateLimited, match="at most 6 times per minute"):
-            await board.switch("fan", True)
-        now[0] = 61.0
-        await board.switch("fan", True)
+        assert board.pin_states()["GPIO23"]["value"] == 0
 
 
 async def test_safe_state_on_apply_and_disconnect(mock_pin_factory: Any) -> None:
@@ -118,10 +117,12 @@ async def test_safe_state_on_apply_and_disconnect(mock_pin_factory: Any) -> None
     assert [bool(s.state) for s in pump.states][1:4] == [True, False, True]
     assert red.function == "input"  # released
     await board.disconnect()  # idempotent
-    with pytest.raises(HardwareError, match="not connected"):
+    # A closed peripheral refuses work with its own leaf (also a ResourceClosed).
+    with pytest.raises(PeripheralClosed, match="'pi' is closed; make a new PiGpio"):
         await board.switch("red_led", True)
-    with pytest.raises(HardwareError, match="make a new PiGpio"):
+    with pytest.raises(ResourceClosed, match="make a new PiGpio"):
         await board.connect()
+    assert board.state is Lifecycle.CLOSED
 
 
 async def test_button_edge_produces_event(sim_board: Any) -> None:
@@ -258,3 +259,107 @@ async def test_slow_consumer_drops_oldest_and_still_ends(mock_pin_factory: Any) 
     events = [e async for e in stream]
     assert board.events_dropped == 400 - 256 + 1  # and one more for the end marker
     assert len(events) == 255 and events[-1].value == 0
+
+
+class GatedFactory:
+    """Wraps a MockFactory; claiming ``gated_pin`` waits until the test opens the gate.
+
+    It lets a test cancel ``connect`` while the worker is in the middle of creating devices.
+    """
+
+    def __init__(self, factory: Any, gated_pin: str) -> None:
+        self._factory = factory
+        self._gated = gated_pin
+        self.reached = threading.Event()
+        self.gate = threading.Event()
+
+    def pin(self, spec: Any) -> Any:
+        if str(spec) == self._gated:
+            self.reached.set()
+            assert self.gate.wait(5), "the test never opened the gate"
+        return self._factory.pin(spec)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._factory, name)
+
+
+async def test_cancelled_connect_releases_the_pins_for_a_fresh_connect(
+    mock_pin_factory: Any,
+) -> None:
+    wiring = loads_hardware_toml(WIRING)
+    gated = GatedFactory(mock_pin_factory, "GPIO23")  # fan: the third device, two are made
+    first = PiGpio(wiring, pin_factory=gated)
+    task = asyncio.create_task(first.connect())
+    reached = await asyncio.to_thread(gated.reached.wait, 5)
+    assert reached  # the worker is inside the device creation now
+    task.cancel()
+    for _ in range(5):  # let the cancellation reach connect's cleanup
+        await asyncio.sleep(0)
+    gated.gate.set()  # the creation finishes on the worker; the release is queued behind it
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert first.state is Lifecycle.UNOPENED  # nothing claimed: it may be retried
+    assert mock_pin_factory.pin("GPIO17").function == "input"  # red_led released again
+
+    second = PiGpio(wiring, pin_factory=mock_pin_factory)
+    async with second:  # claims the same pins: no PinInUse
+        await second.switch("red_led", True)
+        assert mock_pin_factory.pin("GPIO17").state == 1
+        await second.switch("fan", True)
+
+
+async def test_failed_connect_releases_what_it_claimed(mock_pin_factory: Any) -> None:
+    import gpiozero
+
+    wiring = loads_hardware_toml(WIRING)
+    taken = gpiozero.DigitalOutputDevice("GPIO23", pin_factory=mock_pin_factory)  # fan's pin
+    board = PiGpio(wiring, pin_factory=mock_pin_factory)
+    with pytest.raises(HardwareError, match="fan"):
+        await board.connect()
+    assert mock_pin_factory.pin("GPIO17").function == "input"  # red_led was released
+    taken.close()
+    async with PiGpio(wiring, pin_factory=mock_pin_factory) as again:
+        await again.switch("red_led", True)
+
+
+async def test_a_closed_device_refuses_work_with_its_own_leaf(mock_pin_factory: Any) -> None:
+    board = PiGpio(loads_hardware_toml(WIRING), pin_factory=mock_pin_factory)
+    async with board:
+        dev = board.device("red_led")
+    with pytest.raises(DeviceClosed, match="'red_led' is closed") as info:
+        dev.write(1.0)  # a handle kept past disconnect
+    assert isinstance(info.value, ResourceClosed) and info.value.code == "device_closed"
+    with pytest.raises(DeviceClosed):
+        dev.read()
+
+
+def test_the_kind_literal_and_the_kind_table_agree() -> None:
+    from typing import get_args
+
+    from clawseed_edge.peripherals.gpio.config import DeviceKind
+    from clawseed_edge.peripherals.gpio.kinds import KIND_SPECS
+
+    assert list(get_args(DeviceKind)) == list(KIND_SPECS)
+
+
+async def test_input_events_carry_the_injected_wall_clock(mock_pin_factory: Any) -> None:
+    board = PiGpio(
+        loads_hardware_toml(WIRING), pin_factory=mock_pin_factory, wall_clock=lambda: 1234.5
+    )
+    async with board, board.events() as stream:
+        press(board, "doorbell")
+        event = await asyncio.wait_for(stream.__anext__(), 2)
+    assert (event.device, event.at) == ("doorbell", 1234.5)
+
+
+async def test_disconnect_while_connecting_wins(mock_pin_factory: Any) -> None:
+    gated = GatedFactory(mock_pin_factory, "GPIO23")
+    board = PiGpio(loads_hardware_toml(WIRING), pin_factory=gated)
+    task = asyncio.create_task(board.connect())
+    assert await asyncio.to_thread(gated.reached.wait, 5)
+    await board.disconnect()  # before the devices exist: nothing to release yet
+    gated.gate.set()
+    with pytest.raises(PeripheralClosed, match="disconnected while connecting"):
+        await task
+    assert board.state is Lifecycle.CLOSED
+    assert mock_pin_factory.pin("GPIO17").function == "input"  # released, not left claimed

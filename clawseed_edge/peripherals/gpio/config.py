@@ -32,7 +32,8 @@ from clawseed_edge.api import (
     PinReserved,
 )
 
-from .boards import BoardSpec, PinSpec
+from ..boards import BoardSpec, PinSpec
+from .kinds import KIND_SPECS, KindSpec
 
 __all__ = [
     "INPUT_KINDS",
@@ -51,24 +52,11 @@ __all__ = [
 DeviceKind = Literal[
     "led", "pwm_led", "relay", "button", "digital_in", "digital_out", "buzzer", "servo"
 ]
-KINDS: tuple[str, ...] = (
-    "led", "pwm_led", "relay", "button", "digital_in", "digital_out", "buzzer", "servo",
-)  # fmt: skip
-OUTPUT_KINDS = frozenset({"led", "pwm_led", "relay", "digital_out", "buzzer", "servo"})
-INPUT_KINDS = frozenset({"button", "digital_in"})
-LEVEL_KINDS = frozenset({"pwm_led", "servo"})
-
-# What each kind needs from its pin (any one of the listed capabilities).
-_NEEDS: dict[str, tuple[str, ...]] = {
-    "led": ("digital_out",),
-    "relay": ("digital_out",),
-    "digital_out": ("digital_out",),
-    "buzzer": ("digital_out",),
-    "pwm_led": ("pwm", "pwm_soft"),
-    "servo": ("pwm", "pwm_soft"),
-    "button": ("digital_in",),
-    "digital_in": ("digital_in",),
-}
+KINDS: tuple[str, ...] = tuple(KIND_SPECS)
+OUTPUT_KINDS = frozenset(k for k, spec in KIND_SPECS.items() if spec.is_output)
+INPUT_KINDS = frozenset(k for k, spec in KIND_SPECS.items() if not spec.is_output)
+_LEVEL_NAMES = " and ".join(k for k, spec in KIND_SPECS.items() if spec.level)
+_INPUT_NAMES = ", ".join(k for k, spec in KIND_SPECS.items() if not spec.is_output)
 
 
 class DeviceConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
@@ -112,21 +100,21 @@ class DeviceConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, fro
     events_per_minute: int = 6
 
     @property
+    def spec(self) -> KindSpec:
+        """What this device's kind can do (:data:`~.kinds.KIND_SPECS`)."""
+        return KIND_SPECS[self.kind]
+
+    @property
     def is_output(self) -> bool:
-        return self.kind in OUTPUT_KINDS
+        return self.spec.is_output
 
     @property
     def is_input(self) -> bool:
-        return self.kind in INPUT_KINDS
+        return not self.spec.is_output
 
     def level_range(self) -> tuple[float, float]:
         """The (min, max) value a write may carry, the cap included."""
-        if self.kind == "servo":
-            cap = 1.0 if self.max_level is None else self.max_level
-            return (-cap, cap)
-        if self.kind == "pwm_led":
-            return (0.0, 1.0 if self.max_level is None else self.max_level)
-        return (0.0, 1.0)
+        return self.spec.value_range(self.max_level)
 
 
 class HardwareConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
@@ -160,9 +148,14 @@ class WiredDevice:
 
 
 def validate_devices(
-    board: BoardSpec, devices: Sequence[DeviceConfig], source: str = "config.toml"
+    board: BoardSpec,
+    devices: Sequence[DeviceConfig],
+    source: str = "config.toml",
+    key: str = "devices",
 ) -> list[WiredDevice]:
     """Check the wiring against the board and resolve every pin.
+
+    ``key`` is where the devices sit in the file (``devices``, ``peripherals[1].devices``).
 
     Raises (each message names ``source``, the device and what to do):
         ConfigInvalid: Bad name, duplicate name, value out of range, input option on an output.
@@ -175,15 +168,15 @@ def validate_devices(
     names: dict[str, int] = {}
     pins: dict[str, str] = {}
     for i, dev in enumerate(devices):
-        where = f"{source}: devices[{i}] ({dev.name!r})"
-        key = f"devices[{i}]"
-        _check_values(dev, source, key)
+        at = f"{key}[{i}]"
+        where = f"{source}: {at} ({dev.name!r})"
+        _check_values(dev, source, at)
         if dev.name in names:
             raise ConfigInvalid(
-                f"device name {dev.name!r} is already used by devices[{names[dev.name]}]; "
+                f"device name {dev.name!r} is already used by {key}[{names[dev.name]}]; "
                 "give every device its own name",
                 file=source,
-                key=f"{key}.name",
+                key=f"{at}.name",
             )
         names[dev.name] = i
         try:
@@ -195,7 +188,7 @@ def validate_devices(
                 f"{where}: pin {pin.name} is already used by device {pins[pin.name]!r}; "
                 "one pin drives one device"
             )
-        needs = _NEEDS[dev.kind]
+        needs = dev.spec.needs
         if not any(pin.can(c) for c in needs):
             raise PinModeUnsupported(
                 f"{where}: a {dev.kind} needs a pin with {' or '.join(needs)}, and {pin.name} on "
@@ -223,8 +216,8 @@ def _check_values(dev: DeviceConfig, source: str, key: str) -> None:
         raise bad("name", "a name is letters, digits and '_' (not starting with a digit), <= 40")
     if dev.max_level is not None and not 0.0 < dev.max_level <= 1.0:
         raise bad("max_level", f"max_level {dev.max_level} must be in (0, 1]")
-    if dev.max_level is not None and dev.kind not in LEVEL_KINDS:
-        raise bad("max_level", f"max_level applies to pwm_led and servo, not {dev.kind}")
+    if dev.max_level is not None and not dev.spec.level:
+        raise bad("max_level", f"max_level applies to {_LEVEL_NAMES}, not {dev.kind}")
     if dev.max_switches_per_minute is not None and dev.max_switches_per_minute < 1:
         raise bad("max_switches_per_minute", "must be at least 1 (or left out for no limit)")
     if dev.events_per_minute < 1:
@@ -235,8 +228,8 @@ def _check_values(dev: DeviceConfig, source: str, key: str) -> None:
     for field in ("safe", "initial"):
         value = getattr(dev, field)
         if isinstance(value, float | int) and not isinstance(value, bool):
-            if dev.kind not in LEVEL_KINDS:
-                raise bad(field, f"a numeric {field} applies to pwm_led and servo; use 'on'/'off'")
+            if not dev.spec.level:
+                raise bad(field, f"a numeric {field} applies to {_LEVEL_NAMES}; use 'on'/'off'")
             if not lo <= value <= hi:
                 raise bad(field, f"{field} {value} is outside the allowed range {lo:g}..{hi:g}")
     if dev.is_input:
@@ -249,7 +242,7 @@ def _check_values(dev: DeviceConfig, source: str, key: str) -> None:
     else:
         for field in ("pull_up", "bounce_ms", "on_press", "on_release"):
             if getattr(dev, field) is not None:
-                raise bad(field, f"{field} applies to inputs (button, digital_in), not {dev.kind}")
+                raise bad(field, f"{field} applies to inputs ({_INPUT_NAMES}), not {dev.kind}")
 
 
 def parse_hardware(

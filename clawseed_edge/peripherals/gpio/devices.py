@@ -7,19 +7,27 @@ api error tree here, at the boundary.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import logging
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 from clawseed_edge.api import (
+    DeviceClosed,
     HardwareError,
     PinInUse,
     PinInvalid,
     PinModeUnsupported,
+    ToolArgumentsInvalid,
 )
 
-from .config import OUTPUT_KINDS, WiredDevice
+from ..boards import BoardSpec
+from .config import DeviceConfig, WiredDevice
+from .kinds import KindSpec
 
-__all__ = ["GpioDevice", "translate_gpio_error"]
+__all__ = ["BlinkTasks", "GpioDevice", "describe_wiring", "translate_gpio_error"]
+
+log = logging.getLogger(__name__)
 
 InputCallback = Callable[[str, str, int], None]
 
@@ -65,8 +73,18 @@ class GpioDevice:
         return self.wired.pin.name
 
     @property
+    def spec(self) -> KindSpec:
+        """What the device's kind can do."""
+        return self.wired.config.spec
+
+    @property
     def is_output(self) -> bool:
-        return self.kind in OUTPUT_KINDS
+        return self.spec.is_output
+
+    @property
+    def config(self) -> DeviceConfig:
+        """The device's configuration."""
+        return self.wired.config
 
     @property
     def gpiozero_device(self) -> Any:
@@ -92,39 +110,46 @@ class GpioDevice:
         import gpiozero
 
         cfg = self.wired.config
+        spec = cfg.spec
+        cls = getattr(gpiozero, spec.gpiozero_class)
         pin = self.pin_name
-        kind = cfg.kind
         initial = cfg.initial if cfg.initial is not None else cfg.safe
-        if kind in ("led", "buzzer", "relay", "digital_out"):
-            cls = {
-                "led": gpiozero.LED,
-                "buzzer": gpiozero.Buzzer,
-                "relay": gpiozero.DigitalOutputDevice,
-                "digital_out": gpiozero.DigitalOutputDevice,
-            }[kind]
-            return cls(
-                pin, active_high=cfg.active_high, initial_value=initial == "on", pin_factory=factory
-            )
-        if kind == "pwm_led":
-            level = self._level_of(initial)
-            return gpiozero.PWMLED(
-                pin, active_high=cfg.active_high, initial_value=level, pin_factory=factory
-            )
-        if kind == "servo":
+        if not spec.is_output:
+            return self._build_input(cls, factory)
+        if spec.detaches:  # a servo: "off" means no pulses
             value = None if initial == "off" else self._level_of(initial)
-            return gpiozero.Servo(pin, initial_value=value, pin_factory=factory)
+            return cls(pin, initial_value=value, pin_factory=factory)
+        if spec.level:
+            level = self._level_of(initial)
+            return cls(pin, active_high=cfg.active_high, initial_value=level, pin_factory=factory)
+        return cls(
+            pin, active_high=cfg.active_high, initial_value=initial == "on", pin_factory=factory
+        )
+
+    def _build_input(self, cls: Any, factory: Any) -> Any:
+        cfg = self.wired.config
         bounce = None if cfg.bounce_ms is None else cfg.bounce_ms / 1000.0
-        if kind == "button":
+        if cls.__name__ == "Button":
+            # gpiozero's Button defaults to the internal pull-up; keep that default.
             pull_up = True if cfg.pull_up is None else cfg.pull_up
-            return gpiozero.Button(pin, pull_up=pull_up, bounce_time=bounce, pin_factory=factory)
+            return cls(self.pin_name, pull_up=pull_up, bounce_time=bounce, pin_factory=factory)
+        # With an external pull, active_high says which level is "active".
         active_state = cfg.active_high if cfg.pull_up is None else None
-        return gpiozero.DigitalInputDevice(
-            pin,
+        return cls(
+            self.pin_name,
             pull_up=cfg.pull_up,
             active_state=active_state,
             bounce_time=bounce,
             pin_factory=factory,
         )
+
+    def check_level(self, level: float) -> None:
+        """Raise ToolArgumentsInvalid (naming the range) if ``level`` is outside the device's."""
+        lo, hi = self.wired.config.level_range()
+        if not lo <= level <= hi:
+            raise ToolArgumentsInvalid(
+                f"level {level:g} is outside {self.name}'s allowed range {lo:g}..{hi:g}"
+            )
 
     def _level_of(self, value: object) -> float:
         if value == "on":
@@ -147,11 +172,14 @@ class GpioDevice:
         """
         dev = self._dev
         if dev is None:
-            raise HardwareError(f"device {self.name!r} is not connected")
+            raise DeviceClosed(
+                f"device {self.name!r} is closed (its peripheral is not connected); "
+                "connect a new peripheral to use it"
+            )
         try:
-            if self.kind in ("pwm_led", "servo"):
+            if self.spec.level:
                 if value is None:
-                    dev.detach() if self.kind == "servo" else dev.off()
+                    dev.detach() if self.spec.detaches else dev.off()
                 else:
                     dev.value = value
             elif value:
@@ -169,7 +197,10 @@ class GpioDevice:
         """The device's current value (inputs: 1 active / 0 inactive)."""
         dev = self._dev
         if dev is None:
-            raise HardwareError(f"device {self.name!r} is not connected")
+            raise DeviceClosed(
+                f"device {self.name!r} is closed (its peripheral is not connected); "
+                "connect a new peripheral to use it"
+            )
         try:
             raw = dev.value
         except Exception as exc:
@@ -180,7 +211,7 @@ class GpioDevice:
     def safe_value(self) -> float | None:
         """The value :meth:`apply_safe` writes (None detaches a servo)."""
         safe = self.wired.config.safe
-        if self.kind == "servo" and safe == "off":
+        if self.spec.detaches and safe == "off":
             return None
         return self._level_of(safe)
 
@@ -224,3 +255,67 @@ class GpioDevice:
                 dev.close()
             except Exception as exc:
                 raise translate_gpio_error(exc, self.name, self.pin_name) from exc
+
+
+def describe_wiring(board: BoardSpec, devices: Sequence[GpioDevice], *, sim: bool) -> str:
+    """Lines for the system prompt: the board, each device and the pin aliases."""
+    where = "simulated, mock pins" if sim else "GPIO through gpiozero"
+    lines = [f"Board: {board.name} ({board.id}), {where}."]
+    if not devices:
+        lines.append("No devices are wired; GPIO tools are not available.")
+        return "\n".join(lines)
+    lines.append("Devices (use these names with the gpio_* tools; nothing else is reachable):")
+    for dev in devices:
+        cfg = dev.wired.config
+        pin = dev.wired.pin
+        header = f", header {pin.header}" if pin.header else ""
+        parts = [f"- {cfg.name}: {cfg.kind} on {pin.name}{header}"]
+        if cfg.description:
+            parts.append(cfg.description)
+        if dev.spec.level:
+            lo, hi = cfg.level_range()
+            parts.append(f"level {lo:g}..{hi:g}")
+        if cfg.approval:
+            parts.append("every change asks the user first")
+        if cfg.max_switches_per_minute:
+            parts.append(f"at most {cfg.max_switches_per_minute} switches per minute")
+        if dev.is_output:
+            parts.append(f"safe value {cfg.safe}")
+        else:
+            parts.append("input (read only)")
+        lines.append("; ".join(parts))
+    if board.aliases:
+        aliases = ", ".join(f"{k}={v}" for k, v in board.aliases.items())
+        lines.append(f"Board pin aliases: {aliases}.")
+    return "\n".join(lines)
+
+
+class BlinkTasks:
+    """The running blink task of each device: a new blink or any write cancels the old one."""
+
+    def __init__(self) -> None:
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+
+    def get(self, name: str) -> asyncio.Task[None] | None:
+        return self._tasks.get(name)
+
+    def start(self, name: str, blink: Coroutine[Any, Any, None]) -> None:
+        """Run ``blink`` as the device's blink task (the caller cancelled any earlier one)."""
+        task = asyncio.get_running_loop().create_task(blink, name=f"blink-{name}")
+        self._tasks[name] = task
+        task.add_done_callback(lambda t: self._done(name, t))
+
+    def _done(self, name: str, task: asyncio.Task[None]) -> None:
+        if self._tasks.get(name) is task:
+            del self._tasks[name]
+        if not task.cancelled() and task.exception() is not None:
+            log.error("blink of %s failed: %s", name, task.exception())
+
+    def cancel(self, name: str) -> None:
+        task = self._tasks.pop(name, None)
+        if task is not None:
+            task.cancel()
+
+    def cancel_all(self) -> None:
+        for name in list(self._tasks):
+            self.cancel(name)

@@ -138,6 +138,13 @@ class EventHub:
         for stream in self._streams:
             self._put(stream.queue, event)
 
+    def emit_threadsafe(self, loop: asyncio.AbstractEventLoop | None, event: InputEvent) -> None:
+        """:meth:`emit` on ``loop`` from any thread; dropped when the loop is gone."""
+        if loop is None or loop.is_closed():
+            return
+        with contextlib.suppress(RuntimeError):  # loop closed between the check and the call
+            loop.call_soon_threadsafe(self.emit, event)
+
     def close(self) -> None:
         """End every stream."""
         for stream in self._streams:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from clawseed_edge.api import BoardNotFound, HardwareError
+from clawseed_edge.api import BoardNotFound, HardwareError, PinFactoryUnavailable
 
 __all__ = ["PinFactoryKind", "make_pin_factory", "mock_pin_factory"]
 
@@ -37,8 +37,9 @@ def make_pin_factory(kind: PinFactoryKind = "auto", sim: bool = False) -> Any:
 
     Raises:
         HardwareError: ``lgpio`` was asked for together with ``sim``.
-        BoardNotFound: lgpio is not installed or no GPIO chip can be opened; the message says
-            what to install or check, and that ``--sim`` runs without hardware.
+        PinFactoryUnavailable: lgpio is not installed (an ImportError); the message says what
+            to install, and that ``--sim`` runs without hardware.
+        BoardNotFound: No GPIO chip can be opened; the message says what to check.
     """
     if kind == "mock" or (kind == "auto" and sim):
         return mock_pin_factory()
@@ -49,7 +50,7 @@ def make_pin_factory(kind: PinFactoryKind = "auto", sim: bool = False) -> Any:
     try:
         from gpiozero.pins.lgpio import LGPIOFactory
     except ImportError as exc:
-        raise BoardNotFound(
+        raise PinFactoryUnavailable(
             "the lgpio library is not installed: on a Raspberry Pi run "
             "`pip install 'clawseed-edge[pi]'` (or `apt install python3-lgpio`); "
             "elsewhere pass --sim to run on simulated pins"

@@ -1,6 +1,8 @@
 """The GPIO tools the model calls: switch, toggle, set level, read, blink, status.
 
-Each tool's schema enumerates only the configured devices that allow its action, and each tool
+One tool set spans every peripheral with pin devices (:class:`~.port.GpioPort`): device names
+are unique across the config, so a tool routes a call by its ``device`` argument, and the model
+sees one short list of tools whatever the number of boards. Each tool's schema enumerates only the configured devices that allow its action, and each tool
 describes a call (``describe_action``) so that the SecurityPolicy can enforce the pin policy
 without importing this package. The tools check their arguments again themselves (defence in
 depth): an unknown device or a value out of range is a failed result naming the device and the
@@ -10,23 +12,19 @@ allowed range, never an exception.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from clawseed_edge.api import (
     BaseTool,
     ClawseedError,
     DeviceAction,
     RiskClass,
-    Tool,
     ToolContext,
     ToolResult,
 )
 
-from .config import OUTPUT_KINDS
-
-if TYPE_CHECKING:
-    from .devices import GpioDevice
-    from .gpio import PiGpio
+from .kinds import BLINK_LIMITS, KIND_SPECS
+from .port import DeviceRoutes, GpioDeviceView, GpioPort
 
 __all__ = [
     "GpioBlink",
@@ -34,14 +32,17 @@ __all__ = [
     "GpioSetLevel",
     "GpioSwitch",
     "GpioToggle",
-    "HardwareStatus",
-    "build_tools",
 ]
 
-SWITCH_KINDS = frozenset({"led", "pwm_led", "relay", "digital_out", "buzzer"})
-LEVEL_KINDS = frozenset({"pwm_led", "servo"})
-BLINK_KINDS = frozenset({"led", "pwm_led", "digital_out", "buzzer"})
-READ_KINDS = frozenset(OUTPUT_KINDS | {"button", "digital_in"})
+
+def _kinds(can: Any) -> frozenset[str]:
+    return frozenset(name for name, spec in KIND_SPECS.items() if can(spec))
+
+
+SWITCH_KINDS = _kinds(lambda s: s.switch)
+LEVEL_KINDS = _kinds(lambda s: s.level)
+BLINK_KINDS = _kinds(lambda s: s.blink)
+READ_KINDS = frozenset(KIND_SPECS)
 
 
 class _GpioTool(BaseTool):
@@ -51,9 +52,9 @@ class _GpioTool(BaseTool):
     operation: ClassVar[str] = "write"
     verb: ClassVar[str] = ""
 
-    def __init__(self, gpio: PiGpio) -> None:
-        self._gpio = gpio
-        self.devices = [d.name for d in gpio.devices() if d.kind in self.kinds]
+    def __init__(self, routes: DeviceRoutes) -> None:
+        self._routes = routes
+        self.devices = [d.name for d in routes.devices() if d.kind in self.kinds]
         self.parameters = self._schema()
 
     def _schema(self) -> dict[str, Any]:
@@ -66,27 +67,42 @@ class _GpioTool(BaseTool):
             "description": "The device's configured name.",
         }
 
-    def _lookup(self, arguments: Mapping[str, Any]) -> tuple[GpioDevice | None, str]:
+    def _lookup(self, arguments: Mapping[str, Any]) -> tuple[GpioDeviceView | None, str]:
         """(device, "") or (None, why the call cannot target a device)."""
         name = arguments.get("device")
         if not isinstance(name, str) or not name:
             return None, f"'device' must be one of: {', '.join(self.devices)}"
+        route = self._routes.get(name)
+        if route is None:
+            return None, (
+                f"no device named {name!r}; devices this tool can use: {', '.join(self.devices)}"
+            )
+        dev = route[1]
         if name not in self.devices:
-            try:
-                dev = self._gpio.device(name)
-            except ClawseedError:
-                return None, (
-                    f"no device named {name!r}; devices this tool can use: "
-                    f"{', '.join(self.devices)}"
-                )
             return None, (
                 f"{name} is a {dev.kind}: {self.name} works on "
                 f"{', '.join(sorted(self.kinds))} devices ({', '.join(self.devices)})"
             )
-        return self._gpio.device(name), ""
+        return dev, ""
+
+    def _port(self, dev: GpioDeviceView) -> GpioPort:
+        route = self._routes.get(dev.name)
+        assert route is not None  # _lookup found it
+        return route[0]
+
+    def _peripheral(self, arguments: Mapping[str, Any]) -> str:
+        route = self._routes.get(str(arguments.get("device", "")))
+        return route[0].name if route is not None else ""
 
     def _action(
-        self, arguments: Mapping[str, Any], value: float | None, summary: str, error: str = ""
+        self,
+        arguments: Mapping[str, Any],
+        value: float | None,
+        summary: str,
+        error: str = "",
+        *,
+        repeats: int = 1,
+        switches: int = 1,
     ) -> DeviceAction:
         dev, why = self._lookup(arguments)
         name = str(arguments.get("device", ""))
@@ -99,8 +115,9 @@ class _GpioTool(BaseTool):
                 value=value,
                 allowed=False,
                 summary=why or error,
+                peripheral=self._peripheral(arguments),
             )
-        cfg = dev.wired.config
+        cfg = dev.config
         lo, hi = cfg.level_range()
         writes = op == "write"
         return DeviceAction(
@@ -113,12 +130,17 @@ class _GpioTool(BaseTool):
             min_value=lo if writes else None,
             max_value=hi if writes else None,
             summary=summary.format(name=dev.name, pin=dev.pin_name),
+            peripheral=self._port(dev).name,
+            switches=switches,
+            repeats=repeats,
         )
 
-    def _on_value(self, dev: GpioDevice | None) -> float:
-        return dev.wired.config.level_range()[1] if dev is not None else 1.0
+    def _on_value(self, dev: GpioDeviceView | None) -> float:
+        return dev.config.level_range()[1] if dev is not None else 1.0
 
-    async def _guard(self, arguments: Mapping[str, Any]) -> tuple[GpioDevice | None, ToolResult]:
+    async def _guard(
+        self, arguments: Mapping[str, Any]
+    ) -> tuple[GpioDeviceView | None, ToolResult]:
         dev, why = self._lookup(arguments)
         return dev, ToolResult.fail(why)
 
@@ -127,20 +149,8 @@ class _GpioTool(BaseTool):
         return ToolResult.fail(str(exc))
 
     @staticmethod
-    def _describe_value(dev: GpioDevice, value: float | None) -> str:
-        if value is None:
-            return "detached" if dev.kind == "servo" else "unknown"
-        if dev.kind == "servo":
-            return f"at position {value:g}"
-        if dev.kind == "pwm_led":
-            return "off" if value == 0 else f"at level {value:g}"
-        if dev.kind in ("button", "digital_in"):
-            return (
-                ("pressed" if value else "released")
-                if dev.kind == "button"
-                else ("active" if value else "inactive")
-            )
-        return "on" if value else "off"
+    def _describe_value(dev: GpioDeviceView, value: float | None) -> str:
+        return dev.spec.describe(value)
 
 
 def _parse_bool(value: Any) -> bool | None:
@@ -201,7 +211,7 @@ class GpioSwitch(_GpioTool):
         if on is None:
             return ToolResult.fail("'on' must be true or false")
         try:
-            value = await self._gpio.switch(dev.name, on)
+            value = await self._port(dev).switch(dev.name, on)
         except ClawseedError as exc:
             return self._fail(exc)
         text = f"{dev.name} ({dev.pin_name}) is now {self._describe_value(dev, value)}"
@@ -235,7 +245,7 @@ class GpioToggle(_GpioTool):
         if dev is None:
             return failure
         try:
-            value = await self._gpio.toggle(dev.name)
+            value = await self._port(dev).toggle(dev.name)
         except ClawseedError as exc:
             return self._fail(exc)
         text = f"{dev.name} ({dev.pin_name}) is now {self._describe_value(dev, value)}"
@@ -257,7 +267,9 @@ class GpioSetLevel(_GpioTool):
         ranges = []
         lowest = 0.0
         for name in self.devices:
-            lo, hi = self._gpio.device(name).wired.config.level_range()
+            route = self._routes.get(name)
+            assert route is not None
+            lo, hi = route[1].config.level_range()
             lowest = min(lowest, lo)
             ranges.append(f"{name}: {lo:g}..{hi:g}")
         return {
@@ -289,7 +301,7 @@ class GpioSetLevel(_GpioTool):
         if level is None:
             return ToolResult.fail("'level' must be a number")
         try:
-            value = await self._gpio.set_level(dev.name, level)
+            value = await self._port(dev).set_level(dev.name, level)
         except ClawseedError as exc:
             return self._fail(exc)
         text = f"{dev.name} ({dev.pin_name}) is now {self._describe_value(dev, value)}"
@@ -321,7 +333,7 @@ class GpioRead(_GpioTool):
         if dev is None:
             return failure
         try:
-            value = await self._gpio.read(dev.name)
+            value = await self._port(dev).read(dev.name)
         except ClawseedError as exc:
             return self._fail(exc)
         text = f"{dev.name} ({dev.pin_name}) is {self._describe_value(dev, value)}"
@@ -340,8 +352,6 @@ class GpioBlink(_GpioTool):
     kinds = BLINK_KINDS
 
     def _schema(self) -> dict[str, Any]:
-        from .gpio import BLINK_LIMITS
-
         (cmin, cmax), (omin, omax) = BLINK_LIMITS["count"], BLINK_LIMITS["on_ms"]
         return {
             "type": "object",
@@ -357,8 +367,6 @@ class GpioBlink(_GpioTool):
 
     @staticmethod
     def _args(arguments: Mapping[str, Any]) -> tuple[int, int, int] | str:
-        from .gpio import BLINK_LIMITS
-
         out = []
         for key, default in (("count", 3), ("on_ms", 500), ("off_ms", 500)):
             raw = arguments.get(key, default)
@@ -378,7 +386,10 @@ class GpioBlink(_GpioTool):
             return self._action(arguments, None, "", parsed)
         count, on_ms, off_ms = parsed
         summary = f"blink {{name}} ({{pin}}) {count} times ({on_ms} ms on, {off_ms} ms off)"
-        return self._action(arguments, self._on_value(dev), summary)
+        # A blink switches on and off ``count`` times: the policy charges all of them.
+        return self._action(
+            arguments, self._on_value(dev), summary, repeats=count, switches=2 * count
+        )
 
     async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolResult:
         dev, failure = await self._guard(arguments)
@@ -389,7 +400,7 @@ class GpioBlink(_GpioTool):
             return ToolResult.fail(parsed)
         count, on_ms, off_ms = parsed
         try:
-            await self._gpio.blink(dev.name, count, on_ms, off_ms)
+            await self._port(dev).blink(dev.name, count, on_ms, off_ms)
         except ClawseedError as exc:
             return self._fail(exc)
         total = count * (on_ms + off_ms) / 1000
@@ -397,53 +408,3 @@ class GpioBlink(_GpioTool):
             f"{dev.name} ({dev.pin_name}) is blinking {count} times (about {total:g} s)",
             {"device": dev.name, "count": count},
         )
-
-
-class HardwareStatus(BaseTool):
-    """List every device with its kind, pin and current state."""
-
-    name = "hardware_status"
-    description = "List the wired devices with their kind, pin and current state."
-    risk = RiskClass.READ
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {},
-        "additionalProperties": False,
-    }
-
-    def __init__(self, gpio: PiGpio) -> None:
-        self._gpio = gpio
-
-    def describe_action(self, arguments: Mapping[str, Any]) -> DeviceAction:
-        # Not one device: the whole board is read. ``device`` is the peripheral's name.
-        return DeviceAction(
-            device=self._gpio.name,
-            kind="board",
-            operation="read",
-            summary=f"read the state of every device on {self._gpio.board_type}",
-        )
-
-    async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolResult:
-        try:
-            states = await self._gpio.status()
-        except ClawseedError as exc:
-            return ToolResult.fail(str(exc))
-        if not states:
-            return ToolResult.ok("No devices are wired.", [])
-        lines = []
-        for state in states:
-            dev = self._gpio.device(state["device"])
-            described = _GpioTool._describe_value(dev, state["value"])
-            lines.append(f"{state['device']}: {state['kind']} on {state['pin']}, {described}")
-        return ToolResult.ok("\n".join(lines), states)
-
-
-def build_tools(gpio: PiGpio) -> list[Tool]:
-    """The tools for ``gpio``'s devices; a tool with no eligible device is left out."""
-    tools: list[Tool] = []
-    for cls in (GpioSwitch, GpioToggle, GpioSetLevel, GpioRead, GpioBlink):
-        tool = cls(gpio)
-        if tool.devices:
-            tools.append(tool)
-    tools.append(HardwareStatus(gpio))
-    return tools

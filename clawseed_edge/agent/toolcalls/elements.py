@@ -1,6 +1,6 @@
 """Call bodies inside a wrapper: XML-like elements, GLM pairs, JSON blocks, DeepSeek calls.
 
-Helpers of :mod:`clawseed_edge.agent.parser`; each reads only the content it is given and
+Helpers of :mod:`clawseed_edge.agent.toolcalls.parser`; each reads only the content it is given and
 returns None (or no call) for malformed markup instead of raising.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .parse_calls import (
+from .calls import (
     WHITESPACE,
     ParsedCall,
     calls_from_values,
@@ -71,65 +71,68 @@ def _param_value(raw_value: str) -> Any:
     return value_str
 
 
-def _parse_parameters(body: str) -> dict[str, Any] | None:
-    """``<parameter name="p">v</parameter>`` (or ``<parameter=p>``) elements; None if malformed."""
-    params: dict[str, Any] = {}
+def _elements(
+    content: str, opener: re.Pattern[str], head: re.Pattern[str], closer: re.Pattern[str]
+) -> list[tuple[re.Match[str], str]] | None:
+    """Each ``<tag ...>body</tag>`` element in order: its head match and its body.
+
+    The one element loop behind parameters, ``<invoke>`` and ``<function=..>``: an opener whose
+    head does not parse, or that is never closed, makes the whole content malformed (None), so
+    half-read markup never yields a call.
+    """
+    found: list[tuple[re.Match[str], str]] = []
     pos = 0
-    while True:
-        m = _PARAM_OPEN.search(body, pos)
-        if m is None:
-            return params
-        head = _PARAM_HEAD.match(body, m.start())
-        if head is None:
+    while (m := opener.search(content, pos)) is not None:
+        h = head.match(content, m.start())
+        if h is None:
             return None
-        close = _PARAM_CLOSE.search(body, head.end())
+        close = closer.search(content, h.end())
         if close is None:
             return None
-        key = head.group(2) if head.group(2) is not None else head.group(3)
-        params[key] = _param_value(body[head.end() : close.start()])
+        found.append((h, content[h.end() : close.start()]))
         pos = close.end()
+    return found
+
+
+def _parse_parameters(body: str) -> dict[str, Any] | None:
+    """``<parameter name="p">v</parameter>`` (or ``<parameter=p>``) elements; None if malformed."""
+    elements = _elements(body, _PARAM_OPEN, _PARAM_HEAD, _PARAM_CLOSE)
+    if elements is None:
+        return None
+    return {
+        (h.group(2) if h.group(2) is not None else h.group(3)): _param_value(value)
+        for h, value in elements
+    }
 
 
 def parse_invokes(content: str, shape: str, raw: str) -> list[ParsedCall] | None:
     """``<invoke name="X">..</invoke>`` elements; None if any is malformed."""
+    elements = _elements(content, INVOKE_OPEN, _INVOKE_HEAD, _INVOKE_CLOSE)
+    if elements is None:
+        return None
     calls: list[ParsedCall] = []
-    pos = 0
-    while True:
-        m = INVOKE_OPEN.search(content, pos)
-        if m is None:
-            return calls
-        head = _INVOKE_HEAD.match(content, m.start())
-        if head is None:
-            return None
-        close = _INVOKE_CLOSE.search(content, head.end())
-        if close is None:
-            return None
-        params = _parse_parameters(content[head.end() : close.start()])
+    for head, body in elements:
+        params = _parse_parameters(body)
         if params is None:
             return None
         call = make_call(head.group(2), params, shape, raw)
-        if call is not None:
+        if call is not None:  # an invalid name drops that call, not its neighbours
             calls.append(call)
-        pos = close.end()
+    return calls
 
 
 def _parse_function_elements(content: str, shape: str, raw: str) -> list[ParsedCall] | None:
     """Qwen3-Coder's ``<function=NAME><parameter=P>v</parameter></function>`` elements."""
+    elements = _elements(content, FUNCTION_OPEN, FUNCTION_HEAD, FUNCTION_CLOSE)
+    if elements is None:
+        return None
     calls: list[ParsedCall] = []
-    pos = 0
-    while True:
-        m = FUNCTION_OPEN.search(content, pos)
-        if m is None:
-            return calls
-        head = FUNCTION_HEAD.match(content, m.start())
-        close = FUNCTION_CLOSE.search(content, m.end())
-        if head is None or close is None or close.start() < head.end():
-            return None
-        call = function_body(head.group(1), content[head.end() : close.start()], shape, raw)
-        if call is None:
+    for head, body in elements:
+        call = function_body(head.group(1), body, shape, raw)
+        if call is None:  # unlike <invoke>, one bad function element spoils the block
             return None
         calls.append(call)
-        pos = close.end()
+    return calls
 
 
 def function_body(name: str, body: str, shape: str, raw: str) -> ParsedCall | None:

@@ -3,11 +3,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from clawseed_edge.peripherals.config import loads_hardware_toml
-from clawseed_edge.peripherals.inputs import InputEvent, InputRules, RateWindow
+from clawseed_edge.peripherals.gpio import InputEvent, InputRules, loads_hardware_toml
+from clawseed_edge.peripherals.gpio.inputs import RateWindow
 from clawseed_edge.testing.hardware import press, release
 
-from .conftest import WIRING
+from ..conftest import WIRING
 
 
 def _rules(clock: Any) -> InputRules:

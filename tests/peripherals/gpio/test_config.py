@@ -13,14 +13,14 @@ from clawseed_edge.api import (
     PinReserved,
 )
 from clawseed_edge.peripherals.boards import default_registry
-from clawseed_edge.peripherals.config import (
+from clawseed_edge.peripherals.gpio import (
     HardwareConfig,
     load_hardware_toml,
     loads_hardware_toml,
     validate_devices,
 )
 
-from .conftest import WIRING
+from ..conftest import WIRING
 
 
 def _validate(text: str, board: str = "rpi4b") -> list[str]:

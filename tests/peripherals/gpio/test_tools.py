@@ -9,7 +9,7 @@ import pytest
 
 from clawseed_edge.api import DeviceAction, RiskClass, Tool, ToolContext
 
-from .conftest import WIRING
+from ..conftest import WIRING
 
 CTX = ToolContext(channel="test")
 NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -77,6 +77,7 @@ async def test_describe_action_switch(sim_board: Any) -> None:
         max_value=1.0,
         allowed=True,
         summary="switch fan (GPIO23) on",
+        peripheral="pi",
     )
     off = tools["gpio_switch"].describe_action({"device": "red_led", "on": False})
     assert (off.value, off.requires_approval, off.max_per_minute) == (0.0, False, None)
@@ -117,6 +118,7 @@ async def test_describe_action_read_blink_status(sim_board: Any) -> None:
     blink = tools["gpio_blink"].describe_action({"device": "lamp", "count": 2})
     assert (blink.operation, blink.value, blink.max_value) == ("write", 0.5, 0.5)
     assert blink.summary == "blink lamp (GPIO18) 2 times (500 ms on, 500 ms off)"
+    assert (blink.peripheral, blink.switches, blink.repeats) == ("pi", 4, 2)  # policy charges 4
     status = tools["hardware_status"].describe_action({})
     assert (status.device, status.kind, status.operation) == ("pi", "board", "read")
 
@@ -181,19 +183,55 @@ async def test_execute_read_toggle_blink_status(sim_board: Any) -> None:
         await task
 
 
-async def test_rate_limit_reaches_the_model_as_failure(sim_board: Any) -> None:
-    _, tools = await _tools(sim_board)
-    for i in range(6):
-        assert (
-            await tools["gpio_switch"].execute({"device": "fan", "on": i % 2 == 0}, CTX)
-        ).success
-    result = await tools["gpio_switch"].execute({"device": "fan", "on": True}, CTX)
-    assert not result.success and "at most 6 times per minute" in (result.error or "")
-
-
 async def test_blink_bounds_visible_to_the_policy(sim_board: Any) -> None:
     _, tools = await _tools(sim_board)
     action = tools["gpio_blink"].describe_action({"device": "red_led", "count": 500})
     assert not action.allowed and "count 500 is outside 1..20" in action.summary
     result = await tools["gpio_blink"].execute({"device": "red_led", "count": 500}, CTX)
     assert not result.success and "1..20" in (result.error or "")
+
+
+LEFT = '[[devices]]\nname = "left_led"\npin = "GPIO17"\nkind = "led"\n'
+RIGHT = (
+    '[[devices]]\nname = "right_led"\npin = "GPIO17"\nkind = "led"\nmax_switches_per_minute = 3\n'
+    '[[devices]]\nname = "right_servo"\npin = "GPIO12"\nkind = "servo"\n'
+)
+
+
+async def test_one_tool_set_routes_by_device_across_boards() -> None:
+    from clawseed_edge.peripherals import share_gpio_tools
+    from clawseed_edge.testing.hardware import wired_sim_board
+
+    left = wired_sim_board(LEFT, name="left")
+    right = wired_sim_board(RIGHT, name="right")
+    async with left, right:
+        shared = share_gpio_tools([left, right])
+        assert list(left.tools()) == shared and list(right.tools()) == []
+        tools = {t.name: t for t in shared}
+        assert tools["gpio_switch"].parameters["properties"]["device"]["enum"] == [
+            "left_led",
+            "right_led",
+        ]
+        assert tools["gpio_set_level"].devices == ["right_servo"]
+
+        result = await tools["gpio_switch"].execute({"device": "right_led", "on": True}, CTX)
+        assert result.success
+        assert right.pin_factory.pin("GPIO17").state == 1
+        assert left.pin_factory.pin("GPIO17").state == 0  # the other board's GPIO17 untouched
+
+        action = tools["gpio_blink"].describe_action({"device": "right_led", "count": 2})
+        assert (action.peripheral, action.device, action.max_per_minute) == ("right", "right_led", 3)
+        status = await tools["hardware_status"].execute({}, CTX)
+        assert "left_led: led on GPIO17 (left), off" in status.output
+        assert "right_led: led on GPIO17 (right), on" in status.output
+
+
+async def test_a_device_name_on_two_boards_is_refused() -> None:
+    from clawseed_edge.api import ConfigInvalid
+    from clawseed_edge.peripherals import share_gpio_tools
+    from clawseed_edge.testing.hardware import wired_sim_board
+
+    left = wired_sim_board(LEFT, name="left")
+    again = wired_sim_board(LEFT, name="again")
+    with pytest.raises(ConfigInvalid, match=r"'left_led' is used by peripherals 'left' and 'again'"):
+        share_gpio_tools([left, again])

@@ -1,8 +1,8 @@
 """The left-to-right scan that finds call wrappers in model text, for the tool-call parser.
 
-:class:`CallScanner` looks for the markers of every shape :mod:`clawseed_edge.agent.parser`
+:class:`CallScanner` looks for the markers of every shape :mod:`clawseed_edge.agent.toolcalls.parser`
 recognises, hands each block's content to the body readers in
-:mod:`~clawseed_edge.agent.parse_elements`, and records the calls and the spans to cut. Closing
+:mod:`~clawseed_edge.agent.toolcalls.elements`, and records the calls and the spans to cut. Closing
 tags are found with cached forward searches (:class:`_Finder`) and work is charged against a
 budget, so a pass stays linear in the input.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from .parse_calls import (
+from .calls import (
     JSON_DECODER,
     WHITESPACE,
     ParsedCall,
@@ -21,7 +21,7 @@ from .parse_calls import (
     is_json_content,
     make_call,
 )
-from .parse_elements import (
+from .elements import (
     FUNCTION_CLOSE,
     FUNCTION_HEAD,
     FUNCTION_OPEN,

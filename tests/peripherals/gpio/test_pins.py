@@ -4,8 +4,8 @@ import sys
 
 import pytest
 
-from clawseed_edge.api import BoardNotFound, HardwareError
-from clawseed_edge.peripherals.pins import make_pin_factory
+from clawseed_edge.api import HardwareError, PinFactoryUnavailable
+from clawseed_edge.peripherals.gpio import make_pin_factory
 
 
 def test_mock_with_sim_and_pwm_pins() -> None:
@@ -24,5 +24,11 @@ def test_lgpio_in_simulation_is_refused() -> None:
 def test_auto_on_hardware_never_falls_back_to_mock(monkeypatch: pytest.MonkeyPatch) -> None:
     # Without lgpio (this machine), "auto" outside simulation is an error that says what to do.
     monkeypatch.setitem(sys.modules, "gpiozero.pins.lgpio", None)
-    with pytest.raises(BoardNotFound, match=r"clawseed-edge\[pi\].*--sim"):
+    with pytest.raises(PinFactoryUnavailable, match=r"clawseed-edge\[pi\].*--sim"):
         make_pin_factory("auto", sim=False)
+    try:
+        make_pin_factory("lgpio", sim=False)
+    except ImportError as exc:  # the leaf is an ImportError too: callers may catch that
+        assert isinstance(exc, PinFactoryUnavailable)
+    else:
+        pytest.fail("lgpio without the library must raise")

@@ -1,4 +1,4 @@
-"""The parsed call and the JSON decoding behind it, for :mod:`clawseed_edge.agent.parser`.
+"""The parsed call and the JSON decoding behind it, for :mod:`clawseed_edge.agent.toolcalls.parser`.
 
 Every helper is pure, never raises on bad input and works only on the slice it is given.
 """

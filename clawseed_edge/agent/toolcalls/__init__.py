@@ -1,0 +1,73 @@
+"""How tools reach the model and how its calls come back: dispatchers and the call parser.
+
+Layout (one concern per module)::
+
+    dispatch.py       the ToolDispatcher protocol, the native dispatcher, select_dispatcher
+    parsed.py         ParsedResponse: one model response read once (text, calls, history message)
+    prompt_guided.py  XmlToolDispatcher: tools described in the prompt, calls parsed from text
+    parser.py         parse_tool_calls, the public face of the parser
+    scanner.py        the left-to-right scan for call wrappers
+    elements.py       readers of block bodies (one element loop for every XML-like shape)
+    calls.py          ParsedCall and the JSON decoding
+    text.py           <think> splitting, joining cut spans
+
+The old flat paths (``clawseed_edge.agent.dispatch``, ``.xml_dispatch``, ``.parser``) still
+import. The parser and the prompt-guided dispatcher are imported on first use: a process whose
+model calls tools natively never loads them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from .dispatch import (
+    NativeToolDispatcher,
+    ToolDispatcher,
+    ensure_call_ids,
+    read_response,
+    select_dispatcher,
+)
+from .parsed import ParsedResponse
+
+if TYPE_CHECKING:
+    from .calls import ParsedCall
+    from .parser import parse_tool_calls, read_tool_calls, split_thinking
+    from .prompt_guided import XmlToolDispatcher, neutralise_markup
+
+__all__ = [
+    "NativeToolDispatcher",
+    "ParsedCall",
+    "ParsedResponse",
+    "ToolDispatcher",
+    "XmlToolDispatcher",
+    "ensure_call_ids",
+    "neutralise_markup",
+    "parse_tool_calls",
+    "read_response",
+    "read_tool_calls",
+    "select_dispatcher",
+    "split_thinking",
+]
+
+_LAZY = {
+    "ParsedCall": ".calls",
+    "XmlToolDispatcher": ".prompt_guided",
+    "neutralise_markup": ".prompt_guided",
+    "parse_tool_calls": ".parser",
+    "read_tool_calls": ".parser",
+    "split_thinking": ".parser",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,274 @@
+"""One turn, as a chain of small steps, httpx-style: each method owns one concern.
+
+:meth:`TurnRunner.run` does the bookkeeping (ids, observer events, errors to events, saving the
+history, after-turn listeners) -> :meth:`TurnRunner._tool_rounds` asks and repeats until a plain
+answer or the iteration limit -> :meth:`TurnRunner._round` is one model response and its calls.
+The Agent runs each turn in its own task (:mod:`clawseed_edge.agent.engine`); this module only
+knows how a turn goes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from clawseed_edge.api import (
+    AgentError,
+    AgentIterationLimit,
+    ApprovalRequestEvent,
+    ChatMessage,
+    ChatRequest,
+    ChunkEvent,
+    ClawseedError,
+    DoneEvent,
+    ErrorEvent,
+    ErrorObserved,
+    ProviderError,
+    ToolCall,
+    ToolContext,
+    ToolResult,
+    TurnEnded,
+    TurnStarted,
+    Usage,
+)
+
+from .approval import approval_listener
+from .history import History
+from .model_call import ask_model
+from .tool_run import run_tool_call
+from .toolcalls import ParsedResponse, read_response
+
+if TYPE_CHECKING:
+    from .engine import Agent
+
+__all__ = ["TurnHandle", "TurnRunner"]
+
+log = logging.getLogger(__name__)
+
+#: How long an after-turn listener (memory upkeep) may take, in seconds.
+LISTENER_TIMEOUT_S = 10.0
+#: How long memory recall may delay a turn before it is skipped, in seconds.
+RECALL_TIMEOUT_S = 2.0
+
+
+@dataclass(slots=True, eq=False)
+class TurnHandle:
+    """What the Agent and the caller know of a running turn."""
+
+    session_id: str
+    task: asyncio.Task[None] | None = None
+    abort_reason: str | None = None
+    error: BaseException | None = None
+    finished: bool = False
+    new_messages: list[ChatMessage] = field(default_factory=list)
+
+
+class TurnRunner:
+    """Runs one turn of ``agent`` for ``text``, sending its events to ``emit``.
+
+    Args:
+        agent: The agent whose provider, tools, hooks and sessions the turn uses.
+        text: The user's message.
+        session_id: The session whose history the turn extends.
+        context: Channel and namespace (its session and turn ids are set here).
+        handle: Where the turn leaves its error and its new messages.
+        emit: Receives the turn's events (the Agent's queue).
+    """
+
+    def __init__(
+        self,
+        agent: Agent,
+        text: str,
+        session_id: str,
+        context: ToolContext | None,
+        handle: TurnHandle,
+        emit: Callable[[object], None],
+    ) -> None:
+        self.agent = agent
+        self.text = text
+        self.session_id = session_id
+        self.turn_id = str(next(agent._turn_ids))
+        if context is None:
+            context = ToolContext(session_id=session_id, turn_id=self.turn_id)
+        else:
+            context = replace(context, session_id=session_id, turn_id=self.turn_id)
+        self.context = context
+        self.handle = handle
+        self.emit = emit
+        self.history: History | None = None
+        self.usage = Usage()
+        self.iterations = 0
+        self.outcome = "error"
+        self.answer = ""
+
+    async def run(self) -> None:
+        """The turn's bookkeeping; never raises but ``CancelledError`` (the turn was aborted).
+
+        Cancel-safe: an abort still trims and saves the history and reports ``TurnEnded``.
+        """
+        agent, emit = self.agent, self.emit
+        approval_listener.set(lambda request: emit(ApprovalRequestEvent(request)))
+        started = time.perf_counter()
+        agent._record(TurnStarted(self.session_id, self.turn_id))
+        try:
+            session = await agent._session(self.session_id)
+            async with session.lock:  # turns of one session run one at a time
+                self.history = session.history
+                await self._tool_rounds()
+        except asyncio.CancelledError:
+            self.outcome = "aborted"
+            raise
+        except ClawseedError as exc:
+            self.handle.error = exc
+            component = "provider" if isinstance(exc, ProviderError) else "agent"
+            agent._record(ErrorObserved(component, str(exc), exc.code))
+            emit(ErrorEvent(str(exc), exc.code))
+        except Exception as exc:  # a bug (ours or a plugin's): say so, never as a provider error
+            log.exception("turn %s of session %s failed", self.turn_id, self.session_id)
+            self.handle.error = exc
+            agent._record(ErrorObserved("agent", str(exc), AgentError.code))
+            emit(ErrorEvent(f"internal error: {type(exc).__name__}: {exc}", AgentError.code))
+        finally:
+            if self.history is not None:
+                self.history.trim()
+            agent._record(
+                TurnEnded(
+                    self.session_id,
+                    self.turn_id,
+                    self.outcome,  # type: ignore[arg-type]
+                    self.iterations,
+                    (time.perf_counter() - started) * 1000.0,
+                    self.usage,
+                )
+            )
+            await agent._persist(self.session_id, self.handle.new_messages)
+            if self.outcome == "done":
+                await self._notify_done()
+
+    async def _tool_rounds(self) -> None:
+        """Ask, run the calls, repeat: until a plain answer or ``max_tool_iterations``."""
+        agent = self.agent
+        self._commit([ChatMessage.user(await self._user_content())])
+        history = self.history
+        assert history is not None
+        history.trim()
+        system_prompt = agent.system_prompt()
+        tools = agent.dispatcher.tools_for_request(agent.registry.specs())
+        for self.iterations in range(1, agent.max_tool_iterations + 1):
+            request = ChatRequest(history.for_request(system_prompt), tools)
+            if await self._round(request):
+                return
+        self.outcome = "limit"
+        limit = agent.max_tool_iterations
+        self.emit(
+            ErrorEvent(
+                f"Stopped after {limit} rounds of tool calls without a final answer "
+                f"(max_tool_iterations={limit}). The tool results so far are kept; ask again "
+                "to continue, or raise max_tool_iterations.",
+                AgentIterationLimit.code,
+            )
+        )
+
+    async def _round(self, request: ChatRequest) -> bool:
+        """One round: ask the model, run its calls; True when it answered without a call."""
+        agent = self.agent
+        dispatcher = agent.dispatcher
+        streaming = agent._streaming()
+        response = await ask_model(
+            agent.provider,
+            request,
+            stream=streaming,
+            live_text=dispatcher.streams_text,
+            emit=self.emit,
+            record=agent._record,
+        )
+        self.usage = self.usage + response.usage
+        parsed = read_response(dispatcher, response)  # once: text, calls, history message
+        if parsed.text and not (dispatcher.streams_text and streaming):
+            self.emit(ChunkEvent(parsed.text))  # not already shown while it streamed
+        if parsed.calls:
+            await self._run_calls(parsed)
+            return False
+        self._commit([parsed.message])
+        self.outcome = "done"
+        self.answer = parsed.text
+        self.emit(
+            DoneEvent(
+                parsed.text,
+                self.usage,
+                self.iterations,
+                response.provider or agent.provider.name,
+                response.model or agent.provider.model,
+            )
+        )
+        return True
+
+    async def _run_calls(self, parsed: ParsedResponse) -> None:
+        """Run the response's calls in order and keep them, with their results, in history."""
+        agent = self.agent
+        results: list[tuple[ToolCall, ToolResult]] = []
+        try:
+            for call in parsed.calls:
+                results.append(
+                    await run_tool_call(
+                        call,
+                        self.context,
+                        registry=agent.registry,
+                        hooks=agent.hooks,
+                        timeout_s=agent.tool_timeout_s,
+                        max_output_chars=agent.max_tool_output_chars,
+                        emit=self.emit,
+                        record=agent._record,
+                    )
+                )
+        except asyncio.CancelledError:
+            # Keep what ran (a relay may have switched): every call gets a result.
+            results += [
+                (c, ToolResult.fail("the turn was aborted before this call finished"))
+                for c in parsed.calls[len(results) :]
+            ]
+            raise
+        finally:
+            self._commit([parsed.message, *agent.dispatcher.result_messages(results)])
+
+    def _commit(self, messages: list[ChatMessage]) -> None:
+        """Add messages to the session's history and to what this turn saves."""
+        assert self.history is not None
+        self.history.extend(messages)
+        self.handle.new_messages.extend(messages)
+
+    async def _user_content(self) -> str:
+        """The user message as the model sees it: time prefix, and recalled memory in front."""
+        agent, text = self.agent, self.text
+        content = agent._time_prefix() + text
+        memory = agent.memory
+        if memory is None or agent.memory_recall_limit <= 0 or not text.strip():
+            return content
+        try:
+            async with asyncio.timeout(RECALL_TIMEOUT_S):
+                entries = await memory.recall(
+                    text, limit=agent.memory_recall_limit, namespace=self.context.namespace
+                )
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # memory is a help, not a precondition of answering
+            log.warning("memory recall failed (%s); answering without it", exc)
+            return content
+        if not entries:
+            return content
+        lines = "\n".join(f"- {e.key}: {e.content}" for e in entries)
+        return f"[Memory]\n{lines}\n\n{content}"
+
+    async def _notify_done(self) -> None:
+        for listener in self.agent._done_listeners:
+            try:
+                async with asyncio.timeout(LISTENER_TIMEOUT_S):
+                    await listener(self.context, self.text, self.answer)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("an after-turn listener failed (the turn itself succeeded)")

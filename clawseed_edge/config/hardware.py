@@ -1,0 +1,111 @@
+"""The hardware part of a config: the legacy Pi header and the ``[[peripherals]]`` tables.
+
+Two ways to describe hardware, which may be mixed:
+
+* ``[hardware]`` + top-level ``[[devices]]``: one Pi header, the peripheral called ``pi``
+  (every file written before ``[[peripherals]]`` existed keeps working);
+* ``[[peripherals]]`` tables, each built by the factory its ``type`` names
+  (:mod:`clawseed_edge.peripherals.registry`), with their own ``[[peripherals.devices]]``.
+
+:func:`check_hardware` runs at load (errors name the file and the key); :func:`build_peripherals`
+at assembly. Device names are unique across the whole file, so one set of gpio_* tools routes
+a call to the right board by its ``device`` argument.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from clawseed_edge.api import ConfigInvalid, Peripheral
+
+from .schema import Config
+
+__all__ = ["LEGACY_PERIPHERAL", "build_peripherals", "check_hardware", "peripheral_tables"]
+
+LEGACY_PERIPHERAL = "pi"
+"""The name of the Pi header described by ``[hardware]`` + ``[[devices]]``."""
+
+
+def peripheral_tables(config: Config, source: str, registry: Any | None = None) -> list[Any]:
+    """Every ``[[peripherals]]`` table validated by its factory (``PeripheralTable`` objects).
+
+    Raises:
+        ConfigInvalid: An unknown type or a key its factory rejects (names file and key).
+    """
+    from clawseed_edge.peripherals.registry import default_registry
+
+    registry = registry or default_registry()
+    return [
+        registry.parse(table, source=source, index=i) for i, table in enumerate(config.peripherals)
+    ]
+
+
+def check_hardware(config: Config, source: str, registry: Any | None = None) -> None:
+    """Check what can be checked without building anything; called by the loader.
+
+    Raises:
+        ConfigInvalid: ``[[devices]]`` without ``[hardware] board``; a ``[[peripherals]]``
+            table its factory rejects; two peripherals, or two devices anywhere in the file,
+            with the same name (the message names both places).
+    """
+    if config.devices and config.hardware.board is None:
+        raise ConfigInvalid(
+            "[[devices]] are wired but [hardware] board is not set; set it to your Pi's id "
+            "(e.g. board = \"rpi4b\"; `clawseed-edge boards list` shows them) or to \"sim\" "
+            "for simulated pins",
+            file=source,
+            key="hardware.board",
+        )
+    tables = peripheral_tables(config, source, registry)
+    peripherals: dict[str, str] = {}
+    devices: dict[str, str] = {}
+    if config.devices:
+        peripherals[LEGACY_PERIPHERAL] = "[hardware]"
+        for i, dev in enumerate(config.devices):
+            _claim(devices, dev.name, f"devices[{i}]", source)
+    for table in tables:
+        _claim(peripherals, table.name, f"{table.key}.name", source, what="peripheral")
+        for j, name in enumerate(table.device_names()):
+            _claim(devices, name, f"{table.key}.devices[{j}]", source)
+
+
+def _claim(
+    seen: dict[str, str], name: str, place: str, source: str, *, what: str = "device"
+) -> None:
+    first = seen.get(name)
+    if first is not None:
+        raise ConfigInvalid(
+            f"{what} name {name!r} is used twice, at {first} and at {place}; names are unique "
+            f"across the whole file (the tools find a {what} by its name): rename one",
+            file=source,
+            key=f"{place}.name" if what == "device" else place,
+        )
+    seen[name] = place
+
+
+def build_peripherals(
+    config: Config, source: str, *, sim: bool = False, registry: Any | None = None
+) -> list[Peripheral]:
+    """The configured peripherals, unconnected, sharing one set of gpio_* tools.
+
+    The legacy Pi header comes first (when it has devices), then the ``[[peripherals]]`` in
+    file order. With several peripherals the first one carries the shared tool set (see
+    :func:`~clawseed_edge.peripherals.gpio.share_gpio_tools`), so an agent that registers every
+    peripheral's tools registers each tool once.
+
+    Raises:
+        ConfigInvalid / HardwareError: The config or the wiring is wrong (names file and key).
+    """
+    from clawseed_edge.peripherals.gpio import PiGpio, share_gpio_tools
+
+    check_hardware(config, source, registry)
+    peripherals: list[Peripheral] = []
+    hardware = config.hardware_with_devices()
+    if hardware.devices:
+        peripherals.append(
+            PiGpio(hardware, name=LEGACY_PERIPHERAL, sim=True if sim else None, source=source)
+        )
+    for table in peripheral_tables(config, source, registry):
+        peripherals.append(table.create(sim=sim, source=source))
+    share_gpio_tools(peripherals)
+    return peripherals

@@ -1,0 +1,78 @@
+"""The ``pi_gpio`` peripheral type: a Pi header described by a ``[[peripherals]]`` table.
+
+::
+
+    [[peripherals]]
+    name = "bench"          # the peripheral's name (unique in the config)
+    type = "pi_gpio"
+    board = "sim"           # a Pi board id (rpi4b ...), or "sim" for simulated pins
+    pin_factory = "auto"    # auto | lgpio | mock
+
+    [[peripherals.devices]] # the same keys as a top-level [[devices]] table
+    name = "bench_led"
+    pin = "GPIO17"
+    kind = "led"
+
+The legacy ``[hardware]`` + ``[[devices]]`` tables describe one such header named ``pi``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+import msgspec
+
+from clawseed_edge.api import Peripheral
+
+from .config import DeviceConfig, HardwareConfig
+from .pi_gpio import PiGpio
+
+__all__ = ["PiGpioFactory", "PiGpioSettings"]
+
+
+class PiGpioSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
+    """A ``[[peripherals]]`` table of type ``pi_gpio``.
+
+    Attributes:
+        name: The peripheral's name (letters, digits, ``_``), unique in the config.
+        type: Always ``pi_gpio``.
+        board: A Pi board id from the registry, or ``sim``; required (nothing is guessed).
+        pin_factory: ``auto`` (lgpio on hardware, mock with ``--sim``), ``lgpio`` or ``mock``.
+        devices: The wiring, ``[[peripherals.devices]]`` tables.
+    """
+
+    name: str
+    type: Literal["pi_gpio"]
+    board: str
+    pin_factory: Literal["auto", "lgpio", "mock"] = "auto"
+    devices: tuple[DeviceConfig, ...] = ()
+
+    def hardware(self) -> HardwareConfig:
+        return HardwareConfig(board=self.board, pin_factory=self.pin_factory, devices=self.devices)
+
+
+class PiGpioFactory:
+    """Builds a :class:`PiGpio` from a :class:`PiGpioSettings` table."""
+
+    settings = PiGpioSettings
+
+    def create(
+        self, settings: PiGpioSettings, *, sim: bool = False, source: str, key: str
+    ) -> Peripheral:
+        """An unconnected PiGpio; ``sim`` forces mock pins.
+
+        Raises:
+            BoardNotFound, ConfigInvalid, PinInvalid, PinReserved, PinInUse,
+            PinModeUnsupported: Bad board or wiring; the message names ``source`` and the key.
+        """
+        return PiGpio(
+            settings.hardware(),
+            name=settings.name,
+            sim=True if sim else None,
+            source=source,
+            devices_key=f"{key}.devices",
+        )
+
+    def devices(self, settings: PiGpioSettings) -> Sequence[str]:
+        return [d.name for d in settings.devices]

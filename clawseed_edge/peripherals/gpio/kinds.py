@@ -1,0 +1,105 @@
+"""Device kinds: one table owns what each kind can do, its value range and its safe value.
+
+Every other module asks a :class:`KindSpec` (``KIND_SPECS[cfg.kind]``) instead of switching on
+kind names, so a new kind is one row here (and its gpiozero class), not edits in five places.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["BLINK_LIMITS", "KIND_SPECS", "KindSpec", "blink_out_of_bounds", "kind_spec"]
+
+BLINK_LIMITS = {"count": (1, 20), "on_ms": (20, 5000), "off_ms": (20, 5000)}
+"""Bounds of ``blink`` arguments (inclusive)."""
+
+
+def blink_out_of_bounds(count: int, on_ms: int, off_ms: int) -> str:
+    """Why a blink's arguments are out of :data:`BLINK_LIMITS`, or "" when they fit."""
+    for key, value in (("count", count), ("on_ms", on_ms), ("off_ms", off_ms)):
+        lo, hi = BLINK_LIMITS[key]
+        if not lo <= value <= hi:
+            return f"{key} {value} is outside {lo}..{hi}"
+    return ""
+
+
+@dataclass(frozen=True, slots=True)
+class KindSpec:
+    """What a device kind is and may do.
+
+    Attributes:
+        name: The kind as written in the config (``pwm_led``).
+        direction: ``output`` (the model may write it) or ``input`` (read only).
+        needs: Pin capabilities, any one of which the kind needs (``pwm`` or ``pwm_soft``).
+        gpiozero_class: The gpiozero class the device is built from.
+        switch: It can be switched on/off (``gpio_switch``, ``gpio_toggle``).
+        level: It takes a level (``gpio_set_level``); its range comes from ``max_level``.
+        blink: It can blink (a relay or a servo must not chatter).
+        symmetric: Its range is -cap..cap (a servo), else 0..cap.
+        words: How its 1 and 0 read to a person (``on``/``off``, ``pressed``/``released``).
+        detaches: "off" means no pulses at all (a servo detaches), not level 0.
+    """
+
+    name: str
+    direction: Literal["output", "input"]
+    needs: tuple[str, ...]
+    gpiozero_class: str
+    switch: bool = False
+    level: bool = False
+    blink: bool = False
+    symmetric: bool = False
+    words: tuple[str, str] = ("on", "off")
+    detaches: bool = False
+
+    @property
+    def is_output(self) -> bool:
+        return self.direction == "output"
+
+    def value_range(self, max_level: float | None) -> tuple[float, float]:
+        """The (min, max) value a write may carry, the configured cap included."""
+        if not self.level:
+            return (0.0, 1.0)
+        cap = 1.0 if max_level is None else max_level
+        return (-cap, cap) if self.symmetric else (0.0, cap)
+
+    def describe(self, value: float | None) -> str:
+        """A value in words: ``on``, ``pressed``, ``at level 0.4``, ``detached``."""
+        if value is None:
+            return "detached" if self.detaches else "unknown"
+        if self.symmetric:
+            return f"at position {value:g}"
+        if self.level:
+            return "off" if value == 0 else f"at level {value:g}"
+        return self.words[0] if value else self.words[1]
+
+
+_DIGITAL_OUT = ("digital_out",)
+_PWM = ("pwm", "pwm_soft")
+_DIGITAL_IN = ("digital_in",)
+
+KIND_SPECS: dict[str, KindSpec] = {
+    spec.name: spec
+    for spec in (
+        KindSpec("led", "output", _DIGITAL_OUT, "LED", switch=True, blink=True),
+        KindSpec("pwm_led", "output", _PWM, "PWMLED", switch=True, level=True, blink=True),
+        # A relay switches mains or motors: no blinking.
+        KindSpec("relay", "output", _DIGITAL_OUT, "DigitalOutputDevice", switch=True),
+        KindSpec("button", "input", _DIGITAL_IN, "Button", words=("pressed", "released")),
+        KindSpec(
+            "digital_in", "input", _DIGITAL_IN, "DigitalInputDevice", words=("active", "inactive")
+        ),
+        KindSpec(
+            "digital_out", "output", _DIGITAL_OUT, "DigitalOutputDevice", switch=True, blink=True
+        ),
+        KindSpec("buzzer", "output", _DIGITAL_OUT, "Buzzer", switch=True, blink=True),
+        # A servo holds a position: switching it "on" means nothing, "off" detaches it.
+        KindSpec("servo", "output", _PWM, "Servo", level=True, symmetric=True, detaches=True),
+    )
+}
+"""Every kind the GPIO peripheral knows, in the order the docs list them."""
+
+
+def kind_spec(kind: str) -> KindSpec:
+    """The spec of ``kind`` (the config already restricted it to :data:`KIND_SPECS`)."""
+    return KIND_SPECS[kind]

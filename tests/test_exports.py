@@ -1,0 +1,64 @@
+"""Each package face exports exactly its public names, httpx's test_exported_members style.
+
+``__all__`` is the face's contract: every public name the face holds is in it (nothing is
+public by accident), and every name in it resolves (nothing is promised that is not there).
+Lazy faces (``providers``, ``config``, ``agent.toolcalls``) count their ``_LAZY`` names as held.
+The peripherals face has its own test in tests/peripherals.
+"""
+
+from __future__ import annotations
+
+import importlib
+import types
+
+import pytest
+
+FACES = [
+    "clawseed_edge.api",
+    "clawseed_edge.agent",
+    "clawseed_edge.agent.toolcalls",
+    "clawseed_edge.config",
+    "clawseed_edge.memory",
+    "clawseed_edge.providers",
+    "clawseed_edge.tools",
+    "clawseed_edge.testing",
+]
+
+#: The typing machinery a lazy face needs for its ``TYPE_CHECKING`` imports; not API.
+TYPING_MACHINERY = {"annotations", "TYPE_CHECKING", "Any"}
+
+
+def public_names(module: types.ModuleType) -> set[str]:
+    held = {
+        name
+        for name, value in vars(module).items()
+        if not name.startswith("_")
+        and not isinstance(value, types.ModuleType)
+        and name not in TYPING_MACHINERY
+    }
+    return held | set(getattr(module, "_LAZY", {}))
+
+
+@pytest.mark.parametrize("face", FACES)
+def test_all_equals_the_public_names(face: str) -> None:
+    module = importlib.import_module(face)
+    exported = list(module.__all__)
+    assert len(exported) == len(set(exported)), f"{face}.__all__ lists a name twice"
+    assert set(exported) == public_names(module)
+
+
+@pytest.mark.parametrize("face", FACES)
+def test_every_exported_name_resolves(face: str) -> None:
+    module = importlib.import_module(face)
+    missing = [name for name in module.__all__ if getattr(module, name, None) is None]
+    assert missing == []
+
+
+def test_a_face_with_an_extra_public_name_fails() -> None:
+    # The check must be able to fail: a public helper left out of __all__ is caught.
+    face = types.ModuleType("fake_face")
+    face.__all__ = ["Thing"]  # type: ignore[attr-defined]
+    face.Thing = object  # type: ignore[attr-defined]
+    face.helper = len  # type: ignore[attr-defined]
+    assert set(face.__all__) != public_names(face)  # type: ignore[attr-defined]
+    assert public_names(face) == {"Thing", "helper"}
