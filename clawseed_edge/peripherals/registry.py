@@ -32,6 +32,7 @@ import msgspec
 from clawseed_edge.api import ConfigInvalid, Peripheral
 
 from .gpio.factory import PiGpioFactory
+from .serial.factory import NucleoFactory
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -187,4 +188,5 @@ def default_registry() -> PeripheralFactoryRegistry:
     """A registry with the built-in types (plugins load on demand)."""
     registry = PeripheralFactoryRegistry()
     registry.register("pi_gpio", PiGpioFactory())
+    registry.register("nucleo", NucleoFactory())
     return registry

@@ -25,26 +25,25 @@ from clawseed_edge.api import (
     HardwareError,
     HealthStatus,
     Lifecycle,
+    PeripheralClosed,
     PinModeUnsupported,
     PinReserved,
-    PolicyRateLimited,
-    ResourceClosed,
     Tool,
     ToolArgumentsInvalid,
 )
 
 from ..boards import BoardSpec, default_registry
-from ..config import DeviceConfig, validate_devices
-from ..inputs import EventHub, EventStream, InputEvent, RateWindow
+from ..gpio import DeviceConfig, HardwareConfig, build_tools, validate_devices
+from ..gpio.devices import BlinkTasks
+from ..gpio.inputs import EventHub, EventStream, InputEvent
+from ..gpio.kinds import blink_out_of_bounds
 from .devices import SerialDevice, check_nucleo_devices
 from .link import BoardLink, LinkOptions
 from .protocol import BoardEvent
 
-__all__ = ["BLINK_LIMITS", "SerialBoard"]
+__all__ = ["SerialBoard"]
 
 log = logging.getLogger(__name__)
-
-BLINK_LIMITS = {"count": (1, 20), "on_ms": (20, 5000), "off_ms": (20, 5000)}
 
 
 class SerialBoard:
@@ -59,7 +58,12 @@ class SerialBoard:
         sim: Attach a virtual board running the repository's firmware instead.
         options: Link timing (timeouts, back-off, the board-side watchdog period).
         source: The config file, for error messages.
-        clock: Monotonic clock for the per-device switch limit.
+        devices_key: Where the devices sit in that file (``peripherals[1].devices``).
+        wall_clock: Unix seconds stamped on input events.
+
+    Switch limits are the SecurityPolicy's to enforce (the tools' DeviceActions carry them),
+    as for Pi GPIO. It is a :class:`~clawseed_edge.peripherals.gpio.GpioPort`: the gpio_*
+    tools and ``hardware_status`` reach its devices by name, shared with other boards.
 
     Raises:
         BoardNotFound: Unknown board id. HardwareError: Not a microcontroller board.
@@ -76,7 +80,8 @@ class SerialBoard:
         sim: bool = False,
         options: LinkOptions | None = None,
         source: str = "config.toml",
-        clock: Callable[[], float] = time.monotonic,
+        devices_key: str = "devices",
+        wall_clock: Callable[[], float] = time.time,
     ) -> None:
         self.board = default_registry().get(board) if isinstance(board, str) else board
         if self.board.family != "mcu":
@@ -88,16 +93,18 @@ class SerialBoard:
         self.port = port
         self.sim = sim
         self.options = options or LinkOptions()
-        wired = validate_devices(self.board, devices, source)
+        wired = validate_devices(self.board, devices, source, devices_key)
         check_nucleo_devices(self.board, wired, source)
+        # The run command turns input edges into messages from hardware.devices, as for a Pi.
+        self.hardware = HardwareConfig(board=self.board.id, devices=tuple(devices))
         self._devices = {w.name: SerialDevice(w) for w in wired}
         self._by_pin = {d.pin_name: d for d in self._devices.values()}
         self.state = Lifecycle.UNOPENED
         self.virtual: Any = None
         self.link: BoardLink | None = None
         self._hub = EventHub()
-        self._rate = RateWindow(clock)
-        self._blinks: dict[str, asyncio.Task[None]] = {}
+        self._wall_clock = wall_clock
+        self._blinks = BlinkTasks()
         self._tools: list[Tool] | None = None
 
     # --- lifecycle ----------------------------------------------------------------------------
@@ -119,7 +126,7 @@ class SerialBoard:
         if self.state is Lifecycle.OPEN:
             return
         if self.state is not Lifecycle.UNOPENED:
-            raise ResourceClosed(f"peripheral {self.name!r} was disconnected; make a new one")
+            raise PeripheralClosed(f"peripheral {self.name!r} was disconnected; make a new one")
         port, lister = self.port, None
         if self.sim:
             from .virtual import VirtualBoard
@@ -163,7 +170,7 @@ class SerialBoard:
             await self._close_link()
             return
         self.state = Lifecycle.CLOSING
-        self._cancel_blinks()
+        self._blinks.cancel_all()
         try:
             if self.connected:
                 await self._safe()
@@ -188,7 +195,7 @@ class SerialBoard:
             HardwareError: Not connected, or the board did not answer.
         """
         self._require_open()
-        self._cancel_blinks()
+        self._blinks.cancel_all()
         await self._safe()
 
     async def _safe(self) -> None:
@@ -238,8 +245,14 @@ class SerialBoard:
         return "\n".join(lines)
 
     def tools(self) -> Sequence[Tool]:
-        """No tools of its own yet: the gpio tools reach these devices by name."""
-        return self._tools or []
+        """The gpio_* tools for these devices (or the set shared with other boards)."""
+        if self._tools is None:
+            self._tools = build_tools([self])
+        return self._tools
+
+    def share_tools(self, tools: Sequence[Tool]) -> None:
+        """Make :meth:`tools` return ``tools`` (a set shared with other peripherals, or none)."""
+        self._tools = list(tools)
 
     # --- device access ------------------------------------------------------------------------
 
@@ -265,14 +278,14 @@ class SerialBoard:
         """Switch an output on or off (a ``pwm_led`` goes to its cap).
 
         Raises:
-            DeviceNotFound, PinModeUnsupported, PolicyRateLimited, BoardDisconnected,
-            BoardTimeout, PinReserved (refused by the firmware), HardwareError.
+            DeviceNotFound, PinModeUnsupported, BoardDisconnected, BoardTimeout,
+            PinReserved (refused by the firmware), HardwareError.
 
         Safe to cancel; a request already sent still happens on the board.
         """
         dev = self._output(name, "switch")
-        if dev.kind == "servo":
-            raise PinModeUnsupported(f"{name} is a servo: use gpio_set_level with a position")
+        if not dev.spec.switch:
+            raise PinModeUnsupported(f"{name} is a {dev.kind}: use gpio_set_level with a position")
         return await self._write(dev, dev.wired.config.level_range()[1] if on else 0.0)
 
     async def toggle(self, name: str) -> float | None:
@@ -283,7 +296,7 @@ class SerialBoard:
     async def set_level(self, name: str, level: float) -> float | None:
         """A ``pwm_led`` level (0..cap) or a ``servo`` position (-cap..cap)."""
         dev = self._output(name, "set a level on")
-        if dev.kind not in ("pwm_led", "servo"):
+        if not dev.spec.level:
             raise PinModeUnsupported(f"{name} is a {dev.kind}: only pwm_led and servo take a level")
         lo, hi = dev.wired.config.level_range()
         if not lo <= level <= hi:
@@ -303,14 +316,12 @@ class SerialBoard:
     async def blink(self, name: str, count: int, on_ms: int, off_ms: int) -> None:
         """Blink an output in the background, ending off; see the Pi GPIO peripheral."""
         dev = self._output(name, "blink")
-        if dev.kind in ("servo", "relay"):
+        if not dev.spec.blink:
             raise PinModeUnsupported(f"{name} is a {dev.kind}: it cannot blink")
-        for key, value in (("count", count), ("on_ms", on_ms), ("off_ms", off_ms)):
-            lo, hi = BLINK_LIMITS[key]
-            if not lo <= value <= hi:
-                raise ToolArgumentsInvalid(f"{key} {value} is outside {lo}..{hi}")
-        self._take_rate(dev, 2 * count)
-        self._cancel_blink(name)
+        why = blink_out_of_bounds(count, on_ms, off_ms)
+        if why:
+            raise ToolArgumentsInvalid(why)
+        self._blinks.cancel(name)
         on_value = dev.wired.config.level_range()[1]
 
         async def run() -> None:
@@ -320,11 +331,11 @@ class SerialBoard:
                 await self._send_write(dev, 0.0)
                 await asyncio.sleep(off_ms / 1000)
 
-        task = asyncio.get_running_loop().create_task(run(), name=f"blink-{name}")
-        self._blinks[name] = task
-        task.add_done_callback(
-            lambda t: self._blinks.pop(name, None) if self._blinks.get(name) is t else None
-        )
+        self._blinks.start(name, run())
+
+    def blinking(self, name: str) -> asyncio.Task[None] | None:
+        """The running blink task of ``name``, if any (tests await it)."""
+        return self._blinks.get(name)
 
     async def status(self) -> list[dict[str, Any]]:
         """Every device's state; inputs are read from the board."""
@@ -353,7 +364,7 @@ class SerialBoard:
             if value == dev.value:
                 return  # the level came back before we saw it leave
             dev.value = value
-            self._hub.emit(InputEvent(dev.name, int(value), time.time(), dev.pin_name))
+            self._hub.emit(InputEvent(dev.name, int(value), self._wall_clock(), dev.pin_name))
         elif event.name == "watchdog":
             log.warning("%s: the board's watchdog set the outputs safe: %s", self.name, event.data)
             for dev in self._devices.values():
@@ -363,8 +374,10 @@ class SerialBoard:
     # --- internals ----------------------------------------------------------------------------
 
     def _require_open(self) -> None:
+        if self.state is Lifecycle.UNOPENED:
+            raise HardwareError(f"peripheral {self.name!r} is not connected yet; connect() first")
         if self.state is not Lifecycle.OPEN:
-            raise HardwareError(f"peripheral {self.name!r} is not connected ({self.state.value})")
+            raise PeripheralClosed(f"peripheral {self.name!r} is {self.state.value}")
 
     def _output(self, name: str, verb: str) -> SerialDevice:
         self._require_open()
@@ -373,21 +386,8 @@ class SerialBoard:
             raise PinModeUnsupported(f"{name} is an input ({dev.kind}): cannot {verb} it")
         return dev
 
-    def _take_rate(self, dev: SerialDevice, cost: int = 1) -> None:
-        limit = dev.wired.config.max_switches_per_minute
-        if limit is not None and cost > limit:
-            raise PolicyRateLimited(
-                f"{dev.name} may switch at most {limit} times per minute and this call needs {cost}"
-            )
-        if not self._rate.allow(dev.name, limit, cost):
-            wait = self._rate.retry_after(dev.name)
-            raise PolicyRateLimited(
-                f"{dev.name} may switch at most {limit} times per minute; try again in {wait:.0f} s"
-            )
-
     async def _write(self, dev: SerialDevice, value: float | None) -> float | None:
-        self._take_rate(dev)
-        self._cancel_blink(dev.name)
+        self._blinks.cancel(dev.name)
         return await self._send_write(dev, value)
 
     async def _send_write(self, dev: SerialDevice, value: float | None) -> float | None:
@@ -405,12 +405,3 @@ class SerialBoard:
             if exc.board_code == "pin_reserved":
                 raise PinReserved(str(exc)) from exc
             raise
-
-    def _cancel_blink(self, name: str) -> None:
-        task = self._blinks.pop(name, None)
-        if task is not None:
-            task.cancel()
-
-    def _cancel_blinks(self) -> None:
-        for name in list(self._blinks):
-            self._cancel_blink(name)

@@ -17,7 +17,8 @@ from typing import Any
 from clawseed_edge.api import ConfigInvalid, PinInUse
 
 from ..boards import BoardSpec
-from ..config import OUTPUT_KINDS, WiredDevice
+from ..gpio.config import DeviceConfig, WiredDevice
+from ..gpio.kinds import KindSpec
 
 __all__ = ["PWM_FREQ_HZ", "SERVO_FREQ_HZ", "SerialDevice", "check_nucleo_devices"]
 
@@ -38,8 +39,8 @@ def check_nucleo_devices(
     channels: dict[str, WiredDevice] = {}
     for dev in wired:
         cfg = dev.config
-        if cfg.kind in ("pwm_led", "servo"):
-            level_only = cfg.safe == "off" or (cfg.safe == "on" and cfg.kind == "pwm_led")
+        if cfg.spec.level:
+            level_only = cfg.safe == "off" or (cfg.safe == "on" and not cfg.spec.detaches)
             if not level_only:
                 raise ConfigInvalid(
                     f"device {cfg.name!r}: on a Nucleo the safe value is a pin level ('off', or "
@@ -87,8 +88,18 @@ class SerialDevice:
         return self.wired.pin.name
 
     @property
+    def spec(self) -> KindSpec:
+        """What the device's kind can do."""
+        return self.wired.config.spec
+
+    @property
+    def config(self) -> DeviceConfig:
+        """The device's configuration."""
+        return self.wired.config
+
+    @property
     def is_output(self) -> bool:
-        return self.kind in OUTPUT_KINDS
+        return self.spec.is_output
 
     def _bit(self, on: bool) -> int:
         # The pin level for "on"/"off" (a relay board wired active-low inverts it).
@@ -121,12 +132,12 @@ class SerialDevice:
         mode = {
             "pin": self.pin_name,
             "mode": "out",
-            "value": self._bit(on and cfg.kind != "servo"),
-            "safe": self._bit(cfg.safe == "on" and cfg.kind != "servo"),
+            "value": self._bit(on and not cfg.spec.detaches),
+            "safe": self._bit(cfg.safe == "on" and not cfg.spec.detaches),
         }
         requests: list[tuple[str, dict[str, Any]]] = [("pin.mode", mode)]
-        value: float | None = None if cfg.kind == "servo" else float(on)
-        if cfg.kind in ("pwm_led", "servo") and initial != "off":
+        value: float | None = None if cfg.spec.detaches else float(on)
+        if cfg.spec.level and initial != "off":
             level = cfg.level_range()[1] if initial == "on" else float(initial)
             requests.append(self.write_request(level))
             value = level
@@ -135,7 +146,7 @@ class SerialDevice:
     def write_request(self, value: float | None) -> tuple[str, dict[str, Any]]:
         """(op, args) that drive the output to ``value`` (range already checked)."""
         cfg = self.wired.config
-        if cfg.kind == "servo":
+        if cfg.spec.detaches:  # a servo: positions -1..1 as 1..2 ms pulses
             if value is None:
                 return "pin.write", {"pin": self.pin_name, "value": 0}  # detach: no pulses
             pulse_ms = SERVO_CENTRE_MS + value * SERVO_SPAN_MS
@@ -144,7 +155,7 @@ class SerialDevice:
                 "freq": SERVO_FREQ_HZ,
                 "duty": round(pulse_ms * SERVO_FREQ_HZ / 1000, 6),
             }
-        if cfg.kind == "pwm_led":
+        if cfg.spec.level:  # a pwm_led
             level = value or 0.0
             if level <= 0.0:
                 return "pin.write", {"pin": self.pin_name, "value": self._bit(False)}
@@ -161,10 +172,10 @@ class SerialDevice:
     def safe_value(self) -> float | None:
         """The logical value the safe state leaves (None: a detached servo)."""
         cfg = self.wired.config
-        if cfg.kind == "servo" and cfg.safe == "off":
+        if cfg.spec.detaches and cfg.safe == "off":
             return None
         if cfg.safe == "on":
-            return cfg.level_range()[1] if cfg.kind == "pwm_led" else 1.0
+            return cfg.level_range()[1] if cfg.spec.level else 1.0
         return 0.0
 
     def state(self) -> dict[str, Any]:

@@ -1,7 +1,9 @@
 """The host's connection to a board's firmware: requests and replies over pyserial, on asyncio.
 
-:class:`BoardLink` owns one serial port. Blocking reads run on the link's own reader thread;
-writes go through a single writer thread, so the event loop never waits on the port. Replies
+:class:`BoardLink` owns one serial port and two
+:class:`~clawseed_edge.peripherals.worker.BlockingWorker` threads: the reader runs one blocking
+read loop per connection (it ends when the port closes), the writer opens, writes and closes
+the port in FIFO order, so the event loop never waits on the port. Replies
 are matched to requests by id (:mod:`.protocol`); unsolicited events go to ``on_event``.
 
 Connecting checks the firmware with ``hello``: protocol, firmware version and pin-table hash
@@ -23,9 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import threading
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +40,7 @@ from clawseed_edge.api import (
 )
 
 from ..boards import BoardSpec
+from ..worker import BlockingWorker
 from .bundle import firmware_version
 from .pintable import table_hash
 from .ports import PortLister, find_ports, list_usb_ports
@@ -131,8 +132,9 @@ class BoardLink:
         self._proto = SerialProtocol()
         self._pending: dict[int, asyncio.Future[Reply]] = {}
         self._link: Any = None
-        self._reader: threading.Thread | None = None
-        self._writer: ThreadPoolExecutor | None = None
+        self._reader: BlockingWorker | None = None
+        self._read_job: asyncio.Future[None] | None = None
+        self._writer: BlockingWorker | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._repl_seen: asyncio.Event | None = None
@@ -156,7 +158,8 @@ class BoardLink:
         if self.state is not Lifecycle.UNOPENED:
             raise ResourceClosed(f"the link to {self.name} was closed; make a new one")
         self._loop = asyncio.get_running_loop()
-        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"serial-w-{self.name}")
+        self._writer = BlockingWorker(f"serial-w-{self.name}")
+        self._reader = BlockingWorker(f"serial-r-{self.name}")
         # Open for requests from here on: on_connect (the device setup) runs inside _connect.
         self.state = Lifecycle.OPEN
         try:
@@ -164,9 +167,7 @@ class BoardLink:
         except BaseException:
             self.state = Lifecycle.UNOPENED
             self.connected = False
-            self._drop_port()
-            self._writer.shutdown(wait=False)
-            self._writer = None
+            await self._close_workers()
             raise
         self._spawn(self._heartbeat())
 
@@ -181,12 +182,21 @@ class BoardLink:
             with contextlib.suppress(BaseException):
                 await task
         self._fail_pending(ResourceClosed(f"the link to {self.name} was closed"))
-        self._drop_port()
-        if self._writer is not None:
-            self._writer.shutdown(wait=True)
-            self._writer = None
         self.connected = False
+        await self._close_workers()
         self.state = Lifecycle.CLOSED
+
+    async def _close_workers(self) -> None:
+        # Closing the port ends the reader's blocking read; then both workers finish.
+        self._drop_port()
+        for worker in (self._writer, self._reader):
+            if worker is not None:
+                await worker.aclose()
+        if self._read_job is not None:
+            with contextlib.suppress(BaseException):
+                await self._read_job
+            self._read_job = None
+        self._writer = self._reader = None
 
     @property
     def lost_reason(self) -> str:
@@ -244,7 +254,7 @@ class BoardLink:
         if link is None or writer is None:
             raise BoardDisconnected(f"{self.name} is disconnected")
         try:
-            await asyncio.get_running_loop().run_in_executor(writer, link.write, data)
+            await writer.run(link.write, data)
         except Exception as exc:  # pyserial's SerialException or OSError: the cable went away
             self._lost(f"write failed: {exc}")
             raise BoardDisconnected(f"{self.name} went away while writing: {exc}") from exc
@@ -267,14 +277,13 @@ class BoardLink:
         return found[0].device
 
     async def _connect(self, port: str) -> None:
-        loop = asyncio.get_running_loop()
-        self._link = await loop.run_in_executor(self._writer, self._opener, port)
+        assert self._writer is not None and self._reader is not None
+        self._link = await self._writer.run(self._opener, port)
         self._proto.reset()
         self._repl_seen = asyncio.Event()
-        self._reader = threading.Thread(
-            target=self._read_forever, args=(self._link,), daemon=True, name=f"serial-r-{self.name}"
-        )
-        self._reader.start()
+        # The reader worker runs jobs in order: this read loop starts after the previous
+        # connection's loop has ended (its port was closed).
+        self._read_job = asyncio.ensure_future(self._reader.run(self._read_forever, self._link))
         self.connected = True
         if self.serial_number is None:
             for found in find_ports([self.board], lister=self._lister):
@@ -397,10 +406,9 @@ class BoardLink:
         link, self._link = self._link, None
         if link is not None:
             with contextlib.suppress(Exception):
-                link.close()  # the reader thread's blocked read ends with an error
-        if self._reader is not None:
-            self._reader.join(timeout=2)
-            self._reader = None
+                # On the calling thread, not the writer: a write stuck on a dead port must not
+                # keep the port open. The reader's blocked read then ends with an error.
+                link.close()
 
     async def _reconnect(self) -> None:
         delay, longest = self.options.backoff_s

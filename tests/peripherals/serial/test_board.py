@@ -13,10 +13,9 @@ from clawseed_edge.api import (
     PinInUse,
     PinModeUnsupported,
     PinReserved,
-    PolicyRateLimited,
     ToolArgumentsInvalid,
 )
-from clawseed_edge.peripherals.config import loads_hardware_toml
+from clawseed_edge.peripherals.gpio import loads_hardware_toml
 from clawseed_edge.peripherals.serial.board import SerialBoard
 from clawseed_edge.peripherals.serial.link import LinkOptions
 
@@ -95,11 +94,8 @@ async def test_switch_toggle_level_and_servo(nucleo: SerialBoard) -> None:
         await nucleo.switch("button", True)
 
 
-async def test_rate_limit_and_safe_state(nucleo: SerialBoard) -> None:
+async def test_safe_state_done_by_the_firmware(nucleo: SerialBoard) -> None:
     await nucleo.switch("fan", True)
-    await nucleo.switch("fan", False)
-    with pytest.raises(PolicyRateLimited):
-        await nucleo.switch("fan", True)
     await nucleo.switch("green_led", True)
     await nucleo.set_level("lamp", 0.5)
     await nucleo.apply_safe_state()
