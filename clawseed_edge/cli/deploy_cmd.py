@@ -16,7 +16,9 @@ def register(subparsers: Any) -> None:
         "the raw REPL, soft-resets, and confirms the new firmware answers hello.",
     )
     parser.add_argument(
-        "--board", required=True, metavar="ID", help="the Nucleo's board id (nucleo-f401re)"
+        "--board",
+        metavar="ID",
+        help="the Nucleo's board id (default: the one nucleo peripheral in the config)",
     )
     parser.add_argument(
         "--port",
@@ -43,10 +45,13 @@ def _deploy(args: argparse.Namespace) -> int:
     from .common import fail
 
     try:
-        board = default_registry().get(args.board)
+        board_id, config_port = args.board, None
+        if board_id is None:
+            board_id, config_port = _from_config(args)
+        board = default_registry().get(board_id)
         if board.family != "mcu":
             return fail(f"{board.id} is not a Nucleo; deploy puts firmware on microcontrollers", 2)
-        port = args.port or pick_port([board]).device
+        port = args.port or config_port or pick_port([board]).device
         bundle = FirmwareBundle.build(board, compiled=not args.source)
         total = sum(len(data) for data in bundle.files.values())
         print(f"deploying firmware {bundle.version} for {board.id} to {port} ({total} bytes)")
@@ -62,6 +67,27 @@ def _deploy(args: argparse.Namespace) -> int:
         f"{hello.get('mem_free')} bytes free"
     )
     return 0
+
+
+def _from_config(args: argparse.Namespace) -> tuple[str, str | None]:
+    """(board id, port or None) of the one ``type = "nucleo"`` peripheral in the config.
+
+    Raises:
+        ConfigInvalid: The config names none or several (the message says to pass --board).
+    """
+    from clawseed_edge.api import ConfigInvalid
+    from clawseed_edge.config.file import load_config
+    from clawseed_edge.config.hardware import peripheral_tables
+
+    loaded = load_config(getattr(args, "config", None))
+    tables = [t for t in peripheral_tables(loaded.config, loaded.source) if t.type == "nucleo"]
+    if len(tables) != 1:
+        found = ", ".join(f"{t.name} ({t.settings.board})" for t in tables) or "none"
+        raise ConfigInvalid(
+            f"pass --board ID: deploy needs one Nucleo and {loaded.source} names {found}",
+            file=loaded.source,
+        )
+    return tables[0].settings.board, tables[0].settings.port
 
 
 def _show_progress(name: str, written: int, size: int) -> None:
