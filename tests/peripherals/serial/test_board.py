@@ -154,3 +154,16 @@ def test_wiring_refused_on_the_host() -> None:
         SerialBoard(
             "nucleo-f401re", devices('[[devices]]\nname="x"\npin="D3"\nkind="pwm_led"\nsafe=0.3\n')
         )
+
+
+async def test_button_edges_become_rule_messages_like_pi_buttons() -> None:
+    from clawseed_edge.peripherals.gpio import InputRules
+
+    wiring = WIRING.replace("bounce_ms = 0", 'bounce_ms = 0\non_press = "B1 was pressed"')
+    async with SerialBoard("nucleo-f401re", devices(wiring), sim=True, options=FAST) as board:
+        rules = InputRules(board.hardware.devices)
+        async with board.events() as events:
+            board.virtual.state.drive_input("PC13", 0)
+            async with asyncio.timeout(20):  # a bound, not a measurement
+                message = await anext(rules.messages(events))
+    assert (message.device, message.text) == ("button", "B1 was pressed")
