@@ -3,6 +3,13 @@
 # The module is passed in, never imported here: on the board it is MicroPython's
 # `machine`, on the virtual board a simulated one, under the webassembly port a
 # JS module registered as `machine`. The core above never sees which.
+#
+# _TYPING is true only for mypy (firmware/mypy.ini: always_true), so the pins, buses and
+# converters below are checked against MicroPython's machine stubs; the board never runs
+# the import.
+_TYPING = False
+if _TYPING:
+    import machine as _machine
 
 
 class Hardware:
@@ -15,7 +22,7 @@ class Hardware:
         self._i2c = None
         self._out = {}  # pin name -> True while it is configured as an output
 
-    def _pin(self, name):
+    def _pin(self, name: str) -> "_machine.Pin":
         pin = self._pins.get(name)
         if pin is None:
             pin = self.machine.Pin(name)
@@ -34,12 +41,12 @@ class Hardware:
             pin.value(value)
         else:
             self._out.pop(name, None)
-            p = None
             if pull == "up":
-                p = m.Pin.PULL_UP
+                pin.init(m.Pin.IN, m.Pin.PULL_UP)
             elif pull == "down":
-                p = m.Pin.PULL_DOWN
-            pin.init(m.Pin.IN, p)
+                pin.init(m.Pin.IN, m.Pin.PULL_DOWN)
+            else:
+                pin.init(m.Pin.IN)  # no pull (the stubs take an int, not None)
 
     def pin_read(self, name):
         return 1 if self._pin(name).value() else 0
@@ -49,8 +56,8 @@ class Hardware:
         pwm = self._pwms.get(name)
         if hasattr(self.machine, "PWM"):
             if pwm is None:
-                pwm = self.machine.PWM(self._pin(name), freq=freq, duty_u16=duty_u16)
-                self._pwms[name] = pwm
+                new = self.machine.PWM(self._pin(name), freq=freq, duty_u16=duty_u16)  # type: _machine.PWM
+                self._pwms[name] = new
             else:
                 pwm.freq(freq)
                 pwm.duty_u16(duty_u16)
@@ -74,9 +81,10 @@ class Hardware:
             pwm.deinit()
 
     def adc_read(self, name, channel):
-        return self.machine.ADC(self._pin(name)).read_u16()
+        adc = self.machine.ADC(self._pin(name))  # type: _machine.ADC
+        return adc.read_u16()
 
-    def _bus(self, sda, scl):
+    def _bus(self, sda: str, scl: str) -> "_machine.SoftI2C":
         # A software I2C on the board file's SDA/SCL pins: the same pins on every
         # MicroPython build, whatever hardware bus its board config maps there.
         if self._i2c is None:
