@@ -65,6 +65,7 @@ class Core:
         self._outputs = {}  # pin -> safe value (0/1), for every pin driven as output or PWM
         self._pwm = {}  # pin -> (freq, duty)
         self._inputs = {}  # pin -> [edges, bounce_ms, last value, last change ms]
+        self._read_as_input = {}  # pins made inputs by pin.mode or a first pin.read
         self._watchdog_ms = 0  # 0: off until the host asks for it
         self._last_rx = None  # ticks of the last valid request
         self._tripped = False
@@ -271,6 +272,7 @@ def _op_pin_mode(core, args):
     bounce = _check_int(args, "bounce_ms", 0, MAX_BOUNCE_MS, 20)
     core.hw.pin_mode(name, "in", pull, None)
     core._outputs.pop(name, None)
+    core._read_as_input[name] = True
     value = core.hw.pin_read(name)
     if edges is None:
         core._inputs.pop(name, None)
@@ -281,12 +283,18 @@ def _op_pin_mode(core, args):
 
 def _op_pin_read(core, args):
     name = core.resolve(args, need=CAP_IN)
+    if name not in core._outputs and name not in core._read_as_input and name not in core._pwm:
+        # A pin never configured may sit in its reset state (analog on many STM32s), where a
+        # digital read says 0 whatever the level: make it a plain input first.
+        core.hw.pin_mode(name, "in", None, None)
+        core._read_as_input[name] = True
     return {"value": core.hw.pin_read(name)}
 
 
 def _drive(core, name, value):
     core._pwm_release(name)
     core._inputs.pop(name, None)
+    core._read_as_input.pop(name, None)
     if name not in core._outputs:
         core._outputs[name] = 0
     core.hw.pin_mode(name, "out", None, value)
@@ -321,6 +329,7 @@ def _op_pwm_set(core, args):
                 % (name, other, spec[2], spec[3], other),
             )
     core._inputs.pop(name, None)
+    core._read_as_input.pop(name, None)
     if name not in core._outputs:
         core._outputs[name] = 0
     core.hw.pwm_set(name, freq, int(duty * 65535 + 0.5), spec[2], spec[3])

@@ -146,3 +146,9 @@ def test_edges_become_events_with_debounce(fw: CoreDriver) -> None:
     fw.advance(10)
     fw.state.drive_input("PC13", 0)
     assert fw.advance(10) == []  # inside the bounce window
+
+
+def test_reading_an_unconfigured_pin_makes_it_an_input_first(fw: CoreDriver) -> None:
+    fw.state.drive_input("PA10", 1)
+    assert fw.ok("pin.read", pin="D2") == {"value": 1}
+    assert fw.state.modes["PA10"] == "in"
