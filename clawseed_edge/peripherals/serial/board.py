@@ -231,17 +231,27 @@ class SerialBoard:
     # --- description, tools -------------------------------------------------------------------
 
     def describe(self) -> str:
-        """Lines for the system prompt: the board and each device."""
+        """Lines for the system prompt: the board and each device, as for a Pi header."""
         where = "a virtual board (simulation)" if self.sim else "USB serial"
         lines = [f"Board {self.name}: {self.board.name} ({self.board.id}) over {where}."]
+        if not self._devices:
+            lines.append("No devices are wired to it.")
         for dev in self._devices.values():
-            cfg = dev.wired.config
+            cfg = dev.config
             pin = dev.wired.pin
             header = f", header {pin.header}" if pin.header else ""
-            text = f"- {cfg.name}: {cfg.kind} on {pin.name}{header}"
+            parts = [f"- {cfg.name}: {cfg.kind} on {pin.name}{header}"]
             if cfg.description:
-                text += f"; {cfg.description}"
-            lines.append(text + ("" if dev.is_output else "; input (read only)"))
+                parts.append(cfg.description)
+            if dev.spec.level:
+                lo, hi = cfg.level_range()
+                parts.append(f"level {lo:g}..{hi:g}")
+            if cfg.approval:
+                parts.append("every change asks the user first")
+            if cfg.max_switches_per_minute:
+                parts.append(f"at most {cfg.max_switches_per_minute} switches per minute")
+            parts.append(f"safe value {cfg.safe}" if dev.is_output else "input (read only)")
+            lines.append("; ".join(parts))
         return "\n".join(lines)
 
     def tools(self) -> Sequence[Tool]:
