@@ -164,3 +164,22 @@ def test_watchdog_under_micropython_returns_outputs_to_safe(wasm: Any) -> None:
         {"event": "watchdog", "period_ms": 500, "safe": ["PA5"]}
     ]
     assert lines[-1] == "0"
+
+
+def test_line_assembly_and_bounds_under_micropython(wasm: Any) -> None:
+    from .conftest import CoreDriver
+
+    data = (
+        b'{"id": 41, "op": "ping"}\r\n'
+        + b'{"id": 42, "op": "pi'
+        + b'ng"}\n'
+        + b"x" * 700
+        + b"\n\xff\xfe\x00garbage\n"
+        + b'{"id": 43, "op": "ping"}\n'
+    )
+    script = f"fc = clawseed_core.Core(clawseed_hw.Hardware(machine), clawseed_pins)\nfor r in fc.feed({data!r}):\n print(r)\n"
+    under_micropython = [json.loads(line) for line in wasm.exec(script).decode().splitlines()]
+    on_cpython = [json.loads(line) for line in CoreDriver().core.feed(data)]
+    assert under_micropython == on_cpython
+    assert [r["id"] for r in under_micropython] == [41, 42, None, None, 43]
+    assert under_micropython[2]["error"]["code"] == "line_too_long"
