@@ -25,10 +25,13 @@ from ..boards import BoardSpec
 __all__ = [
     "FLASH_BASE",
     "FlashResult",
+    "FlashVerifyFailed",
     "find_probe",
     "flash_firmware",
+    "image_segments",
     "pack_for_target",
     "resolve_target",
+    "verify_image",
 ]
 
 FLASH_BASE = 0x0800_0000  # where a raw .bin image goes on every STM32
@@ -151,6 +154,46 @@ def find_probe(unique_id: str | None = None, timeout_s: float = PROBE_SCAN_TIMEO
     return ids[0]
 
 
+class FlashVerifyFailed(HardwareError):
+    """What the flash holds after programming differs from the image."""
+
+    code = "flash_verify_failed"
+
+
+def image_segments(image: Path) -> list[tuple[int, bytes]]:
+    """(address, bytes) runs of a .bin (at :data:`FLASH_BASE`) or .hex image; [] for ELF.
+
+    An ELF image is programmed section by section by pyocd and not re-read here.
+    """
+    suffix = image.suffix.lower()
+    if suffix == ".bin":
+        return [(FLASH_BASE, image.read_bytes())]
+    if suffix == ".hex":
+        from intelhex import IntelHex  # a pyocd dependency
+
+        hexfile = IntelHex(str(image))
+        return [(lo, hexfile.tobinstr(lo, hi - 1)) for lo, hi in hexfile.segments()]
+    return []
+
+
+def verify_image(target: Any, image: Path, chunk: int = 4096) -> None:
+    """Read the flash back and compare it with ``image``, ``chunk`` bytes at a time.
+
+    Raises:
+        FlashVerifyFailed: The first differing address is named.
+    """
+    for start, data in image_segments(image):
+        for offset in range(0, len(data), chunk):
+            want = data[offset : offset + chunk]
+            got = bytes(target.read_memory_block8(start + offset, len(want)))
+            if got != want:
+                first = next(i for i, (a, b) in enumerate(zip(got, want, strict=True)) if a != b)
+                raise FlashVerifyFailed(
+                    f"verification failed at 0x{start + offset + first:08x}: the flash does not "
+                    "hold the image; flash again, and if it repeats, erase the chip first"
+                )
+
+
 def check_image(image: Path) -> None:
     """Raises HardwareError when ``image`` is missing or not a flashable file type."""
     if not image.is_file():
@@ -197,8 +240,9 @@ def flash_firmware(
             programmer = FileProgrammer(session, progress=progress, chip_erase="auto")
             kwargs = {"base_address": FLASH_BASE} if image.suffix.lower() == ".bin" else {}
             programmer.program(str(image), **kwargs)
+            verify_image(session.board.target, image)
             session.board.target.reset()
-    except BoardNotFound:
+    except (BoardNotFound, FlashVerifyFailed):
         raise
     except Exception as exc:  # pyocd's errors: transfer faults, flash algo failures
         raise HardwareError(f"flashing {image.name} to {board.id} failed: {exc}") from exc

@@ -94,3 +94,37 @@ def test_cli_missing_pack_exit_code_and_message(
     image.write_text(":00000001FF\n")
     assert main(["flash", "nucleo-g0b1re", "--firmware", str(image)]) == 1
     assert "Keil.STM32G0xx_DFP" in capsys.readouterr().err
+
+
+class FakeTarget:
+    """A target whose flash is a dict of bytes (pyocd's read_memory_block8 boundary)."""
+
+    def __init__(self, memory: dict[int, int]) -> None:
+        self.memory = memory
+
+    def read_memory_block8(self, address: int, size: int) -> list[int]:
+        return [self.memory.get(address + i, 0xFF) for i in range(size)]
+
+
+def test_verify_reads_back_a_bin_image(tmp_path: Path) -> None:
+    from clawseed_edge.peripherals.serial.flash import FLASH_BASE, FlashVerifyFailed, verify_image
+
+    image = tmp_path / "firmware.bin"
+    image.write_bytes(bytes(range(256)) * 20)
+    good = {FLASH_BASE + i: b for i, b in enumerate(image.read_bytes())}
+    verify_image(FakeTarget(good), image, chunk=1000)
+    bad = {**good, FLASH_BASE + 4097: 0}
+    with pytest.raises(FlashVerifyFailed, match="0x08001001"):
+        verify_image(FakeTarget(bad), image, chunk=1000)
+
+
+def test_hex_segments_and_elf_left_to_pyocd(tmp_path: Path) -> None:
+    from clawseed_edge.peripherals.serial.flash import image_segments
+
+    hexfile = tmp_path / "firmware.hex"
+    # Extended linear address 0x0800, then 4 bytes at 0x0010, then end of file.
+    hexfile.write_text(":020000040800F2\n:0400100001020304E2\n:00000001FF\n")
+    assert image_segments(hexfile) == [(0x0800_0010, b"\x01\x02\x03\x04")]
+    elf = tmp_path / "firmware.elf"
+    elf.write_bytes(b"\x7fELF")
+    assert image_segments(elf) == []
