@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 
@@ -27,6 +28,13 @@ def register(subparsers: Any) -> None:
         "plugged in)",
     )
     parser.add_argument(
+        "--firmware-dir",
+        type=Path,
+        metavar="DIR",
+        help="the firmware/ directory of a checkout of this repository (default: the one "
+        "next to the installed package, in a checkout)",
+    )
+    parser.add_argument(
         "--source",
         action="store_true",
         help="copy .py sources instead of compiled .mpy (uses more board RAM; for debugging)",
@@ -39,7 +47,7 @@ def _deploy(args: argparse.Namespace) -> int:
     from clawseed_edge.peripherals.boards import default_registry
     from clawseed_edge.peripherals.serial.bundle import FirmwareBundle
     from clawseed_edge.peripherals.serial.deploy import deploy_bundle
-    from clawseed_edge.peripherals.serial.pintable import table_hash
+    from clawseed_edge.peripherals.serial.pintable import FIRMWARE_DIR, table_hash
     from clawseed_edge.peripherals.serial.ports import pick_port
 
     from .common import fail
@@ -52,7 +60,8 @@ def _deploy(args: argparse.Namespace) -> int:
         if board.family != "mcu":
             return fail(f"{board.id} is not a Nucleo; deploy puts firmware on microcontrollers", 2)
         port = args.port or config_port or pick_port([board]).device
-        bundle = FirmwareBundle.build(board, compiled=not args.source)
+        firmware_dir = args.firmware_dir or FIRMWARE_DIR
+        bundle = FirmwareBundle.build(board, firmware_dir, compiled=not args.source)
         total = sum(len(data) for data in bundle.files.values())
         print(f"deploying firmware {bundle.version} for {board.id} to {port} ({total} bytes)")
         result = deploy_bundle(port, bundle, pins_hash=table_hash(board), progress=_show_progress)

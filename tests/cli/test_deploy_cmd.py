@@ -47,3 +47,21 @@ def test_deploy_without_board_or_nucleo_in_the_config_says_pass_board(
 def test_deploy_refuses_a_pi(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["deploy", "--board", "rpi4b", "--port", "/dev/null"]) == 2
     assert "not a Nucleo" in capsys.readouterr().err
+
+
+def test_deploy_names_a_missing_firmware_dir(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        [
+            "deploy",
+            "--board",
+            "nucleo-f401re",
+            "--port",
+            "/dev/null",
+            "--firmware-dir",
+            str(tmp_path),
+        ]
+    )
+    assert code == 1
+    assert "--firmware-dir" in capsys.readouterr().err

@@ -105,7 +105,10 @@ class FirmwareBundle:
         sources["clawseed_pins.py"] = table
         for path in sources.values():
             if not path.is_file():
-                raise HardwareError(f"firmware file {path} is missing; deploy from a checkout")
+                raise HardwareError(
+                    f"firmware file {path} is missing: deploy needs the repository's firmware/ "
+                    "(run it from a checkout, or pass --firmware-dir DIR)"
+                )
         files: dict[str, bytes] = {}
         if compiled:
             if not board.mpy_march:
