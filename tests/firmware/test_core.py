@@ -152,3 +152,10 @@ def test_reading_an_unconfigured_pin_makes_it_an_input_first(fw: CoreDriver) -> 
     fw.state.drive_input("PA10", 1)
     assert fw.ok("pin.read", pin="D2") == {"value": 1}
     assert fw.state.modes["PA10"] == "in"
+
+
+def test_the_package_expects_the_firmware_version_of_the_repository() -> None:
+    from clawseed_edge.peripherals.serial.bundle import EXPECTED_FIRMWARE, firmware_version
+
+    # Bump both together: the host refuses a board whose version differs.
+    assert firmware_version() == EXPECTED_FIRMWARE

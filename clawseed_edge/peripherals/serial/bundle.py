@@ -21,7 +21,18 @@ from clawseed_edge.api import HardwareError
 from ..boards import BoardSpec
 from .pintable import FIRMWARE_DIR, table_path
 
-__all__ = ["COMPILED_MODULES", "FirmwareBundle", "compile_module", "firmware_version"]
+__all__ = [
+    "COMPILED_MODULES",
+    "EXPECTED_FIRMWARE",
+    "FirmwareBundle",
+    "compile_module",
+    "firmware_version",
+]
+
+EXPECTED_FIRMWARE = "0.1.0"
+"""The firmware version this package talks to (``FW_VERSION`` in ``firmware/clawseed_core.py``;
+a test keeps the two equal). Kept here so a pip-installed host, which has no ``firmware/``
+beside it, still knows when a board is stale."""
 
 COMPILED_MODULES = ("clawseed_core", "clawseed_hw", "clawseed_loop")
 """Firmware modules shipped as ``.mpy``."""

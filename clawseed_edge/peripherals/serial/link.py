@@ -41,7 +41,7 @@ from clawseed_edge.api import (
 
 from ..boards import BoardSpec
 from ..worker import BlockingWorker
-from .bundle import firmware_version
+from .bundle import EXPECTED_FIRMWARE
 from .pintable import table_hash
 from .ports import PortLister, find_ports, list_usb_ports
 from .protocol import BoardEvent, Item, Noise, ReplPrompt, Reply, SerialProtocol
@@ -325,7 +325,7 @@ class BoardLink:
 
     def _check_hello(self, hello: dict[str, Any]) -> None:
         deploy = f"run `clawseed-edge deploy --board {self.board.id}`"
-        expected = firmware_version()
+        expected = EXPECTED_FIRMWARE
         if hello.get("proto") != 1 or hello.get("fw") != expected:
             raise BoardProtocolError(
                 f"{self.name} runs firmware {hello.get('fw')!r} (protocol {hello.get('proto')}); "
