@@ -31,8 +31,7 @@ def register(subparsers: Any) -> None:
         "--firmware-dir",
         type=Path,
         metavar="DIR",
-        help="the firmware/ directory of a checkout of this repository (default: the one "
-        "next to the installed package, in a checkout)",
+        help="a firmware directory of your own (default: the firmware shipped with the package)",
     )
     parser.add_argument(
         "--source",

@@ -43,3 +43,10 @@ def test_table_module_executes_and_resolves(tmp_path: Path) -> None:
     exec(render(MCUS[0]), namespace)
     assert namespace["NAMES"]["D13"] == "PA5"  # type: ignore[index]
     assert "PA13" in namespace["RESERVED"]  # type: ignore[operator]
+
+
+def test_repo_firmware_dir_is_the_packaged_one() -> None:
+    # One copy: the top-level firmware/ is a link to the package data that deploy ships.
+    repo_firmware = Path(__file__).parents[2] / "firmware"
+    assert repo_firmware.resolve() == FIRMWARE_DIR.resolve()
+    assert (FIRMWARE_DIR / "clawseed_core.py").is_file()

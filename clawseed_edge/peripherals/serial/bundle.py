@@ -117,8 +117,8 @@ class FirmwareBundle:
         for path in sources.values():
             if not path.is_file():
                 raise HardwareError(
-                    f"firmware file {path} is missing: deploy needs the repository's firmware/ "
-                    "(run it from a checkout, or pass --firmware-dir DIR)"
+                    f"firmware file {path} is missing: the package ships the firmware beside "
+                    "it; reinstall clawseed-edge, or pass --firmware-dir DIR"
                 )
         files: dict[str, bytes] = {}
         if compiled:

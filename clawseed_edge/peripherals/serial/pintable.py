@@ -26,8 +26,9 @@ from ..boards import BoardRegistry, BoardSpec, timer_channel
 
 __all__ = ["CAP_BITS", "FIRMWARE_DIR", "render", "table_data", "table_hash", "write_all"]
 
-FIRMWARE_DIR = Path(__file__).resolve().parents[3] / "firmware"
-"""The repository's ``firmware/`` (present in a checkout; deploy reads it)."""
+FIRMWARE_DIR = Path(__file__).resolve().with_name("firmware")
+"""The firmware, shipped as package data; the repository's top-level ``firmware/`` is a
+symlink to it (one copy, as for the board files)."""
 
 CAP_BITS = {"digital_in": 1, "digital_out": 2, "pwm": 4, "adc": 8}
 """Capability bits as the firmware tests them (clawseed_core.CAP_*)."""

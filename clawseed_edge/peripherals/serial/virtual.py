@@ -146,7 +146,7 @@ class VirtualBoard:
 
     Args:
         board_id: A Nucleo board id (its pin table must exist in ``firmware/pins``).
-        firmware_dir: Where the firmware lives (the repository's ``firmware/``).
+        firmware_dir: Where the firmware lives (the packaged copy, also the repo's ``firmware/``).
         baud: Emulated line rate in bits per second (None: as fast as the pty goes).
         state: The simulated pins (a fresh :class:`SimBoardState` by default).
         fs_dir: The board's filesystem, where deploy writes (a temporary directory, removed
