@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -29,16 +32,37 @@ def test_embedding_example_runs_a_turn_with_the_custom_tool(tmp_path: Path) -> N
     assert "'type': 'done'" in lines[-1] and "It is 23.5 C." in lines[-1]
 
 
-def test_user_test_example_passes_through_the_installed_plugin(tmp_path: Path) -> None:
-    (tmp_path / "test_my_setup.py").write_text(block("example-test"), encoding="utf-8")
-    (tmp_path / "pytest.ini").write_text("[pytest]\nasyncio_mode = auto\n", encoding="utf-8")
+PYPROJECT = """\
+[project]
+name = "my-greenhouse"
+version = "0.1"
+
+[tool.pytest.ini_options]
+testpaths = ["tests"]
+{extra}
+"""
+
+
+@pytest.mark.parametrize(
+    "extra", ["", 'asyncio_mode = "auto"'], ids=["fresh project", "asyncio_mode auto"]
+)
+def test_user_test_example_passes_in_a_fresh_project(tmp_path: Path, extra: str) -> None:
+    """The README's test file, copied as written into a project of the user's own (its own
+    pyproject, no conftest, pytest-asyncio in its default strict mode), passes."""
+    project = tmp_path / "greenhouse"
+    (project / "tests").mkdir(parents=True)
+    (project / "pyproject.toml").write_text(PYPROJECT.format(extra=extra), encoding="utf-8")
+    (project / "tests" / "test_my_setup.py").write_text(block("example-test"), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
-        cwd=tmp_path,
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--rootdir", str(project)],
+        cwd=project,
+        env=env,
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"rootdir: {project}" in proc.stdout, "the user's project, not this repository"
     assert re.search(r"\b2 passed", proc.stdout), proc.stdout

@@ -5,7 +5,7 @@ The public names are re-exported here; the modules themselves are implementation
     from clawseed_edge.agent import AgentBuilder, SecurityPolicy, StaticApprover
 """
 
-from .approval import CallbackApprover, CliApprover, QueueApprover, StaticApprover
+from .approval import CallbackApprover, CliApprover, NoAnswer, QueueApprover, StaticApprover
 from .builder import AgentBuilder
 from .engine import Agent
 from .history import History, estimate_tokens, time_prefix, truncate_tool_output
@@ -15,6 +15,7 @@ from .prompt import SystemPromptBuilder, ensure_workspace
 from .registry import BUILTIN, BuiltIn, Mcp, Remote, ToolFilter, ToolRegistry, ToolSource
 from .security import (
     DEFAULT_ALLOWED_COMMANDS,
+    DEFAULT_AUTO_APPROVE,
     DEFAULT_FORBIDDEN_PATHS,
     Autonomy,
     SecurityPolicy,
@@ -31,6 +32,7 @@ from .toolcalls import (
 __all__ = [
     "BUILTIN",
     "DEFAULT_ALLOWED_COMMANDS",
+    "DEFAULT_AUTO_APPROVE",
     "DEFAULT_FORBIDDEN_PATHS",
     "Agent",
     "AgentBuilder",
@@ -49,6 +51,7 @@ __all__ = [
     "Mcp",
     "MetricsObserver",
     "NativeToolDispatcher",
+    "NoAnswer",
     "NoopObserver",
     "ParsedResponse",
     "QueueApprover",

@@ -2,8 +2,9 @@
 
 * :class:`StaticApprover` always answers the same (tests, trusted setups).
 * :class:`CallbackApprover` asks an async function.
-* :class:`CliApprover` asks y/n on the terminal, reading in a thread so the loop keeps running;
-  with no terminal it refuses and says why.
+* :class:`CliApprover` asks y/n on the terminal, reading through :class:`TerminalLines` (one
+  reader thread shared with ``chat``'s prompt) so the loop keeps running; with no terminal it
+  refuses and says why.
 * :class:`QueueApprover` publishes each request (for the gateway to send to a phone) and waits
   for :meth:`QueueApprover.resolve`.
 
@@ -23,6 +24,7 @@ import contextvars
 import sys
 import threading
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import IO, Any
 
 from clawseed_edge.api import ApprovalDecision, ApprovalRequest
@@ -30,6 +32,7 @@ from clawseed_edge.api import ApprovalDecision, ApprovalRequest
 __all__ = [
     "CallbackApprover",
     "CliApprover",
+    "NoAnswer",
     "QueueApprover",
     "StaticApprover",
     "announce_approval_request",
@@ -40,6 +43,22 @@ __all__ = [
 approval_listener: contextvars.ContextVar[Callable[[ApprovalRequest], None] | None] = (
     contextvars.ContextVar("clawseed_approval_listener", default=None)
 )
+
+
+@dataclass(frozen=True, slots=True)
+class NoAnswer(ApprovalDecision):
+    """A refusal that no person gave: there was no one to ask, or no one answered.
+
+    Approvers return it (instead of a plain :class:`ApprovalDecision`) when they could not put
+    the question to anyone (no terminal) or the question went unanswered (input closed), so
+    the policy tells the model what really happened instead of "the user refused".
+
+    Attributes:
+        asked: Whether the question was shown to someone (False: no one could be asked).
+    """
+
+    approved: bool = False
+    asked: bool = False
 
 
 def announce_approval_request(request: ApprovalRequest) -> None:
@@ -76,59 +95,60 @@ class CallbackApprover:
         answer = await self._callback(request)
         if isinstance(answer, ApprovalDecision):
             return answer
-        return ApprovalDecision(bool(answer), "approved" if answer else "refused")
-
-
-class CliApprover:
-    """Asks ``Allow <summary>? [y/N]`` on the terminal.
-
-    The line is read on a daemon thread so the event loop keeps running (the turn can still be
-    aborted). If a question times out, the thread stays waiting for that line and hands it to
-    the next question instead of starting a second reader.
-
-    Args:
-        stdin: Where answers come from (default ``sys.stdin``); must be a TTY.
-        stdout: Where the question goes (default ``sys.stderr``).
-    """
-
-    def __init__(self, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> None:
-        self._stdin = stdin
-        self._stdout = stdout
-        self._pending: concurrent.futures.Future[str] | None = None
-        self._lock = asyncio.Lock()
-
-    async def request(self, request: ApprovalRequest) -> ApprovalDecision:
-        stdin = self._stdin if self._stdin is not None else sys.stdin
-        stdout = self._stdout if self._stdout is not None else sys.stderr
-        try:
-            is_tty = stdin is not None and stdin.isatty()
-        except (ValueError, OSError):
-            is_tty = False
-        if not is_tty:
-            return ApprovalDecision(
-                False,
-                "no terminal to ask for approval on (stdin is not a TTY); run it "
-                "interactively (clawseed-edge chat), or set [autonomy].level to 'full' "
-                "(devices with approval = true still ask)",
-            )
-        async with self._lock:
-            summary = request.summary or f"{request.tool}({request.arguments})"
-            stdout.write(f"\nAllow [{request.risk}] {summary}? [y/N] ")
-            stdout.flush()
-            # Shielded: a cancelled question must not cancel the reader's future, which the
-            # next question takes over.
-            line = await asyncio.shield(asyncio.wrap_future(self._read_line(stdin)))
-        if line == "":
-            return ApprovalDecision(False, "end of input while waiting for approval")
-        approved = line.strip().lower() in {"y", "yes"}
         return ApprovalDecision(
-            approved, "approved on the terminal" if approved else "refused on the terminal"
+            bool(answer),
+            "approved by the approval callback" if answer else "refused by the approval callback",
         )
 
-    def _read_line(self, stdin: IO[str]) -> concurrent.futures.Future[str]:
-        pending = self._pending
-        if pending is not None and not pending.done():
-            return pending
+
+class TerminalLines:
+    """The one reader of the terminal's lines, shared by ``chat``'s prompt and the approver.
+
+    A line is read on a daemon thread (a blocking ``readline`` cannot be cancelled), so the
+    event loop keeps running. A caller that is cancelled while waiting (an approval question
+    that timed out, a turn aborted with Ctrl-C) leaves the read in place, and the next caller,
+    whoever it is, gets that line: nothing typed is swallowed by a reader nobody waits for.
+
+    Args:
+        stdin: Where lines come from (default ``sys.stdin`` at the time of each read).
+    """
+
+    def __init__(self, stdin: IO[str] | None = None) -> None:
+        self._stdin = stdin
+        self._pending: concurrent.futures.Future[str] | None = None
+
+    @property
+    def stdin(self) -> IO[str]:
+        """The stream lines are read from."""
+        return self._stdin if self._stdin is not None else sys.stdin
+
+    async def readline(self) -> str:
+        """The next line (with its newline; ``""`` at end of input). Safe to cancel: the line
+        then goes to the next caller.
+
+        Raises:
+            OSError, ValueError: The terminal went away.
+        """
+        fut = self._pending
+        if fut is None:
+            fut = self._pending = self._start_read(self.stdin)
+        # Shielded: cancelling this caller must not cancel the read the next caller takes over.
+        try:
+            line = await asyncio.shield(asyncio.wrap_future(fut))
+        except asyncio.CancelledError:
+            raise  # the read (or the line it got) stays for the next caller
+        except BaseException:
+            self._forget(fut)  # the terminal went away: a later call may try again
+            raise
+        self._forget(fut)
+        return line
+
+    def _forget(self, fut: concurrent.futures.Future[str]) -> None:
+        if self._pending is fut:
+            self._pending = None
+
+    @staticmethod
+    def _start_read(stdin: IO[str]) -> concurrent.futures.Future[str]:
         fut: concurrent.futures.Future[str] = concurrent.futures.Future()
 
         def reader() -> None:
@@ -141,9 +161,66 @@ class CliApprover:
             if not fut.done():
                 fut.set_result(line)
 
-        self._pending = fut
-        threading.Thread(target=reader, name="clawseed-approval", daemon=True).start()
+        threading.Thread(target=reader, name="clawseed-stdin", daemon=True).start()
         return fut
+
+
+class CliApprover:
+    """Asks ``Allow <summary>? [y/N]`` on the terminal.
+
+    Answers are read through a :class:`TerminalLines`; give it the one ``chat`` reads its
+    prompt from, so a line typed after a question timed out (or was interrupted) goes to the
+    prompt instead of being taken by the abandoned question.
+
+    Args:
+        stdin: Where answers come from (default ``sys.stdin``); must be a TTY.
+        stdout: Where the question goes (default ``sys.stderr``).
+        lines: The shared line reader (default: one of its own on ``stdin``).
+    """
+
+    def __init__(
+        self,
+        stdin: IO[str] | None = None,
+        stdout: IO[str] | None = None,
+        *,
+        lines: TerminalLines | None = None,
+    ) -> None:
+        self._stdout = stdout
+        self.lines = lines if lines is not None else TerminalLines(stdin)
+        self._lock = asyncio.Lock()
+
+    async def request(self, request: ApprovalRequest) -> ApprovalDecision:
+        stdin = self.lines.stdin
+        stdout = self._stdout if self._stdout is not None else sys.stderr
+        try:
+            is_tty = stdin is not None and stdin.isatty()
+        except (ValueError, OSError):
+            is_tty = False
+        if not is_tty:
+            return NoAnswer(
+                False,
+                "no terminal to ask for approval on (stdin is not a TTY); run it "
+                "interactively (clawseed-edge chat), or set [autonomy].level to 'full' "
+                "(devices with approval = true still ask)",
+            )
+        async with self._lock:
+            summary = request.summary or f"{request.tool}({request.arguments})"
+            stdout.write(f"\nAllow [{request.risk}] {summary}? [y/N] ")
+            stdout.flush()
+            try:
+                line = await self.lines.readline()
+            except asyncio.CancelledError:
+                # Timed out or interrupted: end the question's line, so what is printed next
+                # (and a line typed now, which goes to the prompt) does not look like an answer.
+                stdout.write("(no answer)\n")
+                stdout.flush()
+                raise
+        if line == "":
+            return NoAnswer(False, "end of input while waiting for approval", asked=True)
+        approved = line.strip().lower() in {"y", "yes"}
+        return ApprovalDecision(
+            approved, "approved on the terminal" if approved else "refused on the terminal"
+        )
 
 
 class QueueApprover:
@@ -182,6 +259,9 @@ class QueueApprover:
         if entry is None or entry[1].done():
             return False
         entry[1].set_result(
-            ApprovalDecision(approved, reason or ("approved" if approved else "refused"))
+            # Someone answered (through the gateway): say so, the policy repeats it to the model.
+            ApprovalDecision(
+                approved, reason or ("approved by the user" if approved else "refused by the user")
+            )
         )
         return True

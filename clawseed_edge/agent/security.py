@@ -1,10 +1,12 @@
 """SecurityPolicy: the hook that runs first on every tool call.
 
 It decides by, in order: the tool's risk class and the autonomy level; the device action the
-call would perform (allowed flag, value range, read-only); the files and command it would touch
-(forbidden paths after resolving symlinks, shell command allowlist); the per-session action rate
-and the per-device switch rate; and finally, for act/dangerous calls in ``supervised`` autonomy
-or devices configured with ``approval = true``, a human's approval through the Approver.
+call would perform (allowed flag, a finite value within range, read-only); the files and command
+it would touch (no NUL bytes; forbidden paths after resolving symlinks, including bare shell
+words that name an existing file; shell command allowlist); the per-session action rate and the
+per-device switch rate; and finally, for act/dangerous calls in ``supervised`` autonomy (except
+tools matching ``auto_approve``) or devices configured with ``approval = true`` (always), a
+human's approval through the Approver.
 
 A refusal is a ``cancel`` decision whose reason the model reads as the call's failed result,
 never an exception. Every decision is recorded as a ``PolicyDecision`` observer event.
@@ -15,11 +17,9 @@ from __future__ import annotations
 import asyncio
 import enum
 import fnmatch
-import glob
-import itertools
 import logging
+import math
 import os
-import shlex
 import time
 import uuid
 from collections import deque
@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from clawseed_edge.api import (
+    ApprovalDecision,
     ApprovalRequest,
     Approver,
     DeviceAction,
@@ -42,10 +43,12 @@ from clawseed_edge.api import (
     ToolResult,
 )
 
-from .approval import announce_approval_request
+from .access import ForbiddenPaths, check_command
+from .approval import NoAnswer, announce_approval_request
 
 __all__ = [
     "DEFAULT_ALLOWED_COMMANDS",
+    "DEFAULT_AUTO_APPROVE",
     "DEFAULT_FORBIDDEN_PATHS",
     "Autonomy",
     "SecurityPolicy",
@@ -74,56 +77,9 @@ DEFAULT_FORBIDDEN_PATHS: tuple[str, ...] = (
     "/boot/config.txt", "/boot/firmware/config.txt",
 )  # fmt: skip
 
-_SEPARATORS = frozenset({";", "&&", "||", "|", "&", "(", ")", ";;", "|&"})
-_REDIRECTS = frozenset({">", ">>", "<", "<<", "<<<", ">&", "<&", "&>", "&>>", ">|"})
-
-
-def check_command(command: str, allowed: Iterable[str]) -> tuple[str | None, list[str]]:
-    """Check a shell command line against an allowlist.
-
-    The first word of every command in a pipeline or ``;``/``&&``/``||``/``&``/newline chain
-    must be in ``allowed`` (``"*"`` allows any). Command substitution (backticks, ``$(``) and
-    process substitution are refused outright.
-
-    Returns:
-        ``(reason, words)``: ``reason`` is None if allowed, else why not; ``words`` are the
-        argument and redirect-target words, for the caller's path checks.
-    """
-    allow = set(allowed)
-    if "`" in command or "$(" in command or "<(" in command or ">(" in command:
-        return "command substitution (backticks, $( ), <( ), >( )) is not allowed", []
-    lexer = shlex.shlex(command.replace("\n", " ; "), posix=True, punctuation_chars=True)
-    lexer.whitespace_split = True
-    try:
-        tokens = list(lexer)
-    except ValueError as exc:
-        return f"the command could not be parsed ({exc})", []
-    words: list[str] = []
-    expect_command = True
-    expect_target = False
-    for tok in tokens:
-        if tok in _SEPARATORS or (tok and set(tok) <= set(";&|()")):
-            expect_command, expect_target = True, False
-            continue
-        if tok in _REDIRECTS or (tok and set(tok) <= set("<>&|")):
-            expect_target = True
-            continue
-        if expect_target:
-            words.append(tok)
-            expect_target = False
-            continue
-        if expect_command:
-            if "*" not in allow and tok not in allow:
-                shown = ", ".join(sorted(allow)) or "none"
-                return (
-                    f"command {tok!r} is not in the shell allowlist (allowed: {shown}); the "
-                    "user can add it to [autonomy].shell_allowlist in the config",
-                    [],
-                )
-            expect_command = False
-            continue
-        words.append(tok)
-    return None, words
+#: Tools that run without approval in ``supervised`` autonomy: writing the agent's own memory
+#: must not need a human, or a headless device cannot remember anything.
+DEFAULT_AUTO_APPROVE: tuple[str, ...] = ("memory_store",)
 
 
 class _Denied(Exception):
@@ -145,6 +101,9 @@ class SecurityPolicy:
         workspace_dir: Base for relative paths in ``describe_access``.
         max_actions_per_hour: Per-session limit on act/dangerous calls (None: no limit).
         approval_timeout_s: Seconds to wait for an approver; a timeout is a refusal.
+        auto_approve: Glob patterns (``fnmatch``, like the tools filter) of tools that need no
+            approval in ``supervised`` autonomy. They never lift ``read_only``, and a device
+            configured with ``approval = true`` still asks.
         observer: Receives a ``PolicyDecision`` for every decision.
         clock: Monotonic seconds (tests pass a fake).
     """
@@ -161,6 +120,7 @@ class SecurityPolicy:
         workspace_dir: str | os.PathLike[str] | None = None,
         max_actions_per_hour: int | None = 120,
         approval_timeout_s: float = 120.0,
+        auto_approve: Iterable[str] = DEFAULT_AUTO_APPROVE,
         observer: Observer | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -173,10 +133,17 @@ class SecurityPolicy:
         self.approver = approver
         self.allowed_commands = frozenset(allowed_commands)
         self.forbidden_paths = tuple(forbidden_paths)
-        self._forbidden = self._resolve_forbidden(self.forbidden_paths)
+        self._forbidden = ForbiddenPaths(self.forbidden_paths)
         self.workspace_dir = Path(workspace_dir) if workspace_dir is not None else None
         self.max_actions_per_hour = max_actions_per_hour
         self.approval_timeout_s = approval_timeout_s
+        self.auto_approve = tuple(auto_approve)
+        for pattern in self.auto_approve:
+            if not isinstance(pattern, str) or not pattern.strip():
+                raise ValueError(
+                    f"auto_approve pattern {pattern!r} is not a tool name or glob; use names "
+                    "such as 'memory_store' or 'memory_*'"
+                )
         self.observer = observer
         self._clock = clock
         self._session_actions: dict[str, deque[float]] = {}
@@ -219,9 +186,7 @@ class SecurityPolicy:
                 self._check_access(access)
             now = self._clock()
             self._check_rates(context.session_id, risk, action, now)
-            needs_approval = (
-                self.autonomy is Autonomy.SUPERVISED and risk is not RiskClass.READ
-            ) or (action is not None and action.requires_approval and action.operation == "write")
+            needs_approval, note = self._needs_approval(call, risk, action)
             approved = False
             if needs_approval:
                 await self._ask_approval(call, risk, action, context)
@@ -232,8 +197,23 @@ class SecurityPolicy:
             self._record(call, denied.decision, denied.reason, device, context)
             verb = "Refused" if denied.decision == "refused" else "Denied"
             return HookDecision.cancel(f"{verb} by the security policy: {denied.reason}")
-        self._record(call, "approved" if approved else "allowed", "", device, context)
+        self._record(call, "approved" if approved else "allowed", note, device, context)
         return HookDecision.proceed()
+
+    def _needs_approval(
+        self, call: ToolCall, risk: RiskClass, action: DeviceAction | None
+    ) -> tuple[bool, str]:
+        """Whether a human must approve the call, and a note for the decision record."""
+        # A device configured with approval = true always asks: the DeviceAction's flag wins
+        # over the autonomy level and over every auto_approve pattern.
+        if action is not None and action.requires_approval and action.operation == "write":
+            return True, ""
+        if self.autonomy is not Autonomy.SUPERVISED or risk is RiskClass.READ:
+            return False, ""
+        for pattern in self.auto_approve:
+            if fnmatch.fnmatchcase(call.name, pattern):
+                return False, f"auto-approved by [autonomy].auto_approve pattern {pattern!r}"
+        return True, ""
 
     @staticmethod
     def _describe(tool: Tool, method: str, call: ToolCall, kind: type[Any]) -> Any:
@@ -278,6 +258,13 @@ class SecurityPolicy:
             )
         value = action.value
         if action.operation == "write" and value is not None:
+            # NaN compares false with every limit and inf passes a missing one: refuse
+            # non-finite values here, before any approver is asked about "level nan".
+            if not isinstance(value, int | float) or not math.isfinite(value):
+                raise _Denied(
+                    f"value {_cap(repr(value))} for device {action.device!r} is not a finite "
+                    "number; send a number such as 0 or 1 (or a level within the device's range)"
+                )
             if action.min_value is not None and value < action.min_value:
                 raise _Denied(
                     f"value {value:g} for device {action.device!r} is below its minimum "
@@ -290,18 +277,32 @@ class SecurityPolicy:
                 )
 
     def _check_access(self, access: ResourceAccess) -> None:
+        # No file name or argument can hold a NUL byte (the OS cuts or refuses it); say so as
+        # invalid input instead of letting os.stat raise ValueError inside the policy.
+        for kind, raw in [("path", p) for p in access.paths] + [("command", access.command)]:
+            if isinstance(raw, str) and "\x00" in raw:
+                raise _Denied(
+                    f"{kind} {_cap(raw)!r} contains a NUL byte (\\x00), which no file name or "
+                    f"command can contain; send the {kind} without it"
+                )
         paths = list(access.paths)
         if access.command is not None:
             reason, words = check_command(access.command, self.allowed_commands)
             if reason is not None:
                 raise _Denied(reason)
-            paths.extend(self._shell_paths(words))
+            paths.extend(self._forbidden.shell_paths(words, self._base_dir()))
         for raw in paths:
-            hit = self._forbidden_hit(raw)
+            try:
+                hit = self._forbidden.hit(raw, self._base_dir())
+            except (OSError, ValueError) as exc:  # e.g. a name longer than the OS allows
+                raise _Denied(
+                    f"path {_cap(raw)!r} is not a usable path ({exc}); send a shorter, "
+                    "ordinary path"
+                ) from exc
             if hit is not None:
                 raise _Denied(
-                    f"path {raw!r} is inside the forbidden path {hit!r}; no tool may touch it "
-                    "(the list is [autonomy].forbidden_paths in the config)"
+                    f"path {_cap(raw)!r} is inside the forbidden path {hit!r}; no tool may touch "
+                    "it (the list is [autonomy].forbidden_paths in the config)"
                 )
 
     def _check_rates(
@@ -362,13 +363,20 @@ class SecurityPolicy:
     async def _ask_approval(
         self, call: ToolCall, risk: RiskClass, action: DeviceAction | None, context: ToolContext
     ) -> None:
+        summary = (action.summary if action is not None else "") or _summarize(call)
         if self.approver is None:
+            device_note = (
+                f"device {action.device!r} is configured with approval = true, so it always "
+                "asks: run it where someone can answer (clawseed-edge chat)"
+                if action is not None and action.requires_approval
+                else "the user can run it from `clawseed-edge chat` (it asks on the terminal), "
+                "add the tool to [autonomy].auto_approve, or set [autonomy].level to 'full'"
+            )
             raise _Denied(
-                f"{call.name!r} needs approval and no approver is configured; the user can "
-                "approve from the CLI or the gateway, or set autonomy to 'full'",
+                f"{summary!r} needs approval, but no approver is set up, so no one was "
+                f"asked and it did not run; {device_note}",
                 "refused",
             )
-        summary = (action.summary if action is not None else "") or _summarize(call)
         request = ApprovalRequest(
             id=uuid.uuid4().hex[:12],
             tool=call.name,
@@ -383,61 +391,25 @@ class SecurityPolicy:
                 decision = await self.approver.request(request)
         except TimeoutError:
             raise _Denied(
-                f"no approval for {summary!r} within {self.approval_timeout_s:g} s; counted as "
-                "refused. Ask again when the user can answer",
+                f"no one answered the approval request for {summary!r} within "
+                f"{self.approval_timeout_s:g} s, so it did not run; ask again when the user can "
+                "answer (the wait is [autonomy].approval_timeout_s)",
                 "refused",
             ) from None
         except Exception as exc:
             log.exception("approver failed")
-            raise _Denied(f"the approver failed ({exc}); counted as refused", "refused") from exc
+            raise _Denied(
+                f"the approver failed ({type(exc).__name__}: {exc}), so no one approved "
+                f"{summary!r} and it did not run; check the approver's connection (terminal "
+                "or gateway) and ask again",
+                "refused",
+            ) from exc
         if not decision.approved:
-            why = f" ({decision.reason})" if decision.reason else ""
-            raise _Denied(f"the user refused {summary!r}{why}", "refused")
+            raise _Denied(_refusal_text(summary, decision), "refused")
 
-    # --- paths ---------------------------------------------------------------------------
-
-    def _shell_paths(self, words: Iterable[str]) -> list[str]:
-        """The path-like words of a command as the shell would see them: ``$VARS`` and ``~``
-        expanded, globs expanded against the filesystem (and kept as patterns)."""
-        out: list[str] = []
-        for word in words:
-            expanded = os.path.expanduser(os.path.expandvars(word))
-            if "/" not in expanded and not word.startswith("~"):
-                continue
-            out.append(expanded)
-            if any(ch in expanded for ch in "*?["):
-                base = (
-                    expanded
-                    if os.path.isabs(expanded)
-                    else str((self.workspace_dir or Path.cwd()) / expanded)
-                )
-                out.extend(itertools.islice(glob.iglob(base), 1000))
-                for _label, bad in self._forbidden:
-                    if fnmatch.fnmatchcase(str(bad), base):
-                        out.append(str(bad))
-        return out
-
-    @staticmethod
-    def _resolve_forbidden(paths: Iterable[str]) -> list[tuple[str, Path]]:
-        out: list[tuple[str, Path]] = []
-        for raw in paths:
-            p = Path(os.path.expanduser(raw))
-            out.append((raw, Path(os.path.abspath(p))))
-            resolved = p.resolve()
-            if resolved != out[-1][1]:
-                out.append((raw, resolved))
-        return out
-
-    def _forbidden_hit(self, raw: str) -> str | None:
-        p = Path(os.path.expanduser(raw))
-        if not p.is_absolute():
-            p = (self.workspace_dir or Path.cwd()) / p
-        candidates = {Path(os.path.abspath(p)), p.resolve()}
-        for label, bad in self._forbidden:
-            for cand in candidates:
-                if cand == bad or cand.is_relative_to(bad):
-                    return label
-        return None
+    def _base_dir(self) -> Path:
+        """Where relative paths start: the workspace (the shell tool's working directory)."""
+        return self.workspace_dir or Path.cwd()
 
     def _record(
         self,
@@ -457,6 +429,28 @@ class SecurityPolicy:
             log.exception("observer failed to record a policy decision")
 
 
+def _refusal_text(summary: str, decision: ApprovalDecision) -> str:
+    """What a negative decision means, in words that do not claim a person said no when no one
+    was asked (no terminal) or no one answered (input closed)."""
+    why = f" ({decision.reason})" if decision.reason else ""
+    if isinstance(decision, NoAnswer):
+        what = (
+            "no one answered the approval question for"
+            if decision.asked
+            else "no one was asked to approve"
+        )
+        return f"{what} {summary!r}{why}, so it did not run"
+    return (
+        f"approval for {summary!r} was refused{why}; it did not run. Do not retry it unless "
+        "the user asks"
+    )
+
+
+def _cap(text: str, limit: int = 200) -> str:
+    """``text`` cut to ``limit`` characters, so a refusal never echoes a huge argument back."""
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 def _summarize(call: ToolCall, limit: int = 120) -> str:
     args = ", ".join(f"{k}={v!r}" for k, v in call.arguments.items())
     text = f"{call.name}({args})"
@@ -467,7 +461,7 @@ def policy_from_mapping(options: Mapping[str, Any], **kwargs: Any) -> SecurityPo
     """Build a policy from a config mapping (``autonomy``, ``allowed_commands`` ...)."""
     known = {
         "autonomy", "allowed_commands", "forbidden_paths", "max_actions_per_hour",
-        "approval_timeout_s", "workspace_dir",
+        "approval_timeout_s", "workspace_dir", "auto_approve",
     }  # fmt: skip
     unknown = set(options) - known
     if unknown:

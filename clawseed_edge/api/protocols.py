@@ -342,7 +342,11 @@ class SessionInfo:
 class SessionStore(Protocol):
     """Conversation history per session, so a reconnecting client resumes its conversation."""
 
-    async def load_history(self, session_id: str) -> list[ChatMessage]: ...
+    async def load_history(
+        self, session_id: str, *, limit: int | None = None
+    ) -> list[ChatMessage]:
+        """The session's messages, oldest first; with ``limit``, only the newest ``limit``."""
+        ...
 
     async def append_history(self, session_id: str, messages: Sequence[ChatMessage]) -> None: ...
 

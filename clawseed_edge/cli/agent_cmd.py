@@ -9,8 +9,12 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from .common import add_runtime_options, open_runtime, run_async
+from .signals import SignalStop
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from clawseed_edge.agent.approval import TerminalLines
     from clawseed_edge.config.assemble import Runtime
 
 __all__ = ["register"]
@@ -25,7 +29,10 @@ def register(sub: Any) -> None:
         description="Run one turn: the answer goes to stdout, tool calls and results to stderr.",
     )
     agent.add_argument("-m", "--message", required=True, help="the message to the agent")
-    agent.add_argument("--session", default="cli", help="session id (history is kept per id)")
+    agent.add_argument(
+        "--session",
+        help="continue this session (history is kept per id); default: a fresh one for this turn",
+    )
     agent.add_argument("--json", action="store_true", help="print every event as a JSON line")
     agent.add_argument("--show-thinking", action="store_true", help="print reasoning on stderr")
     add_runtime_options(agent)
@@ -43,48 +50,78 @@ def register(sub: Any) -> None:
 
 
 def _agent(args: argparse.Namespace) -> int:
+    # One turn is a conversation of its own: it must not carry (or add to) chat's history.
+    throwaway = not args.session
+    if throwaway:
+        import uuid
+
+        args.session = f"oneshot-{uuid.uuid4().hex[:12]}"
+
     async def main() -> int:
         runtime = await open_runtime(args)
-        async with runtime:
-            before = _pin_states(runtime)
-            code = await _one_turn(runtime, args.message, args)
-            _print_pin_changes(before, _pin_states(runtime))
-            return code
+        async with runtime, SignalStop(runtime, _stopped_report(runtime)) as stop:
+            try:
+                before = _pin_states(runtime)
+                try:
+                    code = await _one_turn(runtime, args.message, args, stop)
+                finally:
+                    if throwaway:  # nobody can continue it: keeping it only grows the database
+                        await _forget_session(runtime, args.session)
+                _print_pin_changes(before, _pin_states(runtime))
+                return stop.exit_code(code)
+            except asyncio.CancelledError:
+                return stop.exit_code()
 
     return run_async(args, main)
 
 
 def _chat(args: argparse.Namespace) -> int:
     async def main() -> int:
-        runtime = await open_runtime(args)
-        async with runtime:
-            print(f"clawseed-edge chat ({_describe(runtime)}). {_CHAT_HELP}", file=sys.stderr)
-            while True:
-                try:
-                    line = await asyncio.to_thread(_read_line, "> ")
-                except EOFError:
-                    print(file=sys.stderr)
-                    return 0
-                text = line.strip()
-                if not text:
-                    continue
-                if text in ("/exit", "/quit"):
-                    return 0
-                if text == "/reset":
-                    runtime.agent.reset(args.session)
-                    print("(conversation forgotten)", file=sys.stderr)
-                    continue
-                if text == "/status":
-                    _print_pins(_pin_states(runtime))
-                    continue
-                before = _pin_states(runtime)
-                await _one_turn(runtime, text, args)
-                _print_pin_changes(before, _pin_states(runtime))
+        from clawseed_edge.agent.approval import CliApprover, TerminalLines
+
+        # One reader for the prompt and the approval questions: a line typed after a question
+        # timed out or was interrupted must reach the prompt, not the abandoned question.
+        lines = TerminalLines()
+        runtime = await open_runtime(args, approver=CliApprover(lines=lines))
+        async with runtime, SignalStop(runtime, _stopped_report(runtime)) as stop:
+            try:
+                return stop.exit_code(await _repl(runtime, lines, args, stop))
+            except asyncio.CancelledError:
+                return stop.exit_code()
 
     return run_async(args, main)
 
 
-async def _one_turn(runtime: Runtime, text: str, args: argparse.Namespace) -> int:
+async def _repl(
+    runtime: Runtime, lines: TerminalLines, args: argparse.Namespace, stop: SignalStop
+) -> int:
+    """Read lines and run turns until /exit or end of input."""
+    print(f"clawseed-edge chat ({_describe(runtime)}). {_CHAT_HELP}", file=sys.stderr)
+    while True:
+        sys.stdout.write("> ")
+        sys.stdout.flush()
+        line = await lines.readline()
+        if not line:  # end of input (Ctrl-D)
+            print(file=sys.stderr)
+            return 0
+        text = line.strip()
+        if not text:
+            continue
+        if text in ("/exit", "/quit"):
+            return 0
+        if text == "/reset":
+            await _forget_session(runtime, args.session)
+            print("(conversation forgotten)", file=sys.stderr)
+            continue
+        if text == "/status":
+            _print_pins(_pin_states(runtime))
+            continue
+        before = _pin_states(runtime)
+        await _one_turn(runtime, text, args, stop)
+        _print_pin_changes(before, _pin_states(runtime))
+
+
+async def _one_turn(runtime: Runtime, text: str, args: argparse.Namespace, stop: SignalStop) -> int:
     """Run a turn, printing its events; Ctrl-C aborts the turn, not the process."""
     from clawseed_edge.api import ToolContext
 
@@ -94,28 +131,34 @@ async def _one_turn(runtime: Runtime, text: str, args: argparse.Namespace) -> in
         show_thinking=getattr(args, "show_thinking", False),
         json_lines=getattr(args, "json", False),
     )
-    loop = asyncio.get_running_loop()
     session = args.session
-    try:
-        loop.add_signal_handler(
-            signal.SIGINT, lambda: runtime.agent.abort(session, "interrupted (Ctrl-C)")
-        )
-    except (NotImplementedError, RuntimeError):  # not the main thread, or no signals here
-        pass
-    try:
-        context = ToolContext(session_id=session, channel="cli")
+    context = ToolContext(session_id=session, channel="cli")
+    with stop.turn(session):
         async for event in runtime.agent.turn(text, session_id=session, context=context):
             printer.handle(event)
-    finally:
-        try:
-            loop.remove_signal_handler(signal.SIGINT)
-        except (NotImplementedError, RuntimeError):
-            pass
     return printer.exit_code
 
 
-def _read_line(prompt: str) -> str:
-    return input(prompt)
+def _stopped_report(runtime: Runtime) -> Callable[[signal.Signals], None]:
+    """What a stop signal prints once the safe values are applied: the pins as they now are."""
+
+    def report(sig: signal.Signals) -> None:
+        print(f"\nstopped by {sig.name}; safe values applied:", file=sys.stderr)
+        _print_pins(_pin_states(runtime))
+
+    return report
+
+
+async def _forget_session(runtime: Runtime, session: str) -> None:
+    """Forget a session in the agent and in the session store (so it stays forgotten)."""
+    from clawseed_edge.api import MemoryUnavailable, SessionStore
+
+    runtime.agent.reset(session)
+    if isinstance(runtime.memory, SessionStore):
+        try:
+            await runtime.memory.delete_session(session)
+        except MemoryUnavailable:  # [memory] backend = "none": nothing was stored
+            pass
 
 
 def _describe(runtime: Runtime) -> str:
@@ -124,26 +167,55 @@ def _describe(runtime: Runtime) -> str:
     return f"model {p.name}/{p.model}; {boards}"
 
 
-def _pin_states(runtime: Runtime) -> dict[str, str]:
-    states: dict[str, str] = {}
+def _pin_states(runtime: Runtime) -> dict[str, tuple[str, str]]:
+    """``{"GPIO23 (fan)": ("on", "0")}``: each pin's logical state and its line level."""
+    states: dict[str, tuple[str, str]] = {}
     for p in runtime.peripherals:
         pin_states = getattr(p, "pin_states", None)
         if pin_states is None:
             continue
         for pin, info in pin_states().items():
             device = info.get("device", "")
-            states[f"{pin} ({device})" if device else pin] = str(info.get("value"))
+            key = f"{pin} ({device})" if device else pin
+            states[key] = (_logical(info), _number(info.get("level")))
     return states
 
 
-def _print_pin_changes(before: dict[str, str], after: dict[str, str]) -> None:
-    for key, value in after.items():
-        if before.get(key) != value:
-            print(f"[pin] {key}: {before.get(key, '?')} -> {value}", file=sys.stderr)
+# Kinds whose value is on/off; inputs read active/inactive; the rest (pwm_led, servo) a level.
+_SWITCHED = frozenset({"led", "relay", "digital_out", "buzzer"})
+_INPUTS = frozenset({"button", "digital_in"})
 
 
-def _print_pins(states: dict[str, str]) -> None:
+def _logical(info: dict[str, Any]) -> str:
+    value, kind = info.get("value"), info.get("kind")
+    if value is None:
+        return "closed"
+    if kind in _SWITCHED and isinstance(value, int | float):
+        return "on" if value else "off"
+    if kind in _INPUTS and isinstance(value, int | float):
+        return "active" if value else "inactive"
+    return _number(value)
+
+
+def _number(value: object) -> str:
+    return f"{value:g}" if isinstance(value, int | float) else str(value)
+
+
+def _print_pin_changes(
+    before: dict[str, tuple[str, str]], after: dict[str, tuple[str, str]]
+) -> None:
+    # The logical state is what the user asked for; the line level is what a meter would read
+    # (an active-low relay is "on" with its line at 0).
+    for key, (value, line) in after.items():
+        old_value, old_line = before.get(key, ("?", "?"))
+        if (old_value, old_line) != (value, line):
+            print(
+                f"[pin] {key}: {old_value} -> {value} (line {old_line} -> {line})", file=sys.stderr
+            )
+
+
+def _print_pins(states: dict[str, tuple[str, str]]) -> None:
     if not states:
         print("(no pins)", file=sys.stderr)
-    for key, value in states.items():
-        print(f"[pin] {key}: {value}", file=sys.stderr)
+    for key, (value, line) in states.items():
+        print(f"[pin] {key}: {value} (line {line})", file=sys.stderr)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import logging
 import sys
 from collections.abc import Callable, Coroutine
@@ -14,7 +13,6 @@ if TYPE_CHECKING:
     from clawseed_edge.config.file import LoadedConfig
 
 __all__ = ["add_runtime_options", "fail", "load_from_args", "open_runtime", "run_async"]
-
 
 
 def add_runtime_options(parser: argparse.ArgumentParser) -> None:
@@ -41,31 +39,27 @@ def fail(message: str, code: int = 1) -> int:
 
 
 def load_from_args(args: argparse.Namespace) -> LoadedConfig:
-    """Load the config named by ``--config`` (or the default), applying CLI overrides."""
-    import msgspec
+    """Load the config named by ``--config`` (or the default), applying CLI overrides.
 
+    ``--provider`` naming the configured provider keeps its model, server, fallbacks and
+    environment overrides; naming another gives that provider its own defaults.
+    """
     from clawseed_edge.config.file import load_config
 
-    loaded = load_config(getattr(args, "config", None))
-    config = loaded.config
-    provider = config.provider
-    if getattr(args, "provider", None):
-        from clawseed_edge.providers.config import ProviderConfig
-
-        provider = ProviderConfig(name=args.provider)
-    if getattr(args, "model", None):
-        provider = msgspec.structs.replace(provider, model=args.model)
-    autonomy = config.autonomy
+    overrides: dict[str, object] = {}
+    for option, key in (("provider", "provider.name"), ("model", "provider.model")):
+        if getattr(args, option, None):
+            overrides[key] = getattr(args, option)
     if getattr(args, "autonomy", None):
-        autonomy = msgspec.structs.replace(autonomy, level=args.autonomy)
-    config = msgspec.structs.replace(config, provider=provider, autonomy=autonomy)
+        overrides["autonomy.level"] = args.autonomy
+    loaded = load_config(getattr(args, "config", None), overrides=overrides)
     if loaded.embedded:
         print(
             "note: no config file found; using the embedded default (simulated board, "
             "offline demo model). Run `clawseed-edge init` to write your own.",
             file=sys.stderr,
         )
-    return dataclasses.replace(loaded, config=config)
+    return loaded
 
 
 async def open_runtime(args: argparse.Namespace, **kwargs: Any) -> Runtime:

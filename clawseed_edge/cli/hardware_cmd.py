@@ -214,7 +214,11 @@ def estop(
             f"(level {st['level']})",
             file=out,
         )
-    print(f"estop: {len(outputs)} outputs on {gpio.board_type} in their safe state", file=out)
+    n = len(outputs)
+    print(
+        f"estop: {n} output{'' if n == 1 else 's'} on {gpio.board_type} in their safe state",
+        file=out,
+    )
     return 0
 
 

@@ -1,14 +1,15 @@
 """``clawseed-edge memory list|search|forget|export``: look into and tidy the memory database.
 
-The database is ``--db PATH`` if given, else ``$CLAWSEED_HOME/memory.db`` (home default
-``~/.clawseed-edge``). Commands never create a database: a missing one is an error. Search is
-keyword-only here (no embedding provider is started by the CLI).
+The database is ``--db PATH`` if given, else the config's ``[memory] path`` (the file of
+``--config``, or ``$CLAWSEED_HOME/config.toml``, or the embedded default: ``memory.db``);
+relative paths are under ``$CLAWSEED_HOME`` (home default ``~/.clawseed-edge``). Commands
+never create a database: a missing one is an error. Search is keyword-only here (no embedding
+provider is started by the CLI).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,9 @@ def register(subparsers: Any) -> None:
 
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument(
-            "--db", metavar="PATH", help="memory database (default: $CLAWSEED_HOME/memory.db)"
+            "--db",
+            metavar="PATH",
+            help="memory database (default: the config's [memory] path, $CLAWSEED_HOME/memory.db)",
         )
         p.add_argument("--namespace", "-n", default="default", help="namespace (default: default)")
 
@@ -62,10 +65,18 @@ def register(subparsers: Any) -> None:
 
 
 def _db_path(args: argparse.Namespace) -> Path:
+    """``--db``, else ``[memory] path`` of the config (``--config`` or the default file).
+
+    Raises:
+        ConfigError: The config cannot be read or is invalid (the message names file and key).
+    """
     if args.db:
         return Path(args.db).expanduser()
-    home = os.environ.get("CLAWSEED_HOME") or "~/.clawseed-edge"
-    return Path(home).expanduser() / "memory.db"
+    from clawseed_edge.config.file import load_config
+    from clawseed_edge.config.paths import resolve_in_home
+
+    loaded = load_config(getattr(args, "config", None))
+    return resolve_in_home(loaded.config.memory.path, loaded.home)
 
 
 def _timestamp(text: str | None, option: str) -> float | None:
@@ -93,14 +104,18 @@ def _run(args: argparse.Namespace, action: Any) -> int:
     """Open the database, run ``action(memory)``, translate errors into exit code 1."""
     import asyncio
 
-    from clawseed_edge.api import MemoryStoreError
+    from clawseed_edge.api import ConfigError, MemoryStoreError
     from clawseed_edge.memory.sqlite import SqliteMemory
 
-    path = _db_path(args)
+    try:
+        path = _db_path(args)
+    except ConfigError as exc:
+        print(f"clawseed-edge memory: {exc}", file=sys.stderr)
+        return 1
     if not path.is_file():
         print(
-            f"clawseed-edge memory: no memory database at {path}; pass --db PATH or set "
-            "CLAWSEED_HOME",
+            f"clawseed-edge memory: no memory database at {path}; pass --db PATH, --config "
+            "PATH (its [memory] path) or set CLAWSEED_HOME",
             file=sys.stderr,
         )
         return 1
@@ -220,5 +235,7 @@ def _export(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"clawseed-edge memory: cannot write {args.output}: {exc}", file=sys.stderr)
         return 1
-    print(f"exported {count} entries to {args.output}", file=sys.stderr)
+    from .render import counted
+
+    print(f"exported {counted(count, 'entry', 'entries')} to {args.output}", file=sys.stderr)
     return 0

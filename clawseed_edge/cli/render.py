@@ -18,7 +18,19 @@ from clawseed_edge.api import (
     TurnEvent,
 )
 
-__all__ = ["EventPrinter"]
+__all__ = ["EventPrinter", "counted"]
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 output``, ``2 outputs`` (``plural`` for irregular nouns: ``entry``/``entries``)."""
+    return f"{n} {noun if n == 1 else (plural or noun + 's')}"
+
+
+def _outcome(error: str) -> str:
+    """How a call that did not succeed ended: ``denied``/``refused`` (by a hook such as the
+    SecurityPolicy, which starts its reason with that word) or ``failed`` (the tool's error)."""
+    first = error.split(" ", 1)[0].lower()
+    return first if first in {"denied", "refused"} else "failed"
 
 
 def _short(value: object, limit: int = 200) -> str:
@@ -73,7 +85,8 @@ class EventPrinter:
             if r.success:
                 self.err.write(f"<- ok ({took}): {_short(r.output)}\n")
             else:
-                self.err.write(f"<- refused/failed ({took}): {_short(r.error or '')}\n")
+                error = r.error or ""
+                self.err.write(f"<- {_outcome(error)} ({took}): {_short(error)}\n")
         elif isinstance(event, ApprovalRequestEvent):
             pass  # the terminal approver asks the question itself (or explains its refusal)
         elif isinstance(event, DoneEvent):

@@ -2,8 +2,8 @@
 
 It assembles the agent from the config, connects the hardware, and turns input events into
 agent turns through the ``on_press`` / ``on_release`` rules of ``[[devices]]`` (rate-limited
-per device). SIGTERM (``systemctl stop``) and Ctrl-C apply every output's safe value first,
-then shut down in order: stop taking events, abort running turns, disconnect, close memory.
+per device). SIGTERM (``systemctl stop``), SIGHUP and Ctrl-C apply every output's safe value
+first, then shut down in order: stop taking events, abort running turns, disconnect, close memory.
 SIGUSR1 applies the safe values and keeps running (``clawseed-edge estop --pid PID``).
 """
 
@@ -17,6 +17,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from .common import add_runtime_options, open_runtime, run_async
+from .render import counted
 
 if TYPE_CHECKING:
     from clawseed_edge.config.assemble import Runtime
@@ -61,7 +62,7 @@ def _run(args: argparse.Namespace) -> int:
             loop,
             runtime.peripherals,
             stop=stop.set,
-            stop_signals=(signal.SIGTERM, signal.SIGINT),
+            stop_signals=(signal.SIGTERM, signal.SIGINT, signal.SIGHUP),
         )
         consumers = [
             asyncio.create_task(_consume(runtime, p), name=f"events-{p.name}")
@@ -108,6 +109,6 @@ def _summary(runtime: Runtime) -> str:
     parts = [f"model {p.name}/{p.model}"]
     for x in runtime.peripherals:
         devices = getattr(getattr(x, "hardware", None), "devices", ())
-        parts.append(f"{x.name}: {x.board_type} with {len(devices)} devices")
+        parts.append(f"{x.name}: {x.board_type} with {counted(len(devices), 'device')}")
     parts.append("SIGTERM or Ctrl-C stops")
     return "; ".join(parts)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,7 @@ import msgspec
 from clawseed_edge.agent.builder import AgentBuilder
 from clawseed_edge.agent.engine import Agent
 from clawseed_edge.agent.hooks import HookFactoryRegistry
+from clawseed_edge.agent.redact import Scrubber, install_log_redaction
 from clawseed_edge.agent.security import DEFAULT_FORBIDDEN_PATHS, SecurityPolicy
 from clawseed_edge.api import (
     Approver,
@@ -41,7 +43,14 @@ from .file import LoadedConfig, load_config
 from .paths import resolve_in_home
 from .schema import Config
 
-__all__ = ["Runtime", "assemble", "assemble_agent", "build_provider"]
+__all__ = [
+    "Runtime",
+    "assemble",
+    "assemble_agent",
+    "build_policy",
+    "build_provider",
+    "secret_scrubber",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -74,9 +83,7 @@ class Runtime:
         await self.aclose()
 
 
-async def assemble_agent(
-    config: LoadedConfig | str | Path | None = None, **options: Any
-) -> Agent:
+async def assemble_agent(config: LoadedConfig | str | Path | None = None, **options: Any) -> Agent:
     """Load a config (a path, a LoadedConfig or None for the default) and assemble its Agent.
 
     Provider (with fallbacks), memory, built-in tools, peripherals (connected), the
@@ -109,6 +116,77 @@ def _with_key(pc: Any, secrets_path: Path) -> Any:
     if api_key is None and pc.api_key_env:
         api_key = lookup_secret(pc.api_key_env, secrets_path)
     return msgspec.structs.replace(pc, api_key=api_key, fallbacks=fallbacks)
+
+
+def own_files(loaded: LoadedConfig) -> list[str]:
+    """The files no tool may touch because they hold credentials or the agent's own state.
+
+    The secrets file, the config file, the memory database (with its WAL, shared-memory and
+    journal files) and this process's environment (``/proc/self/environ`` resolves to it in
+    the policy; it holds the keys that came from the environment).
+    """
+    home = loaded.home
+    files = [str(home / "secrets"), str(home / "config.toml")]
+    if not loaded.embedded and loaded.source not in files:
+        files.append(loaded.source)
+    if loaded.config.memory.backend == "sqlite":
+        db = str(resolve_in_home(loaded.config.memory.path, home))
+        files += [db, f"{db}-wal", f"{db}-shm", f"{db}-journal"]
+    files.append(f"/proc/{os.getpid()}/environ")
+    return files
+
+
+def build_policy(
+    loaded: LoadedConfig, *, approver: Approver | None = None, observer: Observer | None = None
+) -> SecurityPolicy:
+    """The SecurityPolicy the config describes, its own files forbidden (see :func:`own_files`).
+
+    Raises:
+        ConfigInvalid: an ``[autonomy]`` value the policy refuses (names the file and key).
+    """
+    config = loaded.config
+    try:
+        return SecurityPolicy(
+            autonomy=config.autonomy.level,
+            approver=approver,
+            allowed_commands=config.autonomy.shell_allowlist,
+            forbidden_paths=[
+                *DEFAULT_FORBIDDEN_PATHS,
+                *own_files(loaded),
+                *config.autonomy.forbidden_paths,
+            ],
+            workspace_dir=resolve_in_home(config.agent.workspace_dir, loaded.home),
+            max_actions_per_hour=config.autonomy.max_actions_per_hour,
+            approval_timeout_s=config.autonomy.approval_timeout_s,
+            auto_approve=config.autonomy.auto_approve,
+            observer=observer,
+        )
+    except ValueError as exc:
+        key = "autonomy.auto_approve" if "auto_approve" in str(exc) else "autonomy"
+        raise ConfigInvalid(str(exc), file=loaded.source, key=key) from exc
+
+
+def secret_scrubber(loaded: LoadedConfig) -> Scrubber:
+    """A scrubber that knows the configured secrets' values: every value of the secrets file
+    and the API key of the provider, its fallbacks and the embedding provider.
+
+    Raises:
+        ConfigInvalid: the secrets file is readable by others, or a line is not NAME=value.
+    """
+    from .secrets import read_secrets
+
+    secrets_path = loaded.home / "secrets"
+    values = list(read_secrets(secrets_path).values())
+    pending = [loaded.config.provider]
+    if loaded.config.embedding is not None:
+        pending.append(loaded.config.embedding)
+    while pending:
+        pc = pending.pop()
+        pending.extend(pc.fallbacks)
+        keyed = _with_key(msgspec.structs.replace(pc, fallbacks=[]), secrets_path)
+        if keyed.api_key:
+            values.append(keyed.api_key)
+    return Scrubber(values)
 
 
 def build_provider(loaded: LoadedConfig, registry: Any | None = None) -> Provider:
@@ -176,16 +254,10 @@ async def assemble(
     _ensure_home(home)
     workspace = resolve_in_home(config.agent.workspace_dir, home)
     # Everything that only reads the config first: a mistake there leaves nothing open.
-    policy = SecurityPolicy(
-        autonomy=config.autonomy.level,
-        approver=approver,
-        allowed_commands=config.autonomy.shell_allowlist,
-        forbidden_paths=[*DEFAULT_FORBIDDEN_PATHS, *config.autonomy.forbidden_paths],
-        workspace_dir=workspace,
-        max_actions_per_hour=config.autonomy.max_actions_per_hour,
-        approval_timeout_s=config.autonomy.approval_timeout_s,
-        observer=observer,
-    )
+    policy = build_policy(loaded, approver=approver, observer=observer)
+    scrubber = secret_scrubber(loaded)
+    # Log lines (ours and the libraries', e.g. a URL with a key) pass the scrubber too.
+    install_log_redaction(scrubber)
     hooks = _build_hooks(config, loaded.source, hook_factories or HookFactoryRegistry())
     peripherals = _build_peripherals(config, loaded.source, sim=sim)
     provider = provider if provider is not None else build_provider(loaded, provider_registry)
@@ -209,7 +281,10 @@ async def assemble(
             opened.append(p.disconnect)  # disconnect applies the safe values first
             if connect:
                 await p.connect()
-        tools: list[Tool] = [*_memory_tools(memory), *_workspace_tools(config, workspace)]
+        tools: list[Tool] = [
+            *_memory_tools(memory),
+            *_workspace_tools(config, workspace, scrubber),
+        ]
         tools.extend(extra_tools)
         builder = (
             AgentBuilder()
@@ -240,7 +315,7 @@ async def assemble(
             except Exception:
                 _log.exception("cleanup after a failed start also failed")
         raise
-    _wire_memory_upkeep(agent, memory, config)
+    _wire_memory_upkeep(agent, memory, config, scrubber)
     for close in opened[1:]:  # the agent closes its provider itself
         agent.on_close(close)
     return Runtime(
@@ -277,9 +352,7 @@ def _ensure_home(home: Path) -> None:
         ) from exc
 
 
-async def _open_memory(
-    config: Config, home: Path, embedder: EmbeddingProvider | None
-) -> Memory:
+async def _open_memory(config: Config, home: Path, embedder: EmbeddingProvider | None) -> Memory:
     from clawseed_edge.memory.factory import open_memory
 
     if embedder is None:
@@ -287,9 +360,10 @@ async def _open_memory(
     return await open_memory(config.memory, home, embedder=embedder)
 
 
-def _wire_memory_upkeep(agent: Agent, memory: Memory, config: Config) -> None:
+def _wire_memory_upkeep(agent: Agent, memory: Memory, config: Config, scrubber: Scrubber) -> None:
     """After each completed turn: a dated ``daily`` entry, flagged facts promoted to ``core``
-    (``remember that ...``), and retention pruning once a day."""
+    (``remember that ...``), and retention pruning once a day. What is stored is scrubbed of
+    credentials first (a user may paste a key; a model may repeat one)."""
     consolidate = getattr(memory, "consolidate", None)
     prune_if_due = getattr(memory, "prune_if_due", None)
     if consolidate is None or prune_if_due is None:
@@ -297,7 +371,12 @@ def _wire_memory_upkeep(agent: Agent, memory: Memory, config: Config) -> None:
     retention_days = config.memory.retention_days
 
     async def upkeep(context: ToolContext, text: str, answer: str) -> None:
-        await consolidate(context.session_id, text, answer, namespace=context.namespace)
+        await consolidate(
+            context.session_id,
+            scrubber.scrub(text),
+            scrubber.scrub(answer),
+            namespace=context.namespace,
+        )
         await prune_if_due(retention_days)
 
     agent.on_turn_done(upkeep)
@@ -309,16 +388,16 @@ def _memory_tools(memory: Memory) -> list[Tool]:
     return list(memory_tools(memory))
 
 
-def _workspace_tools(config: Config, workspace: Path) -> list[Tool]:
+def _workspace_tools(config: Config, workspace: Path, scrubber: Scrubber) -> list[Tool]:
     tools: list[Tool] = []
     if config.tools.files:
         from clawseed_edge.tools.files import file_tools
 
-        tools.extend(file_tools(workspace))
+        tools.extend(file_tools(workspace, scrub=scrubber))
     if config.tools.shell:
         from clawseed_edge.tools.shell import ShellTool
 
-        tools.append(ShellTool(workspace))
+        tools.append(ShellTool(workspace, scrub=scrubber))
     return tools
 
 

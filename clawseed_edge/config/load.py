@@ -6,13 +6,18 @@ The rules:
   create one (``clawseed-edge init``), unless the caller allows a missing file (defaults);
 * a TOML syntax error names the file, the line and the column;
 * an unknown key names the key path and lists the keys allowed there;
-* a wrong type names the key path and the expected type;
+* a wrong type names the key path and the expected type: conversion is strict, so
+  ``max_history = "10"`` or ``approval = "false"`` is an error, not silently converted;
+* a value outside its range names the key, the bound and the value; a value outside a fixed set
+  of choices lists the allowed values; NaN and infinity are refused everywhere;
 * environment overrides ``CLAWSEED__SECTION__KEY=value`` (double underscores between path
-  parts, value parsed as a TOML value when it is one, else a string) apply before validation.
+  parts, value parsed as a TOML value when it is one, else a string) apply before validation,
+  and an error in a value they set (or a key they misspell) names the variable, not the file.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import tomllib
@@ -24,7 +29,13 @@ import msgspec
 
 from clawseed_edge.api import ConfigFileNotFound, ConfigInvalid
 
-__all__ = ["ENV_PREFIX", "apply_env_overrides", "convert_config", "read_toml"]
+__all__ = [
+    "ENV_PREFIX",
+    "apply_env_overrides",
+    "convert_config",
+    "env_overrides",
+    "read_toml",
+]
 
 T = TypeVar("T")
 
@@ -33,6 +44,11 @@ _AT_PATH = re.compile(r"\s*-\s*at\s*`\$(?P<path>[^`]*)`\s*$")
 _UNKNOWN = re.compile(r"Object contains unknown field `(?P<field>[^`]+)`")
 _EXPECTED = re.compile(r"Expected `(?P<exp>[^`]+)`, got `(?P<got>[^`]+)`")
 _MISSING = re.compile(r"Object missing required field `(?P<field>[^`]+)`")
+_BOUND = re.compile(r"Expected `(?P<exp>[^`]+)` (?P<op>>=|<=|>|<) (?P<bound>\S+)\s*$")
+_ENUM = re.compile(r"Invalid enum value (?P<value>.+?)\s*$")
+# A __post_init__ message that starts with the field it is about ("workspace_dir: ...",
+# "memory.retention_days = -1 ...", "timeout_s must be ..."): the key gets that field.
+_LEADING_FIELD = re.compile(r"^(?:[a-z_]+\.)?(?P<field>[a-z_]+)(?P<colon>:\s*)?(?=[\s:=]|$)")
 
 
 def read_toml(path: Path, *, missing_ok: bool = False) -> dict[str, Any]:
@@ -69,35 +85,87 @@ def apply_env_overrides(
     Only table keys can be set (not array elements). The value is parsed as TOML when it is
     a valid TOML value (``3``, ``true``, ``"x"``, ``[1, 2]``), else taken as a string.
     """
+    return env_overrides(data, environ)[0]
+
+
+def env_overrides(
+    data: Mapping[str, Any], environ: Mapping[str, str] | None = None
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """Like :func:`apply_env_overrides`, also returning which variable set which key.
+
+    Returns:
+        The new data, and ``{dotted key: label}`` (``"autonomy.level": "environment variable
+        CLAWSEED__AUTONOMY__LEVEL"``) for :func:`convert_config` to blame the right source.
+    """
     env = os.environ if environ is None else environ
     out = _deep_copy(data)
+    origins: dict[str, str] = {}
     for name, raw in sorted(env.items()):
         if not name.startswith(ENV_PREFIX):
             continue
         parts = [p.lower() for p in name[len(ENV_PREFIX) :].split("__") if p]
         if not parts:
             continue
-        node = out
-        for part in parts[:-1]:
-            child = node.get(part)
-            if not isinstance(child, dict):
-                child = {}
-                node[part] = child
-            node = child
-        node[parts[-1]] = _parse_env_value(raw)
-    return out
+        _refuse_non_table(out, parts, name)
+        set_key(out, ".".join(parts), _parse_env_value(raw))
+        origins[".".join(parts)] = f"environment variable {name}"
+    return out, origins
 
 
-def convert_config(data: Mapping[str, Any], schema: type[T], *, source: str | None) -> T:
-    """Validate ``data`` into ``schema`` (a msgspec Struct type).
+def _refuse_non_table(data: Mapping[str, Any], parts: list[str], name: str) -> None:
+    """A variable reaches only into tables: replacing ``[[devices]]`` by a table would lose the
+    file's devices and blame the file for the mismatch."""
+    node: Any = data
+    for depth, part in enumerate(parts[:-1], start=1):
+        node = node.get(part) if isinstance(node, Mapping) else None
+        if node is None:
+            return
+        if not isinstance(node, Mapping):
+            raise ConfigInvalid(
+                "environment variables set keys of tables only, and this is not a table in "
+                "the file (an array such as [[devices]] is set in the file)",
+                file=f"environment variable {name}",
+                key=".".join(parts[:depth]),
+            )
+
+
+def set_key(data: dict[str, Any], dotted: str, value: Any) -> None:
+    """Set ``data[a][b] = value`` for ``dotted = "a.b"``, creating (or replacing) tables."""
+    parts = dotted.split(".")
+    node = data
+    for part in parts[:-1]:
+        child = node.get(part)
+        if not isinstance(child, dict):
+            child = {}
+            node[part] = child
+        node = child
+    node[parts[-1]] = value
+
+
+def convert_config(
+    data: Mapping[str, Any],
+    schema: type[T],
+    *,
+    source: str | None,
+    origins: Mapping[str, str] | None = None,
+) -> T:
+    """Validate ``data`` into ``schema`` (a msgspec Struct type), strictly (no coercion).
+
+    Args:
+        data: The decoded TOML (overrides applied).
+        schema: The Struct type.
+        source: The file, for error messages.
+        origins: Keys set elsewhere than the file (from :func:`env_overrides`): an error at
+            such a key names that source instead of the file.
 
     Raises:
-        ConfigInvalid: With the file, the dotted key path and what is expected there.
+        ConfigInvalid: With the file (or variable), the dotted key path and what is expected.
     """
+    _check_finite(data, "", source, origins or {})
     try:
-        return msgspec.convert(data, schema, strict=False)
+        return msgspec.convert(data, schema, strict=True)
     except msgspec.ValidationError as exc:
-        raise _translate(str(exc), schema, source) from exc
+        raise _translate(str(exc), schema, source, data, origins or {}) from exc
 
 
 # --- internals --------------------------------------------------------------------------------
@@ -114,7 +182,40 @@ def _deep_copy(data: Mapping[str, Any]) -> dict[str, Any]:
     return {k: _deep_copy(v) if isinstance(v, Mapping) else v for k, v in data.items()}
 
 
-def _translate(message: str, schema: type[Any], source: str | None) -> ConfigInvalid:
+def _check_finite(data: Any, key: str, source: str | None, origins: Mapping[str, str]) -> None:
+    """Refuse NaN and infinity anywhere: every comparison with NaN is false, so a range check
+    downstream would let it through."""
+    if isinstance(data, float) and not math.isfinite(data):
+        raise ConfigInvalid(
+            f"must be a finite number, got {data}", file=_blame(key, source, origins), key=key
+        )
+    if isinstance(data, Mapping):
+        for name, value in data.items():
+            _check_finite(value, f"{key}.{name}" if key else str(name), source, origins)
+    elif isinstance(data, list | tuple):
+        for i, value in enumerate(data):
+            _check_finite(value, f"{key}[{i}]", source, origins)
+
+
+def _blame(
+    key: str, source: str | None, origins: Mapping[str, str], *, unknown: bool = False
+) -> str | None:
+    """The file, or the override that set ``key`` (or, for an unknown key, a key below it)."""
+    for set_key_, label in origins.items():
+        if key == set_key_ or key.startswith((f"{set_key_}.", f"{set_key_}[")):
+            return label
+        if unknown and set_key_.startswith(f"{key}."):
+            return label
+    return source
+
+
+def _translate(
+    message: str,
+    schema: type[Any],
+    source: str | None,
+    data: Mapping[str, Any],
+    origins: Mapping[str, str],
+) -> ConfigInvalid:
     path = ""
     m = _AT_PATH.search(message)
     if m:
@@ -126,16 +227,49 @@ def _translate(message: str, schema: type[Any], source: str | None) -> ConfigInv
         full = f"{key}.{field}" if key else field
         allowed = _fields_at(schema, path)
         hint = f"; allowed keys here: {', '.join(allowed)}" if allowed else ""
-        return ConfigInvalid(f"unknown key{hint}", file=source, key=full)
+        where = _blame(full, source, origins, unknown=True)
+        return ConfigInvalid(f"unknown key{hint}", file=where, key=full)
     if mm := _MISSING.search(message):
         field = mm.group("field")
         full = f"{key}.{field}" if key else field
         return ConfigInvalid("required key is missing", file=source, key=full)
+    where = _blame(key, source, origins)
+    if bm := _BOUND.search(message):
+        got = _value_at(data, path)
+        return ConfigInvalid(
+            f"must be {bm.group('op')} {bm.group('bound')}, got {got!r}",
+            file=where,
+            key=key or None,
+        )
     if em := _EXPECTED.search(message):
         return ConfigInvalid(
-            f"expected {em.group('exp')}, got {em.group('got')}", file=source, key=key or None
+            f"expected {em.group('exp')}, got {em.group('got')}", file=where, key=key or None
         )
-    return ConfigInvalid(message.strip() or "invalid value", file=source, key=key or None)
+    if nm := _ENUM.search(message):
+        choices = _literal_values(schema, path)
+        hint = f"; allowed values: {', '.join(map(str, choices))}" if choices else ""
+        return ConfigInvalid(
+            f"{nm.group('value')} is not allowed{hint}", file=where, key=key or None
+        )
+    text = message.strip()
+    if lm := _LEADING_FIELD.match(text):
+        if lm.group("field") in _fields_at(schema, path):
+            key = f"{key}.{lm.group('field')}" if key else lm.group("field")
+            where = _blame(key, source, origins)
+            if lm.group("colon"):
+                text = text[lm.end() :].strip()
+    return ConfigInvalid(text or "invalid value", file=where, key=key or None)
+
+
+def _value_at(data: Any, path: str) -> Any:
+    """The raw value at a msgspec path (``.devices[0].pin``), or None."""
+    node = data
+    for name, index in re.findall(r"\.([^.\[]+)|\[(\d+)\]", path):
+        try:
+            node = node[name] if name else node[int(index)]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return node
 
 
 def _dotted(path: str) -> str:
@@ -143,21 +277,38 @@ def _dotted(path: str) -> str:
     return path[1:] if path.startswith(".") else path
 
 
-def _fields_at(schema: type[Any], path: str) -> list[str]:
-    """The field names of the Struct reached by following ``path`` from ``schema``."""
+def _type_at(schema: type[Any], path: str) -> Any:
+    """The msgspec.inspect type reached by following ``path`` from ``schema`` (None if lost)."""
     tp: Any = _unwrap(schema)
     for name, index in re.findall(r"\.([^.\[]+)|\[(\d+)\]", path):
         if name:
             fields = {f.encode_name: f.type for f in getattr(tp, "fields", ())}
             if name not in fields:
-                return []
+                return None
             tp = _unwrap(fields[name])
         elif index:
             item = getattr(tp, "item_type", None)
             if item is None:
-                return []
+                return None
             tp = _unwrap(item)
-    return sorted(f.encode_name for f in getattr(tp, "fields", ()))
+    return tp
+
+
+def _fields_at(schema: type[Any], path: str) -> list[str]:
+    """The field names of the Struct reached by following ``path`` from ``schema``."""
+    return sorted(f.encode_name for f in getattr(_type_at(schema, path), "fields", ()))
+
+
+def _literal_values(schema: type[Any], path: str) -> tuple[Any, ...]:
+    """The allowed values of the Literal field at ``path`` (also inside a union)."""
+    tp = _type_at(schema, path)
+    if isinstance(tp, msgspec.inspect.LiteralType):
+        return tuple(tp.values)
+    values: list[Any] = []
+    for member in getattr(tp, "types", ()):
+        if isinstance(member, msgspec.inspect.LiteralType):
+            values.extend(member.values)
+    return tuple(values)
 
 
 def _unwrap(tp: Any) -> Any:

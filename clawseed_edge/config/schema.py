@@ -13,7 +13,10 @@ A complete file, every key optional (the values shown are the defaults)::
     max_actions_per_hour = 120
     approval_timeout_s = 120.0
     shell_allowlist = ["ls", "cat", "echo", "date", "uptime", "df", "free", "vcgencmd"]
-    forbidden_paths = []               # added to the built-in list (/etc/shadow, ~/.ssh ...)
+    forbidden_paths = []               # added to the built-in list (/etc/shadow, ~/.ssh, and
+                                       # $CLAWSEED_HOME's secrets, config.toml, memory.db)
+    auto_approve = ["memory_store"]    # tools (glob patterns) that need no approval in
+                                       # supervised; never a device with approval = true
 
     [tools]
     allowed = ["*"]                    # glob patterns; deny wins
@@ -39,13 +42,15 @@ as written here and validated at load by the factory their ``type`` names
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
 from clawseed_edge.memory.config import MemoryConfig
 from clawseed_edge.peripherals.gpio import DeviceConfig, HardwareConfig, PinFactoryKind
 from clawseed_edge.providers.config import ProviderConfig
+
+from .paths import system_directory
 
 __all__ = [
     "AgentSettings",
@@ -56,28 +61,48 @@ __all__ = [
     "ToolsSettings",
 ]
 
+# Value ranges, checked when the file is loaded (the error names the key and the bound).
+PositiveInt = Annotated[int, msgspec.Meta(ge=1)]
+Seconds = Annotated[float, msgspec.Meta(gt=0)]
+
 DEFAULT_SHELL_ALLOWLIST = ["ls", "cat", "echo", "date", "uptime", "df", "free", "vcgencmd"]
 
 
 class AgentSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """``[agent]``: the turn engine."""
 
-    max_tool_iterations: int = 10
-    max_history: int = 50
-    tool_timeout_s: float = 30.0
+    max_tool_iterations: PositiveInt = 10
+    max_history: PositiveInt = 50
+    tool_timeout_s: Seconds = 30.0
     workspace_dir: str = "workspace"
+
+    def __post_init__(self) -> None:
+        # Raised as "workspace_dir: ..." so the loader names agent.workspace_dir.
+        if "\0" in self.workspace_dir:
+            raise ValueError("workspace_dir: contains a NUL character; write a plain path")
+        if not self.workspace_dir.strip():
+            raise ValueError("workspace_dir: is empty; leave it out for $CLAWSEED_HOME/workspace")
+        system = system_directory(self.workspace_dir)
+        if system is not None:
+            raise ValueError(
+                f"workspace_dir: {self.workspace_dir!r} is a system directory ({system}); the "
+                "agent writes files there. Use a directory of its own, e.g. 'workspace' "
+                "(under $CLAWSEED_HOME)"
+            )
 
 
 class AutonomySettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """``[autonomy]``: the SecurityPolicy."""
 
     level: Literal["read_only", "supervised", "full"] = "supervised"
-    max_actions_per_hour: int = 120
-    approval_timeout_s: float = 120.0
+    max_actions_per_hour: PositiveInt = 120
+    approval_timeout_s: Seconds = 120.0
     shell_allowlist: list[str] = msgspec.field(
         default_factory=lambda: list(DEFAULT_SHELL_ALLOWLIST)
     )
     forbidden_paths: list[str] = msgspec.field(default_factory=list)
+    # Writing the agent's own memory needs no human, or a headless device remembers nothing.
+    auto_approve: list[str] = msgspec.field(default_factory=lambda: ["memory_store"])
 
 
 class ToolsSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):

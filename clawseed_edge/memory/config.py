@@ -27,6 +27,8 @@ class MemoryConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
             a missing database from it.
         synchronous: ``FULL`` (survives power cuts) or ``NORMAL`` (faster, may lose the last
             writes on a power cut).
+        busy_timeout_s: Seconds a write waits for another process's write lock before it
+            fails visibly (0 < value <= 600).
     """
 
     backend: Literal["sqlite", "none"] = "sqlite"
@@ -40,6 +42,7 @@ class MemoryConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     conflict_threshold: float = 0.6
     snapshot: bool = True
     synchronous: Literal["FULL", "NORMAL"] = "FULL"
+    busy_timeout_s: float = 5.0
 
     def __post_init__(self) -> None:
         for name in ("vector_weight", "keyword_weight", "min_relevance", "conflict_threshold"):
@@ -50,6 +53,10 @@ class MemoryConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
             raise ValueError("memory.vector_weight and memory.keyword_weight are both 0")
         if self.retention_days <= 0:
             raise ValueError(f"memory.retention_days = {self.retention_days} must be positive")
+        if not 0 < self.busy_timeout_s <= 600:  # also refuses NaN
+            raise ValueError(
+                f"memory.busy_timeout_s = {self.busy_timeout_s} must be in (0, 600] seconds"
+            )
         if self.embedding_dimensions is not None and self.embedding_dimensions <= 0:
             raise ValueError(
                 f"memory.embedding_dimensions = {self.embedding_dimensions} must be positive"

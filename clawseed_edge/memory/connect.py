@@ -7,10 +7,25 @@ module with its own SQLite that can load extensions. aiosqlite's ``connect()`` a
 connector that it runs on its worker thread, so we hand it one that builds the connection we
 want (no monkeypatching). If no vector support can be loaded, that is logged once and the
 store runs keyword-only.
+
+Sizes, chosen for a 512 MB Pi Zero 2 W (see docs/memory.md):
+
+* ``cache_size = -4096``: at most 4 MiB of page cache per connection (SQLite's default is
+  2 MiB). Pages are allocated as used, so a small database costs less; 4 MiB holds the FTS
+  index pages a recall touches and the tail of a session's history.
+* ``wal_autocheckpoint = 256`` pages (1 MiB at 4 KiB pages, default 1000 pages = 4 MiB):
+  the WAL is folded into the database more often; memory writes are rare, so the extra
+  checkpoints cost little, and a smaller WAL is less to replay after a power cut.
+* ``journal_size_limit = 1 MiB``: after a checkpoint, a WAL that one large transaction (an
+  import, a prune) grew is cut back to 1 MiB when it is reused, instead of staying at its
+  high-water mark for the life of the service.
+* On close, ``wal_checkpoint(TRUNCATE)`` empties the WAL even when another process (the CLI
+  beside the service) keeps the database open and SQLite would not delete it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 import sqlite3
@@ -21,11 +36,74 @@ from typing import Any, cast
 
 from clawseed_edge.api import MemoryStoreError
 
-__all__ = ["OpenedConnection", "driver_errors", "open_connection", "translate_error"]
+__all__ = [
+    "CACHE_SIZE_KIB",
+    "JOURNAL_SIZE_LIMIT",
+    "MAX_BUSY_TIMEOUT_S",
+    "WAL_AUTOCHECKPOINT_PAGES",
+    "OpenedConnection",
+    "begin_write",
+    "configure",
+    "driver_errors",
+    "open_connection",
+    "translate_error",
+]
 
 log = logging.getLogger(__name__)
 
 _warned_no_vectors = False
+
+#: Upper bound of ``busy_timeout_s``: longer than this, a turn looks hung.
+MAX_BUSY_TIMEOUT_S = 600.0
+#: Page cache per connection, KiB (set as ``PRAGMA cache_size = -4096``; see module doc).
+CACHE_SIZE_KIB = 4096
+#: Pages in the WAL before an automatic checkpoint (256 x 4 KiB = 1 MiB).
+WAL_AUTOCHECKPOINT_PAGES = 256
+#: Bytes a checkpointed WAL is truncated to when it is reused.
+JOURNAL_SIZE_LIMIT = 1024 * 1024
+
+
+async def configure(conn: Any, synchronous: str, busy_timeout_s: float) -> None:
+    """Set WAL mode, durability, the busy wait and the sizes (see the module doc)."""
+    await conn.execute("PRAGMA journal_mode=WAL")
+    await conn.execute(f"PRAGMA synchronous={synchronous}")
+    await conn.execute("PRAGMA foreign_keys=ON")
+    # SQLite's own busy handler waits (sleeping and retrying) for another writer
+    await conn.execute(f"PRAGMA busy_timeout={int(busy_timeout_s * 1000)}")
+    await conn.execute(f"PRAGMA cache_size=-{CACHE_SIZE_KIB}")
+    await conn.execute(f"PRAGMA wal_autocheckpoint={WAL_AUTOCHECKPOINT_PAGES}")
+    await conn.execute(f"PRAGMA journal_size_limit={JOURNAL_SIZE_LIMIT}")
+
+
+async def begin_write(conn: Any, path: object, what: str, busy_timeout_s: float) -> None:
+    """``BEGIN IMMEDIATE``, waiting up to ``busy_timeout_s`` for another writer.
+
+    SQLite's busy handler does the waiting; the loop covers the cases where SQLite reports
+    busy at once without calling it. Cancel-safe (nothing is held until BEGIN succeeds).
+
+    Raises:
+        MemoryStoreError: still locked after ``busy_timeout_s``, naming the file, the
+            operation and what to do.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + busy_timeout_s
+    while True:
+        try:
+            await conn.execute("BEGIN IMMEDIATE")
+            return
+        except driver_errors() as exc:
+            text = str(exc).lower()
+            if "locked" not in text and "busy" not in text:
+                raise
+            if loop.time() >= deadline:
+                raise MemoryStoreError(
+                    f"memory database {path} is locked by another writer: waited "
+                    f"{busy_timeout_s:g} s, {what} was not saved. Another process "
+                    "(the clawseed-edge service, or a second command) is writing to it: "
+                    "let it finish or stop it, then try again (or raise "
+                    "[memory] busy_timeout_s)"
+                ) from exc
+            await asyncio.sleep(min(0.05, max(0.0, deadline - loop.time())))
 
 
 @functools.cache

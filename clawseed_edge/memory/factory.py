@@ -46,6 +46,7 @@ async def open_memory(
         "embedding_dimensions": config.embedding_dimensions,
         "conflict_threshold": config.conflict_threshold,
         "synchronous": config.synchronous,
+        "busy_timeout_s": config.busy_timeout_s,
         "snapshot_path": path.parent / SNAPSHOT_NAME if config.snapshot else None,
     }
     try:

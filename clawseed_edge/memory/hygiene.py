@@ -2,8 +2,8 @@
 
 * Consolidation turns a finished turn into a dated ``daily`` entry, and facts the user flagged
   as important ("remember that ...", "important: ...") into ``core`` entries.
-* Pruning deletes ``conversation`` and ``daily`` entries older than the retention; ``core`` and
-  custom categories are never pruned.
+* Pruning deletes ``conversation`` and ``daily`` entries and session history messages older
+  than the retention; ``core`` and custom categories are never pruned.
 * Two ``core`` entries conflict when the Jaccard overlap of their word sets reaches the
   threshold; the older is then superseded by the newer.
 """
@@ -11,6 +11,8 @@
 from __future__ import annotations
 
 import hashlib
+import logging
+import math
 import re
 import time
 from collections.abc import Sequence
@@ -21,11 +23,16 @@ from typing import TYPE_CHECKING, Any
 from clawseed_edge.api import MemoryEntry
 
 from .recall import STOP_WORDS, words
+from .sessions import prune_session_messages
 
 __all__ = [
+    "DAILY_PART_CHARS",
+    "MAX_FACT_CHARS",
     "PRUNABLE_CATEGORIES",
     "SUPERSEDED_BY",
     "HygieneMethods",
+    "cap_text",
+    "conflict_search_words",
     "content_hash",
     "daily_key",
     "fact_key",
@@ -34,14 +41,42 @@ __all__ = [
     "word_set",
 ]
 
+log = logging.getLogger(__name__)
+
 PRUNABLE_CATEGORIES = ("conversation", "daily")
+#: Characters of the user's text, and of the answer, kept in a turn's ``daily`` entry. It is a
+#: summary for recall, not a transcript (the session history holds the turn).
+DAILY_PART_CHARS = 1000
+#: A flagged fact longer than this is not promoted: a fact is a sentence, not a paste.
+MAX_FACT_CHARS = 1000
 SUPERSEDED_BY = "superseded_by"
 
 _FACT = re.compile(
-    r"(?:^|[.!?\n]\s*)(?:please\s+)?(?:remember(?:\s+that)?|important|note(?:\s+that)?)\s*[:,]?\s+"
-    r"(?P<fact>[^.!?\n]+)",
+    r"(?:^|[.!?\n]\s*)(?:please\s+)?(?P<marker>remember|important|note)"
+    r"(?P<intro>\s+that\b|\s*:)?\s*,?\s+(?P<fact>[^.!?\n]+)(?=(?P<end>[.!?\n]?))",
     re.IGNORECASE,
 )
+# A bare "remember X" is a statement only if X says something about its subject; "remember
+# the fan pin" is a request to look something up, and "remember to ..." is a reminder.
+_STATEMENT_WORDS = frozenset(
+    "is are was were am be been being has have had uses use runs run needs need likes like "
+    "prefers prefer lives live works work means mean goes go leaks leak sits stays contains "
+    "equals controls drives connects belongs should must will can could would does do".split()
+)
+
+
+def _is_statement(fact: str) -> bool:
+    tokens = fact.lower().replace("'s ", " is ").split()
+    if not tokens or tokens[0] == "to":
+        return False
+    return "=" in fact or any(t.strip(",;:") in _STATEMENT_WORDS for t in tokens[1:])
+
+
+def cap_text(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, saying how many were left out."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]} … [{len(text) - limit} more characters not kept]"
 
 
 def content_hash(text: str) -> str:
@@ -62,13 +97,38 @@ def jaccard(a: str, b: str) -> float:
     return len(sa & sb) / len(sa | sb)
 
 
+def conflict_search_words(text: str, threshold: float) -> list[str]:
+    """Words of ``text`` that any fact overlapping it by ``threshold`` or more must contain
+    at least one of: the search for conflict candidates needs only these.
+
+    A fact B with Jaccard(A, B) >= t shares at least m = ceil(t * |A|) of A's words, so it
+    misses at most |A| - m of them and contains one of ANY |A| - m + 1 words of A. The
+    longest words are chosen (long words tend to be rare: "gpio23" before "fan"), so a word
+    that every fact has ("pin") does not make every fact a candidate. FTS matching (stems,
+    diacritics) only widens the search, so no real conflict is missed.
+    """
+    found = sorted(word_set(text), key=lambda w: (-len(w), w))
+    need = math.ceil(threshold * len(found) - 1e-9)
+    if need <= 0:
+        return found  # every fact overlaps "enough": search them all
+    return found[: len(found) - need + 1]
+
+
 def important_facts(user_text: str) -> list[str]:
-    """Facts the user flagged: sentences starting "remember (that)", "important:", "note that"."""
+    """Facts the user stated as worth keeping, in order, without duplicates.
+
+    "remember that X", "remember: X", "note that X" and "important: X" introduce a statement
+    X; a bare "remember X" / "note X" counts only when X reads as a statement ("remember the
+    fan is on GPIO23", not "remember the fan pin"). Questions are never facts.
+    """
     facts = []
     for match in _FACT.finditer(user_text):
         fact = match.group("fact").strip(" ,;:")
-        if fact and fact not in facts:
-            facts.append(fact)
+        if not fact or match.group("end") == "?" or fact in facts:
+            continue
+        if match.group("intro") is None and not _is_statement(fact):
+            continue
+        facts.append(fact)
     return facts
 
 
@@ -112,19 +172,36 @@ class HygieneMethods:
     ) -> list[MemoryEntry]:
         """Record a finished turn: a dated ``daily`` entry, and flagged facts as ``core``.
 
-        Facts are ``important`` plus sentences of ``user_text`` starting "remember (that)",
-        "important:" or "note that". All are stored in one transaction (one embedding
-        batch). Returns the stored entries, the daily one first.
+        Facts are ``important`` plus the statements of ``user_text`` flagged "remember
+        (that)", "important:" or "note that" (see :func:`important_facts`); facts over
+        ``MAX_FACT_CHARS`` are skipped (logged). The daily entry keeps at most
+        ``DAILY_PART_CHARS`` of the user's text and of the answer, marking what was cut.
+        All are stored in one transaction (one embedding batch). Returns the stored
+        entries, the daily one first.
         """
+        # a lone surrogate (a broken paste) cannot be stored: "?" instead
+        user_text = user_text.encode("utf-8", "replace").decode("utf-8")
+        answer_text = answer_text.encode("utf-8", "replace").decode("utf-8")
+        user_part = cap_text(user_text.strip(), DAILY_PART_CHARS)
+        answer_part = cap_text(answer_text.strip(), DAILY_PART_CHARS)
         daily = MemoryEntry(
             key=daily_key(session_id, user_text),
-            content=f"User: {user_text.strip()}\nAssistant: {answer_text.strip()}",
+            content=f"User: {user_part}\nAssistant: {answer_part}",
             category="daily",
             namespace=namespace,
             session_id=session_id,
             importance=0.3,
         )
-        facts = list(dict.fromkeys([*important, *important_facts(user_text)]))
+        facts = []
+        for fact in dict.fromkeys([*important, *important_facts(user_text)]):
+            if len(fact) > MAX_FACT_CHARS:
+                log.warning(
+                    "memory: a flagged fact of %d characters was not promoted (limit %d)",
+                    len(fact),
+                    MAX_FACT_CHARS,
+                )
+                continue
+            facts.append(fact)
         cores = [
             MemoryEntry(
                 key=fact_key(fact),
@@ -142,9 +219,11 @@ class HygieneMethods:
     async def prune(
         self, retention_days: float, *, now: float | None = None, namespace: str | None = None
     ) -> int:
-        """Delete ``conversation``/``daily`` entries not updated for ``retention_days``.
+        """Delete ``conversation``/``daily`` entries not updated for ``retention_days``, and
+        session history messages older than that (a session left empty goes too).
 
-        ``core`` and custom categories are never pruned. Returns how many were deleted.
+        ``core`` and custom categories are never pruned. History is pruned in every
+        namespace (sessions have none). Returns how many entries were deleted.
         """
         cutoff = (time.time() if now is None else now) - retention_days * 86400.0
         marks = ",".join("?" * len(PRUNABLE_CATEGORIES))
@@ -158,10 +237,13 @@ class HygieneMethods:
             await conn.executemany("DELETE FROM entries WHERE id=?", ids)
             if self._vec_table and self.vectors_loaded:
                 await conn.executemany("DELETE FROM entries_vec WHERE rowid=?", ids)
+            messages = await prune_session_messages(conn, cutoff)
             await conn.execute(
                 "INSERT OR REPLACE INTO memory_meta (key, value) VALUES ('last_prune', ?)",
                 (str(time.time() if now is None else now),),
             )
+        if messages:
+            log.info("memory: pruned %d session messages older than %g days", messages, retention_days)
         return len(ids)
 
     async def prune_if_due(

@@ -69,7 +69,9 @@ class NoneMemory:
     async def aclose(self) -> None:
         return None
 
-    async def load_history(self, session_id: str) -> builtins.list[ChatMessage]:
+    async def load_history(
+        self, session_id: str, *, limit: int | None = None
+    ) -> builtins.list[ChatMessage]:
         return []
 
     async def append_history(self, session_id: str, messages: Sequence[ChatMessage]) -> None:

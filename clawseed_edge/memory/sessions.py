@@ -3,24 +3,81 @@
 from __future__ import annotations
 
 import json
+import logging
+import math
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any
 
 from clawseed_edge.api import ChatMessage, MemoryStoreError, SessionInfo, ToolCall
 
-__all__ = ["TITLE_LENGTH", "SessionMethods", "message_from_json", "message_to_json", "title_for"]
+__all__ = [
+    "SAFE_ARGUMENT_KEYS",
+    "SAFE_VALUE_CHARS",
+    "TITLE_LENGTH",
+    "SessionMethods",
+    "message_from_json",
+    "message_to_json",
+    "prune_session_messages",
+    "title_for",
+]
+
+log = logging.getLogger(__name__)
 
 TITLE_LENGTH = 60
+#: Top-level keys, and characters per string value, kept of unstorable tool-call arguments.
+SAFE_ARGUMENT_KEYS = 20
+SAFE_VALUE_CHARS = 200
 
 
 def message_to_json(message: ChatMessage) -> str:
-    """One message as a compact JSON object (empty fields left out)."""
+    """One message as a compact JSON object (empty fields left out).
+
+    Never raises for a message's contents: tool-call arguments that JSON cannot encode (nested
+    too deep, not JSON types, non-finite numbers) are replaced by a bounded summary with a
+    ``_note`` saying so, and a warning is logged, so that the rest of the conversation is
+    still saved.
+    """
+    data = _message_data(message, safe=False)
+    try:
+        return _dumps(data)
+    except (RecursionError, ValueError, TypeError) as exc:
+        log.warning(
+            "session message (%s) could not be stored as it is (%s); storing a summary",
+            message.role,
+            type(exc).__name__,
+        )
+        return _dumps(_message_data(message, safe=True, reason=_reason(exc)))
+
+
+def _dumps(data: dict[str, Any]) -> str:
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        # a lone surrogate (a broken paste) cannot be stored as UTF-8; \u escapes can, and
+        # read back as the same string
+        text = json.dumps(data, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+    return text
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    return str(exc)[:200] or type(exc).__name__
+
+
+def _message_data(message: ChatMessage, *, safe: bool, reason: str = "") -> dict[str, Any]:
     data: dict[str, Any] = {"role": message.role, "content": message.content}
     if message.tool_calls:
         data["tool_calls"] = [
-            {"name": c.name, "arguments": dict(c.arguments), "id": c.id} for c in message.tool_calls
+            {
+                "name": c.name,
+                "arguments": _safe_arguments(c.arguments, reason) if safe else dict(c.arguments),
+                "id": c.id,
+            }
+            for c in message.tool_calls
         ]
     if message.tool_call_id is not None:
         data["tool_call_id"] = message.tool_call_id
@@ -28,7 +85,31 @@ def message_to_json(message: ChatMessage) -> str:
         data["name"] = message.name
     if message.images:
         data["images"] = list(message.images)
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return data
+
+
+def _safe_arguments(arguments: Any, reason: str) -> dict[str, Any]:
+    """A bounded, JSON-safe stand-in for arguments that could not be encoded.
+
+    Only the top level is looked at (no recursion: the arguments may be nested 10,000 deep):
+    short scalars are kept, anything else is named by its type.
+    """
+    out: dict[str, Any] = {
+        "_note": f"the original arguments could not be stored ({reason}); "
+        "this is a summary of their top level"
+    }
+    items = list(arguments.items()) if isinstance(arguments, Mapping) else []
+    for key, value in items[:SAFE_ARGUMENT_KEYS]:
+        name = str(key)[:80]
+        if isinstance(value, bool | int | str | None) or (
+            isinstance(value, float) and math.isfinite(value)
+        ):
+            out[name] = value[:SAFE_VALUE_CHARS] if isinstance(value, str) else value
+        else:
+            out[name] = f"<{type(value).__name__} not stored>"
+    if len(items) > SAFE_ARGUMENT_KEYS:
+        out["_omitted_keys"] = len(items) - SAFE_ARGUMENT_KEYS
+    return out
 
 
 def message_from_json(text: str) -> ChatMessage:
@@ -60,6 +141,8 @@ def title_for(messages: list[ChatMessage] | tuple[ChatMessage, ...]) -> str:
     for message in messages:
         if message.role == "user" and message.content.strip():
             line = message.content.strip().splitlines()[0]
+            # a lone surrogate cannot be stored as UTF-8 text: "?" in the title
+            line = line.encode("utf-8", "replace").decode("utf-8")
             return line if len(line) <= TITLE_LENGTH else line[: TITLE_LENGTH - 1] + "…"
     return ""
 
@@ -76,13 +159,37 @@ class SessionMethods:
 
         def _write(self, what: str) -> AbstractAsyncContextManager[Any]: ...
 
-    async def load_history(self, session_id: str) -> list[ChatMessage]:
-        """The session's messages in order (empty for an unknown session)."""
-        async with self._read("load history") as conn:
-            rows = await conn.execute_fetchall(
-                "SELECT message FROM session_messages WHERE session_id=? ORDER BY id",
-                (session_id,),
+    async def load_history(
+        self, session_id: str, *, limit: int | None = None
+    ) -> list[ChatMessage]:
+        """The session's messages in order (empty for an unknown session).
+
+        Args:
+            session_id: The session.
+            limit: Return only the newest ``limit`` messages (still oldest first). The engine
+                passes its ``max_history``: the tail is read backwards through the
+                ``(session_id, id)`` index, so the cost does not grow with the stored history.
+                None returns everything.
+
+        Raises:
+            ValueError: ``limit`` is negative.
+            MemoryStoreError: The database failed or a stored row is damaged.
+        """
+        if limit is None:
+            sql = "SELECT message FROM session_messages WHERE session_id=? ORDER BY id"
+            params: tuple[Any, ...] = (session_id,)
+        elif limit < 0:
+            raise ValueError(f"load_history limit must be >= 0 (or None for all), got {limit}")
+        elif limit == 0:
+            return []
+        else:
+            sql = (
+                "SELECT message FROM (SELECT id, message FROM session_messages "
+                "WHERE session_id=? ORDER BY id DESC LIMIT ?) ORDER BY id"
             )
+            params = (session_id, limit)
+        async with self._read("load history") as conn:
+            rows = await conn.execute_fetchall(sql, params)
         return [message_from_json(r[0]) for r in rows]
 
     async def append_history(self, session_id: str, messages: Sequence[ChatMessage]) -> None:
@@ -136,3 +243,20 @@ class SessionMethods:
             await conn.execute("DELETE FROM session_messages WHERE session_id=?", (session_id,))
             cur = await conn.execute("DELETE FROM sessions WHERE session_id=?", (session_id,))
             return bool(cur.rowcount)
+
+
+async def prune_session_messages(conn: Any, cutoff: float) -> int:
+    """Delete session messages created before ``cutoff`` (epoch seconds) inside the caller's
+    write transaction; fix the sessions' counts and drop sessions left empty.
+
+    Returns how many messages were deleted.
+    """
+    cur = await conn.execute("DELETE FROM session_messages WHERE created_at < ?", (cutoff,))
+    deleted = max(int(cur.rowcount), 0)
+    if deleted:
+        await conn.execute(
+            "UPDATE sessions SET message_count = (SELECT COUNT(*) FROM session_messages m "
+            "WHERE m.session_id = sessions.session_id)"
+        )
+        await conn.execute("DELETE FROM sessions WHERE message_count = 0")
+    return deleted

@@ -9,13 +9,14 @@ crash (SIGKILL, OOM) without losing a committed write, but on a power cut it may
 commits, because the WAL is only fsynced at checkpoints. A Pi loses power often, and memory
 writes are rare (a few per turn), so we pay one fsync per commit to make a returned ``store()``
 durable across power cuts. Pass ``synchronous="NORMAL"`` for write-heavy use on a UPS.
+
+Sizes (page cache, WAL) and the busy wait are set by :mod:`.connect`; see docs/memory.md.
 """
 
 from __future__ import annotations
 
 import asyncio
 import builtins
-import json
 import logging
 import time
 from collections.abc import AsyncIterator, Generator, Sequence
@@ -26,15 +27,33 @@ from typing import Any, Literal
 from clawseed_edge.api import EmbeddingProvider, MemoryEntry, MemoryStoreError
 
 from . import hygiene
-from .connect import driver_errors, open_connection, translate_error
-from .hygiene import HygieneMethods
+from .connect import (
+    CACHE_SIZE_KIB,
+    JOURNAL_SIZE_LIMIT,
+    MAX_BUSY_TIMEOUT_S,
+    WAL_AUTOCHECKPOINT_PAGES,
+    begin_write,
+    configure,
+    driver_errors,
+    open_connection,
+    translate_error,
+)
+from .entries import MAX_ENTRY_CHARS, check_entries, entry_from_row, filters_sql, upsert_row
+from .hygiene import HygieneMethods, conflict_search_words
 from .recall import fts_match_expression, keyword_scores, merge_scores, vector_scores
 from .schema import migrate
 from .sessions import SessionMethods
 from .snapshot import SnapshotMethods
 from .vectors import VectorMethods
 
-__all__ = ["RecallMode", "SqliteMemory"]
+__all__ = [
+    "CACHE_SIZE_KIB",
+    "JOURNAL_SIZE_LIMIT",
+    "MAX_ENTRY_CHARS",
+    "WAL_AUTOCHECKPOINT_PAGES",
+    "RecallMode",
+    "SqliteMemory",
+]
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +66,17 @@ _COLUMNS = (
 _E_COLUMNS = ", ".join("e." + c.strip() for c in _COLUMNS.split(","))
 _NOT_SUPERSEDED = "json_extract(e.metadata, '$.superseded_by') IS NULL"
 _KNN_MAX = 4096  # sqlite-vec's upper bound on k
+
+# The conflict check's candidates. CROSS JOIN pins the FTS table as the outer loop: with a
+# plain JOIN the planner walked every core row through the entries_category index and ran
+# the MATCH once per row, so each store cost O(core rows) FTS searches (35 ms per store at 300
+# facts; 0.2 ms driven from the FTS table). Best BM25 first, so LIMIT keeps the closest; the
+# MATCH holds only the words a conflicting fact must contain (hygiene.conflict_search_words).
+_CONFLICT_CANDIDATES = (
+    "SELECT e.id, e.content, e.key, e.updated_at FROM entries_fts CROSS JOIN entries e ON "
+    "e.id = entries_fts.rowid WHERE entries_fts MATCH ? AND e.namespace=? AND "
+    f"e.category='core' AND e.id != ? AND {_NOT_SUPERSEDED} ORDER BY entries_fts.rank LIMIT 50"
+)
 _UPSERT = (
     "INSERT INTO entries (namespace, key, content, category, session_id, importance, "
     "created_at, updated_at, metadata, content_hash) VALUES (?,?,?,?,?,?,?,?,?,?) "
@@ -79,6 +109,9 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
         snapshot_path: ``MEMORY_SNAPSHOT.md`` to hydrate a new database from, and the default
             target of :meth:`export_snapshot`.
         load_vectors: False skips loading sqlite-vec (the keyword-only path).
+        busy_timeout_s: How long a write waits for another process's write lock (the
+            service and a CLI command writing at once) before it fails with a
+            MemoryStoreError that says so; nothing is dropped silently.
 
     Errors: every database failure is raised as :class:`MemoryStoreError` naming the
     operation. Every public coroutine is safe to cancel: a cancelled write is rolled back.
@@ -98,6 +131,7 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
         synchronous: Literal["FULL", "NORMAL"] = "FULL",
         snapshot_path: str | Path | None = None,
         load_vectors: bool = True,
+        busy_timeout_s: float = 5.0,
     ) -> None:
         if mode not in ("hybrid", "keyword", "vector"):
             raise ValueError(f"memory mode {mode!r} is not one of hybrid, keyword, vector")
@@ -111,7 +145,12 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
         self.mode: RecallMode = mode
         self.conflict_threshold = conflict_threshold
         self.snapshot_path = Path(snapshot_path) if snapshot_path else None
+        if not 0 < busy_timeout_s <= MAX_BUSY_TIMEOUT_S:
+            raise ValueError(
+                f"busy_timeout_s = {busy_timeout_s} must be in (0, {MAX_BUSY_TIMEOUT_S:g}] s"
+            )
         self._synchronous = synchronous
+        self.busy_timeout_s = busy_timeout_s
         self._load_vectors = load_vectors
         self._dims = embedding_dimensions
         self._conn: Any = None
@@ -142,10 +181,7 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
         self._conn = opened.conn
         self.vectors_loaded, self.vector_reason = opened.vectors, opened.reason
         try:
-            await self._conn.execute("PRAGMA journal_mode=WAL")
-            await self._conn.execute(f"PRAGMA synchronous={self._synchronous}")
-            await self._conn.execute("PRAGMA foreign_keys=ON")
-            await self._conn.execute("PRAGMA busy_timeout=5000")
+            await configure(self._conn, self._synchronous, self.busy_timeout_s)
             await migrate(self._conn)
             await self._init_vectors()
         except driver_errors() as exc:
@@ -178,6 +214,12 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
                 log.error("memory: snapshot not written on close: %s", exc)
         self._state = "closed"
         async with self._lock:
+            try:
+                # Another process may keep the file open, and then SQLite keeps the WAL.
+                await self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except driver_errors() as exc:
+                # busy (a reader mid-transaction): the next checkpoint will do it
+                log.info("memory: WAL not truncated on close: %s", exc)
             await self._conn.close()
 
     async def __aenter__(self) -> SqliteMemory:
@@ -214,7 +256,7 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
         self._check_open()
         async with self._lock:
             try:
-                await self._conn.execute("BEGIN IMMEDIATE")
+                await begin_write(self._conn, self.path, what, self.busy_timeout_s)
                 yield self._conn
                 await self._conn.execute("COMMIT")
             except BaseException as exc:
@@ -246,19 +288,16 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
         The bulk path for imports and hydration: one commit (one fsync) for the lot.
 
         Raises:
-            MemoryStoreError: An entry has an empty key or namespace (nothing is stored), or
-                a database failure (nothing is stored).
+            MemoryStoreError: An entry has an empty key or namespace or more than
+                ``MAX_ENTRY_CHARS`` characters of content (nothing is stored), or a database
+                failure (nothing is stored).
         """
-        for entry in entries:
-            if not entry.key or not entry.key.strip():
-                raise MemoryStoreError("memory entry key is empty; give the fact a short name")
-            if not entry.namespace:
-                raise MemoryStoreError(f"memory entry {entry.key!r} has an empty namespace")
+        check_entries(entries)
         self._check_open()
         digests = [hygiene.content_hash(e.content) for e in entries]
         blobs = await self._embed_many([e.content for e in entries], digests)
         now = time.time()
-        rows = [_row(e, d, now) for e, d in zip(entries, digests, strict=True)]
+        rows = [upsert_row(e, d, now) for e, d in zip(entries, digests, strict=True)]
         async with self._write("store") as conn:
             await conn.executemany(_UPSERT, rows)
             ids = await self._ids(conn, entries)
@@ -328,15 +367,11 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
         self, conn: Any, rowid: int, entry: MemoryEntry, updated: float
     ) -> None:
         """Mark the older of ``entry`` and each overlapping ``core`` entry as superseded."""
-        expr = fts_match_expression(entry.content)
+        search = conflict_search_words(entry.content, self.conflict_threshold)
+        expr = fts_match_expression(" ".join(search))
         if expr is None:
             return
-        rows = await conn.execute_fetchall(
-            "SELECT e.id, e.content, e.key, e.updated_at FROM entries_fts JOIN entries e ON "
-            "e.id = entries_fts.rowid WHERE entries_fts MATCH ? AND e.namespace=? AND "
-            f"e.category='core' AND e.id != ? AND {_NOT_SUPERSEDED} LIMIT 50",
-            (expr, entry.namespace, rowid),
-        )
+        rows = await conn.execute_fetchall(_CONFLICT_CANDIDATES, (expr, entry.namespace, rowid))
         for other_id, content, key, other_updated in rows:
             overlap = hygiene.jaccard(entry.content, content)
             if overlap < self.conflict_threshold:
@@ -440,7 +475,7 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
         )[:limit]
         out = []
         for scored in ranked:
-            found = _entry(by_id[scored.rowid])
+            found = entry_from_row(by_id[scored.rowid])
             found.score = scored.score
             out.append(found)
         return out
@@ -451,7 +486,7 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
             rows = await conn.execute_fetchall(
                 f"SELECT {_COLUMNS} FROM entries WHERE namespace=? AND key=?", (namespace, key)
             )
-        return _entry(rows[0]) if rows else None
+        return entry_from_row(rows[0]) if rows else None
 
     async def list(
         self,
@@ -477,14 +512,14 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
         limit: int | None = None,
     ) -> builtins.list[MemoryEntry]:
         """Entries matching every given filter (``since <= updated_at < until``), newest first."""
-        filters, params = _filters(namespace, session_id, category, since, until)
+        filters, params = filters_sql(namespace, session_id, category, since, until)
         sql = f"SELECT {_COLUMNS} FROM entries e {filters} ORDER BY updated_at DESC, id DESC"
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit)
         async with self._read("export") as conn:
             rows = await conn.execute_fetchall(sql, params)
-        return [_entry(r) for r in rows]
+        return [entry_from_row(r) for r in rows]
 
     async def forget(self, key: str, *, namespace: str = "default") -> bool:
         """Delete by key; returns whether something was deleted."""
@@ -503,7 +538,7 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
 
     async def count(self, *, namespace: str | None = None) -> int:
         """How many entries (in ``namespace``, or in all)."""
-        filters, params = _filters(namespace, None, None, None, None)
+        filters, params = filters_sql(namespace, None, None, None, None)
         async with self._read("count") as conn:
             rows = await conn.execute_fetchall(f"SELECT COUNT(*) FROM entries e {filters}", params)
         return int(rows[0][0])
@@ -534,60 +569,3 @@ class _Opening:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self._memory.aclose()
-
-
-def _row(entry: MemoryEntry, digest: str, now: float) -> tuple[Any, ...]:
-    """The parameters of ``_UPSERT`` for ``entry``."""
-    return (
-        entry.namespace,
-        entry.key,
-        entry.content,
-        entry.category,
-        entry.session_id,
-        float(entry.importance),
-        entry.created_at or now,
-        entry.updated_at or now,
-        json.dumps(entry.metadata, ensure_ascii=False),
-        digest,
-        bool(entry.created_at),
-    )
-
-
-def _filters(
-    namespace: str | None,
-    session_id: str | None,
-    category: str | None,
-    since: float | None,
-    until: float | None,
-) -> tuple[str, list[Any]]:
-    clauses: list[str] = []
-    params: list[Any] = []
-    for clause, value in (
-        ("e.namespace = ?", namespace),
-        ("e.session_id = ?", session_id),
-        ("e.category = ?", category),
-        ("e.updated_at >= ?", since),
-        ("e.updated_at < ?", until),
-    ):
-        if value is not None:
-            clauses.append(clause)
-            params.append(value)
-    return ("WHERE " + " AND ".join(clauses) if clauses else ""), params
-
-
-def _entry(row: Sequence[Any]) -> MemoryEntry:
-    try:
-        metadata = json.loads(row[9]) if row[9] else {}
-    except ValueError:
-        metadata = {"_damaged_metadata": row[9]}
-    return MemoryEntry(
-        key=row[1],
-        content=row[2],
-        category=row[3],
-        namespace=row[4],
-        session_id=row[5],
-        importance=float(row[6]),
-        created_at=float(row[7]),
-        updated_at=float(row[8]),
-        metadata=metadata if isinstance(metadata, dict) else {"value": metadata},
-    )

@@ -75,7 +75,8 @@ def install_signal_handlers(
     tasks: set[asyncio.Task[None]] = set()
 
     async def safe_then(then: Callable[[], None] | None, why: str) -> None:
-        log.warning("%s: applying the safe state of %d peripherals", why, len(peripherals))
+        n = len(peripherals)
+        log.warning("%s: applying the safe state of %d peripheral%s", why, n, "" if n == 1 else "s")
         await apply_safe_state_all(peripherals, timeout_s=timeout_s)
         if then is not None:
             then()

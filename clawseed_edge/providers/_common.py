@@ -8,13 +8,16 @@ exception hierarchy; that keeps this module free of either import.
 from __future__ import annotations
 
 import email.utils
+import importlib
 import json
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from contextlib import aclosing
+from types import ModuleType
 from typing import Any
 
 from clawseed_edge.api.errors import (
+    ConfigInvalid,
     ProviderAuthFailed,
     ProviderBadResponse,
     ProviderContextTooLong,
@@ -39,6 +42,51 @@ _CONTEXT_MARKERS = (
     "maximum context",
     "too long",
 )
+
+
+def import_sdk(module: str, *, extra: str, provider: str) -> ModuleType:
+    """Import a provider's SDK, or fail in one line naming the extra that installs it.
+
+    Raises:
+        ConfigInvalid: the SDK (or a module it needs) is not installed; the message gives the
+            ``pip install 'clawseed-edge[<extra>]'`` command.
+    """
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        missing = exc.name or module
+        raise ConfigInvalid(
+            f"provider {provider!r} needs the {module!r} SDK, but {missing!r} is not "
+            f"installed: run pip install 'clawseed-edge[{extra}]'",
+            key="provider.name",
+        ) from None
+
+
+def native_tools_for(mode: str, detected: bool) -> bool:
+    """Whether to use native tool calls under ``[provider] tool_mode``.
+
+    ``native`` and ``prompt`` are the user's word; ``auto`` takes what the provider detected.
+    """
+    if mode == "native":
+        return True
+    if mode == "prompt":
+        return False
+    return detected
+
+
+def refuses_tools(status: int, detail: str) -> bool:
+    """Whether an HTTP error says the server cannot take native tools for this model.
+
+    llama.cpp without ``--jinja`` ("tools param requires --jinja flag"), vLLM without
+    ``--enable-auto-tool-choice``, Ollama ("does not support tools").
+    """
+    text = detail.lower()
+    return status in (400, 422, 500) and (
+        "does not support tools" in text
+        or "requires --jinja" in text
+        or "enable-auto-tool-choice" in text
+        or ("tool" in text and "not supported" in text)
+    )
 
 
 def request_model(requested: str | None, configured: str) -> str:
@@ -164,7 +212,9 @@ def error_for_exception(
             "protocol",
             **kw,
         )
-    if isinstance(exc, (ValueError, KeyError, IndexError, TypeError, AttributeError)):
+    # RecursionError: JSON nested thousands deep (the SDK's decoder gave up), not a bug here
+    bad = (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError)
+    if isinstance(exc, bad):
         return ProviderBadResponse(
             f"{provider} at {base_url} sent a response that is not its protocol ({exc}): "
             f"check that provider.base_url is a server that speaks the {provider} protocol",

@@ -10,6 +10,7 @@ The SDK's own retries are turned off (``max_retries=0``): :class:`ReliableProvid
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
@@ -32,8 +33,16 @@ from clawseed_edge.api.types import (
     Usage,
 )
 
-from ._common import error_for_exception, error_for_status, guard_stream, request_model
+from ._common import (
+    error_for_exception,
+    error_for_status,
+    guard_stream,
+    import_sdk,
+    native_tools_for,
+    request_model,
+)
 from .config import ProviderConfig
+from .http_limits import ResponseLimits, bounded_transport
 
 __all__ = ["AnthropicProvider", "to_anthropic_messages"]
 
@@ -123,14 +132,16 @@ class AnthropicProvider:
             ``temperature`` (sent only when set; newer Claude models reject non-default values
             with HTTP 400).
 
+    Raises:
+        ConfigInvalid: the anthropic SDK is not installed (names the extra to install).
+
     A missing key raises ProviderAuthFailed ("no API key: set ANTHROPIC_API_KEY") on the first
     request, not at construction, so that a fallback chain still starts.
     """
 
     def __init__(self, config: ProviderConfig) -> None:
-        import anthropic  # lazy: importing the SDK costs tens of MB of RSS
-
-        self._anthropic = anthropic
+        # lazy: importing the SDK costs tens of MB of RSS; an optional extra
+        self._anthropic = import_sdk("anthropic", extra="anthropic", provider=config.name)
         self.config = config
         self.name = config.name
         self.model = config.model or "claude-sonnet-4-6"
@@ -140,9 +151,12 @@ class AnthropicProvider:
 
     @property
     def capabilities(self) -> ProviderCapabilities:
-        """Native tools, vision, streaming; no embeddings."""
+        """Native tools (unless ``tool_mode = "prompt"``), vision, streaming; no embeddings."""
         return ProviderCapabilities(
-            native_tools=True, vision=True, streaming=True, embeddings=False
+            native_tools=native_tools_for(self.config.tool_mode, True),
+            vision=True,
+            streaming=True,
+            embeddings=False,
         )
 
     async def probe(self) -> ProviderCapabilities:
@@ -157,8 +171,26 @@ class AnthropicProvider:
                 base_url=self.config.base_url or None,
                 timeout=self.config.timeout_s,
                 max_retries=0,
+                http_client=self._http_client(),
             )
         return self._client
+
+    def _http_client(self) -> Any:
+        """The SDK's default HTTP client class, over a transport that bounds every answer."""
+        client_class = self._anthropic.DefaultAsyncHttpxClient
+        # The SDK's HTTP library (httpx2 for anthropic 2.x, httpx before): the module of the
+        # AsyncClient its default client derives from.
+        base = next(c for c in client_class.__mro__ if c.__name__ == "AsyncClient")
+        lib = importlib.import_module(base.__module__.split(".")[0])
+        limits = ResponseLimits(
+            self.config.max_response_bytes,
+            self.config.deadline_s,
+            self.name,
+            self.model,
+            self.base_url,
+        )
+        transport = bounded_transport(lib, lib.AsyncHTTPTransport(), limits)
+        return client_class(transport=transport, timeout=self.config.timeout_s)
 
     def _params(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
         system, messages = to_anthropic_messages(request.messages)
@@ -338,7 +370,7 @@ class AnthropicProvider:
             return {}
         try:
             value = json.loads(raw)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             raise ProviderBadResponse(
                 f"{self.name} sent tool call '{slot['name']}' with arguments that are not JSON "
                 f"({exc})",

@@ -29,13 +29,30 @@ when the struct is built, so ``ProviderConfig().model == "qwen2.5:3b"`` and
 
 from __future__ import annotations
 
+import math
 import os
+from typing import Literal
 
 import msgspec
 
 from clawseed_edge.api.errors import ProviderAuthFailed
 
-__all__ = ["PROVIDER_DEFAULTS", "ProviderConfig", "RouteConfig"]
+__all__ = [
+    "MAX_RETRIES_LIMIT",
+    "PROVIDER_DEFAULTS",
+    "ProviderConfig",
+    "RouteConfig",
+    "ToolMode",
+]
+
+#: The largest ``max_retries``: each retry waits longer (exponential backoff), so beyond this a
+#: turn only looks hung.
+MAX_RETRIES_LIMIT = 10
+#: Bounds of ``max_response_bytes`` (1 KiB .. 1 GiB) and of ``deadline_s`` (one day).
+_RESPONSE_BYTES_RANGE = (1024, 1024**3)
+_DEADLINE_MAX_S = 86400.0
+
+ToolMode = Literal["auto", "native", "prompt"]
 
 _OLLAMA = {"model": "qwen2.5:3b", "base_url": "http://127.0.0.1:11434"}
 _ANTHROPIC = {"model": "claude-sonnet-4-6", "api_key_env": "ANTHROPIC_API_KEY"}
@@ -93,6 +110,14 @@ class ProviderConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
             openai ``OPENAI_API_KEY`` ...).
         api_key: The key itself; prefer ``api_key_env`` or the secrets file over writing it here.
         timeout_s: Seconds to wait for the server to connect or to send the next bytes.
+        deadline_s: Seconds one request may take in all, from sending it to the last byte of
+            the answer (a server trickling bytes keeps every read within ``timeout_s``).
+        max_response_bytes: Most bytes one answer may have (default 8 MiB); a longer one is
+            refused with ProviderBadResponse naming both sizes.
+        tool_mode: How tools reach the model: ``native`` (the API's tool calls),
+            ``prompt`` (tools described in the prompt, calls parsed from text: for models
+            without a tool template), or ``auto`` (Ollama asks ``/api/show``; llama.cpp's
+            server is asked for its chat template; other servers get native tools).
         temperature: Sampling temperature, unless the request sets one.
         max_tokens: Upper bound on output tokens, unless the request sets one (anthropic needs
             one: 4096 when unset).
@@ -101,7 +126,8 @@ class ProviderConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
         think: Ollama only: ask a thinking model to think (True/False); None leaves the
             server's default.
         fallbacks: Providers tried in order when this one cannot answer.
-        max_retries: Retries per provider on retryable errors (unreachable, timeout, 429, 5xx).
+        max_retries: Retries per provider on retryable errors (unreachable, timeout, 429, 5xx),
+            0..10.
         routes: Rules that send some requests to another model or provider.
     """
 
@@ -111,6 +137,9 @@ class ProviderConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     api_key_env: str | None = None
     api_key: str | None = None
     timeout_s: float = 120.0
+    deadline_s: float = 600.0
+    max_response_bytes: int = 8 * 1024 * 1024
+    tool_mode: ToolMode = "auto"
     temperature: float | None = None
     max_tokens: int | None = None
     keep_alive: str | float | None = None
@@ -128,10 +157,24 @@ class ProviderConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
             self.base_url = defaults.get("base_url")
         if self.api_key_env is None:
             self.api_key_env = defaults.get("api_key_env")
-        if self.timeout_s <= 0:
+        if not (self.timeout_s > 0 and math.isfinite(self.timeout_s)):
             raise ValueError(f"timeout_s must be > 0 seconds, got {self.timeout_s}")
+        if not 0 < self.deadline_s <= _DEADLINE_MAX_S:  # also refuses NaN
+            raise ValueError(
+                f"deadline_s must be in (0, {_DEADLINE_MAX_S:g}] seconds, got {self.deadline_s}"
+            )
+        low, high = _RESPONSE_BYTES_RANGE
+        if not low <= self.max_response_bytes <= high:
+            raise ValueError(
+                f"max_response_bytes must be in {low}..{high}, got {self.max_response_bytes}"
+            )
         if self.max_retries < 0:
             raise ValueError(f"max_retries must be >= 0, got {self.max_retries}")
+        if self.max_retries > MAX_RETRIES_LIMIT:
+            raise ValueError(
+                f"max_retries must be in 0..{MAX_RETRIES_LIMIT}, got {self.max_retries}: "
+                "each retry waits longer, so more only makes a turn look hung"
+            )
 
     def resolve_api_key(self, *, required: bool = True) -> str | None:
         """The API key: ``api_key`` if set, else the value of ``api_key_env``.

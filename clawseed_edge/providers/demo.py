@@ -1,6 +1,7 @@
 """DemoProvider: a rule-based stand-in for a model, for trying the runtime with no model server.
 
-It is not a language model. It reads the last user message, finds a device named in it (from
+It is not a language model. It reads the last user message (only the user's own text: the
+engine may put recalled memory and a time prefix in front of it), finds a device named in it (from
 the ``enum`` of a tool's ``device`` parameter) and a verb (on, off, toggle, blink, read, a
 percentage, status), and answers with one native tool call; after tool results it answers
 with a one-line summary. Anything else gets a short help text. It lets ``clawseed-edge sim``
@@ -31,7 +32,9 @@ from clawseed_edge.api import (
 
 __all__ = ["DemoProvider"]
 
-_TIME_PREFIX = re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[^\]]*\]\s*")
+# The engine's time prefix, at the start of the message or after the recalled-memory block
+# (which ends with a blank line); everything up to it is context, not the user's words.
+_TIME_PREFIX = re.compile(r"(?:\A|\n\n)\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[^\]\n]*\]\s*")
 _PERCENT = re.compile(r"(\d{1,3})\s*(%|percent)")
 # verb -> the word a tool name must contain to serve it, tried in this order
 _VERBS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -64,7 +67,7 @@ class DemoProvider:
         if tail:
             return self._response(_summarise(tail))
         user = next((m for m in reversed(messages) if m.role == "user"), None)
-        text = _TIME_PREFIX.sub("", user.content if user else "").strip()
+        text = latest_user_text(user.content if user else "")
         call = _plan_call(text.lower(), request.tools)
         if call is None:
             return self._response(_help(request.tools))
@@ -95,6 +98,19 @@ class DemoProvider:
         )
 
 
+def latest_user_text(content: str) -> str:
+    """The user's own words in an engine-built user message.
+
+    The engine sends ``[Memory]\\n- key: fact\\n\\n[YYYY-MM-DD HH:MM:SS TZ] text``; rules must
+    match only ``text``, or a device named in an old recalled turn would be switched. The last
+    time prefix wins, because recalled entries come before it; a message without one is read
+    whole.
+    """
+    matches = list(_TIME_PREFIX.finditer(content))
+    last = matches[-1] if matches else None
+    return (content[last.end() :] if last is not None else content).strip()
+
+
 def _trailing_tool_messages(messages: Sequence[ChatMessage]) -> list[ChatMessage]:
     tail: list[ChatMessage] = []
     for message in reversed(messages):
@@ -105,8 +121,14 @@ def _trailing_tool_messages(messages: Sequence[ChatMessage]) -> list[ChatMessage
 
 
 def _summarise(results: Sequence[ChatMessage]) -> str:
+    # A refused or failed call reads "Error: ..." (ToolResult.as_text): say it was not done.
     lines = [m.content.strip() or "(no output)" for m in results]
-    return "Done. " + " ".join(lines) if lines else "Done."
+    done = [line for line in lines if not line.startswith("Error: ")]
+    failed = [line.removeprefix("Error: ") for line in lines if line.startswith("Error: ")]
+    parts = (["Done. " + " ".join(done)] if done else []) + (
+        ["Not done: " + " ".join(failed)] if failed else []
+    )
+    return " ".join(parts) if parts else "Done."
 
 
 def _help(tools: Sequence[ToolSpec]) -> str:

@@ -8,6 +8,7 @@ Many Ollama models cannot call tools. :meth:`OllamaProvider.probe` asks ``/api/s
 the model's capabilities and caches them; the engine/assembler calls it at startup, after which
 ``capabilities.native_tools`` is False for models without the ``tools`` capability and the
 engine describes tools in the prompt instead. Before the probe, native tools are assumed.
+``[provider] tool_mode = "native"`` or ``"prompt"`` overrides what the probe finds.
 """
 
 from __future__ import annotations
@@ -41,8 +42,16 @@ from clawseed_edge.api.types import (
     Usage,
 )
 
-from ._common import error_for_exception, error_for_status, guard_stream, request_model
+from ._common import (
+    error_for_exception,
+    error_for_status,
+    guard_stream,
+    import_sdk,
+    native_tools_for,
+    request_model,
+)
 from .config import ProviderConfig
+from .http_limits import ResponseLimits, bounded_transport
 
 __all__ = ["OllamaProvider", "ollama_tool"]
 
@@ -109,8 +118,8 @@ class OllamaProvider:
     """
 
     def __init__(self, config: ProviderConfig) -> None:
-        import ollama  # lazy: only a configured Ollama provider pays for the SDK
-
+        # lazy: only a configured Ollama provider pays for the SDK (a base dependency)
+        ollama = import_sdk("ollama", extra="ollama", provider=config.name)
         self._ollama = ollama
         self.config = config
         self.name = config.name
@@ -118,8 +127,16 @@ class OllamaProvider:
         self.base_url = (config.base_url or DEFAULT_BASE_URL).rstrip("/")
         key = config.resolve_api_key(required=False)
         headers = {"Authorization": f"Bearer {key}"} if key else None
+        import httpx  # the SDK's own HTTP library; our transport bounds every answer
+
+        limits = ResponseLimits(
+            config.max_response_bytes, config.deadline_s, self.name, self.model, self.base_url
+        )
         self._client = ollama.AsyncClient(
-            host=self.base_url, timeout=config.timeout_s, headers=headers
+            host=self.base_url,
+            timeout=config.timeout_s,
+            headers=headers,
+            transport=bounded_transport(httpx, httpx.AsyncHTTPTransport(), limits),
         )
         self._capabilities: ProviderCapabilities | None = None
         self._model_capabilities: tuple[str, ...] | None = None
@@ -134,7 +151,8 @@ class OllamaProvider:
         are assumed (and vision is not)."""
         if self._capabilities is not None:
             return self._capabilities
-        return ProviderCapabilities(native_tools=True, vision=False, embeddings=True)
+        native = native_tools_for(self.config.tool_mode, True)
+        return ProviderCapabilities(native_tools=native, vision=False, embeddings=True)
 
     @property
     def model_capabilities(self) -> tuple[str, ...] | None:
@@ -161,7 +179,7 @@ class OllamaProvider:
         caps = tuple(raw) if raw is not None else ("completion", "tools")
         self._model_capabilities = caps
         self._capabilities = ProviderCapabilities(
-            native_tools="tools" in caps,
+            native_tools=native_tools_for(self.config.tool_mode, "tools" in caps),
             vision="vision" in caps,
             streaming=True,
             embeddings=True,
@@ -188,7 +206,7 @@ class OllamaProvider:
                     status=404,
                     **kw,
                 )
-            if "does not support tools" in detail:
+            if "does not support tools" in detail and self.config.tool_mode == "auto":
                 self._mark_no_tools()
                 return ProviderError(
                     f"model '{model}' does not support tools (Ollama: {detail}): the engine "
@@ -366,4 +384,4 @@ class OllamaProvider:
         """Close the HTTP connections. Idempotent."""
         if not self._closed:
             self._closed = True
-            await self._client.close()  # type: ignore[no-untyped-call]
+            await self._client.close()

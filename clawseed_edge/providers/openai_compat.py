@@ -13,6 +13,7 @@ with a clear error result instead of crashing the turn.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import Any
 
@@ -40,12 +41,18 @@ from clawseed_edge.api.types import (
 from ._common import (
     error_for_exception,
     error_for_status,
+    error_message_from_body,
     guard_stream,
+    native_tools_for,
+    refuses_tools,
     request_model,
 )
 from .config import ProviderConfig
+from .http_limits import ResponseLimits, bounded_transport
 
 __all__ = ["OpenAICompatProvider", "decode_arguments"]
+
+log = logging.getLogger(__name__)
 
 _STOP = {
     "stop": StopReason.END_TURN,
@@ -56,24 +63,31 @@ _STOP = {
 }
 
 
+#: Characters of invalid tool-call arguments kept (they go back to the model and to history).
+INVALID_ARGUMENTS_PREVIEW = 1000
+
+
 def decode_arguments(name: str, text: str) -> dict[str, Any]:
-    """A tool call's JSON-string arguments as a dict; invalid text is kept, with the reason."""
+    """A tool call's JSON-string arguments as a dict; invalid text is kept (a bounded
+    preview, ``INVALID_ARGUMENTS_PREVIEW`` characters), with the reason."""
     if not text.strip():
         return {}
     try:
         value = json.loads(text)
+    except RecursionError:
+        return _invalid(name, text, "are nested too deeply: send a flat JSON object")
     except ValueError as exc:
-        return {
-            "_invalid_arguments": text,
-            "_error": f"the arguments of tool '{name}' are not valid JSON ({exc}): "
-            "send a JSON object",
-        }
+        return _invalid(name, text, f"are not valid JSON ({exc}): send a JSON object")
     if not isinstance(value, dict):
-        return {
-            "_invalid_arguments": text,
-            "_error": f"the arguments of tool '{name}' are not a JSON object: send an object",
-        }
+        return _invalid(name, text, "are not a JSON object: send an object")
     return value
+
+
+def _invalid(name: str, text: str, why: str) -> dict[str, Any]:
+    preview = text[:INVALID_ARGUMENTS_PREVIEW]
+    if len(text) > INVALID_ARGUMENTS_PREVIEW:
+        preview += f" … [{len(text) - INVALID_ARGUMENTS_PREVIEW} more characters not kept]"
+    return {"_invalid_arguments": preview, "_error": f"the arguments of tool '{name}' {why}"}
 
 
 def _message(msg: ChatMessage) -> dict[str, Any]:
@@ -128,7 +142,8 @@ class OpenAICompatProvider:
     Args:
         config: ``base_url`` (with ``/v1``), ``model``, ``api_key``/``api_key_env`` (a key is
             required only when ``api_key_env`` is set; local servers need none),
-            ``timeout_s``, ``temperature``, ``max_tokens``.
+            ``timeout_s``, ``deadline_s`` and ``max_response_bytes`` (see
+            :mod:`.http_limits`), ``temperature``, ``max_tokens``, ``tool_mode``.
         transport: An httpx transport to use instead of the network (tests).
 
     Errors are :class:`~clawseed_edge.api.errors.ProviderError` subclasses; a missing key
@@ -142,20 +157,63 @@ class OpenAICompatProvider:
         self.name = config.name
         self.model = config.model or "default"
         self.base_url = (config.base_url or "http://127.0.0.1:8080/v1").rstrip("/")
+        limits = ResponseLimits(
+            config.max_response_bytes, config.deadline_s, self.name, self.model, self.base_url
+        )
         self._client = httpx.AsyncClient(
-            base_url=self.base_url, timeout=config.timeout_s, transport=transport
+            base_url=self.base_url,
+            timeout=config.timeout_s,
+            transport=bounded_transport(httpx, transport or httpx.AsyncHTTPTransport(), limits),
         )
         self._dimensions: int | None = None
+        self._tools_detected = True  # tool_mode auto: native until found otherwise
+        self._probed = False
         self._closed = False
 
     @property
     def capabilities(self) -> ProviderCapabilities:
-        """Native tools, streaming and embeddings; vision is assumed (servers differ)."""
-        return ProviderCapabilities(native_tools=True, vision=True, streaming=True, embeddings=True)
+        """Streaming and embeddings; vision is assumed (servers differ); native tools as
+        ``tool_mode`` says (``auto``: what :meth:`probe` or a refusal found, native before)."""
+        native = native_tools_for(self.config.tool_mode, self._tools_detected)
+        return ProviderCapabilities(
+            native_tools=native, vision=True, streaming=True, embeddings=True
+        )
 
     async def probe(self) -> ProviderCapabilities:
-        """The capabilities (fixed for this provider; present so every built-in has probe())."""
+        """With ``tool_mode = "auto"``, ask a llama.cpp server whether its model has a tool
+        template; returns the capabilities.
+
+        llama.cpp's ``GET /props`` (beside ``/v1``) gives the chat template, and newer servers
+        ``chat_template_caps.supports_tools``. A server without ``/props`` (OpenAI, vLLM, LM
+        Studio ...) keeps native tools; if it then refuses them, :meth:`chat` switches to
+        prompt-guided tools. Never raises: a failed probe changes nothing (logged).
+        """
+        if self.config.tool_mode == "auto" and not self._probed:
+            self._probed = True
+            found = await self._template_has_tools()
+            if found is not None:
+                self._tools_detected = found
         return self.capabilities
+
+    async def _template_has_tools(self) -> bool | None:
+        root = self.base_url.removesuffix("/v1")
+        try:
+            response = await self._client.get(root + "/props", headers=self._headers())
+            if response.status_code != 200:
+                return None
+            props = response.json()
+        except (httpx.HTTPError, ProviderError, ValueError) as exc:
+            log.debug("%s: no /props at %s (%s); keeping native tools", self.name, root, exc)
+            return None
+        if not isinstance(props, dict):
+            return None
+        caps = props.get("chat_template_caps")
+        if isinstance(caps, dict) and isinstance(caps.get("supports_tools"), bool):
+            return bool(caps["supports_tools"])
+        template = props.get("chat_template")
+        if isinstance(template, str) and template:
+            return "tools" in template
+        return None
 
     @property
     def embedding_dimensions(self) -> int | None:
@@ -196,6 +254,17 @@ class OpenAICompatProvider:
         )
 
     def _status_error(self, response: httpx.Response, body: str, model: str) -> ProviderError:
+        detail = error_message_from_body(body)
+        if self.config.tool_mode == "auto" and refuses_tools(response.status_code, detail):
+            self._tools_detected = False
+            return ProviderError(
+                f"{self.name} at {self.base_url} refused native tools for model '{model}' "
+                f"(HTTP {response.status_code}: {detail}): the engine describes tools in the "
+                'prompt from the next request; set [provider] tool_mode = "prompt" to start so',
+                provider=self.name,
+                model=model,
+                status=response.status_code,
+            )
         return error_for_status(
             response.status_code,
             body,

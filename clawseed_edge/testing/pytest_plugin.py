@@ -3,9 +3,48 @@
 Installing clawseed-edge makes these fixtures available in every pytest run, with no conftest:
 the agent fixtures (a scripted provider, an agent builder) and the hardware fixtures (a mock pin
 factory, a wired simulated board).
+
+An ``async def`` test that uses one of these fixtures runs on pytest-asyncio's loop without any
+configuration: the plugin gives it the ``asyncio`` mark, so it works in pytest-asyncio's default
+strict mode (``asyncio_mode = "auto"`` is not needed). Tests marked for another async library
+(``anyio``, ``trio``) and tests that use none of these fixtures are left alone.
 """
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Generator
+from typing import Any
+
+import pytest
 
 pytest_plugins = [
     "clawseed_edge.testing.agent_fixtures",
     "clawseed_edge.testing.hardware_fixtures",
 ]
+
+#: The fixtures this plugin provides; an async test using any of them gets the asyncio mark.
+FIXTURES = frozenset({"scripted_provider", "agent_builder", "mock_pin_factory", "sim_board"})
+_OTHER_LOOPS = ("anyio", "trio")
+
+
+# trylast makes this the innermost wrapper: the mark is added before pytest-asyncio's own
+# wrapper looks at the collected items and turns marked coroutines into its test items.
+@pytest.hookimpl(hookwrapper=True, trylast=True)
+def pytest_pycollect_makeitem(
+    collector: pytest.Module | pytest.Class, name: str, obj: object
+) -> Generator[None, Any, None]:
+    outcome = yield
+    if not inspect.iscoroutinefunction(obj):
+        return
+    result = outcome.get_result()
+    items = result if isinstance(result, list) else [result]
+    for item in items:
+        if isinstance(item, pytest.Function) and _wants_our_loop(item):
+            item.add_marker("asyncio")
+
+
+def _wants_our_loop(item: pytest.Function) -> bool:
+    if not FIXTURES.intersection(item.fixturenames):
+        return False
+    return not any(item.get_closest_marker(name) for name in ("asyncio", *_OTHER_LOOPS))

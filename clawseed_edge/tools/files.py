@@ -1,15 +1,26 @@
 """File tools confined to the workspace: ``file_read``, ``file_write``, ``file_list``.
 
-Paths are taken relative to the workspace; after resolving symlinks a path must still lie
-inside it, so a link that points at ``~/.ssh`` is refused by the tool itself. The
-SecurityPolicy checks the same resolved paths against its forbidden list (a second layer).
+Paths are taken relative to the workspace and opened one component at a time, each relative to
+the descriptor of the directory before it, with ``O_NOFOLLOW``: no symbolic link is followed at
+any component and ``..`` is refused. Checking a resolved path and then opening it by name
+leaves a gap in which a directory can be swapped for a link to ``$CLAWSEED_HOME`` (a reader
+got the secrets file, a writer landed outside); walking descriptors leaves none.
+The SecurityPolicy checks the same paths against its forbidden list first (a second layer),
+and what a read or a listing returns passes ``scrub`` (the assembled agent passes its
+credential scrubber, :class:`clawseed_edge.agent.redact.Scrubber`; tools depend on ``api``
+only, so it is handed in).
 File I/O is small and local; it runs on a worker thread so a slow SD card never stalls the loop.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+import contextlib
+import errno
+import os
+import stat
+import uuid
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -18,35 +29,127 @@ from clawseed_edge.api import BaseTool, ResourceAccess, RiskClass, Tool, ToolCon
 __all__ = ["FileListTool", "FileReadTool", "FileWriteTool", "file_tools"]
 
 _PATH_SCHEMA = {"type": "string", "description": "path relative to the workspace"}
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+# Room past the cap so a secret that straddles the cut is still seen whole by the scrubber.
+_SCRUB_MARGIN = 4096
+
+
+def _unchanged(text: str) -> str:
+    return text
+
+
+class _Refused(Exception):
+    """A path the tool will not open; the message is the tool's error."""
 
 
 class _WorkspaceFileTool(BaseTool):
-    def __init__(self, workspace_dir: Path, *, max_bytes: int = 256_000) -> None:
+    def __init__(
+        self,
+        workspace_dir: Path,
+        *,
+        max_bytes: int = 256_000,
+        scrub: Callable[[str], str] | None = None,
+    ) -> None:
         self.workspace_dir = workspace_dir
         self.max_bytes = max_bytes
-
-    def _resolve(self, arguments: Mapping[str, Any]) -> Path | str:
-        """The resolved path inside the workspace, or an error message."""
-        raw = arguments.get("path", ".")
-        if not isinstance(raw, str) or not raw:
-            return "'path' must be a non-empty string relative to the workspace"
-        root = self.workspace_dir.resolve()
-        target = (root / raw).resolve()
-        if target != root and root not in target.parents:
-            return (
-                f"{raw!r} is outside the workspace ({root}); file tools only reach files "
-                "inside it"
-            )
-        return target
+        self.scrub: Callable[[str], str] = scrub if scrub is not None else _unchanged
 
     def describe_access(self, arguments: Mapping[str, Any]) -> ResourceAccess | None:
         raw = arguments.get("path", ".")
         path = str(self.workspace_dir / raw) if isinstance(raw, str) else str(self.workspace_dir)
         return ResourceAccess(paths=(path,), write=self.risk is not RiskClass.READ)
 
+    def _parts(self, arguments: Mapping[str, Any]) -> list[str]:
+        """The path's components below the workspace (``[]`` is the workspace itself).
+
+        Raises:
+            _Refused: not a string, a NUL byte, ``..``, or an absolute path outside it.
+        """
+        raw = arguments.get("path", ".")
+        if not isinstance(raw, str) or not raw:
+            raise _Refused("'path' must be a non-empty string relative to the workspace")
+        if "\x00" in raw:
+            raise _Refused(
+                f"path {raw[:200]!r} contains a NUL byte (\\x00), which no file name can "
+                "contain; send the path without it"
+            )
+        if os.path.isabs(raw):
+            # An absolute path is accepted only when it names something inside the workspace.
+            for root in (self.workspace_dir, self.workspace_dir.resolve()):
+                rel = os.path.relpath(raw, root)
+                if rel != ".." and not rel.startswith("../") and raw.startswith(str(root)):
+                    raw = rel
+                    break
+            else:
+                raise _Refused(self._outside(raw))
+        parts = [p for p in raw.split("/") if p not in ("", ".")]
+        if ".." in parts:
+            raise _Refused(self._outside(raw) + " ('..' is not followed)")
+        return parts
+
+    def _outside(self, raw: str) -> str:
+        return (
+            f"{raw[:200]!r} is outside the workspace ({self.workspace_dir}); file tools only "
+            "reach files inside it"
+        )
+
+    def _open_dir(self, parts: list[str], *, create: bool = False) -> int:
+        """A descriptor of the directory ``parts`` (created if ``create``), never via a link.
+
+        Raises:
+            _Refused: a component is a link, a file, or missing (and not ``create``).
+        """
+        fd = os.open(self.workspace_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            for index, name in enumerate(parts):
+                try:
+                    nxt = os.open(name, _DIR_FLAGS, dir_fd=fd)
+                except FileNotFoundError:
+                    if not create:
+                        raise _Refused(
+                            f"{'/'.join(parts[: index + 1])!r} does not exist; use file_list"
+                        ) from None
+                    with contextlib.suppress(FileExistsError):  # made meanwhile: open checks it
+                        os.mkdir(name, 0o777, dir_fd=fd)
+                    nxt = self._open_checked(name, fd, _DIR_FLAGS)
+                except OSError as exc:
+                    raise _Refused(self._explain(name, fd, exc)) from exc
+                os.close(fd)
+                fd = nxt
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+    def _open_checked(self, name: str, dir_fd: int, flags: int, mode: int = 0o666) -> int:
+        try:
+            return os.open(name, flags, mode, dir_fd=dir_fd)
+        except FileNotFoundError:
+            raise
+        except OSError as exc:
+            raise _Refused(self._explain(name, dir_fd, exc)) from exc
+
+    @staticmethod
+    def _explain(name: str, dir_fd: int, exc: OSError) -> str:
+        """The tool's error for a failed open of ``name`` inside ``dir_fd``."""
+        try:
+            is_link = stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+        except OSError:
+            is_link = False
+        if is_link or exc.errno == errno.ELOOP:
+            return (
+                f"{name!r} is a symbolic link, which file tools do not follow (it could lead "
+                "outside the workspace); use the real path inside the workspace"
+            )
+        if exc.errno == errno.ENOTDIR:
+            return f"{name!r} is a file, not a directory"
+        if exc.errno == errno.EISDIR:
+            return f"{name!r} is a directory; use file_list"
+        return f"cannot open {name!r}: {exc.strerror}"
+
 
 class FileReadTool(_WorkspaceFileTool):
-    """Read a text file from the workspace (capped at ``max_bytes``)."""
+    """Read a text file from the workspace (capped at ``max_bytes``), passed through ``scrub``."""
 
     name = "file_read"
     description = "Read a text file from the workspace."
@@ -57,24 +160,41 @@ class FileReadTool(_WorkspaceFileTool):
     }
 
     async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolResult:
-        target = self._resolve(arguments)
-        if isinstance(target, str):
-            return ToolResult.fail(target)
-        return await asyncio.to_thread(self._read, target)
-
-    def _read(self, target: Path) -> ToolResult:
         try:
-            with target.open("rb") as fh:
-                data = fh.read(self.max_bytes + 1)
+            parts = self._parts(arguments)
+        except _Refused as exc:
+            return ToolResult.fail(str(exc))
+        if not parts:
+            return ToolResult.fail("the workspace itself is a directory; use file_list")
+        return await asyncio.to_thread(self._read, parts)
+
+    def _read(self, parts: list[str]) -> ToolResult:
+        name = parts[-1]
+        try:
+            dir_fd = self._open_dir(parts[:-1])
+            try:
+                # O_NONBLOCK: opening a FIFO for reading would wait for a writer for ever.
+                flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+                fd = self._open_checked(name, dir_fd, flags)
+            finally:
+                os.close(dir_fd)
+            with os.fdopen(fd, "rb") as fh:
+                if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                    return ToolResult.fail(f"{name!r} is not a regular file; file_read reads files")
+                data = fh.read(self.max_bytes + _SCRUB_MARGIN)
+        except _Refused as exc:
+            return ToolResult.fail(str(exc))
         except FileNotFoundError:
-            return ToolResult.fail(f"{target.name!r} does not exist; use file_list to see files")
+            return ToolResult.fail(f"{name!r} does not exist; use file_list to see files")
         except IsADirectoryError:
-            return ToolResult.fail(f"{target.name!r} is a directory; use file_list")
+            return ToolResult.fail(f"{name!r} is a directory; use file_list")
         except OSError as exc:
-            return ToolResult.fail(f"cannot read {target.name!r}: {exc.strerror}")
-        text = data[: self.max_bytes].decode("utf-8", errors="replace")
+            return ToolResult.fail(f"cannot read {name!r}: {exc.strerror}")
+        # Scrub before cutting, so a key that straddles the cut is not half shown.
+        text = self.scrub(data.decode("utf-8", errors="replace"))
         if len(data) > self.max_bytes:
-            text += f"\n[... cut at {self.max_bytes} bytes ...]"
+            cut = text.encode("utf-8")[: self.max_bytes].decode("utf-8", errors="ignore")
+            text = cut + f"\n[... cut at {self.max_bytes} bytes ...]"
         return ToolResult.ok(text)
 
 
@@ -96,49 +216,87 @@ class FileWriteTool(_WorkspaceFileTool):
             return ToolResult.fail("'content' must be a string")
         if len(content.encode("utf-8")) > self.max_bytes:
             return ToolResult.fail(f"content is larger than {self.max_bytes} bytes; split it")
-        target = self._resolve(arguments)
-        if isinstance(target, str):
-            return ToolResult.fail(target)
-        return await asyncio.to_thread(self._write, target, content)
-
-    def _write(self, target: Path, content: str) -> ToolResult:
-        tmp = target.with_name(f".{target.name}.tmp")
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(content, encoding="utf-8")
-            tmp.replace(target)
+            parts = self._parts(arguments)
+        except _Refused as exc:
+            return ToolResult.fail(str(exc))
+        if not parts:
+            return ToolResult.fail("the workspace itself is a directory; name a file in it")
+        return await asyncio.to_thread(self._write, parts, content)
+
+    def _write(self, parts: list[str], content: str) -> ToolResult:
+        name = parts[-1]
+        tmp = f".{name}.{uuid.uuid4().hex[:8]}.tmp"
+        try:
+            dir_fd = self._open_dir(parts[:-1], create=True)
+        except _Refused as exc:
+            return ToolResult.fail(str(exc))
         except OSError as exc:
-            tmp.unlink(missing_ok=True)
-            return ToolResult.fail(f"cannot write {target.name!r}: {exc.strerror}")
-        return ToolResult.ok(f"wrote {len(content)} characters to {target.name}")
+            return ToolResult.fail(f"cannot write {name!r}: {exc.strerror}")
+        try:
+            # O_EXCL|O_NOFOLLOW: the temporary file is new, never a planted link; the rename
+            # below replaces the name itself (a link named like the target is replaced, not
+            # followed).
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+            fd = self._open_checked(tmp, dir_fd, flags)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(content.encode("utf-8"))
+            os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except (_Refused, OSError) as exc:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=dir_fd)
+            if isinstance(exc, _Refused):
+                return ToolResult.fail(str(exc))
+            if isinstance(exc, IsADirectoryError):
+                return ToolResult.fail(f"{name!r} is a directory; choose a file name")
+            return ToolResult.fail(f"cannot write {name!r}: {exc.strerror}")
+        finally:
+            os.close(dir_fd)
+        return ToolResult.ok(f"wrote {len(content)} characters to {name}")
 
 
 class FileListTool(_WorkspaceFileTool):
-    """List a directory of the workspace."""
+    """List a directory of the workspace (``name/`` a directory, ``name@`` a link)."""
 
     name = "file_list"
     description = "List files in a workspace directory."
     parameters: Mapping[str, Any] = {"type": "object", "properties": {"path": _PATH_SCHEMA}}
 
     async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolResult:
-        target = self._resolve(arguments)
-        if isinstance(target, str):
-            return ToolResult.fail(target)
-        return await asyncio.to_thread(self._list, target)
-
-    def _list(self, target: Path) -> ToolResult:
         try:
-            entries = sorted(target.iterdir(), key=lambda p: p.name)
-        except FileNotFoundError:
-            return ToolResult.fail(f"{target.name!r} does not exist")
-        except NotADirectoryError:
-            return ToolResult.fail(f"{target.name!r} is a file; use file_read")
+            parts = self._parts(arguments)
+        except _Refused as exc:
+            return ToolResult.fail(str(exc))
+        return await asyncio.to_thread(self._list, parts)
+
+    def _list(self, parts: list[str]) -> ToolResult:
+        shown = "/".join(parts) or "."
+        try:
+            fd = self._open_dir(parts)
+        except _Refused as exc:
+            return ToolResult.fail(
+                str(exc).replace("is a file, not a directory", "is a file; use file_read")
+            )
         except OSError as exc:
-            return ToolResult.fail(f"cannot list {target.name!r}: {exc.strerror}")
-        lines = [f"{p.name}/" if p.is_dir() else p.name for p in entries[:500]]
-        return ToolResult.ok("\n".join(lines) if lines else "(empty)")
+            return ToolResult.fail(f"cannot list {shown!r}: {exc.strerror}")
+        try:
+            with os.scandir(fd) as it:
+                entries = sorted(it, key=lambda e: e.name)
+            lines = [
+                f"{e.name}@" if e.is_symlink() else f"{e.name}/" if e.is_dir() else e.name
+                for e in entries[:500]
+            ]
+        except OSError as exc:
+            return ToolResult.fail(f"cannot list {shown!r}: {exc.strerror}")
+        finally:
+            os.close(fd)
+        return ToolResult.ok(self.scrub("\n".join(lines)) if lines else "(empty)")
 
 
-def file_tools(workspace_dir: Path) -> list[Tool]:
-    """The three file tools for ``workspace_dir``."""
-    return [FileReadTool(workspace_dir), FileWriteTool(workspace_dir), FileListTool(workspace_dir)]
+def file_tools(workspace_dir: Path, *, scrub: Callable[[str], str] | None = None) -> list[Tool]:
+    """The three file tools for ``workspace_dir``; what they return passes ``scrub``."""
+    return [
+        FileReadTool(workspace_dir, scrub=scrub),
+        FileWriteTool(workspace_dir, scrub=scrub),
+        FileListTool(workspace_dir, scrub=scrub),
+    ]

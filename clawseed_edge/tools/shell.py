@@ -3,7 +3,11 @@
 The command line is split with :func:`shlex.split` and executed directly (no ``/bin/sh``), so
 pipes, redirections, ``;``, ``&&``, globbing and ``$(...)`` have no effect: they are refused
 with a clear message before anything runs. The SecurityPolicy checks the command against its
-allowlist first (the tool describes the command through ``describe_access``).
+allowlist first (the tool describes the command through ``describe_access``), and resolves
+every argument that names an existing file in the workspace against its forbidden paths.
+The output passes ``scrub`` (the assembled agent passes its credential scrubber) before it is
+cut and returned, so ``cat ../secrets`` or ``cat /proc/<pid>/environ`` cannot hand a key to
+the model even where a path check misses.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import asyncio
 import contextlib
 import os
 import shlex
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +25,12 @@ from clawseed_edge.api import BaseTool, ResourceAccess, RiskClass, ToolContext, 
 __all__ = ["ShellTool"]
 
 _SHELL_SYNTAX = ("|", ";", "&", ">", "<", "`", "$(", "${", "\n")
+# Output kept past the cap for scrubbing, so a key that straddles the cut is seen whole.
+_SCRUB_MARGIN = 4096
+
+
+def _unchanged(text: str) -> str:
+    return text
 
 
 class ShellTool(BaseTool):
@@ -31,6 +41,7 @@ class ShellTool(BaseTool):
         max_output_chars: Output beyond this is cut (head kept) with a note.
         command_timeout_s: The command is killed after this many seconds (the engine's
             per-tool timeout is set a little longer, so the tool reports it first).
+        scrub: Applied to the output before it is cut and returned (credential redaction).
     """
 
     name = "shell"
@@ -46,9 +57,15 @@ class ShellTool(BaseTool):
     risk = RiskClass.DANGEROUS
 
     def __init__(
-        self, workspace_dir: Path, *, max_output_chars: int = 8000, command_timeout_s: float = 20.0
+        self,
+        workspace_dir: Path,
+        *,
+        max_output_chars: int = 8000,
+        command_timeout_s: float = 20.0,
+        scrub: Callable[[str], str] | None = None,
     ) -> None:
         self.workspace_dir = workspace_dir
+        self.scrub: Callable[[str], str] = scrub if scrub is not None else _unchanged
         self.max_output_chars = max_output_chars
         self.command_timeout_s = command_timeout_s
         self.timeout_s = command_timeout_s + 5.0
@@ -62,6 +79,11 @@ class ShellTool(BaseTool):
         command = arguments.get("command")
         if not isinstance(command, str) or not command.strip():
             return ToolResult.fail("'command' must be a non-empty string, e.g. 'uptime'")
+        if "\x00" in command:
+            return ToolResult.fail(
+                "the command contains a NUL byte (\\x00), which no argument can contain; send "
+                "it without that character"
+            )
         if any(token in command for token in _SHELL_SYNTAX):
             return ToolResult.fail(
                 f"{command!r} uses shell syntax (pipes, redirections, chaining or "
@@ -93,10 +115,14 @@ class ShellTool(BaseTool):
             await proc.wait()
             if isinstance(exc, asyncio.CancelledError):
                 raise
-            return ToolResult.fail(f"{argv[0]!r} did not finish within {self.command_timeout_s:g} s")
+            return ToolResult.fail(
+                f"{argv[0]!r} did not finish within {self.command_timeout_s:g} s"
+            )
         text = out.decode("utf-8", errors="replace")
-        if len(text) > self.max_output_chars:
-            cut = len(text) - self.max_output_chars
+        full_length = len(text)
+        text = self.scrub(text[: self.max_output_chars + _SCRUB_MARGIN])
+        if full_length > self.max_output_chars:
+            cut = full_length - self.max_output_chars
             text = f"{text[: self.max_output_chars]}\n[... {cut} more characters cut ...]"
         if proc.returncode != 0:
             return ToolResult.fail(f"{argv[0]!r} exited with status {proc.returncode}", text)

@@ -11,6 +11,7 @@ import pytest
 from clawseed_edge.agent.approval import (
     CallbackApprover,
     CliApprover,
+    NoAnswer,
     QueueApprover,
     StaticApprover,
     announce_approval_request,
@@ -138,3 +139,24 @@ def test_announce_goes_to_the_current_listener_only() -> None:
         approval_listener.reset(token)
     announce_approval_request(REQ)
     assert got == [REQ]
+
+
+async def test_refusals_no_person_gave_are_marked_no_answer(tty: tuple[TtyPipe, int]) -> None:
+    no_tty = await CliApprover(stdin=io.StringIO("y\n"), stdout=io.StringIO()).request(REQ)
+    assert isinstance(no_tty, NoAnswer) and not no_tty.asked and not no_tty.approved
+    reader, w = tty
+    os.close(w)
+    closed = await asyncio.wait_for(CliApprover(stdin=reader, stdout=io.StringIO()).request(REQ), 5)
+    assert isinstance(closed, NoAnswer) and closed.asked and not closed.approved
+
+
+async def test_default_reasons_say_who_decided() -> None:
+    async def no(r: ApprovalRequest) -> bool:
+        return False
+
+    assert (await CallbackApprover(no).request(REQ)).reason == "refused by the approval callback"
+    approver = QueueApprover()
+    task = asyncio.create_task(approver.request(REQ))
+    await approver.requests.get()
+    approver.resolve("r1", False)
+    assert (await task).reason == "refused by the user"

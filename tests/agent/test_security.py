@@ -112,7 +112,7 @@ async def test_approval_timeout_counts_as_refused() -> None:
     obs = RecordingObserver()
     policy = SecurityPolicy(approver=CallbackApprover(never), approval_timeout_s=0.01, observer=obs)
     ok, reason = await decide(policy, EchoTool("act", RiskClass.ACT))
-    assert not ok and "within 0.01 s" in reason and "refused" in reason
+    assert not ok and "within 0.01 s" in reason and "no one answered" in reason
     assert obs.of(PolicyDecision)[0].decision == "refused"
 
 
@@ -424,3 +424,137 @@ async def test_shell_words_are_expanded_like_the_shell_would(
     )
     ok, reason = await decide(policy, ShellTool(), command=template.format(secret_parent=tmp_path))
     assert not ok and "forbidden path" in reason
+
+
+# --- non-finite values (issue 16.11) ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
+async def test_non_finite_device_values_are_refused_before_anyone_is_asked(value: float) -> None:
+    approver = StaticApprover(True)
+    policy = SecurityPolicy(autonomy="supervised", approver=approver)
+    bounded = DeviceTool(min_value=0.0, max_value=1.0, requires_approval=True)
+    ok, reason = await decide(policy, bounded, value=value)
+    assert not ok and "finite" in reason and "'fan'" in reason
+    ok, reason = await decide(policy, DeviceTool(), value=value)  # no limits configured
+    assert not ok and "finite" in reason
+    assert approver.requests == []
+
+
+# --- NUL bytes (issue 16.15) ------------------------------------------------------------------
+
+
+async def test_a_nul_byte_in_a_path_is_refused_as_invalid_input(tmp_path: Path) -> None:
+    obs = RecordingObserver()
+    policy = SecurityPolicy(autonomy="full", workspace_dir=tmp_path, observer=obs)
+    ok, reason = await decide(policy, FileReadTool(), path="notes\x00.txt")
+    assert not ok and "NUL" in reason and "'notes\\x00.txt'" in reason
+    ok, reason = await decide(policy, ShellTool(), command="cat notes\x00.txt")
+    assert not ok and "NUL" in reason
+    assert [e.decision for e in obs.of(PolicyDecision)] == ["denied", "denied"]
+
+
+# --- bare shell words (issue 16.14) -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["ls fd", "cat fd/id_rsa", "grep --file=fd x", "ls -- fd"])
+async def test_a_bare_word_naming_a_link_to_a_forbidden_directory_is_refused(
+    tmp_path: Path, command: str
+) -> None:
+    secret = tmp_path / "ssh"
+    secret.mkdir()
+    (secret / "id_rsa").write_text("KEY")
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    os.symlink(secret, workspace / "fd")
+    (workspace / "notes.txt").write_text("hi")
+    policy = SecurityPolicy(
+        autonomy="full",
+        allowed_commands=ALLOW,
+        forbidden_paths=[str(secret)],
+        workspace_dir=workspace,
+    )
+    ok, reason = await decide(policy, ShellTool(), command=command)
+    assert not ok and "forbidden path" in reason
+    assert (await decide(policy, ShellTool(), command="cat notes.txt"))[0]
+
+
+# --- auto-approved tools (issue 14.7) ---------------------------------------------------------
+
+
+async def test_memory_store_needs_no_approval_by_default_in_supervised() -> None:
+    approver = StaticApprover(False)
+    obs = RecordingObserver()
+    policy = SecurityPolicy(autonomy="supervised", approver=approver, observer=obs)
+    ok, _ = await decide(policy, EchoTool("memory_store", RiskClass.ACT), text="fan is GPIO23")
+    assert ok and approver.requests == []
+    [event] = obs.of(PolicyDecision)
+    assert event.decision == "allowed" and "auto_approve" in event.reason
+    assert not (await decide(policy, EchoTool("memory_forget", RiskClass.ACT)))[0]
+
+
+async def test_auto_approve_takes_glob_patterns_and_can_be_emptied() -> None:
+    approver = StaticApprover(False)
+    policy = SecurityPolicy(approver=approver, auto_approve=["memory_*"])
+    assert (await decide(policy, EchoTool("memory_forget", RiskClass.ACT)))[0]
+    strict = SecurityPolicy(approver=approver, auto_approve=[])
+    assert not (await decide(strict, EchoTool("memory_store", RiskClass.ACT)))[0]
+    assert [r.tool for r in approver.requests] == ["memory_store"]
+
+
+async def test_auto_approve_never_lifts_read_only_nor_a_device_that_requires_approval() -> None:
+    policy = SecurityPolicy(autonomy="read_only", auto_approve=["*"])
+    ok, reason = await decide(policy, EchoTool("memory_store", RiskClass.ACT))
+    assert not ok and "read_only" in reason
+    approver = StaticApprover(False)
+    for autonomy in ("supervised", "full"):
+        policy = SecurityPolicy(autonomy=autonomy, approver=approver, auto_approve=["*"])
+        assert not (await decide(policy, DeviceTool(requires_approval=True), value=1))[0]
+    assert len(approver.requests) == 2
+
+
+def test_auto_approve_patterns_must_be_non_empty_strings() -> None:
+    with pytest.raises(ValueError, match="auto_approve"):
+        SecurityPolicy(auto_approve=[""])
+
+
+# --- what the refusal says happened (issue 14.21) ---------------------------------------------
+
+
+async def test_no_terminal_is_not_reported_as_the_user_refusing() -> None:
+    import io
+
+    from clawseed_edge.agent.approval import CliApprover
+
+    policy = SecurityPolicy(approver=CliApprover(stdin=io.StringIO("y\n")))
+    ok, reason = await decide(policy, EchoTool("act", RiskClass.ACT))
+    assert not ok and "user refused" not in reason
+    assert "no one was asked" in reason and "no terminal" in reason
+
+
+async def test_no_approver_says_no_one_was_asked_and_what_to_do() -> None:
+    ok, reason = await decide(SecurityPolicy(approver=None), EchoTool("act", RiskClass.ACT))
+    assert not ok and "user refused" not in reason
+    assert "no one was asked" in reason and "auto_approve" in reason and "'full'" in reason
+
+
+async def test_a_timeout_says_no_one_answered_and_what_to_do() -> None:
+    async def never(request: ApprovalRequest) -> bool:
+        await asyncio.Event().wait()
+        return True
+
+    policy = SecurityPolicy(approver=CallbackApprover(never), approval_timeout_s=0.01)
+    ok, reason = await decide(policy, EchoTool("act", RiskClass.ACT))
+    assert not ok and "user refused" not in reason
+    assert "no one answered" in reason and "approval_timeout_s" in reason
+
+
+async def test_a_real_refusal_says_who_refused() -> None:
+    async def no(request: ApprovalRequest) -> bool:
+        return False
+
+    ok, reason = await decide(
+        SecurityPolicy(approver=CallbackApprover(no)), EchoTool("act", RiskClass.ACT)
+    )
+    assert not ok and "was refused (refused by the approval callback)" in reason
+    assert "do not retry" in reason.lower()

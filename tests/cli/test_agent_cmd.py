@@ -29,7 +29,7 @@ def test_embedded_default_switches_the_simulated_led(capsys: pytest.CaptureFixtu
     assert code == 0, err
     assert "embedded default" in err
     assert '-> gpio_switch {"device": "red_led", "on": true}' in err
-    assert "[pin] GPIO17 (red_led): 0.0 -> 1.0" in err
+    assert "[pin] GPIO17 (red_led): off -> on (line 0 -> 1)" in err
     assert out.startswith("Done.")
 
 
@@ -78,7 +78,7 @@ def test_chat_repl_runs_turns_and_commands(
     code, out, err = run_cli(capsys, "chat", "--sim")
     assert code == 0, err
     assert "Done." in out
-    assert "[pin] GPIO17 (red_led): 1" in err
+    assert "[pin] GPIO17 (red_led): on (line 1)" in err
     assert "(conversation forgotten)" in err
 
 

@@ -63,7 +63,7 @@ def test_full_turn_with_a_tool_call_against_fake_ollama(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "The red LED is on."
     assert '-> gpio_switch {"device": "red_led", "on": true}' in result.stderr
-    assert "[pin] GPIO17 (red_led): 0.0 -> 1.0" in result.stderr
+    assert "[pin] GPIO17 (red_led): off -> on (line 0 -> 1)" in result.stderr
     assert len(chats) == 2
     sent = chats[0].json
     assert sent["model"] == "qwen2.5:3b"
@@ -85,7 +85,7 @@ def test_model_without_tool_support_uses_the_prompt_guided_path(tmp_path: Path) 
         result = cli(tmp_path, config, "agent", "--sim", "-m", "turn on the red led")
         chats = server.requests_to("/api/chat")
     assert result.returncode == 0, result.stderr
-    assert "[pin] GPIO17 (red_led): 0.0 -> 1.0" in result.stderr
+    assert "[pin] GPIO17 (red_led): off -> on (line 0 -> 1)" in result.stderr
     assert "tools" not in chats[0].json or not chats[0].json["tools"]
     assert "<tool_call>" in chats[0].json["messages"][0]["content"], "tools described in the prompt"
     assert "<tool_result" in chats[1].json["messages"][-1]["content"]

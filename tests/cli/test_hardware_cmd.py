@@ -131,4 +131,4 @@ def test_handlers_take_a_loaded_config(capsys: pytest.CaptureFixture[str]) -> No
     assert hardware_status(hw, sim=True) == 0
     assert "GPIO5" in capsys.readouterr().out
     assert estop(hw, sim=True) == 0
-    assert "estop: 1 outputs on sim" in capsys.readouterr().out
+    assert "estop: 1 output on sim" in capsys.readouterr().out

@@ -78,3 +78,45 @@ def test_missing_database_is_an_error_and_not_created(
 def test_bad_date_names_the_option(db: Path) -> None:
     with pytest.raises(SystemExit, match="--since 'yesterday'"):
         main(["memory", "export", "--db", str(db), "--since", "yesterday"])
+
+
+@pytest.mark.parametrize("action", ["list", "search", "forget", "export"])
+@pytest.mark.parametrize("position", ["before", "after"])
+def test_every_action_uses_the_configured_memory_path(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], action: str, position: str
+) -> None:
+    custom = tmp_path / "elsewhere" / "mem.db"
+    custom.parent.mkdir()
+    db.rename(custom)
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(f'[memory]\npath = "{custom}"\n', encoding="utf-8")
+    extra = {"list": [], "search": ["tomatoes"], "forget": ["note"], "export": []}[action]
+    config = ["--config", str(cfg)]
+    argv = (
+        [*config, "memory", action, *extra]
+        if position == "before"
+        else ["memory", action, *config, *extra]
+    )
+    assert main(argv) == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    assert ("note" in out) if action != "forget" else ("forgot 'note'" in out)
+
+
+def test_a_relative_memory_path_is_under_home(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLAWSEED_HOME", str(db.parent))
+    db.rename(db.parent / "other.db")
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[memory]\npath = "other.db"\n', encoding="utf-8")
+    assert main(["memory", "list", "--config", str(cfg)]) == 0
+    assert "note" in capsys.readouterr().out
+
+
+def test_a_bad_config_is_an_error_naming_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cfg = tmp_path / "c.toml"
+    cfg.write_text("[memory]\npth = 1\n", encoding="utf-8")
+    assert main(["memory", "list", "--config", str(cfg)]) == 1
+    assert f"{cfg}: memory.pth: unknown key" in capsys.readouterr().err

@@ -340,8 +340,9 @@ async def test_approval_refused_keeps_the_fan_off_and_says_so(board: PiGpio) -> 
     assert any(isinstance(e, ApprovalRequestEvent) for e in events)
     [text] = tool_texts(provider.requests[1])
     assert text == (
-        "Error: Refused by the security policy: the user refused 'switch fan (GPIO23) on' "
-        "(not while I am on the phone)"
+        "Error: Refused by the security policy: approval for 'switch fan (GPIO23) on' was "
+        "refused (not while I am on the phone); it did not run. Do not retry it unless the user "
+        "asks"
     )
 
 
@@ -375,7 +376,8 @@ async def test_approval_device_without_an_approver_is_refused(board: PiGpio) -> 
     await run_turn(agent, "start the fan")
     assert pin(board, "GPIO23").state == 1
     [text] = tool_texts(provider.requests[1])
-    assert "needs approval and no approver is configured" in text
+    assert "no approver is set up, so no one was asked" in text
+    assert "approval = true" in text  # and why full autonomy would not help
 
 
 # --- 4. rate limit ----------------------------------------------------------------------------

@@ -8,9 +8,14 @@ from pathlib import Path
 import pytest
 
 from clawseed_edge.api import MemoryEntry, MemoryStoreError
-from clawseed_edge.memory.hygiene import important_facts, jaccard
+from clawseed_edge.memory.hygiene import (
+    DAILY_PART_CHARS,
+    conflict_search_words,
+    important_facts,
+    jaccard,
+)
 from clawseed_edge.memory.snapshot import parse_snapshot, render_snapshot
-from clawseed_edge.memory.sqlite import SqliteMemory
+from clawseed_edge.memory.sqlite import MAX_ENTRY_CHARS, SqliteMemory
 
 DAY = 86400.0
 
@@ -88,6 +93,30 @@ def test_important_facts_patterns() -> None:
     assert important_facts("how warm is it?") == []
 
 
+@pytest.mark.parametrize(
+    ("text", "facts"),
+    [
+        ("remember that the fan is on GPIO23", ["the fan is on GPIO23"]),
+        ("Remember: the fan is on GPIO23.", ["the fan is on GPIO23"]),
+        ("remember the fan is on GPIO23", ["the fan is on GPIO23"]),
+        ("remember the fan pin", []),
+        ("please remember the fan pin", []),
+        ("remember to water the plants", []),
+        ("do you remember that the fan is on GPIO23?", []),
+        ("remember that the fan is on GPIO23?", []),
+        ("note the door sensor", []),
+    ],
+)
+def test_only_statements_are_promoted(text: str, facts: list[str]) -> None:
+    # a request ("remember the fan pin") is not a fact; a statement is
+    assert important_facts(text) == facts
+
+
+async def test_consolidate_does_not_promote_a_request(memory: SqliteMemory) -> None:
+    stored = await memory.consolidate("cli", "remember the fan pin", "Which pin is it?")
+    assert [e.category for e in stored] == ["daily"]
+
+
 async def test_snapshot_round_trip(tmp_path: Path) -> None:
     snap = tmp_path / "MEMORY_SNAPSHOT.md"
     tricky = "line one\n## not a heading\n<!-- memory {} -->\n> quoted"
@@ -146,3 +175,91 @@ async def test_snapshot_written_on_close_when_core_changed(tmp_path: Path) -> No
     async with SqliteMemory.open(tmp_path / "m.db", snapshot_path=snap) as mem:
         await mem.store(MemoryEntry("fan", "fan relay on GPIO23"))
     assert [e.key for e in parse_snapshot(snap.read_text())] == ["fan"]
+
+
+async def _steps_per_store(memory: SqliteMemory, facts: int, shared: str = "") -> int:
+    """SQLite VM steps (in units of 100) of storing one more core fact after ``facts`` others
+    (each also containing the word ``shared``, if given)."""
+    await memory.store_many(
+        [
+            MemoryEntry(f"fact/{i}", f"relay{i} drives pump{i} in zone{i} {shared}", "core")
+            for i in range(facts)
+        ]
+    )
+    steps = [0]
+
+    def count() -> int:
+        steps[0] += 1
+        return 0  # 0: keep running
+
+    conn = memory._conn
+    await conn.set_progress_handler(count, 100)
+    try:
+        await memory.store(
+            MemoryEntry("probe", f"sensor probe on bus reads the last value {shared}", "core")
+        )
+    finally:
+        await conn.set_progress_handler(None, 100)
+    return steps[0]
+
+
+@pytest.mark.parametrize("shared", ["", "pin"], ids=["no-shared-word", "common-word"])
+async def test_storing_a_fact_does_not_scale_with_core_rows(tmp_path: Path, shared: str) -> None:
+    # The conflict check once ran the FTS search once per core row (quadratic over a series
+    # of stores). Driven from the FTS table, with the search narrowed to words an
+    # overlapping fact must contain, a word every fact has ("pin") does not make every fact
+    # a candidate. Counted in SQLite VM steps, not wall time.
+    async with SqliteMemory.open(tmp_path / "a.db", load_vectors=False) as small:
+        few = await _steps_per_store(small, 30, shared)
+    async with SqliteMemory.open(tmp_path / "b.db", load_vectors=False) as large:
+        many = await _steps_per_store(large, 300, shared)
+    assert many < 1.5 * few, (few, many)
+
+
+async def test_daily_summary_is_capped_and_says_so(memory: SqliteMemory) -> None:
+    answer = "word " * 200_000  # a 1 MB answer
+    (daily,) = await memory.consolidate("cli", "x" * 50_000, answer)
+    assert len(daily.content) <= 2 * DAILY_PART_CHARS + 200
+    assert daily.content.count("more characters not kept") == 2
+    stored = await memory.get(daily.key)
+    assert stored is not None and stored.content == daily.content
+
+
+async def test_an_overlong_flagged_fact_is_not_promoted(memory: SqliteMemory) -> None:
+    stored = await memory.consolidate("cli", "remember that the pump " + "is " * 2000, "ok")
+    assert [e.category for e in stored] == ["daily"]
+
+
+async def test_store_refuses_an_entry_over_the_limit(memory: SqliteMemory) -> None:
+    with pytest.raises(MemoryStoreError, match=r"'huge'.*characters.*at most"):
+        await memory.store(MemoryEntry("huge", "x" * (MAX_ENTRY_CHARS + 1)))
+    assert await memory.get("huge") is None
+    await memory.store(MemoryEntry("fits", "x" * MAX_ENTRY_CHARS))
+
+
+async def test_a_conflict_is_found_among_many_facts_sharing_a_word(tmp_path: Path) -> None:
+    # 200 facts share "pin"; the one that really overlaps must still be found and superseded
+    async with SqliteMemory.open(tmp_path / "m.db", load_vectors=False) as memory:
+        await memory.store_many(
+            [MemoryEntry(f"fact/{i}", f"sensor{i} is on pin {i}", "core") for i in range(200)]
+        )
+        await memory.store(MemoryEntry("old", "the garage fan relay is on pin 23", "core"))
+        await memory.store(MemoryEntry("new", "the garage fan relay is on pin 24", "core"))
+        old = await memory.get("old")
+        assert old is not None and old.metadata.get("superseded_by") == "new"
+        assert (await memory.get("fact/23")).metadata.get("superseded_by") is None  # type: ignore[union-attr]
+
+
+def test_conflict_search_words_are_the_ones_an_overlap_must_share() -> None:
+    # 3 words, threshold 0.6: an overlapping fact shares >= 2, so it has one of any 2
+    assert conflict_search_words("the fan relay is on GPIO23", 0.6) == ["gpio23", "relay"]
+    assert conflict_search_words("the fan relay is on GPIO23", 0.0) == ["gpio23", "relay", "fan"]
+    assert conflict_search_words("the fan relay is on GPIO23", 1.0) == ["gpio23"]
+    assert conflict_search_words("it is on", 0.6) == []
+
+
+async def test_text_that_is_not_utf8_is_refused_clearly_or_cleaned(memory: SqliteMemory) -> None:
+    with pytest.raises(MemoryStoreError, match=r"'bad'.*surrogate"):
+        await memory.store(MemoryEntry("bad", "broken \ud800 paste"))
+    (daily,) = await memory.consolidate("cli", "broken \ud800 paste", "ok")
+    assert "broken ? paste" in daily.content  # the turn summary is kept, the bad character not

@@ -59,6 +59,12 @@ def test_unknown_keys_are_refused_with_their_name() -> None:
     [
         ("[provider]\ntimeout_s = 0\n", "timeout_s must be > 0"),
         ("[provider]\nmax_retries = -1\n", "max_retries must be >= 0"),
+        ("[provider]\nmax_retries = 1000000\n", r"max_retries must be in 0\.\.10, got 1000000"),
+        ("[provider]\ntimeout_s = nan\n", "timeout_s must be > 0"),
+        ("[provider]\ndeadline_s = 0\n", "deadline_s must be in"),
+        ("[provider]\ndeadline_s = inf\n", "deadline_s must be in"),
+        ("[provider]\nmax_response_bytes = 10\n", "max_response_bytes must be in"),
+        ('[provider]\ntool_mode = "tools"\n', "tool_mode"),
         ('[[provider.routes]]\nmodel = "x"\n', "needs hint, keywords or images"),
         ('[[provider.routes]]\nhint = "fast"\n', "needs model or provider"),
     ],
@@ -66,6 +72,12 @@ def test_unknown_keys_are_refused_with_their_name() -> None:
 def test_bad_values_name_the_problem(text: str, match: str) -> None:
     with pytest.raises(msgspec.ValidationError, match=match):
         parse(text)
+
+
+def test_limits_have_sane_defaults() -> None:
+    config = ProviderConfig()
+    assert config.max_retries <= 10 and 0 < config.deadline_s <= 3600
+    assert config.max_response_bytes == 8 * 1024 * 1024 and config.tool_mode == "auto"
 
 
 def test_api_key_from_config_then_environment(monkeypatch: pytest.MonkeyPatch) -> None:

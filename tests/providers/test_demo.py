@@ -92,3 +92,28 @@ async def test_tool_results_are_summarised() -> None:
 async def test_stream_ends_with_done() -> None:
     events = [e async for e in DemoProvider().stream(request("turn on red_led"))]
     assert isinstance(events[0], ToolCallReady) and isinstance(events[-1], StreamDone)
+
+
+def recalled(previous: str, latest: str) -> str:
+    """A user message as the engine builds it: recalled memory, time prefix, the user's text."""
+    memory = f"[Memory]\n- daily/2026-11-29/cli/abcd1234: User: {previous}\nAssistant: Done.\n\n"
+    return memory + "[2026-11-29 10:00:00 UTC] " + latest
+
+
+async def test_recalled_memory_does_not_pick_the_device() -> None:
+    # "the lamp" has no switch tool; the red LED named only in recalled memory must not switch
+    response = await DemoProvider().chat(request(recalled("turn on the red led", "turn on the lamp")))
+    assert all(c.arguments.get("device") != "red_led" for c in response.tool_calls)
+    assert response.tool_calls == ()
+
+
+async def test_recalled_memory_does_not_pick_the_verb() -> None:
+    # an earlier help answer mentioned 'status'; the latest command must still be a switch
+    text = recalled("hello", "turn off the fan").replace("Done.", "try 'status'")
+    (call,) = (await DemoProvider().chat(request(text))).tool_calls
+    assert (call.name, call.arguments) == ("gpio_switch", {"device": "fan", "on": False})
+
+
+async def test_text_without_time_prefix_is_read_whole() -> None:
+    (call,) = (await DemoProvider().chat(request("turn on the fan"))).tool_calls
+    assert call.arguments == {"device": "fan", "on": True}

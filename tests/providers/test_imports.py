@@ -5,8 +5,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+
+from clawseed_edge.api import ConfigInvalid
+from clawseed_edge.providers import ProviderConfig, create_provider
 
 SDKS = ("anthropic", "ollama", "httpx")
 
@@ -64,3 +68,45 @@ def test_importing_the_package_loads_no_sdk_and_no_httpx() -> None:
 def test_constructing_a_provider_loads_only_its_sdk(setup: str, expected: dict[str, bool]) -> None:
     modules = loaded(setup)
     assert {k: modules[k] for k in expected} == expected
+
+
+def test_the_default_provider_sdk_is_a_base_dependency() -> None:
+    # A plain `pip install -e .` must run the default provider (ollama) without an extra.
+    import tomllib
+
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
+    names = [
+        dep.split(">")[0].split("=")[0].split(";")[0].strip() for dep in project["dependencies"]
+    ]
+    assert "ollama" in names
+    assert ProviderConfig().name == "ollama"
+
+
+@pytest.mark.parametrize(
+    ("name", "sdk"), [("anthropic", "anthropic"), ("claude", "anthropic"), ("ollama", "ollama")]
+)
+def test_a_missing_sdk_is_a_one_line_error_naming_the_extra(
+    monkeypatch: pytest.MonkeyPatch, name: str, sdk: str
+) -> None:
+    monkeypatch.setitem(sys.modules, sdk, None)  # makes `import <sdk>` fail as if not installed
+    with pytest.raises(ConfigInvalid) as caught:
+        create_provider(ProviderConfig(name=name))
+    message = str(caught.value)
+    assert "\n" not in message
+    assert f"pip install 'clawseed-edge[{sdk}]'" in message and "provider.name" in message
+
+
+def test_a_missing_sdk_through_the_cli_is_one_line_and_no_traceback(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[provider]\nname = "anthropic"\napi_key = "k"\n', encoding="utf-8")
+    code = (
+        "import sys; sys.modules['anthropic'] = None\n"
+        "from clawseed_edge.cli.main import main\n"
+        f"sys.exit(main(['--config', {str(config)!r}, 'agent', '-m', 'hi']))"
+    )
+    env = {"PATH": "", "PYTHONNOUSERSITE": "1", "CLAWSEED_HOME": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert out.returncode != 0
+    assert "Traceback" not in out.stderr
+    assert "pip install 'clawseed-edge[anthropic]'" in out.stderr

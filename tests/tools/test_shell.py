@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from clawseed_edge.agent.redact import Scrubber
 from clawseed_edge.api import RiskClass, ToolContext
 from clawseed_edge.tools.shell import ShellTool
 
@@ -53,3 +54,31 @@ def test_describes_its_command_for_the_policy(tmp_path: Path) -> None:
     assert tool.risk is RiskClass.DANGEROUS
     access = tool.describe_access({"command": "df -h"})
     assert access is not None and access.command == "df -h"
+
+
+async def test_output_is_scrubbed_before_it_is_cut(tmp_path: Path) -> None:
+    key = "sk-ant-api03-" + "q" * 60
+    (tmp_path / "env.txt").write_text(
+        "x" * 70 + f" {key}\nANTHROPIC_API_KEY={key}\nTOKEN_VALUE=conf-val-123\n"
+    )
+    tool = ShellTool(tmp_path, max_output_chars=100, scrub=Scrubber(["conf-val-123"]))
+    result = await tool.execute({"command": "cat env.txt"}, CTX)
+    # The cut at 100 characters falls inside the key: scrubbing first hides all of it.
+    assert result.output.startswith("x" * 70 + " sk-a[redacted]\n")
+    assert "sk-ant-api03-q" not in result.output
+    full = await ShellTool(tmp_path, scrub=Scrubber(["conf-val-123"])).execute(
+        {"command": "cat env.txt"}, CTX
+    )
+    assert key not in full.output and "conf-val-123" not in full.output
+    assert "ANTHROPIC_API_KEY=sk-a[redacted]" in full.output
+
+
+async def test_a_failed_command_output_is_scrubbed_too(tmp_path: Path) -> None:
+    tool = ShellTool(tmp_path, scrub=Scrubber(["conf-val-123"]))
+    result = await tool.execute({"command": "ls conf-val-123"}, CTX)
+    assert not result.success and "conf-val-123" not in result.output + (result.error or "")
+
+
+async def test_a_nul_byte_is_a_clear_error(tmp_path: Path) -> None:
+    result = await ShellTool(tmp_path).execute({"command": "cat a\x00b"}, CTX)
+    assert not result.success and "NUL" in (result.error or "")

@@ -41,7 +41,8 @@ class Reply:
     """What a fake server answers to the next model request.
 
     Build one with the constructors: :meth:`text`, :meth:`tool_call`, :meth:`tool_calls`,
-    :meth:`error`, :meth:`cut`, :meth:`garbage`, :meth:`not_http`, :meth:`hang`.
+    :meth:`error`, :meth:`cut`, :meth:`garbage`, :meth:`not_http`, :meth:`hang`,
+    :meth:`trickle`.
 
     Attributes:
         content: Visible text (streamed word by word).
@@ -55,6 +56,8 @@ class Reply:
         body: Send these bytes as a 200 body instead of the protocol (garbage).
         raw: Send these bytes instead of any HTTP response, then close.
         never_answer: Never answer (until the server closes).
+        trickle_s: Send a 200 head, then one space every ``trickle_s`` seconds, for ever
+            (a server that keeps every read alive but never finishes).
         input_tokens / output_tokens / cached_tokens: Usage to report (None: counted words).
     """
 
@@ -68,6 +71,7 @@ class Reply:
     body: bytes | None = None
     raw: bytes | None = None
     never_answer: bool = False
+    trickle_s: float | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
     cached_tokens: int = 0
@@ -117,6 +121,11 @@ class Reply:
     def hang(cls) -> Reply:
         """Accept the request and never answer."""
         return cls(never_answer=True)
+
+    @classmethod
+    def trickle(cls, every_s: float = 1.0) -> Reply:
+        """Answer 200, then one byte every ``every_s`` seconds until the server closes."""
+        return cls(trickle_s=every_s)
 
 
 def split_words(text: str) -> list[str]:
@@ -347,6 +356,14 @@ class FakeModelServer:
         if reply.never_answer:
             assert self._closing is not None
             await self._closing.wait()
+            return True
+        if reply.trickle_s is not None:
+            assert self._closing is not None
+            await http.start_chunked(content_type)
+            while not self._closing.is_set():
+                await http.chunk(b" ")  # whitespace: valid before JSON, never a whole line
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._closing.wait(), reply.trickle_s)
             return True
         if reply.raw is not None:
             http.writer.write(reply.raw)

@@ -17,18 +17,31 @@ class FakeOpenAI(FakeModelServer):
         models: Known model ids; others answer 404 ``model_not_found``. None accepts any.
         api_key: If set, a request whose bearer token differs is answered 401.
         dimensions: Length of the vectors ``/v1/embeddings`` returns.
+        props: If set, ``GET /props`` answers it, as llama.cpp's server does (its
+            ``chat_template`` tells whether the model has a tool template).
     """
 
     def __init__(
-        self, *, models: Iterable[str] | None = None, dimensions: int = 8, **kw: Any
+        self,
+        *,
+        models: Iterable[str] | None = None,
+        dimensions: int = 8,
+        props: Mapping[str, Any] | None = None,
+        **kw: Any,
     ) -> None:
         super().__init__(**kw)
         self.models = set(models) if models is not None else None
         self.dimensions = dimensions
+        self.props = props
         self._routes = {
             ("POST", "/v1/chat/completions"): self._chat,
             ("POST", "/v1/embeddings"): self._embeddings,
         }
+        if props is not None:
+            self._routes[("GET", "/props")] = self._props
+
+    async def _props(self, request: RecordedRequest, http: _Http) -> None:
+        await http.send_json(200, dict(self.props or {}))
 
     async def _error(
         self,
