@@ -39,6 +39,7 @@ __all__ = [
     "Peripheral",
     "Provider",
     "ProviderCapabilities",
+    "Redactor",
     "SessionInfo",
     "SessionStore",
     "Tool",
@@ -245,6 +246,23 @@ class Approver(Protocol):
 
 
 # --- observer ---------------------------------------------------------------------------------
+
+
+@runtime_checkable
+class Redactor(Protocol):
+    """Hides credentials in text before it is stored or shown (the agent's ``Scrubber``).
+
+    Stores take one so that nothing they write to disk holds a configured secret, without
+    depending on the layer that builds it.
+    """
+
+    def scrub(self, text: str) -> str:
+        """``text`` with every credential it finds redacted."""
+        ...
+
+    def scrub_data(self, value: Any) -> Any:
+        """A copy of JSON-like ``value`` with every string in it scrubbed."""
+        ...
 
 
 @runtime_checkable

@@ -275,7 +275,7 @@ async def assemble(
         close_embedder = getattr(embedder, "aclose", None)
         if close_embedder is not None:
             opened.append(close_embedder)
-        memory = await _open_memory(config, home, embedder)
+        memory = await _open_memory(config, home, embedder, scrubber)
         opened.append(memory.aclose)
         for p in peripherals:
             opened.append(p.disconnect)  # disconnect applies the safe values first
@@ -352,12 +352,14 @@ def _ensure_home(home: Path) -> None:
         ) from exc
 
 
-async def _open_memory(config: Config, home: Path, embedder: EmbeddingProvider | None) -> Memory:
+async def _open_memory(
+    config: Config, home: Path, embedder: EmbeddingProvider | None, scrubber: Scrubber
+) -> Memory:
     from clawseed_edge.memory.factory import open_memory
 
     if embedder is None:
         _log.info("no [embedding] provider configured: memory recall is keyword-only")
-    return await open_memory(config.memory, home, embedder=embedder)
+    return await open_memory(config.memory, home, embedder=embedder, redactor=scrubber)
 
 
 def _wire_memory_upkeep(agent: Agent, memory: Memory, config: Config, scrubber: Scrubber) -> None:

@@ -28,6 +28,21 @@ A complete file, every key optional (the values shown are the defaults)::
     name = "my_hook"                   # a HookFactory registered by name
     options = {}
 
+    [gateway]                          # HTTP + WebSocket for phones (clawseed-edge gateway)
+    enabled = false                    # true: `clawseed-edge run` hosts the gateway too
+    host = "127.0.0.1"                 # a non-loopback host also needs allow_public_bind
+    port = 42617
+    allow_public_bind = false
+    require_pairing = true
+    max_body_bytes = 65536
+    max_frame_bytes = 65536
+    max_message_chars = 16000
+    max_remote_tools = 32
+    max_tool_schema_bytes = 8192
+    remote_tool_timeout_s = 30.0
+    requests_per_minute = 120          # per token (and per client address before pairing)
+    max_connections = 256
+
 ``[embedding]`` (a provider table, e.g. ``name = "ollama"``, ``model = "nomic-embed-text"``) turns
 on vector recall in memory; without it recall is keyword-only (FTS5 BM25).
 
@@ -56,6 +71,7 @@ __all__ = [
     "AgentSettings",
     "AutonomySettings",
     "Config",
+    "GatewaySettings",
     "HardwareSettings",
     "HookSettings",
     "ToolsSettings",
@@ -121,6 +137,27 @@ class HookSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     options: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
+class GatewaySettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """``[gateway]``: the HTTP/WebSocket server phones and other clients talk to.
+
+    Every limit bounds what a client may send (bytes, characters, counts); see docs/gateway.md.
+    """
+
+    enabled: bool = False
+    host: Annotated[str, msgspec.Meta(min_length=1)] = "127.0.0.1"
+    port: Annotated[int, msgspec.Meta(ge=0, le=65535)] = 42617
+    allow_public_bind: bool = False
+    require_pairing: bool = True
+    max_body_bytes: Annotated[int, msgspec.Meta(ge=1024)] = 65536
+    max_frame_bytes: Annotated[int, msgspec.Meta(ge=1024)] = 65536
+    max_message_chars: Annotated[int, msgspec.Meta(ge=1)] = 16000
+    max_remote_tools: Annotated[int, msgspec.Meta(ge=0)] = 32
+    max_tool_schema_bytes: Annotated[int, msgspec.Meta(ge=64)] = 8192
+    remote_tool_timeout_s: Annotated[float, msgspec.Meta(gt=0)] = 30.0
+    requests_per_minute: Annotated[int, msgspec.Meta(ge=0)] = 120
+    max_connections: Annotated[int, msgspec.Meta(ge=1)] = 256
+
+
 class HardwareSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """``[hardware]``: the board the top-level ``[[devices]]`` are wired to.
 
@@ -148,6 +185,7 @@ class Config(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     autonomy: AutonomySettings = msgspec.field(default_factory=AutonomySettings)
     tools: ToolsSettings = msgspec.field(default_factory=ToolsSettings)
     hooks: list[HookSettings] = msgspec.field(default_factory=list)
+    gateway: GatewaySettings = msgspec.field(default_factory=GatewaySettings)
 
     def hardware_with_devices(self) -> HardwareConfig:
         """The Pi header of ``[hardware]`` with the top-level ``[[devices]]``.

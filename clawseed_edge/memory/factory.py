@@ -6,7 +6,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from clawseed_edge.api import EmbeddingProvider, MemoryStoreError
+from clawseed_edge.api import EmbeddingProvider, MemoryStoreError, Redactor
 
 from .config import MemoryConfig
 from .none import NoneMemory
@@ -25,7 +25,11 @@ def resolve_path(config: MemoryConfig, home: Path) -> Path:
 
 
 async def open_memory(
-    config: MemoryConfig, home: Path, embedder: EmbeddingProvider | None = None
+    config: MemoryConfig,
+    home: Path,
+    embedder: EmbeddingProvider | None = None,
+    *,
+    redactor: Redactor | None = None,
 ) -> SqliteMemory | NoneMemory:
     """Open the memory the config asks for; never raises for an unopenable database.
 
@@ -47,6 +51,7 @@ async def open_memory(
         "conflict_threshold": config.conflict_threshold,
         "synchronous": config.synchronous,
         "busy_timeout_s": config.busy_timeout_s,
+        "redactor": redactor,
         "snapshot_path": path.parent / SNAPSHOT_NAME if config.snapshot else None,
     }
     try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import math
@@ -10,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any
 
-from clawseed_edge.api import ChatMessage, MemoryStoreError, SessionInfo, ToolCall
+from clawseed_edge.api import ChatMessage, MemoryStoreError, Redactor, SessionInfo, ToolCall
 
 __all__ = [
     "SAFE_ARGUMENT_KEYS",
@@ -159,6 +160,29 @@ class SessionMethods:
 
         def _write(self, what: str) -> AbstractAsyncContextManager[Any]: ...
 
+        redactor: Redactor | None
+
+    def _scrubbed(self, messages: Sequence[ChatMessage]) -> Sequence[ChatMessage]:
+        """``messages`` with credentials hidden in their text and tool-call arguments.
+
+        The fields are scrubbed, not the JSON: a kept prefix ending in a backslash would break
+        the encoded row.
+        """
+        redactor = self.redactor
+        if redactor is None:
+            return messages
+        return [
+            dataclasses.replace(
+                m,
+                content=redactor.scrub(m.content),
+                tool_calls=tuple(
+                    dataclasses.replace(c, arguments=redactor.scrub_data(c.arguments))
+                    for c in m.tool_calls
+                ),
+            )
+            for m in messages
+        ]
+
     async def load_history(
         self, session_id: str, *, limit: int | None = None
     ) -> list[ChatMessage]:
@@ -196,6 +220,7 @@ class SessionMethods:
         """Append messages to a session (created on first use) in one transaction."""
         if not messages:
             return
+        messages = self._scrubbed(messages)
         now = time.time()
         async with self._write("append history") as conn:
             await conn.execute(

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import dataclasses
 import logging
 import time
 from collections.abc import AsyncIterator, Generator, Sequence
@@ -24,7 +25,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Literal
 
-from clawseed_edge.api import EmbeddingProvider, MemoryEntry, MemoryStoreError
+from clawseed_edge.api import EmbeddingProvider, MemoryEntry, MemoryStoreError, Redactor
 
 from . import hygiene
 from .connect import (
@@ -132,6 +133,7 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
         snapshot_path: str | Path | None = None,
         load_vectors: bool = True,
         busy_timeout_s: float = 5.0,
+        redactor: Redactor | None = None,
     ) -> None:
         if mode not in ("hybrid", "keyword", "vector"):
             raise ValueError(f"memory mode {mode!r} is not one of hybrid, keyword, vector")
@@ -152,6 +154,8 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
         self._synchronous = synchronous
         self.busy_timeout_s = busy_timeout_s
         self._load_vectors = load_vectors
+        # Nothing written to disk may hold a configured secret: entries and history pass it.
+        self.redactor = redactor
         self._dims = embedding_dimensions
         self._conn: Any = None
         self._state: Literal["unopened", "open", "closed"] = "unopened"
@@ -294,6 +298,9 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
         """
         check_entries(entries)
         self._check_open()
+        if self.redactor is not None:
+            scrub = self.redactor.scrub
+            entries = [dataclasses.replace(e, content=scrub(e.content)) for e in entries]
         digests = [hygiene.content_hash(e.content) for e in entries]
         blobs = await self._embed_many([e.content for e in entries], digests)
         now = time.time()

@@ -101,7 +101,7 @@ def test_export_counts_one_entry(tmp_path: Path, capsys: pytest.CaptureFixture[s
 def test_run_summary_counts_one_device() -> None:
     from types import SimpleNamespace
 
-    from clawseed_edge.cli.run_cmd import _summary
+    from clawseed_edge.service.process import runtime_summary as _summary
 
     gpio = SimpleNamespace(name="pi", board_type="sim", hardware=SimpleNamespace(devices=[1]))
     runtime = SimpleNamespace(provider=SimpleNamespace(name="demo", model="m"), peripherals=[gpio])

@@ -9,9 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from clawseed_edge.cli.run_cmd import _consume
 from clawseed_edge.config.assemble import assemble
 from clawseed_edge.config.file import load_config
+from clawseed_edge.service.inputs import consume_input_events
 from clawseed_edge.testing import ScriptedProvider
 from clawseed_edge.testing.hardware import press, release
 
@@ -44,7 +44,7 @@ async def test_a_button_press_becomes_a_turn_that_switches_a_light(tmp_path: Pat
     runtime = await assemble(load_config(path), sim=True, provider=provider)
     async with runtime:
         (gpio,) = runtime.peripherals
-        consumer = asyncio.create_task(_consume(runtime, gpio))
+        consumer = asyncio.create_task(consume_input_events(runtime.agent, gpio))
         await asyncio.sleep(0.05)  # the consumer subscribes to events
         press(gpio, "doorbell")
         for _ in range(200):

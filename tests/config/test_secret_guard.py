@@ -137,6 +137,25 @@ async def test_the_daily_memory_entry_is_scrubbed(home: Path) -> None:
         assert MQTT not in entry.content and KEY not in entry.content
 
 
+async def test_history_rows_and_stored_entries_on_disk_hold_no_secret(home: Path) -> None:
+    # The user pastes a key, the model repeats one in its answer and in a memory_store call:
+    # whatever reaches memory.db (history rows, entries, the WAL) is scrubbed first.
+    store = ToolCall("memory_store", {"key": "mqtt", "content": f"the password is {MQTT}"}, "m1")
+    provider = ScriptedProvider([ScriptedProvider.calls(store), f"Stored. Yours: {KEY} {MQTT}"])
+    runtime = await assemble(load_config(home / "config.toml"), provider=provider)
+    async with runtime:
+        await runtime.agent.run(f"remember my key {KEY}", session_id="phone")
+        history = await runtime.memory.load_history("phone")  # type: ignore[attr-defined]
+        stored = await runtime.memory.list()
+    assert any(m.tool_calls for m in history), "the memory_store call was saved"
+    assert any(e.key == "mqtt" for e in stored), "the entry was stored"
+    texts = [m.content for m in history] + [str(c.arguments) for m in history for c in m.tool_calls]
+    texts += [e.content for e in stored]
+    for secret in (KEY, MQTT):
+        assert all(secret not in t for t in texts)
+        assert secret.encode() not in _stored_bytes(home)
+
+
 def test_a_blank_auto_approve_pattern_names_the_file_and_key(home: Path) -> None:
     path = home / "config.toml"
     path.write_text(CONFIG.replace("[tools]", 'auto_approve = [" "]\n[tools]'), encoding="utf-8")

@@ -1,0 +1,150 @@
+"""Approvals go to people: every paired client and the SSE stream get each request.
+
+:class:`ApprovalBroker` is the Approver of the running service. A request is sent to every
+subscriber (each connected paired WebSocket client, each SSE listener); the first answer wins
+and the others are told it was resolved. With nobody subscribed, or no answer within the
+timeout, it is refused, and a log line says why.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from clawseed_edge.api import ApprovalDecision, ApprovalRequest
+
+__all__ = ["ApprovalBroker"]
+
+log = logging.getLogger(__name__)
+
+Send = Callable[[dict[str, Any]], None]
+
+
+class ApprovalBroker:
+    """Routes approval requests to connected people.
+
+    Args:
+        timeout_s: How long a request waits for an answer before it is refused.
+        describe: Adds ``device``/``action``/``value`` to a request's frame (the gateway looks
+            the tool's ``describe_action`` up); None sends the request as it is.
+    """
+
+    def __init__(
+        self,
+        timeout_s: float = 120.0,
+        describe: Callable[[ApprovalRequest], dict[str, Any]] | None = None,
+    ) -> None:
+        self.timeout_s = timeout_s
+        self.describe = describe
+        self._subscribers: dict[int, tuple[str, Send, bool]] = {}
+        self._keys = itertools.count(1)
+        self._waiting: dict[str, tuple[ApprovalRequest, asyncio.Future[ApprovalDecision]]] = {}
+
+    def subscribe(self, who: str, send: Send, *, resolutions: bool = False) -> Callable[[], None]:
+        """Send every request to ``send`` until the returned function is called.
+
+        ``resolutions``: also send ``approval_resolved`` frames (the SSE stream; the Android
+        client's protocol has no such frame, so WebSocket clients do not get it). Every
+        subscriber counts as someone who can answer (SSE listeners answer through
+        ``POST /api/approvals/{id}``).
+        """
+        key = next(self._keys)
+        self._subscribers[key] = (who, send, resolutions)
+        # Requests already waiting reach a client that connects while they wait.
+        for request, _ in self._waiting.values():
+            self._send_one(send, self._frame(request))
+        return lambda: self._subscribers.pop(key, None) and None
+
+    @property
+    def answerers(self) -> int:
+        return len(self._subscribers)
+
+    def pending(self) -> list[ApprovalRequest]:
+        return [request for request, _ in self._waiting.values()]
+
+    async def request(self, request: ApprovalRequest) -> ApprovalDecision:
+        """Ask every subscriber; the first answer wins.
+
+        Cancel-safe: a cancelled request is withdrawn (clients are told it was resolved).
+        """
+        summary = request.summary or request.tool
+        if not self.answerers:
+            reason = (
+                "no paired client is connected to approve it; open the phone app (or "
+                "`clawseed-edge chat`) and ask again"
+            )
+            log.warning("approval of %r refused: %s", summary, reason)
+            return ApprovalDecision(False, reason)
+        fut: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
+        self._waiting[request.id] = (request, fut)
+        frame = self._frame(request)
+        for _, send, _ in list(self._subscribers.values()):
+            self._send_one(send, frame)
+        outcome = "cancelled"
+        started = asyncio.get_running_loop().time()
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                decision = await fut
+            outcome = "approved" if decision.approved else "refused"
+            return decision
+        except asyncio.CancelledError:
+            # The policy bounds the wait with the same approval_timeout_s and may cancel us
+            # first; either way the call is refused and the log must say why.
+            waited = asyncio.get_running_loop().time() - started
+            log.warning(
+                "approval of %r refused: no answer after %.0f s (approval_timeout_s passed, or "
+                "the turn was aborted)", summary, waited,
+            )
+            raise
+        except TimeoutError:
+            outcome = "timeout"
+            reason = f"no answer from {self.answerers} connected client(s) within {self.timeout_s:g} s"
+            log.warning("approval of %r refused: %s", summary, reason)
+            return ApprovalDecision(False, reason)
+        finally:
+            self._waiting.pop(request.id, None)
+            done = {"type": "approval_resolved", "id": request.id, "outcome": outcome}
+            for _, send, wants in list(self._subscribers.values()):
+                if wants:
+                    self._send_one(send, done)
+
+    def resolve(self, request_id: str, approved: bool, reason: str = "", by: str = "") -> bool:
+        """Answer a waiting request; False if it is not waiting (answered, timed out, unknown)."""
+        entry = self._waiting.get(request_id)
+        if entry is None or entry[1].done():
+            return False
+        who = f" by {by}" if by else ""
+        text = reason or (f"approved{who}" if approved else f"refused{who}")
+        entry[1].set_result(ApprovalDecision(approved, text))
+        log.info("approval %s %s%s", request_id, "approved" if approved else "refused", who)
+        return True
+
+    def _frame(self, request: ApprovalRequest) -> dict[str, Any]:
+        frame: dict[str, Any] = {
+            "type": "approval_request",
+            "id": request.id,
+            "tool": request.tool,
+            "arguments": request.arguments,
+            "risk": request.risk,
+            "summary": request.summary,
+            "session_id": request.session_id,
+            "device": None,
+            "action": request.tool,
+            "value": None,
+        }
+        if self.describe is not None:
+            try:
+                frame.update(self.describe(request))
+            except Exception:  # a frame without device details still asks the question
+                log.debug("could not describe approval %s", request.id, exc_info=True)
+        return frame
+
+    @staticmethod
+    def _send_one(send: Send, frame: dict[str, Any]) -> None:
+        try:
+            send(frame)
+        except Exception:
+            log.debug("an approval subscriber could not take a frame", exc_info=True)

@@ -1,0 +1,122 @@
+"""What every HTTP endpoint shares: the error shape, auth, rate limits, bounded bodies.
+
+An endpoint is written as ``async def handler(ctx: RequestContext) -> Response | dict`` and
+wrapped by :func:`endpoint`, which authenticates (unless ``public``), applies the per-token rate
+limit, and turns a :class:`~.errors.ClientError` into ``{"error": {"code", "message"}}``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from clawseed_edge.state import TokenInfo
+
+from .errors import ClientError, error_body
+from .hub import GatewayHub
+from .limits import loads_bounded
+
+__all__ = ["RequestContext", "bearer_token", "client_key", "endpoint", "read_body"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class RequestContext:
+    request: Request
+    hub: GatewayHub
+    who: TokenInfo | None
+
+    async def json(self) -> Any:
+        """The body as JSON, bounded in size and depth.
+
+        Safe to cancel.
+        """
+        raw = await read_body(self.request, self.hub.settings.max_body_bytes)
+        if not raw.strip():
+            raise ClientError("body_missing", "this endpoint takes a JSON body; send one")
+        return loads_bounded(raw, max_bytes=self.hub.settings.max_body_bytes)
+
+    async def json_object(self) -> dict[str, Any]:
+        body = await self.json()
+        if not isinstance(body, dict):
+            raise ClientError("body_invalid", "the body must be a JSON object")
+        return body
+
+
+def client_key(request: Request) -> str:
+    """The client's address: the key of pairing lockouts and of limits before pairing."""
+    return request.client.host if request.client is not None else "unknown"
+
+
+def bearer_token(headers: Any, query: Any) -> str | None:
+    value = headers.get("authorization", "")
+    if value.lower().startswith("bearer "):
+        return str(value[7:].strip()) or None
+    token = query.get("token")
+    return str(token) if token else None
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The request body, refused past ``limit`` bytes without reading the rest.
+
+    Raises:
+        ClientError: ``body_too_large`` (413).
+
+    Safe to cancel (the request is abandoned).
+    """
+    declared = request.headers.get("content-length")
+    too_large = ClientError(
+        "body_too_large",
+        f"the request body is over the limit of {limit} bytes; send less "
+        "([gateway] max_body_bytes)",
+        413,
+    )
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise too_large
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise too_large
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def error_response(exc: ClientError) -> JSONResponse:
+    return JSONResponse(error_body(exc.code, str(exc)), exc.status, headers=exc.headers)
+
+
+Handler = Callable[[RequestContext], Awaitable[Any]]
+
+
+def endpoint(hub: GatewayHub, handler: Handler, *, public: bool = False) -> Callable[
+    [Request], Awaitable[Response]
+]:
+    """Wrap ``handler`` with auth, the rate limit and the error shape."""
+
+    async def wrapped(request: Request) -> Response:
+        try:
+            who: TokenInfo | None = None
+            if public:
+                hub.rate.hit(f"addr:{client_key(request)}")
+            else:
+                who = await hub.pairing.authenticate(
+                    bearer_token(request.headers, request.query_params)
+                )
+                hub.rate.hit(f"token:{who.id}")
+            result = await handler(RequestContext(request, hub, who))
+        except ClientError as exc:
+            return error_response(exc)
+        if isinstance(result, Response):
+            return result
+        return JSONResponse(result)
+
+    wrapped.__name__ = getattr(handler, "__name__", "endpoint")
+    return wrapped

@@ -1,0 +1,232 @@
+"""``/api/tools``, ``/api/peripherals``, ``/api/sessions``, ``/api/estop``, ``/api/approvals``,
+and the ``/sse`` event stream.
+
+Hardware actions go the way a model's call goes: a ToolCall for ``gpio_switch`` or
+``gpio_set_level``, through the service agent's hook pipeline (the SecurityPolicy first, with its
+approvals and rate limits), then the tool. Nothing here touches a peripheral directly except
+the emergency stop, which only drives outputs to their declared safe values.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+from starlette.responses import JSONResponse, StreamingResponse
+from starlette.routing import Route
+
+from clawseed_edge.api import SessionStore, ToolCall, ToolContext, ToolResult
+
+from .endpoint import RequestContext, endpoint
+from .errors import ClientError
+from .hub import GatewayHub, sse_put
+from .limits import clip
+
+__all__ = ["api_routes", "run_tool_call"]
+
+log = logging.getLogger(__name__)
+
+#: Seconds between SSE keep-alive comments (proxies drop idle streams).
+SSE_KEEPALIVE_S = 15.0
+
+
+async def run_tool_call(
+    hub: GatewayHub, name: str, arguments: dict[str, Any], who: str
+) -> ToolResult:
+    """Run one call through the service agent's hook pipeline and tool, as a turn would.
+
+    Raises:
+        ClientError: ``tool_missing`` (404) when no tool of that name is registered.
+
+    Safe to cancel as a turn's tool call is: a cancelled call may already have switched the device.
+    """
+    agent = hub.runtime.agent
+    tool = agent.registry.get(name)
+    if tool is None:
+        raise ClientError(
+            "tool_missing", f"no {name!r} tool is registered (no device of that kind is wired)", 404
+        )
+    call = ToolCall(name, arguments, id=f"api_{uuid.uuid4().hex[:8]}")
+    context = ToolContext(session_id=f"api-{who}", channel="gateway")
+    outcome = await agent.hooks.run_before(call, tool, context)
+    if outcome.cancelled:
+        result = ToolResult.fail(outcome.reason)
+    else:
+        timeout = getattr(tool, "timeout_s", None) or agent.tool_timeout_s
+        try:
+            async with asyncio.timeout(timeout):
+                result = await tool.execute(outcome.call.arguments, context)
+        except TimeoutError:
+            result = ToolResult.fail(f"{name} did not finish within {timeout:g} s")
+        except Exception as exc:
+            result = ToolResult.fail(f"{name} failed: {exc}")
+    await agent.hooks.run_after(outcome.call, result, context)
+    return result
+
+
+async def list_tools(ctx: RequestContext) -> dict[str, Any]:
+    registry = ctx.hub.registry
+    tools = []
+    for spec in registry.specs():
+        tool = registry.get(spec.name)
+        tools.append({
+            "name": spec.name,
+            "description": spec.description,
+            "parameters": spec.parameters,
+            "source": str(registry.source_of(spec.name)),
+            "risk": str(getattr(getattr(tool, "risk", None), "value", "")),
+        })
+    return {"tools": tools}
+
+
+async def list_peripherals(ctx: RequestContext) -> dict[str, Any]:
+    assert ctx.who is not None
+    peripherals = []
+    for p in ctx.hub.runtime.peripherals:
+        try:
+            health = await p.health_check()
+            entry: dict[str, Any] = {"name": p.name, "board_type": p.board_type,
+                                     "healthy": health.healthy, "detail": health.detail}
+        except Exception as exc:
+            entry = {"name": p.name, "board_type": p.board_type, "healthy": False,
+                     "detail": clip(exc, 200)}
+        peripherals.append(entry)
+    devices: list[Any] = []
+    if ctx.hub.runtime.agent.registry.get("hardware_status") is not None:
+        result = await run_tool_call(ctx.hub, "hardware_status", {}, ctx.who.id)
+        if result.success and isinstance(result.data, list):
+            devices = result.data
+    return {"peripherals": peripherals, "devices": devices}
+
+
+async def act_on_device(ctx: RequestContext) -> JSONResponse:
+    assert ctx.who is not None
+    device = ctx.request.path_params["device"]
+    body = await ctx.json_object()
+    if "on" in body:
+        if not isinstance(body["on"], bool):
+            raise ClientError("body_invalid", "'on' must be true or false")
+        name, arguments = "gpio_switch", {"device": device, "on": body["on"]}
+    elif "level" in body:
+        level = body["level"]
+        if isinstance(level, bool) or not isinstance(level, int | float):
+            raise ClientError("body_invalid", "'level' must be a number (0..1; servos -1..1)")
+        name, arguments = "gpio_set_level", {"device": device, "level": float(level)}
+    else:
+        raise ClientError(
+            "body_invalid", 'send {"on": true|false} to switch, or {"level": 0.5} to set a level'
+        )
+    result = await run_tool_call(ctx.hub, name, arguments, ctx.who.id)
+    if not result.success:
+        status = 403 if "security policy" in (result.error or "") else 400
+        code = "policy_refused" if status == 403 else "action_failed"
+        return JSONResponse({"error": {"code": code, "message": result.error}}, status)
+    return JSONResponse({"ok": True, "device": device, "output": result.output,
+                         "data": result.data})
+
+
+async def list_sessions(ctx: RequestContext) -> dict[str, Any]:
+    store = ctx.hub.runtime.agent.session_store
+    live = {
+        sid: {"client": c.who.name, "remote_tools": sorted(c.remote_names)}
+        for sid, c in ctx.hub.connections.items()
+    }
+    stored: list[dict[str, Any]] = []
+    if isinstance(store, SessionStore):
+        for info in await store.list_sessions(limit=100):
+            stored.append({
+                "session_id": info.session_id, "title": info.title,
+                "message_count": info.message_count, "updated_at": info.updated_at,
+                "connected": info.session_id in live,
+            })
+    return {"sessions": stored, "connected": live}
+
+
+async def estop(ctx: RequestContext) -> JSONResponse:
+    assert ctx.who is not None
+    failures = await emergency_stop(ctx.hub, f"estop from {ctx.who.name}")
+    status = 200 if not failures else 500
+    return JSONResponse({"ok": not failures, "failures": failures}, status)
+
+
+async def emergency_stop(hub: GatewayHub, why: str) -> list[str]:
+    """Abort every gateway turn, then drive every output to its safe value.
+
+    Turns are aborted first so that no running turn switches something back on.
+
+    Not meant to be cancelled: outputs reached before a cancel keep their safe values.
+    """
+    log.warning("%s: aborting turns and applying the safe state", why)
+    for connection in list(hub.connections.values()):
+        connection.agent.abort(connection.session_id, why)
+    failures: list[str] = []
+    for p in hub.runtime.peripherals:
+        try:
+            async with asyncio.timeout(2.0):
+                await p.apply_safe_state()
+        except Exception as exc:
+            failures.append(f"{p.name}: {clip(exc, 200) or type(exc).__name__}")
+    hub.publish({"type": "estop", "by": why, "failures": failures})
+    return failures
+
+
+async def answer_approval(ctx: RequestContext) -> JSONResponse:
+    assert ctx.who is not None
+    body = await ctx.json_object()
+    approved = body.get("approved")
+    if not isinstance(approved, bool):
+        raise ClientError("body_invalid", "send {\"approved\": true|false}")
+    request_id = ctx.request.path_params["request_id"]
+    if not ctx.hub.broker.resolve(request_id, approved, by=ctx.who.name):
+        raise ClientError(
+            "approval_unknown",
+            f"approval {clip(request_id, 40)!r} is not waiting (answered, timed out, or unknown)",
+            404,
+        )
+    return JSONResponse({"ok": True})
+
+
+async def sse(ctx: RequestContext) -> StreamingResponse:
+    hub = ctx.hub
+    assert ctx.who is not None
+    queue = hub.open_sse()
+    unsubscribe = hub.broker.subscribe(
+        f"sse:{ctx.who.name}", lambda frame: sse_put(queue, frame), resolutions=True
+    )
+
+    async def stream() -> AsyncIterator[str]:
+        try:
+            yield ": connected\n\n"
+            while True:
+                try:
+                    async with asyncio.timeout(SSE_KEEPALIVE_S):
+                        frame = await queue.get()
+                except TimeoutError:
+                    yield ": keep-alive\n\n"
+                    continue
+                if frame is None:
+                    return
+                kind = frame.get("type", "message")
+                yield f"event: {kind}\ndata: {json.dumps(frame, default=str)}\n\n"
+        finally:
+            unsubscribe()
+            hub.close_sse(queue)
+
+    return StreamingResponse(stream(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache"})
+
+
+def api_routes(hub: GatewayHub) -> list[Route]:
+    return [
+        Route("/api/tools", endpoint(hub, list_tools), methods=["GET"]),
+        Route("/api/peripherals", endpoint(hub, list_peripherals), methods=["GET"]),
+        Route("/api/peripherals/{device}", endpoint(hub, act_on_device), methods=["POST"]),
+        Route("/api/sessions", endpoint(hub, list_sessions), methods=["GET"]),
+        Route("/api/estop", endpoint(hub, estop), methods=["POST"]),
+        Route("/api/approvals/{request_id}", endpoint(hub, answer_approval), methods=["POST"]),
+        Route("/sse", endpoint(hub, sse), methods=["GET"]),
+    ]

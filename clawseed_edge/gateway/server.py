@@ -1,0 +1,175 @@
+"""GatewayServer: uvicorn serving the app inside the service's own event loop.
+
+``uvicorn.Server(config).serve()`` runs as a task of our loop (never ``uvicorn.run``, which
+would own the loop and the process). We bind the socket ourselves, so a refused or busy address
+is our error with our message, and port 0 gives an ephemeral port (tests). The service owns the
+signals: the embedded server installs no handlers of its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import logging
+import socket
+from collections.abc import Iterator
+from typing import Any
+
+from clawseed_edge.api import Lifecycle
+
+from .errors import GatewayBindFailed, GatewayBindRefused
+
+__all__ = ["GatewayServer", "check_bind", "is_loopback"]
+
+log = logging.getLogger(__name__)
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a host name: we cannot know where it resolves, so it is not loopback
+
+
+def check_bind(host: str, allow_public_bind: bool) -> None:
+    """Refuse a non-loopback address unless ``allow_public_bind`` is set.
+
+    Raises:
+        GatewayBindRefused: With what to set to allow it.
+    """
+    if is_loopback(host) or allow_public_bind:
+        return
+    raise GatewayBindRefused(
+        f"refusing to listen on {host}: it is not a loopback address, so other machines could "
+        "reach the gateway. Set [gateway] allow_public_bind = true to allow it (pairing stays "
+        "required), or use host = \"127.0.0.1\""
+    )
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+        sock.setblocking(False)
+    except OSError as exc:
+        sock.close()
+        raise GatewayBindFailed(
+            f"cannot listen on {host}:{port}: {exc.strerror or exc}; pick another port with "
+            "--port or [gateway] port, or stop what uses it"
+        ) from exc
+    return sock
+
+
+class GatewayServer:
+    """Serves ``app`` on ``host:port``; :meth:`start`, then :meth:`aclose`.
+
+    Args:
+        app: The ASGI app.
+        host: Address to bind (loopback unless ``allow_public_bind``).
+        port: TCP port; 0 picks a free one (read :attr:`port` after start).
+        allow_public_bind: Allow a non-loopback address.
+        ws_max_size: Largest WebSocket frame uvicorn accepts at all; frames above the
+            gateway's own limit but below this get an error frame and the connection stays.
+    """
+
+    def __init__(
+        self,
+        app: Any,
+        host: str = "127.0.0.1",
+        port: int = 42617,
+        *,
+        allow_public_bind: bool = False,
+        ws_max_size: int = 1 << 20,
+    ) -> None:
+        check_bind(host, allow_public_bind)
+        self.app = app
+        self.host = host
+        self.port = port
+        self.ws_max_size = ws_max_size
+        self.state = Lifecycle.UNOPENED
+        self._server: Any = None
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        """Bind and start serving; returns once the server accepts connections.
+
+        Raises:
+            GatewayBindFailed: The address cannot be bound.
+            RuntimeError: uvicorn stopped during start-up.
+
+        Safe to cancel before it returns: the bound socket is closed with the server task.
+        """
+        import uvicorn
+
+        sock = _bind(self.host, self.port)
+        self.port = sock.getsockname()[1]
+        config = uvicorn.Config(
+            self.app,
+            lifespan="off",
+            log_level="warning",
+            access_log=False,
+            ws_max_size=self.ws_max_size,
+            ws_ping_interval=20.0,
+            ws_ping_timeout=20.0,
+            timeout_graceful_shutdown=5,
+        )
+        server = self._server = _EmbeddedServer(config)
+        self._task = asyncio.create_task(server.serve(sockets=[sock]), name="gateway-server")
+        while not server.started:
+            if self._task.done():
+                sock.close()
+                self._task.result()
+                raise RuntimeError("the gateway server stopped while starting; see the log")
+            await asyncio.sleep(0.005)  # uvicorn offers no started event to await
+        self.state = Lifecycle.OPEN
+        log.debug("gateway listening on %s", self.url)  # the service prints it for people
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    async def aclose(self, timeout_s: float = 6.0) -> None:
+        """Stop accepting and shut uvicorn down (force after ``timeout_s``). Idempotent.
+
+        Safe to cancel (the server task keeps stopping).
+        """
+        if self.state is Lifecycle.CLOSED or self._task is None:
+            self.state = Lifecycle.CLOSED
+            return
+        self.state = Lifecycle.CLOSING
+        self._server.should_exit = True
+        try:
+            async with asyncio.timeout(timeout_s):
+                await asyncio.shield(self._task)
+        except TimeoutError:
+            self._server.force_exit = True
+            self._task.cancel()
+        except Exception:
+            log.exception("the gateway server failed while stopping")
+        with contextlib.suppress(BaseException):
+            await self._task
+        self.state = Lifecycle.CLOSED
+
+
+def _embedded_server_class() -> Any:
+    import uvicorn
+
+    class EmbeddedServer(uvicorn.Server):
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            # The service owns SIGTERM/SIGINT (safe state first); uvicorn must not take them.
+            yield
+
+    return EmbeddedServer
+
+
+def _EmbeddedServer(config: Any) -> Any:
+    return _embedded_server_class()(config)

@@ -1,0 +1,366 @@
+"""Service: everything ``clawseed-edge run`` hosts, started and stopped in order.
+
+Start: the bind check (before any hardware is touched), assemble the runtime (its approver is
+the gateway's broker, or a refusal that says why when there is no gateway), open state.db, start
+the gateway, the control socket, the input consumers. Stop (:meth:`Service.aclose`): stop
+accepting, let running turns finish briefly then abort them, close sessions, stop the inputs,
+close the runtime (safe state, disconnect, memory), close state.db. A signal applies the safe
+state first of all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from clawseed_edge.api import Lifecycle
+
+from .control import ControlServer, control_path
+from .inputs import consume_input_events
+
+if TYPE_CHECKING:
+    from clawseed_edge.config.assemble import Runtime
+    from clawseed_edge.config.file import LoadedConfig
+    from clawseed_edge.gateway.hub import GatewayHub
+    from clawseed_edge.gateway.server import GatewayServer
+    from clawseed_edge.state import StateDB
+
+__all__ = ["Service", "ServiceOptions", "runtime_summary"]
+
+log = logging.getLogger("clawseed_edge.run")
+
+NO_GATEWAY_NOTE = (
+    "note: the gateway is off, so actions that need approval will be refused (no one can be "
+    "asked); set [gateway] enabled = true (or run `clawseed-edge gateway`) to approve them "
+    "from a phone"
+)
+
+
+@dataclass(slots=True)
+class ServiceOptions:
+    """How to run the service beyond the config file.
+
+    Attributes:
+        sim: Devices on mock pins.
+        gateway: Force the gateway on (True) or off (False); None follows ``[gateway] enabled``.
+        host / port: Override ``[gateway] host`` / ``port`` (port 0: any free port).
+        assemble: Extra keywords for :func:`~clawseed_edge.config.assemble.assemble`
+            (``provider``, ``hook_factories`` ...).
+        remote_timeout_s: Override the remote-tool timeout (tests).
+        control_socket: Serve ``control.sock`` (tests running several services turn it off).
+        say: Where the start-up lines go (default: stderr).
+    """
+
+    sim: bool = False
+    gateway: bool | None = None
+    host: str | None = None
+    port: int | None = None
+    assemble: dict[str, Any] = field(default_factory=dict)
+    remote_timeout_s: float | None = None
+    control_socket: bool = True
+    say: Callable[[str], None] = field(default=lambda line: print(line, file=sys.stderr, flush=True))
+
+
+def runtime_summary(runtime: Any, gateway_url: str | None = None) -> str:
+    """``model demo/demo-rules; pi: sim with 5 devices; gateway URL; SIGTERM or Ctrl-C stops``."""
+    p = runtime.provider
+    parts = [f"model {p.name}/{p.model}"]
+    for x in runtime.peripherals:
+        n = len(getattr(getattr(x, "hardware", None), "devices", ()))
+        parts.append(f"{x.name}: {x.board_type} with {n} device{'' if n == 1 else 's'}")
+    if gateway_url is not None:
+        parts.append(f"gateway {gateway_url}")
+    parts.append("SIGTERM or Ctrl-C stops")
+    return "; ".join(parts)
+
+
+class Service:
+    """The running service; ``await start()``, then ``await wait()``, then ``await aclose()``.
+
+    Or ``async with Service(loaded, options) as service:`` (start and ordered stop).
+    """
+
+    def __init__(self, loaded: LoadedConfig, options: ServiceOptions | None = None) -> None:
+        self.options = options or ServiceOptions()
+        settings = loaded.config.gateway
+        if self.options.host is not None:
+            settings = msgspec.structs.replace(settings, host=self.options.host)
+        if self.options.port is not None:
+            settings = msgspec.structs.replace(settings, port=self.options.port)
+        if self.options.gateway is not None:
+            settings = msgspec.structs.replace(settings, enabled=self.options.gateway)
+        self.loaded = loaded
+        self.settings = settings
+        self.state = Lifecycle.UNOPENED
+        self.runtime: Runtime | None = None
+        self.hub: GatewayHub | None = None
+        self.server: GatewayServer | None = None
+        self.state_db: StateDB | None = None
+        self.control: ControlServer | None = None
+        self.metrics: Any = None
+        self._consumers: list[asyncio.Task[None]] = []
+        self._stop = asyncio.Event()
+        self._safe_tasks: set[asyncio.Task[None]] = set()
+
+    # --- start ---------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Start everything configured.
+
+        Raises:
+            GatewayBindRefused: A non-loopback host without ``allow_public_bind`` (nothing was
+                started).
+            ConfigInvalid / HardwareError / GatewayBindFailed / ControlError: From start-up;
+                whatever was started is stopped again.
+
+        Safe to cancel: what was started is stopped again by :meth:`aclose`.
+        """
+        from clawseed_edge.agent import (
+            CompositeObserver,
+            LoggingObserver,
+            MetricsObserver,
+            StaticApprover,
+        )
+        from clawseed_edge.config.assemble import assemble
+
+        settings = self.settings
+        broker = None
+        if settings.enabled:
+            from clawseed_edge.gateway.approvals import ApprovalBroker
+            from clawseed_edge.gateway.server import check_bind
+
+            check_bind(settings.host, settings.allow_public_bind)  # before touching hardware
+            broker = ApprovalBroker(self.loaded.config.autonomy.approval_timeout_s)
+            approver: Any = broker
+        else:
+            approver = StaticApprover(
+                False,
+                "no one can be asked: the gateway is off ([gateway] enabled = false); turn it "
+                "on to approve from a phone, or run `clawseed-edge chat` to approve on a terminal",
+            )
+        self.metrics = MetricsObserver()
+        observer = CompositeObserver(LoggingObserver(), self.metrics)
+        kwargs = {"approver": approver, "observer": observer, **self.options.assemble}
+        self.runtime = await assemble(self.loaded, sim=self.options.sim, **kwargs)
+        self.state = Lifecycle.OPEN
+        try:
+            if broker is not None:
+                await self._start_gateway(broker)
+            else:
+                self.options.say(NO_GATEWAY_NOTE)
+            if self.options.control_socket:
+                self.control = ControlServer(control_path(self.loaded.home), self._handlers())
+                await self.control.start()
+            self._consumers = [
+                asyncio.create_task(consume_input_events(self.runtime.agent, p),
+                                    name=f"events-{p.name}")
+                for p in self.runtime.peripherals
+                if getattr(p, "events", None) is not None
+            ]
+            # One pass of the loop: each consumer subscribes to its event stream (synchronously,
+            # at its first step), so an edge right after start() returns is not missed.
+            await asyncio.sleep(0)
+        except BaseException:
+            await self.aclose()
+            raise
+        self.options.say(f"clawseed-edge running: {self.summary()}")
+
+    async def _start_gateway(self, broker: Any) -> None:
+        from clawseed_edge.gateway.app import create_app
+        from clawseed_edge.gateway.hub import GatewayHub
+        from clawseed_edge.gateway.server import GatewayServer
+        from clawseed_edge.state import StateDB
+
+        assert self.runtime is not None
+        self.state_db = await StateDB.open(self.loaded.home / "state.db")
+        self.hub = GatewayHub(
+            self.runtime,
+            self.settings,
+            state=self.state_db,
+            broker=broker,
+            metrics=self.metrics,
+            hook_factories=self.options.assemble.get("hook_factories"),
+            remote_timeout_s=self.options.remote_timeout_s,
+        )
+        self.server = GatewayServer(
+            create_app(self.hub),
+            self.settings.host,
+            self.settings.port,
+            allow_public_bind=self.settings.allow_public_bind,
+            ws_max_size=max(4 * self.settings.max_frame_bytes, 1 << 20),
+        )
+        await self.server.start()
+        self.options.say(f"gateway listening on {self.server.url}")
+        if self.settings.require_pairing:
+            code = self.hub.pairing.new_code()
+            self.options.say(
+                f"pairing code: {code} (works once; `clawseed-edge pair` prints a new one)"
+            )
+        else:
+            self.options.say("warning: pairing is off ([gateway] require_pairing = false)")
+
+    def summary(self) -> str:
+        """One line: the model, each peripheral with its device count, the gateway's URL."""
+        assert self.runtime is not None
+        return runtime_summary(self.runtime, self.server.url if self.server else None)
+
+    # --- control ops ---------------------------------------------------------------------
+
+    def _handlers(self) -> dict[str, Any]:
+        return {
+            "pair": self._op_pair,
+            "pair_list": self._op_pair_list,
+            "pair_revoke": self._op_pair_revoke,
+            "status": self._op_status,
+            "estop": self._op_estop,
+        }
+
+    def _require_hub(self) -> GatewayHub:
+        from clawseed_edge.api import ConfigInvalid
+
+        if self.hub is None:
+            raise ConfigInvalid(
+                "the gateway is off in the running service; enable [gateway] and restart it"
+            )
+        return self.hub
+
+    async def _op_pair(self, request: dict[str, Any]) -> dict[str, Any]:
+        hub = self._require_hub()
+        return {"code": hub.pairing.new_code(), "url": self.server.url if self.server else ""}
+
+    async def _op_pair_list(self, request: dict[str, Any]) -> dict[str, Any]:
+        hub = self._require_hub()
+        tokens = await hub.pairing.tokens.list()
+        return {"tokens": [msgspec.to_builtins(t) for t in tokens]}
+
+    async def _op_pair_revoke(self, request: dict[str, Any]) -> dict[str, Any]:
+        hub = self._require_hub()
+        token_id = str(request.get("id", ""))
+        revoked = await hub.pairing.tokens.revoke(token_id)
+        # A revoked client loses its open connections too, not only its future requests.
+        for connection in list(hub.connections.values()):
+            if connection.who.id == token_id:
+                await connection.close("the pairing was revoked")
+        return {"revoked": revoked}
+
+    async def _op_status(self, request: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "summary": self.summary(),
+            "connections": len(self.hub.connections) if self.hub else 0,
+        }
+
+    async def _op_estop(self, request: dict[str, Any]) -> dict[str, Any]:
+        return {"failures": await self.estop("estop over the control socket")}
+
+    async def estop(self, why: str) -> list[str]:
+        """Abort gateway turns and apply every output's safe value; returns the failures.
+
+        Not meant to be cancelled: outputs reached before a cancel keep their safe values.
+        """
+        if self.hub is not None:
+            from clawseed_edge.gateway.routes_api import emergency_stop
+
+            return await emergency_stop(self.hub, why)
+        return await self._apply_safe_state(why)
+
+    async def _apply_safe_state(self, why: str) -> list[str]:
+        if self.runtime is None:
+            return []  # nothing was opened yet
+        n = len(self.runtime.peripherals)
+        log.warning("%s: applying the safe state of %d peripheral%s", why, n, "" if n == 1 else "s")
+        failures = []
+        for p in self.runtime.peripherals:
+            try:
+                async with asyncio.timeout(2.0):
+                    await p.apply_safe_state()
+            except Exception as exc:
+                failures.append(f"{p.name}: {exc or type(exc).__name__}")
+        return failures
+
+    # --- running and stopping ------------------------------------------------------------
+
+    def install_signal_handlers(self) -> Callable[[], None]:
+        """SIGTERM/SIGINT/SIGHUP: safe state, then stop; SIGUSR1: safe state, keep running.
+
+        Returns a function that removes the handlers.
+        """
+        loop = asyncio.get_running_loop()
+
+        def on_stop(sig: signal.Signals) -> None:
+            self._spawn(self._safe_then_stop(sig.name))
+
+        def on_estop() -> None:
+            self._spawn(self._apply_safe_state_logged("SIGUSR1 (estop)"))
+
+        installed = []
+        # SIGHUP too: a closed terminal or SSH session ends the service in the safe state.
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            loop.add_signal_handler(sig, on_stop, sig)
+            installed.append(sig)
+        loop.add_signal_handler(signal.SIGUSR1, on_estop)
+        installed.append(signal.SIGUSR1)
+
+        def remove() -> None:
+            for sig in installed:
+                with contextlib.suppress(ValueError, RuntimeError):
+                    loop.remove_signal_handler(sig)
+
+        return remove
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._safe_tasks.add(task)
+        task.add_done_callback(self._safe_tasks.discard)
+
+    async def _apply_safe_state_logged(self, why: str) -> None:
+        await self.estop(why)
+
+    async def _safe_then_stop(self, why: str) -> None:
+        await self._apply_safe_state(why)
+        self.stop()
+
+    def stop(self) -> None:
+        """Ask :meth:`wait` to return (the caller then closes the service)."""
+        self._stop.set()
+
+    async def wait(self) -> None:
+        """Wait until :meth:`stop` (or a stop signal). Cancel-safe."""
+        await self._stop.wait()
+
+    async def aclose(self) -> None:
+        """Stop in order (see the module docstring). Idempotent; bounded to a few seconds.
+
+        Cancelling it leaves the remaining steps undone; call it again.
+        """
+        if self.state is Lifecycle.CLOSED:
+            return
+        self.state = Lifecycle.CLOSING
+        if self.hub is not None:
+            await self.hub.close_all("the service is stopping", grace_s=2.0)
+        if self.server is not None:
+            await self.server.aclose(timeout_s=3.0)
+        if self.control is not None:
+            await self.control.aclose()
+        for task in self._consumers:
+            task.cancel()
+        await asyncio.gather(*self._consumers, return_exceptions=True)
+        if self.runtime is not None:
+            await self.runtime.aclose()
+        if self.state_db is not None:
+            await self.state_db.aclose()
+        self.state = Lifecycle.CLOSED
+
+    async def __aenter__(self) -> Service:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()

@@ -1,0 +1,69 @@
+"""The control socket and ``clawseed-edge pair`` against a running service."""
+
+from __future__ import annotations
+
+import asyncio
+import stat
+from pathlib import Path
+
+import httpx
+import pytest
+
+from clawseed_edge.cli.main import main
+from clawseed_edge.service import ControlError, control_path, control_request
+from clawseed_edge.testing import ScriptedProvider
+from tests.gateway.conftest import base_url, running_service
+
+
+async def test_the_socket_is_owner_only_and_answers_json_lines(clawseed_home: Path) -> None:
+    async with running_service(clawseed_home, ScriptedProvider()) as service:
+        path = control_path(clawseed_home)
+        mode = stat.S_IMODE(path.stat().st_mode)
+        status = await control_request(path, "status")
+        with pytest.raises(ControlError, match="unknown op"):
+            await control_request(path, "format_disk")
+        assert service.control is not None
+    assert mode == 0o600
+    assert "gateway http://127.0.0.1:" in status["summary"]
+    assert not path.exists(), "removed at shutdown"
+
+
+async def test_pair_prints_a_code_that_pairs_and_list_and_revoke_manage_tokens(
+    clawseed_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with running_service(clawseed_home, ScriptedProvider()) as service:
+        # The CLI runs its own event loop: run it on a thread while this loop serves.
+        code = await asyncio.to_thread(main, ["pair"])
+        printed = capsys.readouterr().out
+        pairing_code = printed.split("pairing code: ")[1].split()[0]
+        async with httpx.AsyncClient(base_url=base_url(service)) as http:
+            paired = await http.post("/pair", headers={"X-Pairing-Code": pairing_code,
+                                                        "X-Client-Name": "tablet"})
+            token = paired.json()["token"]
+            listed_code = await asyncio.to_thread(main, ["pair", "--list"])
+            listing = capsys.readouterr().out
+            token_id = paired.json()["id"]
+            revoked_code = await asyncio.to_thread(main, ["pair", "--revoke", token_id])
+            after = await http.get("/api/tools", headers={"Authorization": f"Bearer {token}"})
+    assert code == 0 and len(pairing_code) == 6 and pairing_code.isdigit()
+    assert paired.status_code == 200
+    assert listed_code == 0 and token_id in listing and "tablet" in listing
+    assert revoked_code == 0
+    assert after.status_code == 401
+
+
+def test_pair_without_a_running_service_says_how_to_start_one(
+    clawseed_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["pair"]) == 1
+    err = capsys.readouterr().err
+    assert "clawseed-edge gateway" in err
+    assert main(["pair", "--list"]) == 0, "listing works on state.db without a service"
+    assert "no paired clients" in capsys.readouterr().out
+
+
+async def test_a_second_service_on_the_same_home_is_refused(clawseed_home: Path) -> None:
+    async with running_service(clawseed_home, ScriptedProvider()):
+        with pytest.raises(ControlError, match="another clawseed-edge service is running"):
+            async with running_service(clawseed_home, ScriptedProvider()):
+                pass
