@@ -355,6 +355,11 @@ class SerialBoard:
                 await self.read(dev.name)
         return [dev.state() for dev in self._devices.values()]
 
+    def pin_states(self) -> dict[str, dict[str, Any]]:
+        """The last known state of every configured pin, by pin name, without asking the
+        board (the gateway's /metrics reads it; :meth:`status` reads inputs fresh)."""
+        return {d.pin_name: d.state() for d in self._devices.values()}
+
     # --- events -------------------------------------------------------------------------------
 
     def add_listener(self, callback: Callable[[InputEvent], None]) -> Callable[[], None]:

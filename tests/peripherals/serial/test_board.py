@@ -167,3 +167,12 @@ async def test_button_edges_become_rule_messages_like_pi_buttons() -> None:
             async with asyncio.timeout(20):  # a bound, not a measurement
                 message = await anext(rules.messages(events))
     assert (message.device, message.text) == ("button", "B1 was pressed")
+
+
+async def test_pin_states_give_the_last_known_values_without_io(nucleo: SerialBoard) -> None:
+    await nucleo.switch("green_led", True)
+    states = nucleo.pin_states()
+    assert states["PA5"] == {
+        "pin": "PA5", "device": "green_led", "kind": "led", "mode": "output", "value": 1.0,
+    }  # fmt: skip
+    assert states["PC13"]["mode"] == "input"
