@@ -4,9 +4,11 @@ Measures, as the median of repeated runs, in one process:
 
 * plain-text turns per second through ``Agent.run`` (prompt cached, history trimmed), against a
   baseline of awaiting the scripted provider's ``chat`` directly;
-* microseconds per tool call through the full pipeline (SecurityPolicy in ``full`` autonomy
-  with its rate window, a no-op user hook, timeout, after-hooks, observer, events, history),
-  against a baseline of awaiting the tool's ``execute`` directly.
+* microseconds per tool call through the full pipeline (argument bounds, the schema check,
+  SecurityPolicy in ``full`` autonomy with its rate window, a no-op user hook, timeout,
+  after-hooks, observer, events, history), against a baseline of awaiting the tool's
+  ``execute`` directly;
+* microseconds per schema check alone (the compiled validator of the tool's schema, cached).
 
 Run: ``python benchmarks/bench_engine.py [--repeats 7] [--turns 300] [--calls 200]``
 """
@@ -40,6 +42,12 @@ class SwitchTool(BaseTool):
     name = "switch"
     description = "Switch the relay."
     risk = RiskClass.ACT
+    parameters: Mapping[str, Any] = {
+        "type": "object",
+        "properties": {"on": {"type": "integer", "minimum": 0, "maximum": 1}},
+        "required": ["on"],
+        "additionalProperties": False,
+    }
 
     def describe_action(self, arguments: Mapping[str, Any]) -> DeviceAction | None:
         return DeviceAction(
@@ -113,6 +121,21 @@ async def tool_baseline(calls: int) -> float:
     return (time.perf_counter() - start) / calls
 
 
+def schema_check(n: int) -> float | None:
+    """Seconds per schema check of one call (None where the engine has no schema check)."""
+    try:
+        from clawseed_edge.agent.arguments import SchemaValidator
+    except ImportError:
+        return None
+    validator, tool = SchemaValidator(), SwitchTool()
+    call = ToolCall("switch", {"on": 1})
+    validator.problem(tool, call)  # compile once, as the engine does
+    start = time.perf_counter()
+    for _ in range(n):
+        validator.problem(tool, call)
+    return (time.perf_counter() - start) / n
+
+
 async def main(repeats: int, turns: int, calls: int) -> None:
     turn_s, base_s, per_call, call_base = [], [], [], []
     for _ in range(repeats):
@@ -121,6 +144,7 @@ async def main(repeats: int, turns: int, calls: int) -> None:
         one_plain = statistics.median(turn_s)
         per_call.append((await tool_turn(calls) - one_plain) / calls)
         call_base.append(await tool_baseline(calls))
+    checks = [x for x in (schema_check(10_000) for _ in range(repeats)) if x is not None]
     t, b = statistics.median(turn_s), statistics.median(base_s)
     c, cb = statistics.median(per_call), statistics.median(call_base)
     rows = [
@@ -139,6 +163,11 @@ async def main(repeats: int, turns: int, calls: int) -> None:
             f"{c / cb:,.0f}x",
         ),
     ]
+    if checks:
+        k = statistics.median(checks)
+        rows.append(
+            ("schema check alone", f"{k * 1e6:,.2f} us", f"{1 / k:,.0f} checks/s", "", "")
+        )
     head = ("measure", "median", "rate", "baseline (same run)", "ratio")
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
     print(f"engine overhead, median of {repeats} runs ({turns} turns, {calls} calls per run)")

@@ -1,9 +1,12 @@
 """The turn engine: one message in, a stream of events out.
 
-A turn: the user message (with a time prefix) joins the session's history; the provider is asked
-with the stable system prompt; the dispatcher reads the tool calls; each call goes through the
-hook pipeline (SecurityPolicy first), runs with a timeout, and its result goes back to the model;
-this repeats until the model answers in plain text or ``max_tool_iterations`` is reached.
+A turn: the user message (with a time prefix, at most ``max_message_chars``) joins the
+session's history; the provider is asked with the stable system prompt, and with recalled
+memory in front of the user message in this turn's requests only; the dispatcher reads the
+tool calls; each call's arguments are bounded and checked against the tool's schema, then it
+goes through the hook pipeline (SecurityPolicy first), runs with a timeout, and its result goes
+back to the model; this repeats until the model answers in plain text or
+``max_tool_iterations`` is reached.
 
 Each turn runs in its own task; :meth:`Agent.turn` yields its events as they happen and
 :meth:`Agent.abort` cancels it, including an in-flight provider call, tool or approval wait.
@@ -44,6 +47,8 @@ from clawseed_edge.api import (
     TurnEvent,
 )
 
+from . import redact
+from .arguments import SchemaValidator
 from .history import History, time_prefix
 from .hooks import HookRunner
 from .observer import NoopObserver
@@ -94,7 +99,8 @@ class Agent:
         prompt_builder: Builds the system prompt (default: a builder with no workspace).
         peripherals: Their ``describe()`` lines go in the prompt's hardware section.
         memory: If given, the best ``memory_recall_limit`` entries for the user's message are
-            put in front of it (a failed or slow recall is skipped).
+            put in front of it in this turn's requests, within ``max_recall_chars`` (most
+            relevant first), and never stored in history (a failed or slow recall is skipped).
         session_store: If given, history is loaded from it on a session's first turn and each
             turn's new messages are appended to it.
         max_tool_iterations: Tool-call rounds per turn before the turn stops with
@@ -102,6 +108,18 @@ class Agent:
         tool_timeout_s: Timeout of a tool that does not set its own ``timeout_s``.
         max_history: Messages kept per session.
         max_tool_output_chars: Longer tool outputs are cut (head and tail kept).
+        memory_recall_limit: How many memory entries to recall per turn (0: none).
+        max_message_chars: Longer user messages are refused with
+            :class:`~clawseed_edge.api.AgentMessageTooLong` before anything runs.
+        max_recall_chars: The character budget of the recalled memory in one request.
+        max_tool_argument_chars: The most characters (as JSON) one call's arguments may take;
+            a bigger call, or one nested deeper than 32 levels, is refused unread.
+        scrub: Redacts credentials in text: every tool result (output and error) passes it
+            before it is shown, kept in history or sent to the model, and so do the user text
+            and the answer handed to the after-turn listeners (memory consolidation). Default:
+            :func:`~clawseed_edge.agent.redact.scrub` (known key shapes, bearer tokens,
+            ``NAME=value`` secrets); the assembler passes a scrubber that also knows the
+            configured secrets' values.
         clock: Wall clock for the time prefix (tests pass a fixed one).
         close_timeout_s: Bound of each step of :meth:`aclose` (the turns' abort, each
             peripheral's safe state, each closer, the provider), in seconds.
@@ -128,11 +146,25 @@ class Agent:
         max_history: int = 50,
         max_tool_output_chars: int = 8000,
         memory_recall_limit: int = 3,
+        max_message_chars: int = 32_000,
+        max_recall_chars: int = 4_000,
+        max_tool_argument_chars: int = 65_536,
+        scrub: Callable[[str], str] | None = None,
         clock: Callable[[], str] = time_prefix,
         close_timeout_s: float = 5.0,
     ) -> None:
         if max_tool_iterations < 1:
             raise ValueError(f"max_tool_iterations must be at least 1, got {max_tool_iterations}")
+        for name, value in (
+            ("max_message_chars", max_message_chars),
+            ("max_tool_argument_chars", max_tool_argument_chars),
+        ):
+            if value < 1:
+                raise ValueError(f"{name} must be at least 1, got {value}")
+        if max_recall_chars < 0:
+            raise ValueError(
+                f"max_recall_chars must be 0 (no recall) or more, got {max_recall_chars}"
+            )
         if not close_timeout_s > 0:
             raise ValueError(f"close_timeout_s must be a positive number, got {close_timeout_s}")
         self.provider = provider
@@ -151,6 +183,11 @@ class Agent:
         self.max_history = max_history
         self.max_tool_output_chars = max_tool_output_chars
         self.memory_recall_limit = memory_recall_limit
+        self.max_message_chars = max_message_chars
+        self.max_recall_chars = max_recall_chars
+        self.max_tool_argument_chars = max_tool_argument_chars
+        self.schema_validator = SchemaValidator()
+        self.scrub: Callable[[str], str] = scrub if scrub is not None else redact.scrub
         self._time_prefix = clock
         self._sessions: dict[str, _Session] = {}
         self._running: dict[str, set[TurnHandle]] = {}
@@ -407,11 +444,9 @@ class Agent:
         loaded: list[ChatMessage] = []
         if self.session_store is not None:
             try:
-                loaded = [
-                    m
-                    for m in await self.session_store.load_history(session_id)
-                    if m.role != "system"
-                ]
+                # Only the tail that is used: 100k stored messages must not be read to keep 50.
+                stored = await self.session_store.load_history(session_id, limit=self.max_history)
+                loaded = [m for m in stored if m.role != "system"]
             except asyncio.CancelledError:
                 raise
             except Exception as exc:

@@ -5,6 +5,11 @@ history, after-turn listeners) -> :meth:`TurnRunner._tool_rounds` asks and repea
 answer or the iteration limit -> :meth:`TurnRunner._round` is one model response and its calls.
 The Agent runs each turn in its own task (:mod:`clawseed_edge.agent.engine`); this module only
 knows how a turn goes.
+
+What the turn keeps is what the user and the model said: the user's message (with its time
+prefix), the model's answers and calls, the tool results. Recalled memory is context for this
+turn's requests only (:mod:`.recall`), and a call's arguments that were refused unread are kept
+as a short placeholder, never as the payload (:mod:`.arguments`).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from typing import TYPE_CHECKING
 from clawseed_edge.api import (
     AgentError,
     AgentIterationLimit,
+    AgentMessageTooLong,
     ApprovalRequestEvent,
     ChatMessage,
     ChatRequest,
@@ -37,8 +43,10 @@ from clawseed_edge.api import (
 )
 
 from .approval import approval_listener
+from .arguments import argument_problem, bounded_call
 from .history import History
 from .model_call import ask_model
+from .recall import recall_context, with_context
 from .tool_run import run_tool_call
 from .toolcalls import ParsedResponse, read_response
 
@@ -51,8 +59,6 @@ log = logging.getLogger(__name__)
 
 #: How long an after-turn listener (memory upkeep) may take, in seconds.
 LISTENER_TIMEOUT_S = 10.0
-#: How long memory recall may delay a turn before it is skipped, in seconds.
-RECALL_TIMEOUT_S = 2.0
 
 
 @dataclass(slots=True, eq=False)
@@ -104,6 +110,9 @@ class TurnRunner:
         self.iterations = 0
         self.outcome = "error"
         self.answer = ""
+        # Recalled memory for this turn's requests, and the user message it goes in front of.
+        self.recall = ""
+        self.user_message: ChatMessage | None = None
 
     async def run(self) -> None:
         """The turn's bookkeeping; never raises but ``CancelledError`` (the turn was aborted).
@@ -115,6 +124,7 @@ class TurnRunner:
         started = time.perf_counter()
         agent._record(TurnStarted(self.session_id, self.turn_id))
         try:
+            self._check_size()
             session = await agent._session(self.session_id)
             async with session.lock:  # turns of one session run one at a time
                 self.history = session.history
@@ -149,18 +159,39 @@ class TurnRunner:
             if self.outcome == "done":
                 await self._notify_done()
 
+    def _check_size(self) -> None:
+        """Refuse a message over ``max_message_chars`` before anything runs or is stored."""
+        limit = self.agent.max_message_chars
+        if len(self.text) > limit:
+            raise AgentMessageTooLong(
+                f"the message is {len(self.text):,} characters long; the limit is {limit:,} "
+                "([agent] max_message_chars). Nothing was sent to the model: shorten the "
+                "message, put the text in a workspace file and refer to it, or raise the limit."
+            )
+
     async def _tool_rounds(self) -> None:
         """Ask, run the calls, repeat: until a plain answer or ``max_tool_iterations``."""
         agent = self.agent
-        self._commit([ChatMessage.user(await self._user_content())])
+        self.recall = await recall_context(
+            agent.memory,
+            self.text,
+            limit=agent.memory_recall_limit,
+            budget=agent.max_recall_chars,
+            namespace=self.context.namespace,
+        )
+        # History gets what the user said; the recall is added to each request's copy only.
+        self.user_message = ChatMessage.user(agent._time_prefix() + self.text)
+        self._commit([self.user_message])
         history = self.history
         assert history is not None
         history.trim()
         system_prompt = agent.system_prompt()
         tools = agent.dispatcher.tools_for_request(agent.registry.specs())
         for self.iterations in range(1, agent.max_tool_iterations + 1):
-            request = ChatRequest(history.for_request(system_prompt), tools)
-            if await self._round(request):
+            messages = with_context(
+                history.for_request(system_prompt), self.user_message, self.recall
+            )
+            if await self._round(ChatRequest(messages, tools)):
                 return
         self.outcome = "limit"
         limit = agent.max_tool_iterations
@@ -208,32 +239,48 @@ class TurnRunner:
         return True
 
     async def _run_calls(self, parsed: ParsedResponse) -> None:
-        """Run the response's calls in order and keep them, with their results, in history."""
+        """Run the response's calls in order and keep them, with their results, in history.
+
+        Arguments are bounded first, for the whole response: if any call's arguments could not
+        be decoded or are out of bounds, none of the response's calls runs (the model's output
+        is broken; running the rest as if nothing happened could switch one relay of a pair)
+        and each call's result says why, so the model can send them again.
+        """
         agent = self.agent
+        problems = [argument_problem(call, agent.max_tool_argument_chars) for call in parsed.calls]
+        calls = [bounded_call(c, p) for c, p in zip(parsed.calls, problems, strict=True)]
+        refusals = _refusals(calls, problems)
         results: list[tuple[ToolCall, ToolResult]] = []
         try:
-            for call in parsed.calls:
+            for call, refused in zip(calls, refusals, strict=True):
                 results.append(
                     await run_tool_call(
                         call,
                         self.context,
                         registry=agent.registry,
                         hooks=agent.hooks,
+                        validator=agent.schema_validator,
                         timeout_s=agent.tool_timeout_s,
                         max_output_chars=agent.max_tool_output_chars,
                         emit=self.emit,
                         record=agent._record,
+                        refused=refused,
+                        scrub=agent.scrub,
                     )
                 )
         except asyncio.CancelledError:
             # Keep what ran (a relay may have switched): every call gets a result.
             results += [
                 (c, ToolResult.fail("the turn was aborted before this call finished"))
-                for c in parsed.calls[len(results) :]
+                for c in calls[len(results) :]
             ]
             raise
         finally:
-            self._commit([parsed.message, *agent.dispatcher.result_messages(results)])
+            message = parsed.message
+            if any(p is not None for p in problems) and message.tool_calls:
+                # History keeps the placeholder, not a 10 MB or 10,000-deep payload.
+                message = replace(message, tool_calls=tuple(calls))
+            self._commit([message, *agent.dispatcher.result_messages(results)])
 
     def _commit(self, messages: list[ChatMessage]) -> None:
         """Add messages to the session's history and to what this turn saves."""
@@ -241,34 +288,28 @@ class TurnRunner:
         self.history.extend(messages)
         self.handle.new_messages.extend(messages)
 
-    async def _user_content(self) -> str:
-        """The user message as the model sees it: time prefix, and recalled memory in front."""
-        agent, text = self.agent, self.text
-        content = agent._time_prefix() + text
-        memory = agent.memory
-        if memory is None or agent.memory_recall_limit <= 0 or not text.strip():
-            return content
-        try:
-            async with asyncio.timeout(RECALL_TIMEOUT_S):
-                entries = await memory.recall(
-                    text, limit=agent.memory_recall_limit, namespace=self.context.namespace
-                )
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # memory is a help, not a precondition of answering
-            log.warning("memory recall failed (%s); answering without it", exc)
-            return content
-        if not entries:
-            return content
-        lines = "\n".join(f"- {e.key}: {e.content}" for e in entries)
-        return f"[Memory]\n{lines}\n\n{content}"
-
     async def _notify_done(self) -> None:
+        scrub = self.agent.scrub
+        # What goes on to memory is scrubbed: a pasted key must not be consolidated.
+        text, answer = scrub(self.text), scrub(self.answer)
         for listener in self.agent._done_listeners:
             try:
                 async with asyncio.timeout(LISTENER_TIMEOUT_S):
-                    await listener(self.context, self.text, self.answer)
+                    await listener(self.context, text, answer)
             except asyncio.CancelledError:
                 raise
             except Exception:
                 log.exception("an after-turn listener failed (the turn itself succeeded)")
+
+
+def _refusals(calls: list[ToolCall], problems: list[str | None]) -> list[str | None]:
+    """Per call, why it is refused unread (None: run it): all of them when one is unreadable."""
+    bad = [i for i, p in enumerate(problems) if p is not None]
+    if not bad:
+        return [None] * len(calls)
+    named = ", ".join(f"#{i + 1} {calls[i].name!r}" for i in bad[:5])
+    skipped = (
+        f"not run: call(s) {named} of the same response had arguments that could not be "
+        "used, so none of its calls ran; send the calls you still want again"
+    )
+    return [p if p is not None else skipped for p in problems]

@@ -31,6 +31,7 @@ sub-base, and leaf errors also inherit the builtin they resemble, so ``except Va
     ├── AgentError
     │   ├── AgentIterationLimit
     │   ├── AgentTurnAborted
+    │   ├── AgentMessageTooLong(ValueError)    over [agent] max_message_chars; nothing ran
     │   └── AgentClosed(ResourceClosed)          a turn asked of a closing or closed agent
     ├── MemoryStoreError
     │   └── MemoryUnavailable
@@ -46,7 +47,12 @@ sub-base, and leaf errors also inherit the builtin they resemble, so ``except Va
         ├── PinModeUnsupported(ValueError)
         ├── PinFactoryUnavailable(ImportError)    lgpio (or another backend) is not installed
         ├── PeripheralClosed(ResourceClosed)      a disconnected peripheral refuses work
-        └── DeviceClosed(ResourceClosed)          a closed device refuses work
+        ├── DeviceClosed(ResourceClosed)          a closed device refuses work
+        ├── BusNotFound(FileNotFoundError)        no /dev/i2c-N (I2C not enabled)
+        ├── BusAccessDenied(PermissionError)      the user is not in the bus's group
+        ├── BusLost(ConnectionError)              the bus went away during a transfer
+        ├── DeviceNoResponse(ConnectionError)     nothing answers at the address (NACK)
+        └── SensorDataInvalid(ValueError)         a failed CRC or an impossible value
 
 A user-facing message says what happened, which input caused it, and what to do.
 """
@@ -57,16 +63,21 @@ __all__ = [
     "AgentClosed",
     "AgentError",
     "AgentIterationLimit",
+    "AgentMessageTooLong",
     "AgentTurnAborted",
     "BoardCommandFailed",
     "BoardDisconnected",
     "BoardNotFound",
     "BoardProtocolError",
+    "BusAccessDenied",
+    "BusLost",
+    "BusNotFound",
     "ClawseedError",
     "ConfigError",
     "ConfigFileNotFound",
     "ConfigInvalid",
     "DeviceClosed",
+    "DeviceNoResponse",
     "DeviceNotFound",
     "HardwareError",
     "MemoryStoreError",
@@ -91,6 +102,7 @@ __all__ = [
     "ProviderTimeout",
     "ProviderUnreachable",
     "ResourceClosed",
+    "SensorDataInvalid",
     "ToolArgumentsInvalid",
     "ToolError",
     "ToolNameClash",
@@ -334,6 +346,12 @@ class AgentTurnAborted(AgentError):
     code = "agent_turn_aborted"
 
 
+class AgentMessageTooLong(AgentError, ValueError):
+    """A user message is longer than ``[agent] max_message_chars``; the turn did not run."""
+
+    code = "agent_message_too_long"
+
+
 class AgentClosed(AgentError, ResourceClosed):
     """A turn was asked of an agent that is closing or closed; build or assemble a new one."""
 
@@ -439,3 +457,33 @@ class DeviceClosed(HardwareError, ResourceClosed):
     """A device was used after it was closed (its peripheral disconnected or never connected)."""
 
     code = "device_closed"
+
+
+class BusNotFound(HardwareError, FileNotFoundError):
+    """The bus device (``/dev/i2c-1``) does not exist: the bus is not enabled or not wired."""
+
+    code = "bus_not_found"
+
+
+class BusAccessDenied(HardwareError, PermissionError):
+    """The bus device exists but this user may not open it (not in the ``i2c`` group)."""
+
+    code = "bus_access_denied"
+
+
+class BusLost(HardwareError, ConnectionError):
+    """The bus went away during a transfer (adapter removed, overlay unloaded)."""
+
+    code = "bus_lost"
+
+
+class DeviceNoResponse(HardwareError, ConnectionError):
+    """Nothing acknowledged the address (NACK): wiring, address or power."""
+
+    code = "device_no_response"
+
+
+class SensorDataInvalid(HardwareError, ValueError):
+    """A sensor answered with data that cannot be right: a failed CRC, an impossible value."""
+
+    code = "sensor_data_invalid"

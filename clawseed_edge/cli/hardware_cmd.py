@@ -72,7 +72,46 @@ def _status(args: argparse.Namespace) -> int:
     loaded = _load(args)
     if loaded is None:
         return 2
-    return hardware_status(loaded[0], sim=args.sim, as_json=args.json, source=loaded[1])
+    code = hardware_status(loaded[0], sim=args.sim, as_json=args.json, source=loaded[1])
+    if code == 0 and not args.devices_toml and not args.json:
+        code = sensor_status(getattr(args, "config", None), sim=args.sim)
+    return code
+
+
+def sensor_status(config_path: str | None, *, sim: bool, out: TextIO | None = None) -> int:
+    """Print every sensor bank of the config (``[[sensors]]`` and ``type = "sensors"`` tables);
+    simulated ones (``--sim``, the sim board) are read now.
+
+    Real buses are not touched: the running agent owns them and reads them itself.
+    """
+    from clawseed_edge.api import ClawseedError
+    from clawseed_edge.config.file import load_config
+    from clawseed_edge.config.hardware import build_peripherals
+    from clawseed_edge.peripherals.sensors.bank import SensorBank
+
+    out = out or sys.stdout
+    try:
+        loaded = load_config(config_path)
+        peripherals = build_peripherals(loaded.config, loaded.source, sim=sim)
+    except ClawseedError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for bank in (p for p in peripherals if isinstance(p, SensorBank)):
+        if not bank.is_sim:
+            print(bank.describe(), file=out)
+            print("(sensors are not read here: the buses belong to the running agent)", file=out)
+            continue
+
+        async def read_all(bank: SensorBank = bank) -> list[dict[str, Any]]:
+            async with bank:
+                return await bank.status(read=True)
+
+        print(f"simulated sensors ({bank.name}):", file=out)
+        for entry in asyncio.run(read_all()):
+            reading = str(entry.get("reading", "")).removeprefix(f"{entry['device']}: ")
+            shown = reading or entry.get("error") or " | ".join(entry.get("lines", []))
+            print(f"  {entry['device']:<16} {entry['kind']:<8} {entry['where']}: {shown}", file=out)
+    return 0
 
 
 def _estop(args: argparse.Namespace) -> int:

@@ -300,6 +300,10 @@ async def assemble(
             .max_tool_iterations(config.agent.max_tool_iterations)
             .tool_timeout(config.agent.tool_timeout_s)
             .max_history(config.agent.max_history)
+            .option("max_message_chars", config.agent.max_message_chars)
+            .option("max_recall_chars", config.agent.max_recall_chars)
+            .option("max_tool_argument_chars", config.agent.max_tool_argument_chars)
+            .option("scrub", scrubber.scrub)
         )
         if approver is not None:
             builder = builder.approver(approver)

@@ -20,10 +20,19 @@ from clawseed_edge.api import ConfigInvalid, Peripheral
 
 from .schema import Config
 
-__all__ = ["LEGACY_PERIPHERAL", "build_peripherals", "check_hardware", "peripheral_tables"]
+__all__ = [
+    "LEGACY_PERIPHERAL",
+    "SENSORS_PERIPHERAL",
+    "build_peripherals",
+    "check_hardware",
+    "peripheral_tables",
+]
 
 LEGACY_PERIPHERAL = "pi"
 """The name of the Pi header described by ``[hardware]`` + ``[[devices]]``."""
+
+SENSORS_PERIPHERAL = "sensors"
+"""The name of the sensor bank described by ``[[sensors]]`` + ``[[displays]]`` + ``[i2c]``."""
 
 
 def peripheral_tables(config: Config, source: str, registry: Any | None = None) -> list[Any]:
@@ -51,7 +60,7 @@ def check_hardware(config: Config, source: str, registry: Any | None = None) -> 
     if config.devices and config.hardware.board is None:
         raise ConfigInvalid(
             "[[devices]] are wired but [hardware] board is not set; set it to your Pi's id "
-            "(e.g. board = \"rpi4b\"; `clawseed-edge boards list` shows them) or to \"sim\" "
+            '(e.g. board = "rpi4b"; `clawseed-edge boards list` shows them) or to "sim" '
             "for simulated pins",
             file=source,
             key="hardware.board",
@@ -67,6 +76,11 @@ def check_hardware(config: Config, source: str, registry: Any | None = None) -> 
         _claim(peripherals, table.name, f"{table.key}.name", source, what="peripheral")
         for j, name in enumerate(table.device_names()):
             _claim(devices, name, f"{table.key}.devices[{j}]", source)
+    if config.sensors or config.displays:
+        _claim(peripherals, SENSORS_PERIPHERAL, "[[sensors]]", source, what="peripheral")
+    for table_name, entries in (("sensors", config.sensors), ("displays", config.displays)):
+        for i, entry in enumerate(entries):
+            _claim(devices, entry.name, f"{table_name}[{i}]", source)
 
 
 def _claim(
@@ -107,5 +121,30 @@ def build_peripherals(
         )
     for table in peripheral_tables(config, source, registry):
         peripherals.append(table.create(sim=sim, source=source))
+    bank = _sensor_bank(config, source, sim=sim)
+    if bank is not None:
+        peripherals.append(bank)
     share_gpio_tools(peripherals)
     return peripherals
+
+
+def _sensor_bank(config: Config, source: str, *, sim: bool) -> Peripheral | None:
+    """The ``[[sensors]]`` + ``[[displays]]`` bank (simulated with ``sim`` or on the ``sim``
+    board), checked against the Pi header's wiring; None when none are configured."""
+    if not config.sensors and not config.displays:
+        return None
+    from clawseed_edge.peripherals.boards import default_registry as boards
+    from clawseed_edge.peripherals.sensors.factory import sensor_bank_from_config
+
+    hardware = config.hardware_with_devices()
+    board = boards().get(hardware.board)
+    return sensor_bank_from_config(
+        config.sensors,
+        config.displays,
+        config.i2c,
+        sim=sim or board.family == "sim",
+        board=board,
+        gpio_devices=hardware.devices,
+        source=source,
+        name=SENSORS_PERIPHERAL,
+    )

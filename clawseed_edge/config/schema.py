@@ -7,6 +7,9 @@ A complete file, every key optional (the values shown are the defaults)::
     max_history = 50
     tool_timeout_s = 30.0
     workspace_dir = "workspace"        # relative to $CLAWSEED_HOME
+    max_message_chars = 32000          # a longer user message is refused, nothing runs
+    max_recall_chars = 4000            # recalled memory per request (0: no recall)
+    max_tool_argument_chars = 65536    # one tool call's arguments, as JSON
 
     [autonomy]
     level = "supervised"               # read_only | supervised | full
@@ -53,6 +56,8 @@ here: ``[provider]`` (:class:`~clawseed_edge.providers.config.ProviderConfig`), 
 :class:`~clawseed_edge.peripherals.gpio.DeviceConfig`). ``[[peripherals]]`` tables are kept
 as written here and validated at load by the factory their ``type`` names
 (:mod:`clawseed_edge.peripherals.registry`; see :mod:`clawseed_edge.config.hardware`).
+``[[sensors]]``, ``[[displays]]`` and ``[i2c]`` describe the sensor bank
+(:mod:`clawseed_edge.peripherals.sensors.config`, docs/sensors.md).
 """
 
 from __future__ import annotations
@@ -63,6 +68,7 @@ import msgspec
 
 from clawseed_edge.memory.config import MemoryConfig
 from clawseed_edge.peripherals.gpio import DeviceConfig, HardwareConfig, PinFactoryKind
+from clawseed_edge.peripherals.sensors.config import I2CSettings, SensorConfig
 from clawseed_edge.providers.config import ProviderConfig
 
 from .paths import system_directory
@@ -91,6 +97,12 @@ class AgentSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     max_history: PositiveInt = 50
     tool_timeout_s: Seconds = 30.0
     workspace_dir: str = "workspace"
+    #: A longer user message is refused with an error naming this key; the turn does not run.
+    max_message_chars: PositiveInt = 32_000
+    #: Recalled memory put in front of one request's user message (most relevant first).
+    max_recall_chars: Annotated[int, msgspec.Meta(ge=0)] = 4_000
+    #: One tool call's arguments as JSON; a bigger call is refused unread.
+    max_tool_argument_chars: PositiveInt = 65_536
 
     def __post_init__(self) -> None:
         # Raised as "workspace_dir: ..." so the loader names agent.workspace_dir.
@@ -181,6 +193,9 @@ class Config(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     hardware: HardwareSettings = msgspec.field(default_factory=HardwareSettings)
     devices: list[DeviceConfig] = msgspec.field(default_factory=list)
     peripherals: list[dict[str, Any]] = msgspec.field(default_factory=list)
+    sensors: list[SensorConfig] = msgspec.field(default_factory=list)
+    displays: list[SensorConfig] = msgspec.field(default_factory=list)
+    i2c: I2CSettings = msgspec.field(default_factory=I2CSettings)
     agent: AgentSettings = msgspec.field(default_factory=AgentSettings)
     autonomy: AutonomySettings = msgspec.field(default_factory=AutonomySettings)
     tools: ToolsSettings = msgspec.field(default_factory=ToolsSettings)

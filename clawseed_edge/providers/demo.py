@@ -45,6 +45,11 @@ _VERBS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("read", ("read", "is", "state of", "check", "pressed", "open", "closed")),
 )
 _STATUS_WORDS = ("status", "state of everything", "what is on", "what's on", "list devices")
+# A question any configured sensor may answer: "how warm is it?" -> sensor_read.
+_SENSOR_WORDS = re.compile(
+    r"\b(warm|cold|hot|temperature|temp|humid|humidity|pressure|light|bright|dark|lux|"
+    r"sensor|measure|voltage)\b"
+)
 
 
 class DemoProvider:
@@ -153,6 +158,20 @@ def _mentions(text: str, device: str) -> bool:
     return device in text or spoken in text
 
 
+def _sensor_call(text: str, tools: Sequence[ToolSpec]) -> ToolCall | None:
+    """sensor_read of the sensor named in ``text``, else of the first configured one when
+    ``text`` asks about something sensors measure."""
+    spec = next((t for t in tools if t.name == "sensor_read"), None)
+    if spec is None:
+        return None
+    props = spec.parameters.get("properties", {})
+    sensors = [s for s in props.get("sensor", {}).get("enum", []) if isinstance(s, str)]
+    sensor = next((s for s in sensors if _mentions(text, s)), None)
+    if sensor is None and sensors and _SENSOR_WORDS.search(text):
+        sensor = sensors[0]
+    return None if sensor is None else ToolCall(spec.name, {"sensor": sensor})
+
+
 def _plan_call(text: str, tools: Sequence[ToolSpec]) -> ToolCall | None:
     if any(w in text for w in _STATUS_WORDS):
         status = next((t for t in tools if "status" in t.name), None)
@@ -170,7 +189,7 @@ def _plan_call(text: str, tools: Sequence[ToolSpec]) -> ToolCall | None:
             args = _fill_arguments(spec, device, text)
             if args is not None:
                 return ToolCall(spec.name, args)
-    return None
+    return _sensor_call(text, tools)
 
 
 def _fill_arguments(spec: ToolSpec, device: str, text: str) -> dict[str, Any] | None:

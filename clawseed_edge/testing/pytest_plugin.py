@@ -2,7 +2,7 @@
 
 Installing clawseed-edge makes these fixtures available in every pytest run, with no conftest:
 the agent fixtures (a scripted provider, an agent builder) and the hardware fixtures (a mock pin
-factory, a wired simulated board).
+factory, a wired simulated board, ``sim_i2c`` for simulated sensor banks).
 
 An ``async def`` test that uses one of these fixtures runs on pytest-asyncio's loop without any
 configuration: the plugin gives it the ``asyncio`` mark, so it works in pytest-asyncio's default
@@ -21,10 +21,13 @@ import pytest
 pytest_plugins = [
     "clawseed_edge.testing.agent_fixtures",
     "clawseed_edge.testing.hardware_fixtures",
+    "clawseed_edge.testing.sensor_fixtures",
 ]
 
 #: The fixtures this plugin provides; an async test using any of them gets the asyncio mark.
-FIXTURES = frozenset({"scripted_provider", "agent_builder", "mock_pin_factory", "sim_board"})
+FIXTURES = frozenset(
+    {"scripted_provider", "agent_builder", "mock_pin_factory", "sim_board", "sim_i2c"}
+)
 _OTHER_LOOPS = ("anyio", "trio")
 
 

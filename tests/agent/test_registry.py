@@ -96,7 +96,7 @@ def test_deny_only_filter_keeps_everything_else() -> None:
 
 def test_per_mcp_server_filters_apply_only_to_that_server() -> None:
     reg = ToolRegistry(mcp_filters={"fs": ToolFilter.of(allowed=["fs_read*"])})
-    assert reg.register(EchoTool("fs_read_file"), Mcp("fs"))
+    assert reg.register(EchoTool("fs_reader"), Mcp("fs"))
     assert not reg.register(EchoTool("fs_delete"), Mcp("fs"))
     assert reg.register(EchoTool("fs_delete"), Mcp("other"))
     assert reg.register(EchoTool("fs_write"))  # built-ins are not filtered by the server

@@ -90,8 +90,9 @@ async def test_embedded_default_assembles_with_the_demo_model() -> None:
     async with agent:
         answer = await agent.run("turn on the red led")
         assert answer.startswith("Done.")
-        (gpio,) = agent.peripherals
+        gpio, sensors = agent.peripherals
         assert gpio.pin_states()["GPIO17"]["value"] == 1
+        assert sensors.sensor_names() == ["greenhouse"]
 
 
 async def test_memory_is_consolidated_after_each_turn(tmp_path: Path) -> None:

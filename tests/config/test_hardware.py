@@ -37,8 +37,9 @@ def test_no_devices_needs_no_board(tmp_path: Path) -> None:
 
 def test_the_embedded_default_keeps_loading() -> None:
     loaded = load_config(None)
-    (pi,) = build_peripherals(loaded.config, loaded.source)
+    pi, sensors = build_peripherals(loaded.config, loaded.source)
     assert isinstance(pi, PiGpio) and pi.name == "pi" and pi.board_type == "sim"
+    assert sensors.name == "sensors" and sensors.board_type == "sim"
 
 
 def test_two_headers_build_two_peripherals_with_one_tool_set(tmp_path: Path) -> None:

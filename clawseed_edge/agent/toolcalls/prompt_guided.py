@@ -29,6 +29,53 @@ _TAG_START = re.compile(
 )
 _BRACKET_TOKEN = re.compile(r"\[(?=\s*(?:TOOL_CALLS|ARGS|CALL_ID)\s*\])", re.IGNORECASE)
 _TOOL_FENCE = re.compile(r"^([ \t]*)`{3,}(?=[ \t]*tool)", re.IGNORECASE | re.MULTILINE)
+# The wrapper the model is told to use; one left in the text after parsing was meant as a call.
+_CALL_TAG = re.compile(r"<(/?)tool[_-]?call>", re.IGNORECASE)
+_NAME_IN_BLOCK = re.compile(r'"name"\s*:\s*"([a-zA-Z0-9_-]{1,64})"')
+#: How much of an unreadable block is kept for the message back to the model, in characters.
+_UNREADABLE_KEEP = 2000
+
+
+def unreadable_calls(text: str) -> tuple[str, list[ToolCall]]:
+    """Closed ``<tool_call>`` blocks the parser left in ``text`` (their JSON is broken).
+
+    Returns the text without them and one call per block, named as the block names it (else
+    ``tool_call``), whose arguments carry the ``_invalid_arguments`` marker with the JSON error,
+    so the engine refuses it unread and tells the model what to fix instead of ending the turn
+    with the broken markup as the answer. One pass over the tags: linear in the text.
+    """
+    calls: list[ToolCall] = []
+    cuts: list[tuple[int, int]] = []
+    opened: re.Match[str] | None = None
+    for tag in _CALL_TAG.finditer(text):
+        if not tag.group(1):
+            opened = tag  # a repeated opener: the block starts at the last one
+            continue
+        if opened is None:
+            continue
+        content = text[opened.end() : tag.start()].strip()
+        named = _NAME_IN_BLOCK.search(content[:_UNREADABLE_KEEP])
+        try:
+            json.loads(content)
+            why = "the <tool_call> block holds no call in the format described in the tools section"
+        except (ValueError, RecursionError) as exc:
+            why = f"the <tool_call> block is not valid JSON ({exc})"
+        arguments = {"_invalid_arguments": content[:_UNREADABLE_KEEP], "_error": why}
+        calls.append(
+            ToolCall(
+                named.group(1) if named else "tool_call", arguments, f"unreadable_{len(calls) + 1}"
+            )
+        )
+        cuts.append((opened.start(), tag.end()))
+        opened = None
+    if not cuts:
+        return text, []
+    kept, pos = [], 0
+    for start, end in cuts:
+        kept.append(text[pos:start])
+        pos = end
+    kept.append(text[pos:])
+    return re.sub(r"\n{3,}", "\n\n", "".join(kept)).strip(), calls
 
 
 def neutralise_markup(text: str) -> str:
@@ -158,8 +205,11 @@ class XmlToolDispatcher:
     def read(self, response: ChatResponse) -> ParsedResponse:
         """Text, calls and history message of ``response``, parsing its text once."""
         content, text, parsed = read_tool_calls(response.text)
+        text, unreadable = unreadable_calls(text)
         calls = self._merge(response, parsed)
-        return ParsedResponse(text, tuple(calls), self._message(content, parsed, calls))
+        # The history message keeps the model's own markup, broken blocks included.
+        message = self._message(content, parsed, calls)
+        return ParsedResponse(text, (*calls, *unreadable), message)
 
     def parse_response(self, response: ChatResponse) -> tuple[str, list[ToolCall]]:
         """The cleaned text and the calls, with ids ``call_1``, ``call_2`` ...

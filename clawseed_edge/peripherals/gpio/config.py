@@ -50,7 +50,18 @@ __all__ = [
 ]
 
 DeviceKind = Literal[
-    "led", "pwm_led", "relay", "button", "digital_in", "digital_out", "buzzer", "servo"
+    "led",
+    "pwm_led",
+    "relay",
+    "button",
+    "digital_in",
+    "digital_out",
+    "buzzer",
+    "servo",
+    "motion_sensor",
+    "distance_sensor",
+    "rgb_led",
+    "tonal_buzzer",
 ]
 KINDS: tuple[str, ...] = tuple(KIND_SPECS)
 OUTPUT_KINDS = frozenset(k for k, spec in KIND_SPECS.items() if spec.is_output)
@@ -66,7 +77,11 @@ class DeviceConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, fro
         name: What the user and the model call it; a Python-style identifier (``red_led``).
         pin: The pin: canonical (``GPIO17``), number (``17``), header (``BOARD11``) or alias.
         kind: ``led``, ``pwm_led``, ``relay``, ``button``, ``digital_in``, ``digital_out``,
-            ``buzzer`` or ``servo``.
+            ``buzzer``, ``servo``, ``motion_sensor`` (a PIR), ``distance_sensor`` (an HC-SR04:
+            ``pin`` is ECHO, ``pins = {trigger = ..}``), ``rgb_led`` (three PWM pins) or
+            ``tonal_buzzer`` (a passive buzzer that plays notes).
+        pins: The other pins of a multi-pin kind, by name: ``{green = "GPIO6", blue =
+            "GPIO13"}`` for an ``rgb_led`` (whose ``pin`` is red).
         description: Free text for the model (``"desk lamp, left of the monitor"``).
         safe: The output's safe value, applied on shutdown and estop: ``"off"``, ``"on"``, or a
             level (0..1 for ``pwm_led``, -1..1 for ``servo``; ``"off"`` detaches a servo).
@@ -98,6 +113,7 @@ class DeviceConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, fro
     on_press: str | None = None
     on_release: str | None = None
     events_per_minute: int = 6
+    pins: dict[str, str | int] = msgspec.field(default_factory=dict)
 
     @property
     def spec(self) -> KindSpec:
@@ -137,6 +153,7 @@ class WiredDevice:
 
     config: DeviceConfig
     pin: PinSpec
+    extra: tuple[PinSpec, ...] = ()
 
     @property
     def name(self) -> str:
@@ -196,8 +213,32 @@ def validate_devices(
                 + (f"; pins that can: {', '.join(_pins_with(board, needs))}" if needs else "")
             )
         pins[pin.name] = dev.name
-        wired.append(WiredDevice(dev, pin))
+        extra = tuple(_extra_pin(board, dev, role, pins, where) for role in dev.spec.extra_pins)
+        wired.append(WiredDevice(dev, pin, extra))
     return wired
+
+
+def _extra_pin(
+    board: BoardSpec, dev: DeviceConfig, role: str, pins: dict[str, str], where: str
+) -> PinSpec:
+    """Resolve and claim ``dev.pins[role]`` (the green pin of an rgb_led ...)."""
+    try:
+        pin = board.lookup(dev.pins[role])
+    except (PinInvalid, PinReserved) as exc:
+        raise type(exc)(f"{where}: pins.{role}: {exc}") from None
+    if pin.name in pins:
+        raise PinInUse(
+            f"{where}: pins.{role} {pin.name} is already used by device {pins[pin.name]!r}; "
+            "one pin drives one device"
+        )
+    needs = dev.spec.extra_needs or dev.spec.needs
+    if not any(pin.can(c) for c in needs):
+        raise PinModeUnsupported(
+            f"{where}: pins.{role} of a {dev.kind} needs {' or '.join(needs)}, and "
+            f"{pin.name} has only {', '.join(pin.caps) or 'nothing'}"
+        )
+    pins[pin.name] = dev.name
+    return pin
 
 
 def _pins_with(board: BoardSpec, needs: tuple[str, ...]) -> list[str]:
@@ -224,6 +265,15 @@ def _check_values(dev: DeviceConfig, source: str, key: str) -> None:
         raise bad("events_per_minute", "must be at least 1")
     if dev.bounce_ms is not None and not 0 <= dev.bounce_ms <= 10_000:
         raise bad("bounce_ms", "must be 0..10000 milliseconds")
+    wanted, given = set(dev.spec.extra_pins), set(dev.pins)
+    if wanted != given:
+        need = ", ".join(f'{r} = "GPIO.."' for r in dev.spec.extra_pins)
+        raise bad(
+            "pins",
+            f"a {dev.kind} takes pins = {{{need}}}" if wanted else f"a {dev.kind} has one pin",
+        )
+    if dev.spec.tone and (dev.safe != "off" or dev.initial not in (None, "off")):
+        raise bad("safe", f"a {dev.kind} is silent when safe: safe and initial are 'off'")
     lo, hi = dev.level_range()
     for field in ("safe", "initial"):
         value = getattr(dev, field)

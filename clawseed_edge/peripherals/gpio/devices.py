@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import warnings
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
@@ -98,7 +99,7 @@ class GpioDevice:
         except Exception as exc:
             raise translate_gpio_error(exc, self.name, self.pin_name) from exc
         if not self.is_output:
-            self.value = float(self._dev.value)
+            self.value = self.read()
             if on_input is not None:
                 name, pin = self.name, self.pin_name
                 self._dev.when_activated = lambda: on_input(name, pin, 1)
@@ -116,6 +117,17 @@ class GpioDevice:
         initial = cfg.initial if cfg.initial is not None else cfg.safe
         if not spec.is_output:
             return self._build_input(cls, factory)
+        if spec.colour:  # pin is red; the extra pins green and blue
+            green, blue = (p.name for p in self.wired.extra)
+            on = 1.0 if initial == "on" else 0.0
+            return cls(
+                pin,
+                green,
+                blue,
+                active_high=cfg.active_high,
+                initial_value=(on, on, on),
+                pin_factory=factory,
+            )
         if spec.detaches:  # a servo: "off" means no pulses
             value = None if initial == "off" else self._level_of(initial)
             return cls(pin, initial_value=value, pin_factory=factory)
@@ -129,6 +141,36 @@ class GpioDevice:
     def _build_input(self, cls: Any, factory: Any) -> Any:
         cfg = self.wired.config
         bounce = None if cfg.bounce_ms is None else cfg.bounce_ms / 1000.0
+        if cls.__name__ == "DistanceSensor":
+            trigger = self.wired.extra[0].name
+            if type(factory).__name__ == "MockFactory":
+                from .pins import mock_echo_pins
+
+                mock_echo_pins(factory, self.pin_name, trigger)
+            # partial: a reading is available before the queue of 9 samples is full. gpiozero
+            # warns that only pigpio times echoes precisely; lgpio is what a Pi 5 has.
+            from gpiozero import PWMSoftwareFallback
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", PWMSoftwareFallback)
+                return cls(
+                    echo=self.pin_name,
+                    trigger=trigger,
+                    max_distance=4.0,
+                    partial=True,
+                    pin_factory=factory,
+                )
+        if cls.__name__ == "MotionSensor":
+            # A PIR drives its output actively: no pull unless the config asks for one.
+            # sample_rate 10/s with a queue of 5 reports motion after half a second of "high".
+            return cls(
+                self.pin_name,
+                pull_up=cfg.pull_up if cfg.pull_up is not None else False,
+                queue_len=5,
+                sample_rate=10,
+                threshold=0.5,
+                pin_factory=factory,
+            )
         if cls.__name__ == "Button":
             # gpiozero's Button defaults to the internal pull-up; keep that default.
             pull_up = True if cfg.pull_up is None else cfg.pull_up
@@ -160,8 +202,7 @@ class GpioDevice:
         return float(value)
 
     def _read_output(self) -> float | None:
-        raw = self._dev.value
-        return None if raw is None else float(raw)
+        return _scalar(self._dev.value)
 
     # --- operations (worker thread) -----------------------------------------------------------
 
@@ -177,7 +218,10 @@ class GpioDevice:
                 "connect a new peripheral to use it"
             )
         try:
-            if self.spec.level:
+            if self.spec.tone:
+                # Only silence is written here; notes go through play().
+                dev.stop()
+            elif self.spec.level:
                 if value is None:
                     dev.detach() if self.spec.detaches else dev.off()
                 else:
@@ -193,6 +237,40 @@ class GpioDevice:
             raise translate_gpio_error(exc, self.name, self.pin_name) from exc
         return self.value
 
+    def set_colour(self, rgb: tuple[float, float, float]) -> float | None:
+        """Show ``rgb`` (each 0..1, checked by the caller) on an ``rgb_led``."""
+        dev = self._dev
+        if dev is None:
+            raise DeviceClosed(f"device {self.name!r} is closed (its peripheral is not connected)")
+        try:
+            dev.value = rgb
+        except Exception as exc:
+            raise translate_gpio_error(exc, self.name, self.pin_name) from exc
+        self.value = self._read_output()
+        return self.value
+
+    def play(self, note: Any) -> float | None:
+        """Play ``note`` (``"A4"``, ``"C#5"``, ``440``, ``"440 Hz"``) until told otherwise;
+        ``"off"`` (or ``stop``, ``silence``) silences the buzzer.
+
+        Raises:
+            ToolArgumentsInvalid: Not a note, or outside the buzzer's range (both named).
+        """
+        from .notes import is_silence, parse_note
+
+        dev = self._dev
+        if dev is None:
+            raise DeviceClosed(f"device {self.name!r} is closed (its peripheral is not connected)")
+        if is_silence(note):
+            return self.write(None)
+        tone = parse_note(note, dev.min_tone, dev.max_tone)
+        try:
+            dev.play(tone)
+        except Exception as exc:
+            raise translate_gpio_error(exc, self.name, self.pin_name) from exc
+        self.value = self._read_output()
+        return self.value
+
     def read(self) -> float | None:
         """The device's current value (inputs: 1 active / 0 inactive)."""
         dev = self._dev
@@ -202,10 +280,11 @@ class GpioDevice:
                 "connect a new peripheral to use it"
             )
         try:
-            raw = dev.value
+            # A distance sensor's value is a fraction of its range; its distance is metres.
+            raw = dev.distance if self.spec.unit == "m" else dev.value
         except Exception as exc:
             raise translate_gpio_error(exc, self.name, self.pin_name) from exc
-        self.value = None if raw is None else float(raw)
+        self.value = _scalar(raw)
         return self.value
 
     def safe_value(self) -> float | None:
@@ -225,6 +304,10 @@ class GpioDevice:
         pin_obj = getattr(self._dev, "pin", None)
         if pin_obj is None:  # a Servo wraps a PWMOutputDevice
             pin_obj = getattr(getattr(self._dev, "pwm_device", None), "pin", None)
+        if pin_obj is None and self.spec.colour:
+            # gpiozero's RGBLED exposes no pins; its three PWMLEDs are in ``_leds`` (red first).
+            leds = getattr(self._dev, "_leds", ())
+            pin_obj = leds[0].pin if leds else None
         level: float | None = None
         mode = "closed"
         frequency = None
@@ -319,3 +402,12 @@ class BlinkTasks:
     def cancel_all(self) -> None:
         for name in list(self._tasks):
             self.cancel(name)
+
+
+def _scalar(raw: Any) -> float | None:
+    """A device value as one number: an RGBLED's (r, g, b) becomes its brightest channel."""
+    if raw is None:
+        return None
+    if isinstance(raw, tuple):
+        return float(max(raw))
+    return float(raw)

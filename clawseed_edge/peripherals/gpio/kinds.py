@@ -39,6 +39,11 @@ class KindSpec:
         symmetric: Its range is -cap..cap (a servo), else 0..cap.
         words: How its 1 and 0 read to a person (``on``/``off``, ``pressed``/``released``).
         detaches: "off" means no pulses at all (a servo detaches), not level 0.
+        tone: It plays notes (``gpio_play_note``); "off" is silence.
+        colour: It shows colours (``gpio_set_colour``); its value is its brightest channel.
+        extra_pins: Pins it needs besides ``pin``, by name (``pins = {green = .., blue = ..}``).
+        extra_needs: What the extra pins need, when it differs from ``needs``.
+        unit: Its value is a measurement in this unit (``m``), not on/off.
     """
 
     name: str
@@ -51,6 +56,11 @@ class KindSpec:
     symmetric: bool = False
     words: tuple[str, str] = ("on", "off")
     detaches: bool = False
+    tone: bool = False
+    colour: bool = False
+    extra_pins: tuple[str, ...] = ()
+    extra_needs: tuple[str, ...] = ()
+    unit: str = ""
 
     @property
     def is_output(self) -> bool:
@@ -65,6 +75,10 @@ class KindSpec:
 
     def describe(self, value: float | None) -> str:
         """A value in words: ``on``, ``pressed``, ``at level 0.4``, ``detached``."""
+        if self.tone:
+            return self.words[1] if value is None else self.words[0]
+        if self.unit:
+            return "no reading" if value is None else f"at {value:.2f} {self.unit}"
         if value is None:
             return "detached" if self.detaches else "unknown"
         if self.symmetric:
@@ -95,6 +109,47 @@ KIND_SPECS: dict[str, KindSpec] = {
         KindSpec("buzzer", "output", _DIGITAL_OUT, "Buzzer", switch=True, blink=True),
         # A servo holds a position: switching it "on" means nothing, "off" detaches it.
         KindSpec("servo", "output", _PWM, "Servo", level=True, symmetric=True, detaches=True),
+        # A PIR (HC-SR501): gpiozero's MotionSensor averages samples (queue_len) against
+        # the threshold, so one noisy edge does not report motion.
+        KindSpec(
+            "motion_sensor",
+            "input",
+            _DIGITAL_IN,
+            "MotionSensor",
+            words=("detecting motion", "quiet"),
+        ),
+        # An HC-SR04: ``pin`` is ECHO (through a divider: it is a 5 V signal), ``pins.trigger``
+        # TRIG; gpiozero's DistanceSensor times the echo in a thread and smooths the readings.
+        KindSpec(
+            "distance_sensor",
+            "input",
+            _DIGITAL_IN,
+            "DistanceSensor",
+            extra_pins=("trigger",),
+            extra_needs=_DIGITAL_OUT,
+            unit="m",
+        ),
+        # A common-cathode RGB LED on three PWM pins: ``pin`` is red, ``pins`` green and blue.
+        KindSpec(
+            "rgb_led",
+            "output",
+            _PWM,
+            "RGBLED",
+            switch=True,
+            colour=True,
+            extra_pins=("green", "blue"),
+        ),
+        # A passive buzzer: gpiozero's TonalBuzzer plays a note by PWM frequency; silent is
+        # "off" (no pulses), so it has no level and does not blink.
+        KindSpec(
+            "tonal_buzzer",
+            "output",
+            _PWM,
+            "TonalBuzzer",
+            detaches=True,
+            tone=True,
+            words=("playing a note", "silent"),
+        ),
     )
 }
 """Every kind the GPIO peripheral knows, in the order the docs list them."""

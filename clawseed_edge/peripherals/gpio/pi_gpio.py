@@ -377,6 +377,13 @@ class PiGpio:
         dev.check_level(level)
         return await self._write(dev, float(level))
 
+    async def operate(self, name: str, operation: str, argument: Any) -> float | None:
+        """A kind's own operation on ``name``: ``play`` a note, ``set_colour`` to (r, g, b)."""
+        dev = self._output(name, operation.replace("_", " "))
+        if not getattr(dev.spec, {"play": "tone", "set_colour": "colour"}[operation]):
+            raise PinModeUnsupported(f"{name} is a {dev.kind}: it cannot {operation}")
+        return await self._run(getattr(dev, operation), argument)
+
     async def read(self, name: str) -> float | None:
         """The device's current value (1/0 for switches and inputs, the level for PWM)."""
         self._require_connected()

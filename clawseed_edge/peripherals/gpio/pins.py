@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from clawseed_edge.api import BoardNotFound, HardwareError, PinFactoryUnavailable
 
-__all__ = ["PinFactoryKind", "make_pin_factory", "mock_pin_factory"]
+__all__ = ["PinFactoryKind", "make_pin_factory", "mock_echo_pins", "mock_pin_factory"]
 
 PinFactoryKind = Literal["auto", "lgpio", "mock"]
 
@@ -25,6 +25,30 @@ def mock_pin_factory() -> Any:
     from gpiozero.pins.mock import MockFactory, MockPWMPin
 
     return MockFactory(pin_class=MockPWMPin)
+
+
+SPEED_OF_SOUND_M_S = 343.26  # gpiozero's DistanceSensor uses the same figure (dry air, 20 C)
+
+
+def mock_echo_pins(factory: Any, echo: str, trigger: str, distance_m: float = 0.5) -> Any:
+    """Wire ``trigger`` to ``echo`` on a MockFactory as an HC-SR04 would: a pulse on the trigger
+    makes the echo pin high for the sound's round trip to an object ``distance_m`` away.
+
+    Returns the trigger pin; set its ``echo_time`` (seconds) to move the object. The echo is
+    timed by real threads, so a simulated distance is approximate (a few cm).
+    """
+    from gpiozero.pins.mock import MockPWMPin, MockTriggerPin
+
+    class MockPWMTriggerPin(MockTriggerPin, MockPWMPin):  # type: ignore[misc]
+        """A trigger pin of the factory's PWM pin class (the factory refuses mixing them)."""
+
+    echo_pin = factory.pin(echo)
+    return factory.pin(
+        trigger,
+        pin_class=MockPWMTriggerPin,
+        echo_pin=echo_pin,
+        echo_time=2 * distance_m / SPEED_OF_SOUND_M_S,
+    )
 
 
 def make_pin_factory(kind: PinFactoryKind = "auto", sim: bool = False) -> Any:

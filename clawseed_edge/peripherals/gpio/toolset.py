@@ -15,6 +15,7 @@ from clawseed_edge.api import (
     ToolResult,
 )
 
+from .maker_tools import GpioPlayNote, GpioSetColour
 from .port import DeviceRoutes, GpioPort
 from .tools import GpioBlink, GpioRead, GpioSetLevel, GpioSwitch, GpioToggle
 
@@ -59,9 +60,7 @@ class HardwareStatus(BaseTool):
                 return ToolResult.fail(str(exc))
             for state in port_states:
                 route = self._routes.get(state["device"])
-                described = (
-                    route[1].spec.describe(state["value"]) if route else str(state["value"])
-                )
+                described = route[1].spec.describe(state["value"]) if route else str(state["value"])
                 where = f" ({port.name})" if several else ""
                 lines.append(
                     f"{state['device']}: {state['kind']} on {state['pin']}{where}, {described}"
@@ -80,7 +79,15 @@ def build_tools(ports: Sequence[GpioPort]) -> list[Tool]:
     """
     routes = DeviceRoutes(ports)
     tools: list[Tool] = []
-    for cls in (GpioSwitch, GpioToggle, GpioSetLevel, GpioRead, GpioBlink):
+    for cls in (
+        GpioSwitch,
+        GpioToggle,
+        GpioSetLevel,
+        GpioRead,
+        GpioBlink,
+        GpioPlayNote,
+        GpioSetColour,
+    ):
         tool = cls(routes)
         if tool.devices:
             tools.append(tool)

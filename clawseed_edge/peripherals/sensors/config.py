@@ -1,0 +1,260 @@
+"""``[[sensors]]``, ``[[displays]]`` and ``[i2c]``: what is wired to the buses, validated.
+
+::
+
+    [[sensors]]
+    name = "greenhouse"
+    driver = "bme280"
+    bus = 1
+    address = 0x76
+
+    [[sensors]]
+    name = "soil"
+    driver = "ds18b20"
+    device = "28-0316a2791eff"   # optional when only one is present
+
+    [[displays]]
+    name = "lcd"
+    driver = "hd44780"
+    address = 0x27
+
+    [i2c]
+    raw_access = false           # i2c_read_register / i2c_write_register tools
+
+:func:`validate_sensors` checks every entry against the driver registry and the board, with
+messages that name the file, the key and what to do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from clawseed_edge.api import ConfigInvalid
+
+from .registry import DriverRegistry
+
+__all__ = [
+    "ADDRESS_RANGE",
+    "I2CSettings",
+    "SensorConfig",
+    "ValidSensor",
+    "parse_sensor_tables",
+    "validate_sensors",
+    "where",
+]
+
+ADDRESS_RANGE = range(0x03, 0x78)
+"""Valid 7-bit addresses: 0x00-0x02 and 0x78-0x7F are reserved by the I2C specification."""
+
+
+class SensorConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
+    """One sensor (or display) the user wired.
+
+    Attributes:
+        name: What the user and the model call it (``greenhouse``); a Python-style identifier.
+        driver: A driver name (``bme280``, ``sht31``, ``bh1750``, ``ads1115``, ``ds18b20``,
+            ``dht22``, ``dht11``; ``hd44780`` for displays) or a plugin's.
+        bus: For I2C: N of ``/dev/i2c-N`` (1 is the Pi header's pins 3 and 5).
+        address: For I2C: the 7-bit address; default: the chip's usual one.
+        device: For sysfs sensors: ``28-<serial>`` (DS18B20) or ``iio:deviceN`` (DHT);
+            optional when only one such sensor is present.
+        description: Free text for the model (``"in the greenhouse, by the door"``).
+        min_interval_s: Serve the last reading for this many seconds (at least the driver's
+            own minimum, e.g. 2 s for a DHT22).
+        options: Keyword arguments for the driver (``full_scale = 2.048`` for an ADS1115,
+            ``columns = 20``, ``rows = 4`` for a display).
+    """
+
+    name: str
+    driver: str
+    bus: int = 1
+    address: int | None = None
+    device: str | None = None
+    description: str = ""
+    min_interval_s: float | None = None
+    options: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+class I2CSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
+    """``[i2c]``: bus-wide settings.
+
+    Attributes:
+        raw_access: Offer ``i2c_read_register`` and ``i2c_write_register`` (a write is risk
+            class ``dangerous``: approval in supervised mode, refused in read_only).
+        attempts: Tries per operation for NACKs and transient bus errors.
+    """
+
+    raw_access: bool = False
+    attempts: int = 3
+
+
+@dataclass(frozen=True, slots=True)
+class ValidSensor:
+    """A validated entry with its driver class and its resolved address."""
+
+    config: SensorConfig
+    driver: type[Any]
+    address: int | None
+    display: bool
+    key: str
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    @property
+    def transport(self) -> str:
+        return str(self.driver.transport)
+
+    @property
+    def min_interval_s(self) -> float:
+        own = float(getattr(self.driver, "min_interval_s", 0.0))
+        wanted = self.config.min_interval_s
+        return own if wanted is None else max(own, wanted)
+
+
+def validate_sensors(
+    sensors: Sequence[SensorConfig],
+    displays: Sequence[SensorConfig],
+    registry: DriverRegistry,
+    *,
+    taken_names: Sequence[str] = (),
+    i2c_pins_in_use: dict[str, str] | None = None,
+    source: str = "config.toml",
+) -> list[ValidSensor]:
+    """Check the sensors and displays; resolve drivers and default addresses.
+
+    Args:
+        sensors: ``[[sensors]]`` entries.
+        displays: ``[[displays]]`` entries.
+        registry: Where driver names are looked up.
+        taken_names: Names already used by other devices (GPIO devices).
+        i2c_pins_in_use: Board pins with I2C capability that GPIO devices use, pin -> device;
+            an error when an I2C sensor is on bus 1 (those pins are its SDA/SCL).
+        source: The config file, for messages.
+
+    Raises:
+        ConfigInvalid: Unknown driver (lists them), a display under [[sensors]] or the
+            reverse, an address outside 0x03-0x77, two devices on one bus address, I2C pins
+            used as GPIO, a duplicate name, a negative interval.
+    """
+    valid: list[ValidSensor] = []
+    names = {n: "a GPIO device" for n in taken_names}
+    addresses: dict[tuple[int, int], str] = {}
+    entries = [("sensors", i, s) for i, s in enumerate(sensors)]
+    entries += [("displays", i, d) for i, d in enumerate(displays)]
+    for table, i, entry in entries:
+        key = f"{table}[{i}]"
+
+        def bad(
+            field: str, message: str, key: str = key, entry: SensorConfig = entry
+        ) -> ConfigInvalid:
+            return ConfigInvalid(f"{entry.name!r}: {message}", file=source, key=f"{key}.{field}")
+
+        if not entry.name.isidentifier() or len(entry.name) > 40:
+            raise bad(
+                "name", "a name is letters, digits and '_' (not starting with a digit), <= 40"
+            )
+        if entry.name in names:
+            raise bad("name", f"the name is already used by {names[entry.name]}; names are unique")
+        names[entry.name] = key
+        try:
+            driver = registry.get(entry.driver)
+        except ConfigInvalid as exc:
+            message = str(exc).removeprefix("driver: ")
+            raise ConfigInvalid(message, file=source, key=f"{key}.driver") from exc
+        is_display = hasattr(driver, "show")
+        if is_display and table == "sensors":
+            raise bad("driver", f"{entry.driver} is a display: put it under [[displays]]")
+        if not is_display and table == "displays":
+            raise bad("driver", f"{entry.driver} is a sensor: put it under [[sensors]]")
+        if entry.min_interval_s is not None and not 0 <= entry.min_interval_s <= 3600:
+            raise bad("min_interval_s", "must be 0..3600 seconds")
+        address: int | None = None
+        if driver.transport == "i2c":
+            known = tuple(getattr(driver, "addresses", ()))
+            address = entry.address if entry.address is not None else (known[0] if known else None)
+            if address is None:
+                raise bad("address", f"{entry.driver} has no default address; set address = 0x..")
+            if address not in ADDRESS_RANGE:
+                raise bad(
+                    "address",
+                    f"address 0x{address:02x} is outside 0x03-0x77 (the 7-bit range I2C allows); "
+                    f"{entry.driver} answers at {_hexes(known)}",
+                )
+            if not 0 <= entry.bus <= 255:
+                raise bad("bus", f"bus {entry.bus} is not a bus number (N of /dev/i2c-N)")
+            other = addresses.get((entry.bus, address))
+            if other is not None:
+                raise bad(
+                    "address",
+                    f"address 0x{address:02x} on bus {entry.bus} is already used by {other}: two "
+                    "chips cannot share an address on one bus (change a strap, or use another bus)",
+                )
+            addresses[(entry.bus, address)] = repr(entry.name)
+            if entry.bus == 1 and i2c_pins_in_use:
+                pins = ", ".join(f"{p} ({d})" for p, d in i2c_pins_in_use.items())
+                raise bad(
+                    "bus",
+                    f"I2C bus 1 uses SDA/SCL, and GPIO devices are wired to them: {pins}; move "
+                    "those devices to other pins",
+                )
+        elif entry.address is not None:
+            raise bad("address", f'{entry.driver} is not an I2C chip: use device = "..." if needed')
+        valid.append(ValidSensor(entry, driver, address, is_display, key))
+    return valid
+
+
+def where(v: ValidSensor) -> str:
+    """Where a sensor is, in words: ``on I2C bus 1 at 0x76``, ``on 1-Wire (28-...)``."""
+    device = f" ({v.config.device})" if v.config.device else ""
+    if v.transport == "i2c":
+        return f"on I2C bus {v.config.bus} at 0x{v.address:02x}"
+    if v.transport == "w1":
+        return f"on 1-Wire{device}"
+    return f"through the kernel's dht11 driver{device}"
+
+
+def _hexes(addresses: Sequence[int]) -> str:
+    return ", ".join(f"0x{a:02x}" for a in addresses) or "an address you must set"
+
+
+def parse_sensor_tables(
+    data: Mapping[str, Any], source: str = "config.toml"
+) -> tuple[list[SensorConfig], list[SensorConfig], I2CSettings]:
+    """``[[sensors]]``, ``[[displays]]`` and ``[i2c]`` from a decoded TOML document.
+
+    Raises:
+        ConfigInvalid: A key is unknown or of the wrong type (names the file and the key).
+    """
+    out: list[list[SensorConfig]] = []
+    for table in ("sensors", "displays"):
+        raw = data.get(table, [])
+        try:
+            out.append(msgspec.convert(raw, list[SensorConfig]))
+        except msgspec.ValidationError as exc:
+            message, key = _explain(exc)
+            raise ConfigInvalid(message, file=source, key=f"{table}{key}") from exc
+    try:
+        settings = msgspec.convert(data.get("i2c", {}), I2CSettings)
+    except msgspec.ValidationError as exc:
+        message, key = _explain(exc)
+        raise ConfigInvalid(message, file=source, key=f"i2c{key}") from exc
+    return out[0], out[1], settings
+
+
+def _explain(exc: msgspec.ValidationError) -> tuple[str, str]:
+    """(message, key suffix) from msgspec's ``"... - at `$[0].address`"``."""
+    message, _, key = str(exc).partition(" - at `$")
+    key = key.rstrip("`")
+    if message.startswith("Object contains unknown field `"):
+        field = message.split("`")[1]
+        key = f"{key}.{field}"
+        message = f"unknown key {field!r} (check the spelling; see docs/sensors.md)"
+    elif not key and message.startswith("Expected `array`"):
+        message = f"{message}: write [[sensors]] / [[displays]] tables"
+    return message, key

@@ -1,0 +1,157 @@
+"""DHT11 / DHT22 (AM2302) through the kernel's ``dht11`` IIO driver, never bit-banged.
+
+The DHT's single-wire protocol has 26/70 microsecond pulses that Python on Linux cannot time;
+the kernel driver can. With ``dtoverlay=dht11,gpiopin=N`` the sensor appears as
+``/sys/bus/iio/devices/iio:deviceK/`` with a ``name`` of ``dht11`` (for both DHT11 and DHT22)
+and two attributes in thousandths: ``in_temp_input`` (milli degrees C) and
+``in_humidityrelative_input`` (milli %RH).
+
+A read fails with ``EIO`` (or ``ETIMEDOUT``) whenever the driver misses an edge, which happens
+routinely; we retry a bounded number of times. The driver caches a good reading for about
+2 seconds, so the two attributes read back to back come from one measurement.
+"""
+
+from __future__ import annotations
+
+import errno
+import time
+from pathlib import Path
+from typing import ClassVar
+
+from clawseed_edge.api import DeviceNoResponse, DeviceNotFound, SensorDataInvalid
+from clawseed_edge.peripherals.sensors.driver import Quantity, Transport, check_values
+
+from .files import FileReader, describe_os_error, read_attribute
+
+__all__ = ["DHT11", "DHT22", "IIO_DEVICES"]
+
+IIO_DEVICES = Path("bus/iio/devices")
+"""Where IIO devices appear, relative to the sysfs root (``/sys``)."""
+
+RETRY_ERRNOS = frozenset({errno.EIO, errno.ETIMEDOUT, errno.EAGAIN})
+ENABLE_DHT_ADVICE = (
+    "add `dtoverlay=dht11,gpiopin=4` (your data pin) to /boot/firmware/config.txt and reboot"
+)
+
+
+class DHT22:
+    """A DHT22/AM2302 through the ``dht11`` IIO driver.
+
+    Args:
+        device_dir: The IIO device's directory (see :meth:`locate`).
+        reader: How attribute files are read (the fake tree injects faults through it).
+        attempts: Reads tried before giving up (the driver's EIO is routine).
+        retry_delay_s: Wait between tries, seconds: the sensor needs a moment after a failed
+            start before it answers again.
+
+    Values: temperature in degrees C, humidity in %RH.
+    """
+
+    driver_name: ClassVar[str] = "dht22"
+    transport: ClassVar[Transport] = "iio"
+    addresses: ClassVar[tuple[int, ...]] = ()
+    quantities: ClassVar[tuple[Quantity, ...]] = (
+        Quantity("temperature", "°C", -40.0, 80.0, 1),
+        Quantity("humidity", "%RH", 0.0, 100.0, 1),
+    )
+    min_interval_s: ClassVar[float] = 2.0
+    summary: ClassVar[str] = "DHT22/AM2302 temperature, humidity (kernel dht11 IIO driver)"
+
+    def __init__(
+        self,
+        device_dir: Path,
+        *,
+        reader: FileReader = read_attribute,
+        attempts: int = 4,
+        retry_delay_s: float = 0.5,
+    ) -> None:
+        self.device_dir = device_dir
+        self._read = reader
+        self.attempts = max(1, attempts)
+        self.retry_delay_s = retry_delay_s
+
+    @staticmethod
+    def locate(sysfs_root: Path, device: str | None) -> Path:
+        """The directory of IIO ``device`` (``iio:device0``), or of the only ``dht11`` one.
+
+        Raises:
+            DeviceNotFound: No such device, none (with the overlay to add), or several unnamed.
+        """
+        base = sysfs_root / IIO_DEVICES
+        found = []
+        if base.is_dir():
+            for entry in sorted(base.glob("iio:device*")):
+                try:
+                    name = read_attribute(entry / "name").strip()
+                except OSError:
+                    continue
+                if name.startswith("dht11"):
+                    found.append(entry.name)
+        if device is not None:
+            if device in found:
+                return base / device
+            raise DeviceNotFound(
+                f"no DHT IIO device {device!r} in {base}; DHT devices present: "
+                f"{', '.join(found) or 'none'}"
+            )
+        if len(found) == 1:
+            return base / found[0]
+        if not found:
+            raise DeviceNotFound(f"no DHT sensor in {base}: {ENABLE_DHT_ADVICE}")
+        raise DeviceNotFound(
+            f"several DHT sensors are present ({', '.join(found)}); set device = "
+            '"iio:deviceN" for each sensor in the config'
+        )
+
+    def setup(self) -> None:
+        """Nothing to initialise: the kernel driver owns the pin."""
+
+    def read(self) -> dict[str, float]:
+        """Temperature and humidity, retrying the driver's routine EIO.
+
+        Raises:
+            DeviceNoResponse: Every try failed (the sensor is absent, unpowered or on another pin).
+            SensorDataInvalid: The driver returned something that is not a number, or a value
+                outside the sensor's range.
+        """
+        last: OSError | None = None
+        for attempt in range(self.attempts):
+            if attempt:
+                time.sleep(self.retry_delay_s)
+            try:
+                temperature = self._milli("in_temp_input")
+                humidity = self._milli("in_humidityrelative_input")
+            except OSError as exc:
+                if exc.errno not in RETRY_ERRNOS:
+                    raise
+                last = exc
+                continue
+            values = {"temperature": temperature, "humidity": humidity}
+            return check_values(self.driver_name, self.quantities, values)
+        assert last is not None
+        raise DeviceNoResponse(
+            f"{self.driver_name} at {self.device_dir.name}: {self.attempts} reads failed "
+            f"({describe_os_error(last)}): check the wiring (data pin, a 10 kOhm pull-up, 3.3 V) "
+            "and the gpiopin of the dht11 overlay"
+        ) from last
+
+    def _milli(self, attribute: str) -> float:
+        text = self._read(self.device_dir / attribute).strip()
+        try:
+            return int(text) / 1000.0
+        except ValueError:
+            raise SensorDataInvalid(
+                f"{self.driver_name}: {attribute} is not a number: {text[:40]!r}"
+            ) from None
+
+
+class DHT11(DHT22):
+    """A DHT11 through the same ``dht11`` IIO driver: 0..50 degrees C, 20..90 %RH, 1 s apart."""
+
+    driver_name: ClassVar[str] = "dht11"
+    quantities: ClassVar[tuple[Quantity, ...]] = (
+        Quantity("temperature", "°C", 0.0, 50.0, 0),
+        Quantity("humidity", "%RH", 20.0, 90.0, 0),
+    )
+    min_interval_s: ClassVar[float] = 1.0
+    summary: ClassVar[str] = "DHT11 temperature, humidity (kernel dht11 IIO driver)"

@@ -1,0 +1,36 @@
+"""Simulated sensor banks from TOML snippets, for tests (ours and users')."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Sequence
+
+from clawseed_edge.api import ConfigInvalid
+from clawseed_edge.peripherals.sensors.bank import SensorBank
+from clawseed_edge.peripherals.sensors.config import parse_sensor_tables, validate_sensors
+from clawseed_edge.peripherals.sensors.registry import DriverRegistry, default_driver_registry
+
+__all__ = ["sim_sensor_bank"]
+
+
+def sim_sensor_bank(
+    sensors_toml: str,
+    *,
+    name: str = "sensors",
+    registry: DriverRegistry | None = None,
+    taken_names: Sequence[str] = (),
+    source: str = "<sensors>",
+) -> SensorBank:
+    """A simulated (not yet connected) :class:`SensorBank` for ``[[sensors]]``/``[[displays]]``.
+
+    Raises:
+        ConfigInvalid: The snippet is not valid TOML or the tables are wrong.
+    """
+    try:
+        data = tomllib.loads(sensors_toml)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigInvalid(f"not valid TOML: {exc}", file=source) from exc
+    registry = registry or default_driver_registry()
+    sensors, displays, settings = parse_sensor_tables(data, source)
+    valid = validate_sensors(sensors, displays, registry, taken_names=taken_names, source=source)
+    return SensorBank(valid, settings=settings, sim=True, name=name, registry=registry)

@@ -1,0 +1,187 @@
+"""SensorBank and its tools on the simulated bus: readings, the cache, faults, displays."""
+
+from __future__ import annotations
+
+import errno
+from collections.abc import Awaitable, Callable
+
+import pytest
+
+from clawseed_edge.api import DeviceNotFound, RiskClass, Tool, ToolContext, ToolResult
+from clawseed_edge.peripherals.sensors.bank import SensorBank
+
+SimI2C = Callable[..., Awaitable[SensorBank]]
+
+WIRING = """
+[[sensors]]
+name = "greenhouse"
+driver = "bme280"
+address = 0x76
+
+[[sensors]]
+name = "porch"
+driver = "sht31"
+
+[[sensors]]
+name = "light"
+driver = "bh1750"
+
+[[sensors]]
+name = "adc"
+driver = "ads1115"
+options = { full_scale = 4.096 }
+
+[[displays]]
+name = "lcd"
+driver = "hd44780"
+"""
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def tool(bank: SensorBank, name: str) -> Tool:
+    return next(t for t in bank.tools() if t.name == name)
+
+
+async def call(bank: SensorBank, name: str, **arguments: object) -> ToolResult:
+    return await tool(bank, name).execute(arguments, ToolContext())
+
+
+async def test_reads_every_driver_with_units(sim_i2c: SimI2C) -> None:
+    bank = await sim_i2c(WIRING)
+    bank.sim.sensor("greenhouse").set(temperature=21.5, humidity=40, pressure=1002.5)
+    bank.sim.sensor("porch").set(temperature=12.0, humidity=80)
+    bank.sim.sensor("light").set(illuminance=350)
+    bank.sim.sensor("adc").set(ain0=1.25)
+    assert (
+        (await bank.read("greenhouse"))
+        .text()
+        .startswith(
+            "greenhouse: temperature 21.5 °C, humidity 40.0 %RH, pressure 1002.5 hPa (read at "
+        )
+    )
+    assert (await bank.read("porch")).format_value("humidity") == "80.0 %RH"
+    assert (await bank.read("light")).format_value("illuminance") == "350 lx"
+    assert (await bank.read("adc")).format_value("ain0") == "1.2500 V"
+
+
+async def test_a_reading_within_the_minimum_interval_is_cached() -> None:
+    from clawseed_edge.testing.sensors import sim_sensor_bank
+
+    clock = Clock()
+    bank = sim_sensor_bank('[[sensors]]\nname = "air"\ndriver = "bme280"\nmin_interval_s = 5')
+    bank._clock = clock  # the cache's clock; the drivers' own waits are real
+    async with bank:
+        model = bank.sim.sensor("air")
+        first = await bank.read("air")
+        model.set(temperature=30.0)
+        clock.now += 4.9
+        again = await bank.read("air")
+        clock.now += 0.2
+        fresh = await bank.read("air")
+    assert (again.cached, again.values) == (True, first.values)
+    assert "cached" in again.text()
+    assert (fresh.cached, fresh.values["temperature"]) == (False, 30.0)
+    assert model.measurements == 2
+
+
+async def test_sensor_read_tool_schema_enumerates_the_sensors(sim_i2c: SimI2C) -> None:
+    bank = await sim_i2c(WIRING)
+    names = [t.name for t in bank.tools()]
+    assert names == ["sensor_read", "i2c_scan", "display_show"]  # no raw access by default
+    schema = tool(bank, "sensor_read").parameters
+    assert schema["properties"]["sensor"]["enum"] == ["greenhouse", "porch", "light", "adc"]
+
+
+async def test_raw_register_tools_only_when_enabled(sim_i2c: SimI2C) -> None:
+    bank = await sim_i2c(WIRING + "\n[i2c]\nraw_access = true\n")
+    read = tool(bank, "i2c_read_register")
+    write = tool(bank, "i2c_write_register")
+    assert read.risk is RiskClass.READ
+    assert write.risk is RiskClass.DANGEROUS
+    result = await call(bank, "i2c_read_register", address="0x76", register=0xD0)
+    assert result.output == "0x76 register 0xd0: 60"
+    action = write.describe_action({"address": 0x76, "register": 0xE0, "data": [0xB6]})
+    assert (action.operation, action.allowed) == ("write", True)
+    assert "write b6 to register 0xe0 of 0x76" in action.summary
+
+
+async def test_scan_names_configured_chips_and_missing_ones(sim_i2c: SimI2C) -> None:
+    bank = await sim_i2c(WIRING)
+    bank.sim.bus(1).detach(0x23)
+    result = await call(bank, "i2c_scan")
+    assert result.output == (
+        "I2C bus 1: 0x27 (lcd), 0x44 (porch), 0x48 (adc), 0x76 (greenhouse). "
+        "Configured but not answering: light (0x23)"
+    )
+
+
+async def test_absent_device_is_a_tool_error_then_works_once_plugged_in(sim_i2c: SimI2C) -> None:
+    bank = await sim_i2c(WIRING)
+    model = bank.sim.bus(1).devices[0x44]
+    bank.sim.bus(1).detach(0x44)
+    result = await call(bank, "sensor_read", sensor="porch")
+    assert not result.success
+    assert "no device answered at 0x44 on I2C bus 1 (NACK)" in result.error
+    assert "i2c_scan finds 0x23, 0x27, 0x48, 0x76" in result.error
+    bank.sim.bus(1).attach(0x44, model)
+    assert (await call(bank, "sensor_read", sensor="porch")).success
+
+
+async def test_bus_gone_mid_read_is_a_tool_error_and_the_next_read_works(sim_i2c: SimI2C) -> None:
+    bank = await sim_i2c(WIRING)
+    bank.sim.bus(1).inject(errno.ENODEV, after=2)
+    result = await call(bank, "sensor_read", sensor="greenhouse")
+    assert "I2C bus 1 went away during the transfer" in result.error
+    result = await call(bank, "sensor_read", sensor="greenhouse")
+    assert result.success, result.error
+
+
+async def test_crc_failure_is_a_tool_error_and_is_not_cached(sim_i2c: SimI2C) -> None:
+    bank = await sim_i2c(WIRING)
+    bank.sim.sensor("porch").corrupt_crcs = 1
+    result = await call(bank, "sensor_read", sensor="porch")
+    assert "CRC check failed" in result.error
+    result = await call(bank, "sensor_read", sensor="porch")
+    assert result.success and "temperature 21.0 °C" in result.output
+
+
+async def test_display_show_writes_the_lcd(sim_i2c: SimI2C) -> None:
+    bank = await sim_i2c(WIRING)
+    result = await call(bank, "display_show", text="greenhouse 21.5°C")
+    assert result.output == "lcd shows: greenhouse | 21.5°C"
+    assert bank.sim.sensor("lcd").lines == ["greenhouse      ", "21.5°C          "]
+    too_long = await call(bank, "display_show", text="x " * 30)
+    assert "shows 2 lines of 16 characters" in too_long.error
+
+
+async def test_unknown_sensor_lists_the_configured_ones(sim_i2c: SimI2C) -> None:
+    bank = await sim_i2c(WIRING)
+    result = await call(bank, "sensor_read", sensor="attic")
+    assert result.error == "no sensor named 'attic'; sensors: greenhouse, porch, light, adc"
+    with pytest.raises(DeviceNotFound, match="configured: greenhouse"):
+        await bank.read("attic")
+
+
+async def test_status_shows_the_last_readings(sim_i2c: SimI2C) -> None:
+    bank = await sim_i2c(WIRING)
+    await bank.read("greenhouse")
+    status = {s["device"]: s for s in await bank.status()}
+    assert status["greenhouse"]["where"] == "on I2C bus 1 at 0x76"
+    assert "temperature 21.0 °C" in status["greenhouse"]["reading"]
+    assert "reading" not in status["porch"]
+
+
+async def test_status_can_read_every_sensor_and_reports_failures(sim_i2c: SimI2C) -> None:
+    bank = await sim_i2c(WIRING)
+    bank.sim.bus(1).detach(0x23)
+    status = {s["device"]: s for s in await bank.status(read=True)}
+    assert status["porch"]["values"] == {"temperature": 21.0, "humidity": 45.0}
+    assert "no device answered at 0x23" in status["light"]["error"]
+    assert status["lcd"]["lines"] == ["", ""]

@@ -1,0 +1,120 @@
+"""DS18B20 and DHT readers against the kernel's file formats, in a fake sysfs tree."""
+
+from __future__ import annotations
+
+import errno
+from pathlib import Path
+
+import pytest
+
+from clawseed_edge.api import DeviceNoResponse, DeviceNotFound, SensorDataInvalid
+from clawseed_edge.peripherals.sysfs import (
+    DHT11,
+    DHT22,
+    DS18B20,
+    FakeSysfs,
+    dallas_crc8,
+    parse_w1_slave,
+)
+
+KERNEL_EXAMPLE = "72 01 4b 46 7f ff 0e 10 57 : crc=57 YES\n72 01 4b 46 7f ff 0e 10 57 t=23125\n"
+
+
+@pytest.fixture
+def sysfs(tmp_path: Path) -> FakeSysfs:
+    return FakeSysfs(tmp_path / "sys")
+
+
+def test_dallas_crc_of_the_w1_therm_example() -> None:
+    assert dallas_crc8(bytes.fromhex("72014b467fff0e10")) == 0x57
+
+
+def test_parse_w1_slave_decodes_the_scratchpad() -> None:
+    assert parse_w1_slave(KERNEL_EXAMPLE) == 23.125
+
+
+def test_parse_w1_slave_refuses_a_crc_the_kernel_accepted_but_that_is_wrong() -> None:
+    bad = KERNEL_EXAMPLE.replace("10 57 :", "10 58 :").replace("crc=57", "crc=58")
+    with pytest.raises(SensorDataInvalid, match="CRC check failed"):
+        parse_w1_slave(bad)
+
+
+def test_parse_w1_slave_refuses_garbage() -> None:
+    with pytest.raises(SensorDataInvalid, match="not what w1_therm writes"):
+        parse_w1_slave("hello\n")
+
+
+def test_ds18b20_reads_the_fake_tree(sysfs: FakeSysfs) -> None:
+    fake = sysfs.add_ds18b20(temperature=-10.125)
+    sensor = DS18B20(DS18B20.locate(sysfs.root, None), reader=sysfs.reader())
+    assert sensor.read() == {"temperature": -10.125}
+    fake.set(temperature=24.5)
+    assert sensor.read() == {"temperature": 24.5}
+
+
+def test_ds18b20_power_on_value_is_an_error_then_the_next_read_works(sysfs: FakeSysfs) -> None:
+    fake = sysfs.add_ds18b20()
+    sensor = DS18B20(DS18B20.locate(sysfs.root, None), reader=sysfs.reader())
+    fake.power_on_value()
+    with pytest.raises(SensorDataInvalid, match="85 °C is the DS18B20's power-on value"):
+        sensor.read()
+    fake.set(temperature=20.0)
+    assert sensor.read() == {"temperature": 20.0}
+
+
+def test_ds18b20_crc_no_is_an_error(sysfs: FakeSysfs) -> None:
+    fake = sysfs.add_ds18b20()
+    fake.corrupt_crc()
+    with pytest.raises(SensorDataInvalid, match="pull-up"):
+        DS18B20(fake.directory).read()
+
+
+def test_ds18b20_locate_explains_what_is_missing(tmp_path: Path, sysfs: FakeSysfs) -> None:
+    with pytest.raises(DeviceNotFound, match="do_onewire 0"):
+        DS18B20.locate(tmp_path / "nothing", None)
+    with pytest.raises(DeviceNotFound, match="no DS18B20 found"):
+        DS18B20.locate(sysfs.root, None)
+    sysfs.add_ds18b20("aaaa")
+    sysfs.add_ds18b20("bbbb")
+    with pytest.raises(DeviceNotFound, match="28-aaaa, 28-bbbb"):
+        DS18B20.locate(sysfs.root, None)
+    assert DS18B20.locate(sysfs.root, "28-bbbb").name == "28-bbbb"
+
+
+def test_dht22_reads_thousandths(sysfs: FakeSysfs) -> None:
+    sysfs.add_dht(temperature=23.4, humidity=55.1)
+    sensor = DHT22(DHT22.locate(sysfs.root, None), reader=sysfs.reader(), retry_delay_s=0)
+    assert sensor.read() == {"temperature": 23.4, "humidity": 55.1}
+
+
+def test_dht_read_that_fails_twice_then_works(sysfs: FakeSysfs) -> None:
+    sysfs.add_dht(temperature=19.0, humidity=60.0)
+    sensor = DHT22(DHT22.locate(sysfs.root, None), reader=sysfs.reader(), retry_delay_s=0)
+    sysfs.fail("in_temp_input", errno.EIO, count=2)
+    assert sensor.read() == {"temperature": 19.0, "humidity": 60.0}
+    assert sysfs.reads == 4  # two failed reads, then both attributes
+
+
+def test_dht_that_never_answers_is_a_clear_error_and_the_next_read_works(
+    sysfs: FakeSysfs,
+) -> None:
+    sysfs.add_dht()
+    sensor = DHT22(
+        DHT22.locate(sysfs.root, None), reader=sysfs.reader(), attempts=3, retry_delay_s=0
+    )
+    sysfs.fail("in_humidityrelative_input", errno.ETIMEDOUT, count=3)
+    with pytest.raises(DeviceNoResponse, match=r"3 reads failed \(.*ETIMEDOUT\).*pull-up"):
+        sensor.read()
+    assert sensor.read()["humidity"] == 45.0
+
+
+def test_dht11_range_is_narrower(sysfs: FakeSysfs) -> None:
+    fake = sysfs.add_dht(temperature=60.0, humidity=50.0)
+    sensor = DHT11(fake.directory, retry_delay_s=0)
+    with pytest.raises(SensorDataInvalid, match="outside what the sensor can measure"):
+        sensor.read()
+
+
+def test_dht_locate_names_the_overlay(sysfs: FakeSysfs) -> None:
+    with pytest.raises(DeviceNotFound, match="dtoverlay=dht11,gpiopin="):
+        DHT22.locate(sysfs.root, None)
