@@ -33,8 +33,8 @@ import msgspec
 from clawseed_edge.api import ConfigInvalid, Peripheral
 
 from .gpio.factory import PiGpioFactory
-from .serial.factory import NucleoFactory
 from .sensors.factory import SensorBankFactory
+from .serial.factory import NucleoFactory
 
 __all__ = [
     "ENTRY_POINT_GROUP",
