@@ -55,7 +55,9 @@ class SimBoardState:
         adc: pin -> raw 16-bit reading (0..65535).
         pwm: pin -> (frequency in Hz, duty 0..65535).
         history: every (pin, level) the firmware drove, in order.
-        i2c: 7-bit address -> device.
+        i2c: 7-bit address -> device: anything with ``write(bytes)`` and ``read(n)``, such as
+            :class:`SimI2CDevice` or the sensors' chip models
+            (``clawseed_edge.peripherals.i2c.sim``: BME280, SHT31, BH1750 ...).
     """
 
     modes: dict[str, str] = field(default_factory=dict)
@@ -65,7 +67,7 @@ class SimBoardState:
     adc: dict[str, int] = field(default_factory=dict)
     pwm: dict[str, tuple[int, int]] = field(default_factory=dict)
     history: list[tuple[str, int]] = field(default_factory=list)
-    i2c: dict[int, SimI2CDevice] = field(default_factory=dict)
+    i2c: dict[int, Any] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def level(self, pin: str) -> int:
@@ -147,7 +149,7 @@ def make_machine(state: SimBoardState) -> Any:
         def __init__(self, scl: Pin, sda: Pin, freq: int = 100000) -> None:
             self.freq = freq
 
-        def _device(self, addr: int) -> SimI2CDevice:
+        def _device(self, addr: int) -> Any:
             device = state.i2c.get(addr)
             if device is None:
                 raise OSError(ENODEV)
@@ -158,13 +160,14 @@ def make_machine(state: SimBoardState) -> Any:
 
         def readfrom(self, addr: int, count: int) -> bytes:
             with state.lock:
-                return self._device(addr).read(count)
+                return bytes(self._device(addr).read(count))
 
         def readfrom_mem(self, addr: int, reg: int, count: int) -> bytes:
+            # A register read on the wire: write the register address, then read.
             with state.lock:
                 device = self._device(addr)
-                device.pointer = reg
-                return device.read(count)
+                device.write(bytes([reg]))
+                return bytes(device.read(count))
 
         def writeto(self, addr: int, data: bytes) -> None:
             with state.lock:

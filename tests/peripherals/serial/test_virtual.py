@@ -78,3 +78,16 @@ def test_close_is_idempotent() -> None:
     board.close()
     board.close()
     assert board.error is None
+
+
+def test_the_sensors_chip_models_sit_on_the_virtual_i2c_bus() -> None:
+    from clawseed_edge.peripherals.i2c.sim.bme280 import BME280Model
+
+    with VirtualBoard("nucleo-f401re") as board:
+        board.state.i2c[0x76] = BME280Model()
+        with serial.Serial(board.path, 115200, timeout=10) as link:
+            link.write(
+                b'{"id":1,"op":"i2c.scan"}\n{"id":2,"op":"i2c.read","args":{"addr":118,"reg":208,"n":1}}\n'
+            )
+            assert _read_json(link)["result"] == {"addresses": [0x76]}
+            assert _read_json(link)["result"] == {"data": "60"}  # the BME280's chip id
