@@ -77,12 +77,25 @@ def show_board(board_id: str, *, as_json: bool = False, out: TextIO | None = Non
         print(f"USB ids: {', '.join(board.usb)}", file=out)
     if board.flash_target:
         print(f"flash target (pyocd): {board.flash_target}", file=out)
+    if board.family == "mcu":
+        if board.micropython_board:
+            print(f"MicroPython board: {board.micropython_board} (mpy-cross -march="
+                  f"{board.mpy_march})", file=out)  # fmt: skip
+        else:
+            print(f"MicroPython has no {board.id.upper().replace('-', '_')} board: there is no "
+                  "image to flash (see docs/nucleo.md)", file=out)  # fmt: skip
     print("pins:", file=out)
     for pin in board.pins:
         reason = board.reserved_reason(pin.name)
         header = f"[{pin.header}]" if pin.header else ""
         flag = f"  RESERVED: {reason}" if reason else ""
-        note = f"  ({pin.note})" if pin.note else ""
+        extra = [f"ADC ch{pin.adc}"] if pin.adc is not None else []
+        extra += [pin.timer] if pin.timer else []
+        note = (
+            f"  ({'; '.join([*extra, pin.note] if pin.note else extra)})"
+            if extra or pin.note
+            else ""
+        )
         print(f"  {pin.name:<7} {header:<9} {', '.join(pin.caps)}{note}{flag}", file=out)
     others = [r for r in board.reserved if r.pin not in board.pin_names()]
     if others:

@@ -16,7 +16,7 @@ import builtins
 import re
 import tomllib
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
 
@@ -29,6 +29,7 @@ __all__ = [
     "BoardSpec",
     "PinSpec",
     "ReservedPin",
+    "timer_channel",
 ]
 
 BOARDS_DIR = Path(__file__).with_name("boards")
@@ -51,6 +52,8 @@ CAPABILITIES = frozenset(
 
 _ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
 _USB_RE = re.compile(r"^[0-9A-Fa-f]{4}:[0-9A-Fa-f]{4}$")
+_TIMER_RE = re.compile(r"^TIM([0-9]{1,2})_CH([1-4])$")
+MPY_MARCHES = frozenset({"armv6m", "armv7m", "armv7emsp", "armv7emdp"})
 
 
 class PinSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
@@ -64,6 +67,9 @@ class PinSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=T
         fixed_pull: A pull resistor soldered on the board (``up`` on the Pi's GPIO2/3, 1.8 kΩ):
             an input there cannot have another pull.
         note: A short human note (``"I2C1 SDA"``).
+        adc: The ADC input channel number (``ADC1_IN5`` -> 5), for MCU pins with ``adc``.
+        timer: The timer channel hardware PWM uses on this pin (``"TIM3_CH2"``), for MCU pins
+            with ``pwm``; two pins with the same channel cannot carry different PWM signals.
     """
 
     name: str
@@ -72,6 +78,8 @@ class PinSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=T
     caps: tuple[str, ...] = ()
     fixed_pull: Literal["up", "down"] | None = None
     note: str = ""
+    adc: int | None = None
+    timer: str | None = None
 
     def can(self, capability: str) -> bool:
         """Whether the pin has ``capability``."""
@@ -100,6 +108,9 @@ class BoardSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only
         pins: The usable pins.
         reserved: Pins refused to devices, with the reason.
         aliases: Default aliases (``led1 = "PA5"``).
+        micropython_board: MicroPython's name for the board (``NUCLEO_F401RE``), for MCUs that
+            MicroPython supports; None when it has no such board (``flash`` says so).
+        mpy_march: The ``mpy-cross -march`` of the MCU (``armv7emsp``, ``armv6m``).
     """
 
     id: str
@@ -112,6 +123,8 @@ class BoardSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only
     pins: tuple[PinSpec, ...] = ()
     reserved: tuple[ReservedPin, ...] = ()
     aliases: dict[str, str] = msgspec.field(default_factory=dict)
+    micropython_board: str | None = None
+    mpy_march: str | None = None
 
     def pin_names(self) -> list[str]:
         """Canonical names of every usable pin, in file order."""
@@ -315,6 +328,9 @@ def _check_board(spec: BoardSpec, source: str, expected_id: str | None) -> None:
                 f"pins[{i}].caps",
                 f"unknown capabilities {unknown}; known: {', '.join(sorted(CAPABILITIES))}",
             )
+        _check_mcu_pin(spec, i, pin, bad)
+    if spec.mpy_march is not None and spec.mpy_march not in MPY_MARCHES:
+        raise bad("mpy_march", f"{spec.mpy_march!r} is not one of {', '.join(sorted(MPY_MARCHES))}")
     for i, r in enumerate(spec.reserved):
         key = r.pin.upper()
         if key not in names and not (key.startswith("BOARD") and key[5:].isdigit()):
@@ -322,3 +338,36 @@ def _check_board(spec: BoardSpec, source: str, expected_id: str | None) -> None:
     for alias, target in spec.aliases.items():
         if target.upper() not in names:
             raise bad(f"aliases.{alias}", f"alias target {target!r} is not a listed pin")
+
+
+def timer_channel(timer: str) -> tuple[int, int]:
+    """``"TIM3_CH2"`` -> ``(3, 2)``.
+
+    Raises:
+        ValueError: Not a timer channel name.
+    """
+    match = _TIMER_RE.match(timer)
+    if match is None:
+        raise ValueError(f"{timer!r} is not a timer channel like 'TIM3_CH2'")
+    return int(match.group(1)), int(match.group(2))
+
+
+def _check_mcu_pin(spec: BoardSpec, i: int, pin: PinSpec, bad: Any) -> None:
+    # A microcontroller's PWM and ADC need numbers the firmware cannot guess: the timer
+    # channel (for MicroPython builds without machine.PWM) and the ADC input.
+    if pin.timer is not None:
+        if _TIMER_RE.match(pin.timer) is None:
+            raise bad(f"pins[{i}].timer", f"{pin.timer!r} is not a timer channel like 'TIM3_CH2'")
+        if not pin.can("pwm"):
+            raise bad(f"pins[{i}].timer", f"{pin.name} has a timer but no 'pwm' capability")
+    if pin.adc is not None:
+        if not 0 <= pin.adc <= 31:
+            raise bad(f"pins[{i}].adc", f"ADC channel {pin.adc} must be 0..31")
+        if not pin.can("adc"):
+            raise bad(f"pins[{i}].adc", f"{pin.name} has an ADC channel but no 'adc' capability")
+    if spec.family != "mcu":
+        return
+    if pin.can("pwm") and pin.timer is None:
+        raise bad(f"pins[{i}].timer", f"{pin.name} can do PWM: name its timer channel (TIM3_CH2)")
+    if pin.can("adc") and pin.adc is None:
+        raise bad(f"pins[{i}].adc", f"{pin.name} has an ADC: give its channel number")

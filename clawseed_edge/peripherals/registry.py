@@ -4,7 +4,8 @@ A ``[[peripherals]]`` table names its ``type``; the factory registered under tha
 rest of the table: it validates it with its own msgspec Struct (errors name the file and the
 key, ``peripherals[1].board``), lists the devices it declares (device names are unique across
 the whole config), and builds the peripheral. Built-in: ``pi_gpio`` (a Pi header through
-gpiozero) and ``sensors`` (I2C and sysfs sensors and displays, docs/sensors.md). Third-party
+gpiozero), ``nucleo`` (a Nucleo over USB serial, docs/nucleo.md) and ``sensors`` (I2C and
+sysfs sensors and displays, docs/sensors.md). Third-party
 packages add types through the entry-point group ``clawseed_edge.peripherals``
 (``my_board = "package.module:factory"``, the value a :class:`PeripheralFactory`); entry
 points are read only when a type is not registered, so a plain start never scans them::
@@ -33,6 +34,7 @@ from clawseed_edge.api import ConfigInvalid, Peripheral
 
 from .gpio.factory import PiGpioFactory
 from .sensors.factory import SensorBankFactory
+from .serial.factory import NucleoFactory
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -188,5 +190,6 @@ def default_registry() -> PeripheralFactoryRegistry:
     """A registry with the built-in types (plugins load on demand)."""
     registry = PeripheralFactoryRegistry()
     registry.register("pi_gpio", PiGpioFactory())
+    registry.register("nucleo", NucleoFactory())
     registry.register("sensors", SensorBankFactory())
     return registry

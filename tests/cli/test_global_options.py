@@ -52,6 +52,7 @@ def test_every_command_takes_config_on_either_side(position: str) -> None:
         extra = ["-m", "x"] if path == ("agent",) else []
         extra += ["q"] if path == ("memory", "search") else []
         extra += ["k"] if path in {("memory", "forget"), ("boards", "show")} else []
+        extra += ["nucleo-f401re", "--firmware", "f.hex"] if path == ("flash",) else []
         argv = (
             ["--config", "c.toml", *path, *extra]
             if position == "before"

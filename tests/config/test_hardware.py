@@ -80,7 +80,7 @@ def test_unknown_type_lists_the_known_ones(tmp_path: Path) -> None:
     with pytest.raises(ConfigInvalid) as info:
         load_config(write(tmp_path, text))
     assert info.value.key == "peripherals[0].type"
-    assert "unknown peripheral type 'i2c_bus': use one of pi_gpio" in str(info.value)
+    assert "unknown peripheral type 'i2c_bus': use one of nucleo, pi_gpio" in str(info.value)
     assert "clawseed_edge.peripherals" in str(info.value)  # where a plugin registers
 
 

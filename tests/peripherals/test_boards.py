@@ -9,7 +9,7 @@ from clawseed_edge.peripherals.boards import BOARDS_DIR, BoardRegistry, load_boa
 
 SHIPPED = {
     "rpi3b", "rpi3bplus", "rpi4b", "rpi5", "rpizero2w",
-    "nucleo-f401re", "nucleo-f411re", "nucleo-l476rg", "nucleo-g071rb", "sim",
+    "nucleo-f401re", "nucleo-f411re", "nucleo-l476rg", "nucleo-g071rb", "nucleo-g0b1re", "sim",
 }  # fmt: skip
 NUCLEOS = sorted(b for b in SHIPPED if b.startswith("nucleo"))
 PIS = ["rpi3b", "rpi3bplus", "rpi4b", "rpi5", "rpizero2w", "sim"]

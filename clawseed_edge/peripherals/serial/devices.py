@@ -1,0 +1,189 @@
+"""Configured devices on a Nucleo's pins, as firmware requests.
+
+A :class:`SerialDevice` turns a device's logical values (on/off, a PWM level, a servo
+position, an input being active) into protocol requests and back, honouring ``active_high``
+and the device's safe value. It does no I/O: :class:`~.board.SerialBoard` sends what it builds.
+
+:func:`check_nucleo_devices` adds what a Nucleo needs beyond the common wiring checks: two PWM
+devices cannot share a timer channel, and a safe value must be a pin level (the firmware's
+watchdog sets levels; it cannot hold a PWM duty or a servo position).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from clawseed_edge.api import ConfigInvalid, PinInUse
+
+from ..boards import BoardSpec
+from ..gpio.config import DeviceConfig, WiredDevice
+from ..gpio.kinds import KindSpec
+
+__all__ = ["PWM_FREQ_HZ", "SERVO_FREQ_HZ", "SerialDevice", "check_nucleo_devices"]
+
+PWM_FREQ_HZ = 1000  # a pwm_led: fast enough not to flicker
+SERVO_FREQ_HZ = 50  # hobby servos: one pulse every 20 ms
+SERVO_CENTRE_MS, SERVO_SPAN_MS = 1.5, 0.5  # -1..1 maps to 1.0..2.0 ms pulses
+
+
+def check_nucleo_devices(
+    board: BoardSpec, wired: Sequence[WiredDevice], source: str = "config.toml"
+) -> None:
+    """Refuse wiring the firmware cannot carry out (the common checks ran already).
+
+    Raises:
+        PinInUse: Two PWM devices on one timer channel (both are named, with the channel).
+        ConfigInvalid: A PWM or servo safe value that is not "off"/"on".
+    """
+    channels: dict[str, WiredDevice] = {}
+    for dev in wired:
+        cfg = dev.config
+        if cfg.spec.level:
+            level_only = cfg.safe == "off" or (cfg.safe == "on" and not cfg.spec.detaches)
+            if not level_only:
+                raise ConfigInvalid(
+                    f"device {cfg.name!r}: on a Nucleo the safe value is a pin level ('off', or "
+                    f"'on' for a pwm_led); the board's watchdog cannot hold {cfg.safe!r} "
+                    f"on a {cfg.kind}",
+                    file=source,
+                    key="safe",
+                )
+            timer = dev.pin.timer
+            if timer is not None and timer in channels:
+                other = channels[timer]
+                raise PinInUse(
+                    f"{source}: devices {other.name!r} ({other.pin.header or other.pin.name}) and "
+                    f"{cfg.name!r} ({dev.pin.header or dev.pin.name}) both need {timer} on "
+                    f"{board.id}: one timer channel carries one PWM signal; move one of them "
+                    "to a pin on another channel (`clawseed-edge boards show "
+                    f"{board.id}`)"
+                )
+            if timer is not None:
+                channels[timer] = dev
+
+
+class SerialDevice:
+    """One device on a Nucleo pin.
+
+    Attributes:
+        wired: The validated configuration and board pin.
+        value: The last logical value (0/1, a level, a servo position, None when detached).
+    """
+
+    def __init__(self, wired: WiredDevice) -> None:
+        self.wired = wired
+        self.value: float | None = None
+
+    @property
+    def name(self) -> str:
+        return self.wired.config.name
+
+    @property
+    def kind(self) -> str:
+        return self.wired.config.kind
+
+    @property
+    def pin_name(self) -> str:
+        return self.wired.pin.name
+
+    @property
+    def spec(self) -> KindSpec:
+        """What the device's kind can do."""
+        return self.wired.config.spec
+
+    @property
+    def config(self) -> DeviceConfig:
+        """The device's configuration."""
+        return self.wired.config
+
+    @property
+    def is_output(self) -> bool:
+        return self.spec.is_output
+
+    def _bit(self, on: bool) -> int:
+        # The pin level for "on"/"off" (a relay board wired active-low inverts it).
+        return int(on) if self.wired.config.active_high else int(not on)
+
+    def _active_low_input(self) -> bool:
+        cfg = self.wired.config
+        if cfg.kind == "button":
+            return True if cfg.pull_up is None else cfg.pull_up
+        if cfg.pull_up is None:
+            return not cfg.active_high
+        return cfg.pull_up
+
+    def setup(self) -> tuple[list[tuple[str, dict[str, Any]]], float | None]:
+        """(requests, resulting value) that configure the pin at connect.
+
+        An output is first made an output at its initial level with its safe level registered
+        (the firmware's watchdog and ``safe`` use it); a PWM or servo start value follows.
+        """
+        cfg = self.wired.config
+        if not self.is_output:
+            pull = None
+            if cfg.kind == "button" or cfg.pull_up is not None:
+                pull = "up" if self._active_low_input() else "down"
+            bounce = cfg.bounce_ms if cfg.bounce_ms is not None else 20
+            args = {"pin": self.pin_name, "mode": "in", "pull": pull, "edges": "both"}
+            return [("pin.mode", {**args, "bounce_ms": bounce})], None
+        initial = cfg.initial if cfg.initial is not None else cfg.safe
+        on = initial == "on"
+        mode = {
+            "pin": self.pin_name,
+            "mode": "out",
+            "value": self._bit(on and not cfg.spec.detaches),
+            "safe": self._bit(cfg.safe == "on" and not cfg.spec.detaches),
+        }
+        requests: list[tuple[str, dict[str, Any]]] = [("pin.mode", mode)]
+        value: float | None = None if cfg.spec.detaches else float(on)
+        if cfg.spec.level and initial != "off":
+            level = cfg.level_range()[1] if initial == "on" else float(initial)
+            requests.append(self.write_request(level))
+            value = level
+        return requests, value
+
+    def write_request(self, value: float | None) -> tuple[str, dict[str, Any]]:
+        """(op, args) that drive the output to ``value`` (range already checked)."""
+        cfg = self.wired.config
+        if cfg.spec.detaches:  # a servo: positions -1..1 as 1..2 ms pulses
+            if value is None:
+                return "pin.write", {"pin": self.pin_name, "value": 0}  # detach: no pulses
+            pulse_ms = SERVO_CENTRE_MS + value * SERVO_SPAN_MS
+            return "pwm.set", {
+                "pin": self.pin_name,
+                "freq": SERVO_FREQ_HZ,
+                "duty": round(pulse_ms * SERVO_FREQ_HZ / 1000, 6),
+            }
+        if cfg.spec.level:  # a pwm_led
+            level = value or 0.0
+            if level <= 0.0:
+                return "pin.write", {"pin": self.pin_name, "value": self._bit(False)}
+            duty = level if cfg.active_high else 1.0 - level
+            return "pwm.set", {"pin": self.pin_name, "freq": PWM_FREQ_HZ, "duty": round(duty, 6)}
+        return "pin.write", {"pin": self.pin_name, "value": self._bit(bool(value))}
+
+    def value_of_level(self, level: int) -> float:
+        """The logical value of an input (1 active) or switch (1 on) at pin ``level``."""
+        if not self.is_output:
+            return float(level == (0 if self._active_low_input() else 1))
+        return float(level == self._bit(True))
+
+    def safe_value(self) -> float | None:
+        """The logical value the safe state leaves (None: a detached servo)."""
+        cfg = self.wired.config
+        if cfg.spec.detaches and cfg.safe == "off":
+            return None
+        if cfg.safe == "on":
+            return cfg.level_range()[1] if cfg.spec.level else 1.0
+        return 0.0
+
+    def state(self) -> dict[str, Any]:
+        """The device as plain data, shaped like the Pi GPIO devices' state."""
+        return {
+            "pin": self.pin_name,
+            "device": self.name,
+            "kind": self.kind,
+            "mode": "output" if self.is_output else "input",
+            "value": self.value,
+        }

@@ -1,0 +1,73 @@
+# Pin table of nucleo-g0b1re, generated from its board file by
+# `python -m clawseed_edge.peripherals.serial.pintable`; do not edit (a test checks it).
+BOARD = "nucleo-g0b1re"
+HASH = "70904629791dd6af"
+# name: (capability bits: 1 in, 2 out, 4 pwm, 8 adc; ADC channel or -1; timer; channel)
+PINS = {
+    "PA0": (15, 0, 2, 1),
+    "PA1": (15, 1, 2, 2),
+    "PA4": (15, 4, 14, 1),
+    "PB1": (15, 9, 14, 1),
+    "PB11": (15, 15, 2, 4),
+    "PB12": (11, 16, 0, 0),
+    "PC5": (15, 18, 2, 2),
+    "PC4": (15, 17, 2, 1),
+    "PA10": (7, -1, 1, 3),
+    "PB3": (7, -1, 1, 2),
+    "PB5": (7, -1, 3, 2),
+    "PB4": (7, -1, 3, 1),
+    "PB14": (7, -1, 15, 1),
+    "PA8": (7, -1, 1, 1),
+    "PA9": (7, -1, 1, 2),
+    "PC7": (7, -1, 3, 2),
+    "PB0": (15, 8, 3, 3),
+    "PA7": (15, 7, 3, 2),
+    "PA6": (15, 6, 3, 1),
+    "PA5": (15, 5, 2, 1),
+    "PB9": (7, -1, 17, 1),
+    "PB8": (7, -1, 16, 1),
+    "PA3": (3, -1, 0, 0),
+    "PA2": (3, -1, 0, 0),
+    "PC13": (1, -1, 0, 0),
+    "PA13": (3, -1, 0, 0),
+    "PA14": (3, -1, 0, 0),
+}
+# header labels and aliases, upper case -> pin
+NAMES = {
+    "A0": "PA0",
+    "A1": "PA1",
+    "A2": "PA4",
+    "A3": "PB1",
+    "A4": "PB11",
+    "A5": "PB12",
+    "CN10-34": "PA2",
+    "CN10-6": "PA3",
+    "CN7-13": "PA13",
+    "CN7-23": "PC13",
+    "CN7-7": "PA14",
+    "D0": "PC5",
+    "D1": "PC4",
+    "D10": "PB0",
+    "D11": "PA7",
+    "D12": "PA6",
+    "D13": "PA5",
+    "D14": "PB9",
+    "D15": "PB8",
+    "D2": "PA10",
+    "D3": "PB3",
+    "D4": "PB5",
+    "D5": "PB4",
+    "D6": "PB14",
+    "D7": "PA8",
+    "D8": "PA9",
+    "D9": "PC7",
+    "LED1": "PA5",
+    "USER_BUTTON": "PC13",
+}
+RESERVED = {
+    "PA13": "SWDIO: the debug/flash interface of the ST-LINK",
+    "PA14": "SWCLK: the debug/flash interface of the ST-LINK; the same pin is BOOT0",
+    "PA2": "USART2 TX: the ST-LINK virtual COM port the host talks through",
+    "PA3": "USART2 RX: the ST-LINK virtual COM port the host talks through",
+}
+I2C = ("PB9", "PB8")

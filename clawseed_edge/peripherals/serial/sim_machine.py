@@ -1,0 +1,180 @@
+"""A simulated MicroPython ``machine`` module, for the virtual board.
+
+The firmware's hardware layer (``firmware/clawseed_hw.py``) is handed a ``machine`` module; on
+the virtual board it gets :func:`make_machine`'s, bound to a :class:`SimBoardState` that a test
+(or ``sim nucleo``) can inspect and drive: output levels and their history, the level an input
+sees, the raw value an ADC pin reads, PWM settings, and devices on the I2C bus.
+
+The webassembly test board (``tests/firmware/wasm/machine.mjs``) implements the same semantics
+in JavaScript, so both boards answer the same requests with the same replies.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any
+
+__all__ = ["SimBoardState", "SimI2CDevice", "make_machine"]
+
+ENODEV = 19  # what MicroPython's I2C raises when no device acknowledges
+
+
+@dataclass
+class SimI2CDevice:
+    """A register-file I2C device: 256 byte registers; a plain read starts at register 0."""
+
+    registers: bytearray = field(default_factory=lambda: bytearray(256))
+    pointer: int = 0
+
+    def read(self, count: int) -> bytes:
+        out = bytes(self.registers[(self.pointer + i) % 256] for i in range(count))
+        self.pointer = (self.pointer + count) % 256
+        return out
+
+    def write(self, data: bytes) -> None:
+        # The first byte sets the register pointer, the rest are written from there on.
+        if not data:
+            return
+        self.pointer = data[0]
+        for b in data[1:]:
+            self.registers[self.pointer] = b
+            self.pointer = (self.pointer + 1) % 256
+
+
+@dataclass
+class SimBoardState:
+    """What the simulated pins are doing; safe to read from any thread.
+
+    Attributes:
+        modes: pin -> ``"in"`` / ``"out"`` for pins the firmware configured.
+        outputs: pin -> the level it drives (0/1).
+        inputs: pin -> the level the outside world puts on it (set by tests).
+        pulls: pin -> ``"up"`` / ``"down"`` / None.
+        adc: pin -> raw 16-bit reading (0..65535).
+        pwm: pin -> (frequency in Hz, duty 0..65535).
+        history: every (pin, level) the firmware drove, in order.
+        i2c: 7-bit address -> device: anything with ``write(bytes)`` and ``read(n)``, such as
+            :class:`SimI2CDevice` or the sensors' chip models
+            (``clawseed_edge.peripherals.i2c.sim``: BME280, SHT31, BH1750 ...).
+    """
+
+    modes: dict[str, str] = field(default_factory=dict)
+    outputs: dict[str, int] = field(default_factory=dict)
+    inputs: dict[str, int] = field(default_factory=dict)
+    pulls: dict[str, str | None] = field(default_factory=dict)
+    adc: dict[str, int] = field(default_factory=dict)
+    pwm: dict[str, tuple[int, int]] = field(default_factory=dict)
+    history: list[tuple[str, int]] = field(default_factory=list)
+    i2c: dict[int, Any] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def level(self, pin: str) -> int:
+        """The level on ``pin`` as the MCU would read it."""
+        with self.lock:
+            if self.modes.get(pin) == "out":
+                return self.outputs.get(pin, 0)
+            if pin in self.inputs:
+                return self.inputs[pin]
+            return 1 if self.pulls.get(pin) == "up" else 0
+
+    def drive_input(self, pin: str, level: int) -> None:
+        """Put ``level`` on an input from outside (a button press)."""
+        with self.lock:
+            self.inputs[pin] = 1 if level else 0
+
+
+def make_machine(state: SimBoardState) -> Any:
+    """A ``machine`` module whose Pin, PWM, ADC and SoftI2C act on ``state``."""
+
+    class Pin:
+        IN = 0
+        OUT = 1
+        PULL_UP = 1
+        PULL_DOWN = 2
+
+        def __init__(self, name: str, mode: int = -1, pull: int | None = None) -> None:
+            self.name = name
+            if mode != -1:
+                self.init(mode, pull)
+
+        def init(self, mode: int, pull: int | None = None) -> None:
+            with state.lock:
+                if mode == Pin.OUT:
+                    state.modes[self.name] = "out"
+                    state.outputs.setdefault(self.name, 0)
+                else:
+                    state.modes[self.name] = "in"
+                    state.pulls[self.name] = {Pin.PULL_UP: "up", Pin.PULL_DOWN: "down"}.get(
+                        pull or 0
+                    )
+
+        def value(self, level: int | None = None) -> int | None:
+            if level is None:
+                return state.level(self.name)
+            with state.lock:
+                state.outputs[self.name] = 1 if level else 0
+                if state.modes.get(self.name) == "out":
+                    state.history.append((self.name, 1 if level else 0))
+            return None
+
+    class PWM:
+        def __init__(self, pin: Pin, freq: int, duty_u16: int) -> None:
+            self.name = pin.name
+            with state.lock:
+                state.pwm[self.name] = (freq, duty_u16)
+
+        def freq(self, hz: int) -> None:
+            with state.lock:
+                state.pwm[self.name] = (hz, state.pwm[self.name][1])
+
+        def duty_u16(self, duty: int) -> None:
+            with state.lock:
+                state.pwm[self.name] = (state.pwm[self.name][0], duty)
+
+        def deinit(self) -> None:
+            with state.lock:
+                state.pwm.pop(self.name, None)
+
+    class ADC:
+        def __init__(self, pin: Pin) -> None:
+            self.name = pin.name
+
+        def read_u16(self) -> int:
+            with state.lock:
+                return state.adc.get(self.name, 0)
+
+    class SoftI2C:
+        def __init__(self, scl: Pin, sda: Pin, freq: int = 100000) -> None:
+            self.freq = freq
+
+        def _device(self, addr: int) -> Any:
+            device = state.i2c.get(addr)
+            if device is None:
+                raise OSError(ENODEV)
+            return device
+
+        def scan(self) -> list[int]:
+            return sorted(state.i2c)
+
+        def readfrom(self, addr: int, count: int) -> bytes:
+            with state.lock:
+                return bytes(self._device(addr).read(count))
+
+        def readfrom_mem(self, addr: int, reg: int, count: int) -> bytes:
+            # A register read on the wire: write the register address, then read.
+            with state.lock:
+                device = self._device(addr)
+                device.write(bytes([reg]))
+                return bytes(device.read(count))
+
+        def writeto(self, addr: int, data: bytes) -> None:
+            with state.lock:
+                self._device(addr).write(bytes(data))
+
+        def writeto_mem(self, addr: int, reg: int, data: bytes) -> None:
+            with state.lock:
+                self._device(addr).write(bytes([reg]) + bytes(data))
+
+    return SimpleNamespace(Pin=Pin, PWM=PWM, ADC=ADC, SoftI2C=SoftI2C)

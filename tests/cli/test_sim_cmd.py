@@ -1,0 +1,42 @@
+"""``clawseed-edge sim nucleo`` prints its pty path first and serves the firmware there."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+
+import serial
+
+from clawseed_edge.cli.main import main
+
+
+def test_sim_nucleo_serves_the_firmware_on_the_printed_path() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "clawseed_edge", "sim", "nucleo", "--board", "nucleo-g0b1re",
+         "--adc", "PA0=4095"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        path = proc.stdout.readline().strip()
+        assert path.startswith("/dev/")
+        with serial.Serial(path, 115200, timeout=10) as link:
+            link.write(b'{"id":1,"op":"hello"}\n{"id":2,"op":"adc.read","args":{"pin":"A0"}}\n')
+            hello = json.loads(link.readline())
+            adc = json.loads(link.readline())
+        assert hello["result"]["board"] == "nucleo-g0b1re"
+        assert adc["result"]["raw"] == 4095
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
+
+
+def test_sim_nucleo_refuses_a_pi_and_bad_adc(capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["sim", "nucleo", "--board", "rpi4b"]) == 1
+    assert "not a Nucleo" in capsys.readouterr().err
+    assert main(["sim", "nucleo", "--adc", "PA0"]) == 2
+    assert "PIN=RAW" in capsys.readouterr().err

@@ -1,0 +1,178 @@
+"""SerialBoard: Nucleo devices on the virtual board (sim), the same devices as on a Pi."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+
+import pytest
+
+from clawseed_edge.api import (
+    BoardDisconnected,
+    ConfigInvalid,
+    PinInUse,
+    PinModeUnsupported,
+    PinReserved,
+    ToolArgumentsInvalid,
+)
+from clawseed_edge.peripherals.gpio import loads_hardware_toml
+from clawseed_edge.peripherals.serial.board import SerialBoard
+from clawseed_edge.peripherals.serial.link import LinkOptions
+
+WIRING = """
+[[devices]]
+name = "green_led"
+pin = "D13"
+kind = "led"
+
+[[devices]]
+name = "fan"
+pin = "D7"
+kind = "relay"
+active_high = false
+max_switches_per_minute = 2
+
+[[devices]]
+name = "lamp"
+pin = "D3"
+kind = "pwm_led"
+max_level = 0.5
+
+[[devices]]
+name = "arm"
+pin = "D9"
+kind = "servo"
+
+[[devices]]
+name = "button"
+pin = "user_button"
+kind = "button"
+bounce_ms = 0
+"""
+FAST = LinkOptions(backoff_s=(0.05, 0.2), watchdog_ms=0)
+
+
+def devices(text: str = WIRING):  # type: ignore[no-untyped-def]
+    return loads_hardware_toml(text).devices
+
+
+async def until(condition: Callable[[], bool], timeout_s: float = 20.0) -> None:
+    for _ in range(int(timeout_s / 0.01)):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+    pytest.fail(f"condition not met within {timeout_s} s")
+
+
+@pytest.fixture
+async def nucleo() -> AsyncIterator[SerialBoard]:
+    async with SerialBoard("nucleo-f401re", devices(), sim=True, options=FAST) as board:
+        yield board
+
+
+async def test_devices_are_set_up_at_their_initial_and_safe_levels(nucleo: SerialBoard) -> None:
+    state = nucleo.virtual.state
+    assert state.level("PA5") == 0
+    assert state.level("PA8") == 1  # an active-low relay is off with the pin high
+    assert state.pwm == {}
+    assert nucleo.device("button").value == 0.0  # pulled up, not pressed
+
+
+async def test_switch_toggle_level_and_servo(nucleo: SerialBoard) -> None:
+    state = nucleo.virtual.state
+    assert await nucleo.switch("green_led", True) == 1.0
+    assert state.level("PA5") == 1
+    assert await nucleo.toggle("green_led") == 0.0
+    assert await nucleo.switch("fan", True) == 1.0 and state.level("PA8") == 0
+    assert await nucleo.set_level("lamp", 0.25) == 0.25
+    assert state.pwm["PB3"] == (1000, 16384)
+    assert await nucleo.set_level("arm", 1.0) == 1.0
+    assert state.pwm["PC7"] == (50, 6554)  # a 2.0 ms pulse every 20 ms
+    with pytest.raises(ToolArgumentsInvalid, match=r"outside lamp.s range 0\.\.0\.5"):
+        await nucleo.set_level("lamp", 0.9)
+    with pytest.raises(PinModeUnsupported):
+        await nucleo.switch("button", True)
+
+
+async def test_safe_state_done_by_the_firmware(nucleo: SerialBoard) -> None:
+    await nucleo.switch("fan", True)
+    await nucleo.switch("green_led", True)
+    await nucleo.set_level("lamp", 0.5)
+    await nucleo.apply_safe_state()
+    state = nucleo.virtual.state
+    assert state.level("PA5") == 0 and state.level("PA8") == 1 and state.pwm == {}
+    assert nucleo.device("green_led").value == 0.0 and nucleo.device("arm").value is None
+
+
+async def test_button_press_becomes_an_input_event(nucleo: SerialBoard) -> None:
+    seen = []
+    nucleo.add_listener(seen.append)
+    nucleo.virtual.state.drive_input("PC13", 0)  # pressed: pulled-up button to ground
+    await until(lambda: bool(seen))
+    assert (seen[0].device, seen[0].value, seen[0].pin) == ("button", 1, "PC13")
+    assert await nucleo.read("button") == 1.0
+
+
+async def test_unplugged_then_back_reconfigures_the_devices(nucleo: SerialBoard) -> None:
+    await nucleo.switch("green_led", True)
+    nucleo.virtual.unplug()
+    await until(lambda: not nucleo.connected)
+    health = await nucleo.health_check()
+    assert not health.healthy and "disconnected" in health.detail
+    with pytest.raises(BoardDisconnected):
+        await nucleo.switch("green_led", False)
+    nucleo.virtual.replug()
+    await until(lambda: nucleo.connected)
+    assert (await nucleo.health_check()).healthy
+    assert nucleo.virtual.state.level("PA8") == 1  # the relay was set up again, off
+    assert await nucleo.switch("green_led", True) == 1.0
+
+
+async def test_disconnect_applies_the_safe_state_and_is_idempotent() -> None:
+    board = SerialBoard("nucleo-f401re", devices(), sim=True, options=FAST)
+    await board.connect()
+    virtual = board.virtual
+    state = virtual.state
+    await board.switch("green_led", True)
+    await board.disconnect()
+    await board.disconnect()
+    assert state.level("PA5") == 0 and board.virtual is None
+
+
+def test_wiring_refused_on_the_host() -> None:
+    with pytest.raises(PinReserved, match="SWDIO"):
+        SerialBoard("nucleo-f401re", devices('[[devices]]\nname="x"\npin="PA13"\nkind="led"\n'))
+    with pytest.raises(PinModeUnsupported, match="PC13"):
+        SerialBoard("nucleo-f401re", devices('[[devices]]\nname="x"\npin="PC13"\nkind="led"\n'))
+    two_on_tim3_ch2 = (
+        '[[devices]]\nname="a"\npin="D4"\nkind="pwm_led"\n'
+        '[[devices]]\nname="b"\npin="D9"\nkind="servo"\n'
+    )
+    with pytest.raises(PinInUse, match="TIM3_CH2"):
+        SerialBoard("nucleo-f401re", devices(two_on_tim3_ch2))
+    with pytest.raises(ConfigInvalid, match="pin level"):
+        SerialBoard(
+            "nucleo-f401re", devices('[[devices]]\nname="x"\npin="D3"\nkind="pwm_led"\nsafe=0.3\n')
+        )
+
+
+async def test_button_edges_become_rule_messages_like_pi_buttons() -> None:
+    from clawseed_edge.peripherals.gpio import InputRules
+
+    wiring = WIRING.replace("bounce_ms = 0", 'bounce_ms = 0\non_press = "B1 was pressed"')
+    async with SerialBoard("nucleo-f401re", devices(wiring), sim=True, options=FAST) as board:
+        rules = InputRules(board.hardware.devices)
+        async with board.events() as events:
+            board.virtual.state.drive_input("PC13", 0)
+            async with asyncio.timeout(20):  # a bound, not a measurement
+                message = await anext(rules.messages(events))
+    assert (message.device, message.text) == ("button", "B1 was pressed")
+
+
+async def test_pin_states_give_the_last_known_values_without_io(nucleo: SerialBoard) -> None:
+    await nucleo.switch("green_led", True)
+    states = nucleo.pin_states()
+    assert states["PA5"] == {
+        "pin": "PA5", "device": "green_led", "kind": "led", "mode": "output", "value": 1.0,
+    }  # fmt: skip
+    assert states["PC13"]["mode"] == "input"
