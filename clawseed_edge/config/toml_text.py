@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["dumps"]
+__all__ = ["dumps", "value_text"]
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
@@ -55,6 +55,15 @@ def _dotted(path: list[str]) -> str:
 
 def _key(key: str) -> str:
     return key if _BARE_KEY.fullmatch(key) else json.dumps(key, ensure_ascii=False)
+
+
+def value_text(value: Any) -> str:
+    """One value as TOML writes it inline (``"x"``, ``[1, 2]``, ``{ a = 1 }``, ``{}``).
+
+    Raises:
+        TypeError: The value is not a str, int, float, bool, list or mapping.
+    """
+    return _value(value)
 
 
 def _value(value: Any) -> str:
