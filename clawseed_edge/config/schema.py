@@ -91,7 +91,16 @@ DEFAULT_SHELL_ALLOWLIST = ["ls", "cat", "echo", "date", "uptime", "df", "free", 
 
 
 class AgentSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    """``[agent]``: the turn engine."""
+    """``[agent]``: the turn engine.
+
+    Attributes:
+        max_tool_iterations: Model calls per turn; a turn still calling tools after this many
+            rounds ends.
+        max_history: Messages kept per session.
+        tool_timeout_s: Seconds one tool call may run before it is cancelled.
+        workspace_dir: The agent's file tools' directory; relative paths are under
+            ``$CLAWSEED_HOME``. A system directory is refused.
+    """
 
     max_tool_iterations: PositiveInt = 10
     max_history: PositiveInt = 50
@@ -120,7 +129,20 @@ class AgentSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 
 
 class AutonomySettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    """``[autonomy]``: the SecurityPolicy."""
+    """``[autonomy]``: the SecurityPolicy.
+
+    Attributes:
+        level: ``read_only`` (nothing that acts runs), ``supervised`` (acting calls ask the
+            user first) or ``full`` (they run; a device with ``approval = true`` still asks).
+        max_actions_per_hour: Per-session limit on acting and dangerous calls.
+        approval_timeout_s: Seconds to wait for an approval; no answer is a refusal.
+        shell_allowlist: Shell commands whose first word may run (with ``[tools] shell``).
+        forbidden_paths: Paths (and everything under them) no tool may touch, added to the
+            built-in list (``/etc/shadow``, ``~/.ssh``, and ``$CLAWSEED_HOME``'s secrets,
+            config.toml, memory.db); ``~`` expands.
+        auto_approve: Tools (glob patterns) that need no approval in ``supervised``; never a
+            device configured with ``approval = true``.
+    """
 
     level: Literal["read_only", "supervised", "full"] = "supervised"
     max_actions_per_hour: PositiveInt = 120
@@ -134,7 +156,14 @@ class AutonomySettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True)
 
 
 class ToolsSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    """``[tools]``: which tools the model may see (glob patterns, deny wins)."""
+    """``[tools]``: which tools the model may see (glob patterns, deny wins).
+
+    Attributes:
+        allowed: Tool names (glob patterns) the model may see.
+        denied: Tool names (glob patterns) it may not; a name matching both is denied.
+        shell: Offer the shell tool (allow-listed commands only, ``[autonomy] shell_allowlist``).
+        files: Offer ``file_read``, ``file_write`` and ``file_list`` in the workspace.
+    """
 
     allowed: list[str] = msgspec.field(default_factory=lambda: ["*"])
     denied: list[str] = msgspec.field(default_factory=list)
@@ -143,7 +172,12 @@ class ToolsSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 
 
 class HookSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    """``[[hooks]]``: a hook built by the factory registered under ``name``."""
+    """``[[hooks]]``: a hook built by the factory registered under ``name``.
+
+    Attributes:
+        name: The name a HookFactory is registered under.
+        options: Keyword arguments for that factory.
+    """
 
     name: str
     options: dict[str, Any] = msgspec.field(default_factory=dict)
@@ -153,6 +187,22 @@ class GatewaySettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """``[gateway]``: the HTTP/WebSocket server phones and other clients talk to.
 
     Every limit bounds what a client may send (bytes, characters, counts); see docs/gateway.md.
+
+    Attributes:
+        enabled: ``clawseed-edge run`` hosts the gateway too.
+        host: The address to listen on; a non-loopback host also needs ``allow_public_bind``.
+        port: The TCP port.
+        allow_public_bind: Allow a non-loopback ``host`` (put TLS in front of it).
+        require_pairing: Every endpoint but ``/health``, ``/ready`` and ``/pair`` needs a
+            paired token (``false``: loopback development only).
+        max_body_bytes: Largest HTTP request body.
+        max_frame_bytes: Largest WebSocket frame.
+        max_message_chars: Longest chat message.
+        max_remote_tools: Tools one connection may offer.
+        max_tool_schema_bytes: Largest JSON schema of one remote tool.
+        remote_tool_timeout_s: Seconds to wait for a client to answer a remote tool call.
+        requests_per_minute: Per token (and per client address before pairing); 0: no limit.
+        max_connections: Open connections at once.
     """
 
     enabled: bool = False
@@ -185,7 +235,28 @@ class HardwareSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True)
 
 
 class Config(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    """The whole config file."""
+    """The whole config file.
+
+    Attributes:
+        provider: The model server and model.
+        embedding: A provider for embeddings (e.g. ``name = "ollama"``, ``model =
+            "nomic-embed-text"``): turns on vector recall in memory; unset, recall is
+            keyword-only (FTS5 BM25).
+        memory: The memory store.
+        hardware: The Pi header that ``[[devices]]`` are wired to.
+        devices: Outputs and inputs on the Pi header's pins.
+        peripherals: More boards (another Pi header, a plugin's board), each a table whose
+            ``type`` names the factory that validates the rest of its keys; see
+            docs/hardware.md.
+        sensors: I2C and sysfs sensors; see docs/sensors.md.
+        displays: Character displays, with the same keys as ``[[sensors]]``.
+        i2c: Bus-wide I2C settings.
+        agent: The turn engine.
+        autonomy: What may run without asking.
+        tools: Which tools the model may see.
+        hooks: Extra hooks around every tool call, after the SecurityPolicy.
+        gateway: The HTTP/WebSocket server.
+    """
 
     provider: ProviderConfig = msgspec.field(default_factory=ProviderConfig)
     embedding: ProviderConfig | None = None

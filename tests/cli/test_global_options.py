@@ -51,7 +51,13 @@ def test_every_command_takes_config_on_either_side(position: str) -> None:
     for path in leaves:
         extra = ["-m", "x"] if path == ("agent",) else []
         extra += ["q"] if path == ("memory", "search") else []
-        extra += ["k"] if path in {("memory", "forget"), ("boards", "show")} else []
+        takes_name = {
+            ("memory", "forget"),
+            ("boards", "show"),
+            ("secrets", "set"),
+            ("secrets", "remove"),
+        }
+        extra += ["k"] if path in takes_name else []
         extra += ["nucleo-f401re", "--firmware", "f.hex"] if path == ("flash",) else []
         argv = (
             ["--config", "c.toml", *path, *extra]

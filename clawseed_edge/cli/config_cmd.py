@@ -1,0 +1,77 @@
+"""``clawseed-edge config show|check``: the effective config, and validating a file.
+
+``show`` prints what the runtime would use: the file (``--config``, else
+``$CLAWSEED_HOME/config.toml``, else the embedded default) with ``CLAWSEED__*`` environment
+overrides applied and every default filled in, as TOML, with credentials redacted.
+``check`` validates a file and exits 1 with the loader's error (it names file and key).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from .common import fail
+
+__all__ = ["register"]
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``config`` command group."""
+    parser = subparsers.add_parser("config", help="show the effective config, check a file")
+    sub = parser.add_subparsers(dest="config_command", metavar="ACTION", required=True)
+
+    p = sub.add_parser(
+        "show", help="print the effective config (file + environment + defaults), secrets redacted"
+    )
+    p.set_defaults(func=_show)
+
+    p = sub.add_parser("check", help="validate a config file; exit 1 with the error")
+    p.add_argument(
+        "path",
+        nargs="?",
+        metavar="PATH",
+        help="the file (default: --config, else $CLAWSEED_HOME/config.toml)",
+    )
+    p.set_defaults(func=_check)
+
+
+def _show(args: argparse.Namespace) -> int:
+    import msgspec
+
+    from clawseed_edge.api import ConfigError
+    from clawseed_edge.config.assemble import secret_scrubber
+    from clawseed_edge.config.file import load_config
+    from clawseed_edge.config.load import env_overrides
+    from clawseed_edge.config.toml_text import dumps
+
+    try:
+        loaded = load_config(getattr(args, "config", None))
+        scrubber = secret_scrubber(loaded)
+    except ConfigError as exc:
+        return fail(str(exc))
+    header = [f"# effective config: {loaded.source}, with defaults filled in"]
+    overridden = sorted(env_overrides({}, os.environ)[1].values())
+    if overridden:
+        header.append("# overridden by " + ", ".join(overridden))
+    text = dumps(msgspec.to_builtins(loaded.config))
+    # The scrubber hides the secrets' values wherever they appear and any credential-named key
+    # (api_key = "...") even when its value is not a known secret.
+    sys.stdout.write(scrubber.scrub("\n".join(header) + "\n\n" + text))
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    from clawseed_edge.api import ConfigError
+    from clawseed_edge.config.file import load_config
+    from clawseed_edge.config.paths import default_config_path
+
+    path = args.path or getattr(args, "config", None) or default_config_path()
+    try:
+        load_config(path)
+    except ConfigError as exc:
+        return fail(str(exc))
+    print(f"ok: {path}")
+    return 0

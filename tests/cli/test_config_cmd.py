@@ -1,0 +1,130 @@
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from clawseed_edge.cli.main import main
+from clawseed_edge.config.file import load_config
+
+SECRET = "sk-ant-api03-verysecretvalue1234"
+
+
+def _show(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    capsys.readouterr()
+    assert main([*argv, "config", "show"]) == 0
+    return capsys.readouterr().out
+
+
+def test_show_round_trips_to_the_same_config(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = _show(capsys)
+    assert out.startswith("# effective config: <embedded default>")
+    again = tmp_path / "shown.toml"
+    again.write_text(out)
+    assert main(["config", "check", str(again)]) == 0
+    assert load_config(again).config == load_config().config
+
+
+def test_show_fills_defaults_and_applies_env(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text('[provider]\nname = "ollama"\n')
+    monkeypatch.setenv("CLAWSEED__AGENT__MAX_HISTORY", "7")
+    data = tomllib.loads(_show(capsys, "--config", str(config)))
+    assert data["provider"]["name"] == "ollama"
+    assert data["agent"]["max_history"] == 7
+    assert data["gateway"]["port"] == 42617  # a default the file does not mention
+    assert "CLAWSEED__AGENT__MAX_HISTORY" in _show(capsys, "--config", str(config))
+
+
+def test_show_redacts_keys_and_secret_values(
+    tmp_path: Path, clawseed_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text(
+        f'[provider]\nname = "anthropic"\napi_key = "{SECRET}"\n'
+        '[[hooks]]\nname = "h"\noptions = { note = "plain-but-configured-value" }\n'
+    )
+    secrets = clawseed_home / "secrets"
+    secrets.write_text("OTHER=plain-but-configured-value\n")
+    secrets.chmod(0o600)
+    out = _show(capsys, "--config", str(config))
+    assert SECRET not in out and "verysecret" not in out
+    assert "plain-but-configured-value" not in out
+    assert "[redacted]" in out
+
+
+def test_show_bad_file_is_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text("[agent]\nmax_histroy = 3\n")
+    assert main(["--config", str(config), "config", "show"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "agent.max_histroy" in err
+
+
+def test_check_ok(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text("[agent]\nmax_history = 3\n")
+    assert main(["config", "check", str(config)]) == 0
+    assert capsys.readouterr().out == f"ok: {config}\n"
+
+
+def test_check_uses_the_home_config_by_default(
+    clawseed_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (clawseed_home / "config.toml").write_text("[tools]\nshell = true\n")
+    assert main(["config", "check"]) == 0
+    assert "config.toml" in capsys.readouterr().out
+
+
+def test_check_unknown_key(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text("[gateway]\nprot = 1\n")
+    assert main(["config", "check", str(config)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {config}: gateway.prot: unknown key")
+    assert "port" in err and err.count("\n") == 1
+
+
+def test_check_wrong_type_and_bad_toml(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text('[agent]\nmax_history = "10"\n')
+    assert main(["config", "check", str(config)]) == 1
+    assert "agent.max_history: expected int" in capsys.readouterr().err
+    config.write_text("[agent\n")
+    assert main(["config", "check", str(config)]) == 1
+    assert "not valid TOML" in capsys.readouterr().err
+
+
+def test_check_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "nope.toml"
+    assert main(["config", "check", str(missing)]) == 1
+    err = capsys.readouterr().err
+    assert str(missing) in err and "clawseed-edge init" in err
+    assert main(["config", "check"]) == 1  # an empty home has no config.toml
+    assert "no such config file" in capsys.readouterr().err
+
+
+def test_check_names_the_environment_variable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text("")
+    monkeypatch.setenv("CLAWSEED__AUTONOMY__LEVEL", "reckless")
+    assert main(["config", "check", str(config)]) == 1
+    assert "CLAWSEED__AUTONOMY__LEVEL" in capsys.readouterr().err
+
+
+def test_builtins_are_plain() -> None:
+    # dumps() only knows plain data: msgspec.to_builtins must give it nothing else.
+    from clawseed_edge.config.toml_text import dumps
+
+    data = msgspec.to_builtins(load_config().config)
+    assert tomllib.loads(dumps(data))["provider"]["name"] == "demo"
