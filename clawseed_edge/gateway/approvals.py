@@ -14,6 +14,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from clawseed_edge.agent.approval import NoAnswer
 from clawseed_edge.api import ApprovalDecision, ApprovalRequest
 
 __all__ = ["ApprovalBroker"]
@@ -77,7 +78,7 @@ class ApprovalBroker:
                 "`clawseed-edge chat`) and ask again"
             )
             log.warning("approval of %r refused: %s", summary, reason)
-            return ApprovalDecision(False, reason)
+            return NoAnswer(False, reason, asked=False)  # no person refused: none was asked
         fut: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
         self._waiting[request.id] = (request, fut)
         frame = self._frame(request)
@@ -103,7 +104,7 @@ class ApprovalBroker:
             outcome = "timeout"
             reason = f"no answer from {self.answerers} connected client(s) within {self.timeout_s:g} s"
             log.warning("approval of %r refused: %s", summary, reason)
-            return ApprovalDecision(False, reason)
+            return NoAnswer(False, reason, asked=True)
         finally:
             self._waiting.pop(request.id, None)
             done = {"type": "approval_resolved", "id": request.id, "outcome": outcome}

@@ -77,7 +77,9 @@ async def test_with_no_client_connected_the_approval_is_refused_at_once(
         await provider.answered.wait()
         level = pin_level(gpio, "porch_light")
     assert level == 0
-    assert "no paired client is connected" in provider.requests[1].messages[-1].content
+    told = provider.requests[1].messages[-1].content
+    assert "no paired client is connected" in told
+    assert "no one was asked to approve" in told and "was refused" not in told  # no one said no
     assert any("approval of" in r.getMessage() and "refused" in r.getMessage()
                for r in caplog.records)
 
