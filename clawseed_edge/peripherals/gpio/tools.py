@@ -11,7 +11,7 @@ allowed range, never an exception.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from typing import Any, ClassVar
 
 from clawseed_edge.api import (
@@ -148,6 +148,17 @@ class _GpioTool(BaseTool):
     def _fail(exc: ClawseedError) -> ToolResult:
         return ToolResult.fail(str(exc))
 
+    async def _value_result(
+        self, dev: GpioDeviceView, operation: Awaitable[float | None], verb: str = "is now"
+    ) -> ToolResult:
+        """Await the port ``operation`` on ``dev`` and report the value it left (or its error)."""
+        try:
+            value = await operation
+        except ClawseedError as exc:
+            return self._fail(exc)
+        text = f"{dev.name} ({dev.pin_name}) {verb} {self._describe_value(dev, value)}"
+        return ToolResult.ok(text, {"device": dev.name, "value": value})
+
     @staticmethod
     def _describe_value(dev: GpioDeviceView, value: float | None) -> str:
         return dev.spec.describe(value)
@@ -210,12 +221,7 @@ class GpioSwitch(_GpioTool):
             return failure
         if on is None:
             return ToolResult.fail("'on' must be true or false")
-        try:
-            value = await self._port(dev).switch(dev.name, on)
-        except ClawseedError as exc:
-            return self._fail(exc)
-        text = f"{dev.name} ({dev.pin_name}) is now {self._describe_value(dev, value)}"
-        return ToolResult.ok(text, {"device": dev.name, "value": value})
+        return await self._value_result(dev, self._port(dev).switch(dev.name, on))
 
 
 class GpioToggle(_GpioTool):
@@ -244,12 +250,7 @@ class GpioToggle(_GpioTool):
         dev, failure = await self._guard(arguments)
         if dev is None:
             return failure
-        try:
-            value = await self._port(dev).toggle(dev.name)
-        except ClawseedError as exc:
-            return self._fail(exc)
-        text = f"{dev.name} ({dev.pin_name}) is now {self._describe_value(dev, value)}"
-        return ToolResult.ok(text, {"device": dev.name, "value": value})
+        return await self._value_result(dev, self._port(dev).toggle(dev.name))
 
 
 class GpioSetLevel(_GpioTool):
@@ -300,12 +301,7 @@ class GpioSetLevel(_GpioTool):
         level = _parse_number(arguments.get("level"))
         if level is None:
             return ToolResult.fail("'level' must be a number")
-        try:
-            value = await self._port(dev).set_level(dev.name, level)
-        except ClawseedError as exc:
-            return self._fail(exc)
-        text = f"{dev.name} ({dev.pin_name}) is now {self._describe_value(dev, value)}"
-        return ToolResult.ok(text, {"device": dev.name, "value": value})
+        return await self._value_result(dev, self._port(dev).set_level(dev.name, level))
 
 
 class GpioRead(_GpioTool):
@@ -332,12 +328,7 @@ class GpioRead(_GpioTool):
         dev, failure = await self._guard(arguments)
         if dev is None:
             return failure
-        try:
-            value = await self._port(dev).read(dev.name)
-        except ClawseedError as exc:
-            return self._fail(exc)
-        text = f"{dev.name} ({dev.pin_name}) is {self._describe_value(dev, value)}"
-        return ToolResult.ok(text, {"device": dev.name, "value": value})
+        return await self._value_result(dev, self._port(dev).read(dev.name), "is")
 
 
 class GpioBlink(_GpioTool):
