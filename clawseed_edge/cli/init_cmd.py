@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -208,6 +207,8 @@ def _board_from(wanted: str, found: Any, registry: Any) -> tuple[Any, str, tuple
 
 def _write_atomically(path: Path, text: str) -> None:
     """Write ``text`` to a temporary file beside ``path`` (mode 0600), then rename it over."""
+    import tempfile
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".config-", suffix=".toml", dir=path.parent)
     try:
