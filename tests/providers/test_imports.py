@@ -45,7 +45,7 @@ def test_importing_the_package_loads_no_sdk_and_no_httpx() -> None:
         (
             "from clawseed_edge.providers import OpenAICompatProvider, ProviderConfig\n"
             "OpenAICompatProvider(ProviderConfig(name='openai'))",
-            {"anthropic": False, "ollama": False},
+            {"anthropic": False, "ollama": False, "httpx": False},
         ),
         (
             "from clawseed_edge.providers import create_provider, ProviderConfig\n"
@@ -98,7 +98,9 @@ asyncio.run(main())
 """
 
 
-@pytest.mark.parametrize(("name", "sdk"), [("ollama", "ollama"), ("anthropic", "anthropic")])
+@pytest.mark.parametrize(
+    ("name", "sdk"), [("ollama", "ollama"), ("anthropic", "anthropic"), ("llamacpp", "httpx")]
+)
 def test_the_sdk_loads_at_the_first_request_not_at_the_probe(name: str, sdk: str) -> None:
     code = _FIRST_REQUEST.format(name=name, sdk=sdk)
     env = {"PATH": "", "PYTHONNOUSERSITE": "1"}
