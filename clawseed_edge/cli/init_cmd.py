@@ -146,6 +146,8 @@ def _choices(args: argparse.Namespace, *, ask: Ask | None) -> Any:
     registry = default_registry()
     found = detect_boards(Path(args.root), registry)
     kind, board_id, others, detected = _board_from(args.board, found, registry)
+    # A Pi with a Nucleo on its USB (the usual bench): both go into the config.
+    nucleo = found.usb[0] if found.usb else None
     if ask is not None and args.board == "auto":
         kind = ask("board", kind, ("pi", "nucleo", "sim"))
         if kind != _board_from("auto", found, registry)[0]:
@@ -159,6 +161,10 @@ def _choices(args: argparse.Namespace, *, ask: Ask | None) -> Any:
     gateway = bool(args.gateway)
     if ask is not None and args.gateway is None:
         gateway = ask("host the gateway for a phone", "no", ("yes", "no")) == "yes"
+    beside = nucleo if kind == "pi" and found.pi is not None else None
+    if beside is not None:
+        others = beside.candidates[1:]
+        detected += f"; {beside.product or 'ST-LINK'} {beside.usb} on USB {beside.sysfs_name}"
     return InitChoices(
         board_kind=kind,
         board_id=board_id,
@@ -167,6 +173,7 @@ def _choices(args: argparse.Namespace, *, ask: Ask | None) -> Any:
         gateway=gateway,
         detected=detected,
         other_boards=others,
+        nucleo_id=beside.candidates[0] if beside is not None else None,
     )
 
 

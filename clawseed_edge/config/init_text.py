@@ -41,6 +41,8 @@ class InitChoices:
         detected: One line on what was detected, written as a comment ("" for none).
         other_boards: Other board ids the detected hardware may be (every Nucleo-64 has the
             same ST-LINK), listed in a comment.
+        nucleo_id: With ``board_kind = "pi"``: a Nucleo also on this Pi's USB, written as a
+            ``[[peripherals]]`` table beside the header.
     """
 
     board_kind: BoardKind = "sim"
@@ -50,6 +52,7 @@ class InitChoices:
     gateway: bool = False
     detected: str = ""
     other_boards: tuple[str, ...] = ()
+    nucleo_id: str | None = None
 
 
 def ollama_model_for_memory(memory_mb: int | None) -> str:
@@ -126,9 +129,9 @@ def _pi_block(c: InitChoices) -> list[str]:
     ]
 
 
-def _nucleo_block(c: InitChoices) -> list[str]:
+def _nucleo_block(c: InitChoices, board_id: str) -> list[str]:
     lines = ["[[peripherals]]", 'name = "nucleo"', 'type = "nucleo"']
-    lines.append(f"board = {_q(c.board_id):<28} # `clawseed-edge boards list`: the mcu boards")
+    lines.append(f"board = {_q(board_id):<28} # `clawseed-edge boards list`: the mcu boards")
     if c.other_boards:
         lines.append(f"# the ST-LINK's USB ids fit {', '.join(c.other_boards)} as well: check the")
         lines.append("# label on your board and change `board` if it is another one")
@@ -178,8 +181,10 @@ def starter_config(c: InitChoices) -> str:
         head.append(f"# detected: {c.detected}")
     if c.board_kind == "pi":
         board = _pi_block(c)
+        if c.nucleo_id:
+            board += ["", "# A Nucleo on this Pi's USB:", *_nucleo_block(c, c.nucleo_id)]
     elif c.board_kind == "nucleo":
-        board = _nucleo_block(c)
+        board = _nucleo_block(c, c.board_id)
     else:
         board = _sim_block()
     sections = [

@@ -169,3 +169,15 @@ def test_end_of_input_or_ctrl_c_leaves_nothing_written(
     assert list(clawseed_home.iterdir()) == []
     with pytest.raises(ConfigError):
         load_config(clawseed_home / "config.toml")
+
+
+def test_a_pi_with_a_nucleo_on_its_usb_gets_both(
+    tmp_path: Path, clawseed_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = nucleo_on_usb(pi5_tree(tmp_path / "root"))
+    code, out, err = run_cli(capsys, "init", "--root", str(root), "--yes")
+    assert code == 0, err
+    config = load_config(clawseed_home / "config.toml").config
+    assert config.hardware.board == "rpi5"
+    assert [(p["type"], p["board"]) for p in config.peripherals] == [("nucleo", "nucleo-f401re")]
+    assert "0483:374B" in out
