@@ -53,6 +53,8 @@ def parse_duration(value: str | int) -> int:
         seconds = value
     else:
         text = value.strip().lower().replace(" ", "")
+        if text.isdigit():
+            text += "s"  # "60": seconds
         parts = _DURATION.findall(text)
         if not text or "".join(n + u for n, u in parts) != text:
             raise ValueError(

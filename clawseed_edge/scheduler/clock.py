@@ -47,6 +47,7 @@ class ManualClock:
     def __init__(self, start: float = 0.0) -> None:
         self._now = start
         self._sleepers: list[tuple[float, asyncio.Future[None]]] = []
+        self._arrived: asyncio.Event | None = None
 
     def now(self) -> float:
         return self._now
@@ -57,6 +58,8 @@ class ManualClock:
             return
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._sleepers.append((when, future))
+        if self._arrived is not None:
+            self._arrived.set()
         try:
             await future
         finally:
@@ -73,6 +76,14 @@ class ManualClock:
         """Move the time forward and let the woken tasks take a step."""
         self.set(self._now + seconds)
         await asyncio.sleep(0)
+
+    async def wait_sleeping(self) -> None:
+        """Wait until a task sleeps on this clock (e.g. the scheduler's loop, between passes)."""
+        if self._arrived is None:
+            self._arrived = asyncio.Event()
+        while not self.sleepers:
+            self._arrived.clear()
+            await self._arrived.wait()
 
     @property
     def sleepers(self) -> int:
