@@ -193,10 +193,7 @@ class Scheduler:
     # --- internals -----------------------------------------------------------------------
 
     async def _schedule_new(self, job: Job, now: float) -> Job:
-        if job.schedule.kind == "at":
-            next_run: float | None = job.schedule.once_at(self.zone)
-        else:
-            next_run = job.schedule.next_after(now, self.zone, job.created_at)
+        next_run = job.schedule.first_run(now, self.zone, job.created_at)
         await self.store.set_times(job.name, next_run=next_run)
         return replace(job, next_run=next_run)
 

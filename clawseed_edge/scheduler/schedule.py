@@ -42,6 +42,14 @@ def local_zone() -> tzinfo:
             return ZoneInfo(name)
         except (ValueError, OSError, KeyError):
             pass
+    # /etc/localtime is usually a link into the zone database: its name reads better in
+    # "At 07:00 every day (Europe/Berlin)" than the file's contents under the key "localtime".
+    target = os.path.realpath("/etc/localtime")
+    if "/zoneinfo/" in target:
+        try:
+            return ZoneInfo(target.split("/zoneinfo/", 1)[1])
+        except (ValueError, OSError, KeyError):
+            pass
     try:
         with open("/etc/localtime", "rb") as f:
             return ZoneInfo.from_file(f, key="localtime")
@@ -135,6 +143,13 @@ class Schedule:
             if stamp > after:
                 return stamp
         return None  # pragma: no cover - cronsim's iterator is endless for a valid expression
+
+    def first_run(self, now: float, zone: tzinfo, anchor: float) -> float | None:
+        """A new job's first run: a one-off's time (even if it has passed: it is then due),
+        else the first run after ``now``."""
+        if self.kind == "at":
+            return self.once_at(zone)
+        return self.next_after(now, zone, anchor)
 
     def once_at(self, zone: tzinfo) -> float:
         """Unix seconds of an ``at`` schedule (a time with an offset is taken as written)."""

@@ -10,6 +10,7 @@ tool's schema when it is created; when it runs, it passes the SecurityPolicy lik
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from clawseed_edge.api import (
@@ -109,6 +110,7 @@ class CronAdd(_CronTool):
         now = scheduler.clock.now()
         if job.schedule.kind == "at" and job.schedule.once_at(scheduler.zone) <= now:
             return ToolResult.fail("at: that time has passed; give a time in the future")
+        job = replace(job, next_run=job.schedule.first_run(now, scheduler.zone, job.created_at))
         try:
             added = await scheduler.store.add(job)
         except TooManyJobs as exc:
