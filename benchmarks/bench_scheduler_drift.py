@@ -77,6 +77,8 @@ async def phase(service: Any, seconds: float, chatters: int) -> dict[str, Any]:
     ended = time.time()
     stop.set()
     await asyncio.gather(*tasks)
+    # A run due just before the window closed may not have started yet: give it a second.
+    await asyncio.sleep(1.5)
     await scheduler.wait_idle()
     runs = [r for r in await store.runs("blink", limit=1000)
             if r.id not in before and started <= r.scheduled_for < ended]

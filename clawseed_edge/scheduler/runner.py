@@ -20,7 +20,7 @@ import logging
 from collections.abc import Awaitable
 from dataclasses import replace
 from datetime import datetime, tzinfo
-from typing import Any, Protocol
+from typing import Protocol
 
 from clawseed_edge.api import Lifecycle
 
@@ -257,7 +257,3 @@ class Scheduler:
 
     def _local(self, stamp: float) -> str:
         return datetime.fromtimestamp(stamp, self.zone).strftime("%Y-%m-%d %H:%M %Z")
-
-    def describe(self) -> dict[str, Any]:
-        """Running jobs, for status."""
-        return {"running": sorted(self._running)}

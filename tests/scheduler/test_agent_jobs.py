@@ -187,3 +187,36 @@ async def test_a_prompt_job_runs_a_turn_in_its_own_session_and_reaches_the_phone
                        "text": "It is 21 °C in the greenhouse.", "at": seven}]
     assert runtime.agent.history("job-morning")[-1].content == "It is 21 °C in the greenhouse."
     assert runtime.agent.history("default") == ()
+
+
+async def test_cron_list_and_remove_and_the_refusals_of_cron_add(
+    runtime: Runtime, state: StateDB
+) -> None:
+    sched = await scheduler_for(runtime, state, clock=ManualClock(T0))
+    registry = runtime.agent.registry
+    add, listing, remove = (registry.get(n) for n in ("cron_add", "cron_list", "cron_remove"))
+    assert add is not None and listing is not None and remove is not None
+    ctx = ToolContext(channel="test")
+    ok = await add.execute({"name": "soil", "every": "10m", "tool": "sensor_read",
+                            "arguments": {"sensor": "greenhouse"}}, ctx)
+    assert ok.success and "every 10 minutes" in ok.output
+    refusals = {
+        "no tool is named 'teleport'": {"name": "a", "every": "1m", "tool": "teleport"},
+        "cannot schedule other jobs": {"name": "a", "every": "1m", "tool": "cron_remove", "arguments": {"name": "x"}},
+        "greenhouse": {"name": "a", "every": "1m", "tool": "sensor_read",
+                       "arguments": {"sensor": "attic"}},
+        "exactly one schedule": {"name": "a", "every": "1m", "cron": "* * * * *", "prompt": "x"},
+        "has passed": {"name": "a", "at": "2020-01-01T00:00", "prompt": "x"},
+        "exists": {"name": "soil", "every": "1m", "prompt": "x"},
+    }
+    for needle, arguments in refusals.items():
+        result = await add.execute(arguments, ctx)
+        assert not result.success and needle in (result.error or ""), (needle, result.error)
+    shown = await listing.execute({}, ctx)
+    assert "- soil: call sensor_read" in shown.output and "every 10 minutes" in shown.output
+    await sched.store.add(Job.build("declared", Schedule.parse("every", 60), prompt="x",
+                                    origin="config", created_at=T0))
+    refused = await remove.execute({"name": "declared"}, ctx)
+    assert not refused.success and "declared in the config file" in (refused.error or "")
+    assert (await remove.execute({"name": "soil"}, ctx)).success
+    assert [j.name for j in await sched.store.list()] == ["declared"]
