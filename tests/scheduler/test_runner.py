@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -218,3 +219,26 @@ async def test_run_now_runs_outside_the_schedule_and_returns_the_run(
     assert (run.status, run.output, run.scheduled_for) == ("ok", "tick done", T0 + 5)
     job = await store.get("tick")
     assert job is not None and job.next_run == T0 + 3600  # the schedule did not move
+
+
+async def test_a_0230_job_runs_exactly_once_on_both_dst_nights_minute_by_minute(
+    store: JobStore, runner: RecordingRunner
+) -> None:
+    berlin = ZoneInfo("Europe/Berlin")
+    nights = {"spring": datetime(2026, 3, 29, 0, 0, tzinfo=berlin),
+              "fall": datetime(2026, 10, 25, 0, 0, tzinfo=berlin)}
+    for label, start in nights.items():
+        await store.remove("night")
+        begin = start.timestamp()
+        clock = ManualClock(begin)
+        await store.add(Job.build("night", Schedule.parse("cron", "30 2 * * *"), prompt="x",
+                                  created_at=begin))
+        sched = Scheduler(store, runner, zone=berlin, clock=clock)
+        await sched.prepare()
+        ran_at = []
+        for minute in range(6 * 60):  # 00:00 .. 06:00 local, one pass a minute
+            clock.set(begin + 60 * minute)
+            if await sched.run_due():
+                ran_at.append(datetime.fromtimestamp(clock.now(), berlin).strftime("%H:%M%z"))
+            await sched.wait_idle()
+        assert ran_at == {"spring": ["03:00+0200"], "fall": ["02:30+0200"]}[label], label
