@@ -71,6 +71,7 @@ from clawseed_edge.peripherals.gpio import DeviceConfig, HardwareConfig, PinFact
 from clawseed_edge.peripherals.sensors.config import I2CSettings, SensorConfig
 from clawseed_edge.providers.config import ProviderConfig
 
+from .jobs import JobSettings, SchedulerSettings
 from .paths import system_directory
 
 __all__ = [
@@ -256,6 +257,8 @@ class Config(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
         tools: Which tools the model may see.
         hooks: Extra hooks around every tool call, after the SecurityPolicy.
         gateway: The HTTP/WebSocket server.
+        scheduler: Scheduled jobs run by the service.
+        jobs: Jobs declared in the file, synced into state.db at start.
     """
 
     provider: ProviderConfig = msgspec.field(default_factory=ProviderConfig)
@@ -272,6 +275,9 @@ class Config(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     tools: ToolsSettings = msgspec.field(default_factory=ToolsSettings)
     hooks: list[HookSettings] = msgspec.field(default_factory=list)
     gateway: GatewaySettings = msgspec.field(default_factory=GatewaySettings)
+    # Scheduled jobs (docs/scheduler.md): the scheduler's settings and the declared jobs.
+    scheduler: SchedulerSettings = msgspec.field(default_factory=SchedulerSettings)
+    jobs: list[JobSettings] = msgspec.field(default_factory=list)
 
     def hardware_with_devices(self) -> HardwareConfig:
         """The Pi header of ``[hardware]`` with the top-level ``[[devices]]``.
