@@ -245,8 +245,10 @@ def _verdict(info: Mapping[str, Any]) -> str:
         state = "warm" if hottest >= WARM_TEMPERATURE_C else "fine"
         notes.append(f"CPU temperature {hottest:.1f} °C is {state} (throttling starts at 80 °C)")
     if flags is not None and flags & 0xF0000:
-        notes.append("but throttling or under-voltage happened earlier since boot (see below)")
-    elif flags is not None:
+        past = [words for bit, words in _SINCE.items() if flags & (1 << bit)]
+        notes.append(f"{'; '.join(past)} (the power supply or cooling may be marginal)")
+        return "Not now, but earlier: " + ", ".join(notes) + "."
+    if flags is not None:
         notes.append("no throttling or under-voltage since boot")
     if not notes:
         return "No temperature or throttling information on this device."

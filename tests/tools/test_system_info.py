@@ -70,8 +70,19 @@ async def test_a_pi_that_is_under_powered_and_throttled(tmp_path: Path) -> None:
 async def test_a_cool_pi_that_throttled_earlier(tmp_path: Path) -> None:
     result = await tool_for(fake_pi(tmp_path, throttled="50000"), vcgencmd=None).execute({}, CTX)
     first = result.output.splitlines()[0]
-    assert first.startswith("OK: CPU temperature 48.3 °C is fine")
-    assert "happened earlier since boot" in first
+    assert first == (
+        "Not now, but earlier: CPU temperature 48.3 °C is fine (throttling starts at 80 °C), "
+        "under-voltage has occurred since boot; throttling has occurred since boot (the power "
+        "supply or cooling may be marginal)."
+    )
+
+
+async def test_a_healthy_pi(tmp_path: Path) -> None:
+    result = await tool_for(fake_pi(tmp_path, throttled="0"), vcgencmd=None).execute({}, CTX)
+    assert result.output.splitlines()[0] == (
+        "OK: CPU temperature 48.3 °C is fine (throttling starts at 80 °C), no throttling or "
+        "under-voltage since boot."
+    )
 
 
 async def test_a_hot_pi_is_a_problem(tmp_path: Path) -> None:
