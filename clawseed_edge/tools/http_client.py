@@ -73,6 +73,7 @@ class PinnedFetcher:
         max_response_bytes: A body larger than this (after decompression) fails the call.
         max_redirects: Redirects followed before the call fails.
         user_agent: Sent with every request.
+        ssl_context: Verifies servers' certificates (default: httpx's, with the certifi CAs).
     """
 
     def __init__(
@@ -83,13 +84,14 @@ class PinnedFetcher:
         max_response_bytes: int = 1_048_576,
         max_redirects: int = 3,
         user_agent: str = "clawseed-edge",
+        ssl_context: ssl.SSLContext | None = None,
     ) -> None:
         self.policy = policy
         self.timeout_s = timeout_s
         self.max_response_bytes = max_response_bytes
         self.max_redirects = max_redirects
         self.user_agent = user_agent
-        self._ssl: ssl.SSLContext | None = None
+        self._ssl = ssl_context
 
     async def fetch(
         self,
