@@ -58,13 +58,19 @@ class DestinationRefused(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Target:
-    """A checked destination: connect to ``address``, send ``host`` as Host header and SNI."""
+    """A checked destination: connect to one of ``addresses`` (every one was checked), send
+    ``host`` as Host header and TLS server name."""
 
     url: str
     scheme: str
     host: str
     port: int
-    address: str
+    addresses: tuple[str, ...]
+
+    @property
+    def address(self) -> str:
+        """The first checked address (the one tried first)."""
+        return self.addresses[0]
 
 
 async def system_resolver(host: str, port: int) -> Sequence[str]:
@@ -193,7 +199,7 @@ class DestinationPolicy:
     # --- step 2: the addresses ------------------------------------------------------------
 
     async def resolve(self, parts: SplitResult) -> Target:
-        """Resolve the URL's host once and check every address; the first one is the target.
+        """Resolve the URL's host once and check every address; they are the target's addresses.
 
         Raises:
             DestinationRefused: the name does not resolve, or resolves to an address that is
@@ -226,8 +232,9 @@ class DestinationPolicy:
                 raise DestinationRefused(f"{host!r} resolved to no address")
         for ip in addresses:
             self.check_address(ip, host)
+        unique = tuple(dict.fromkeys(str(ip) for ip in addresses))
         return Target(
-            url=parts.geturl(), scheme=parts.scheme, host=host, port=port, address=str(addresses[0])
+            url=parts.geturl(), scheme=parts.scheme, host=host, port=port, addresses=unique
         )
 
     def check_address(self, ip: IPAddress, host: str = "") -> None:

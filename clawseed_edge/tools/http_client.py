@@ -148,42 +148,52 @@ class PinnedFetcher:
         body: bytes | None,
         redirects: tuple[str, ...],
     ) -> Fetched:
-        """One hop to the checked address; the body read up to the cap."""
+        """One hop to the checked addresses in turn (the next one only when a connection could
+        not be made, so nothing was sent: an IPv6 answer on an IPv4-only network); the body
+        read up to the cap."""
         import httpx  # lazily: only a device with the HTTP tools on pays for the import
 
-        pinned = httpx.URL(target.url).copy_with(host=target.address)
         own = {k: v for k, v in headers.items() if k.lower() != "host"}
         request_headers = {"User-Agent": self.user_agent, **own, "Host": _host_header(target)}
         extensions: dict[str, Any] = {}
         if target.scheme == "https":
             extensions["sni_hostname"] = target.host
-        try:
-            async with httpx.AsyncClient(
-                trust_env=False,
-                follow_redirects=False,
-                verify=self._ssl_context(),
-                timeout=httpx.Timeout(self.timeout_s),
-            ) as client:
-                request = client.build_request(
-                    method, pinned, headers=request_headers, content=body, extensions=extensions
-                )
-                response = await client.send(request, stream=True)
-                try:
-                    data = await self._read_capped(response, target)
-                finally:
-                    await response.aclose()
-        except httpx.HTTPError as exc:
-            raise FetchFailed(
-                f"{method} {target.url} failed: {type(exc).__name__}: {exc or 'no detail'}"
-            ) from None
-        return Fetched(
-            url=target.url,
-            status=response.status_code,
-            reason=response.reason_phrase,
-            headers={k.lower(): v for k, v in response.headers.items()},
-            body=data,
-            redirects=redirects,
-        )
+        for index, address in enumerate(target.addresses):
+            pinned = httpx.URL(target.url).copy_with(host=address)
+            try:
+                async with httpx.AsyncClient(
+                    trust_env=False,
+                    follow_redirects=False,
+                    verify=self._ssl_context(),
+                    timeout=httpx.Timeout(self.timeout_s),
+                ) as client:
+                    request = client.build_request(
+                        method, pinned, headers=request_headers, content=body, extensions=extensions
+                    )
+                    response = await client.send(request, stream=True)
+                    try:
+                        data = await self._read_capped(response, target)
+                    finally:
+                        await response.aclose()
+            except httpx.ConnectError as exc:
+                if index + 1 < len(target.addresses):
+                    continue
+                raise FetchFailed(
+                    f"{method} {target.url} failed: cannot connect to {address}: {exc}"
+                ) from None
+            except httpx.HTTPError as exc:
+                raise FetchFailed(
+                    f"{method} {target.url} failed: {type(exc).__name__}: {exc or 'no detail'}"
+                ) from None
+            return Fetched(
+                url=target.url,
+                status=response.status_code,
+                reason=response.reason_phrase,
+                headers={k.lower(): v for k, v in response.headers.items()},
+                body=data,
+                redirects=redirects,
+            )
+        raise AssertionError("a Target always has an address")  # resolve() guarantees it
 
     async def _read_capped(self, response: httpx.Response, target: Target) -> bytes:
         cap = self.max_response_bytes

@@ -269,3 +269,23 @@ async def test_risk_classes_and_what_the_policy_does_with_them() -> None:
     call = ToolCall(id="2", name="http_request", arguments={"url": "http://a.test/"})
     decision = await read_only.before_tool(call, request, CTX)
     assert decision.outcome == "cancel" and "read_only" in (decision.reason or "")
+
+
+async def test_the_next_checked_address_is_tried_when_one_cannot_be_reached(
+    second_server: LocalServer,
+) -> None:
+    # Nothing listens on 127.0.0.3 (as an IPv6 answer on an IPv4-only network): the request
+    # goes to the next address the name resolved to, which was checked too.
+    resolver = FakeResolver({"site.test": [["127.0.0.3", "127.0.0.2"]]})
+    policy = loopback_policy("127.0.0.0/8", domains=["site.test"], resolver=resolver)
+    result = await WebFetchTool(policy).execute(
+        {"url": f"http://site.test:{second_server.port}/text"}, CTX
+    )
+    assert result.success, result.error
+    assert second_server.seen == [("GET", "/text", f"site.test:{second_server.port}")]
+    alone = FakeResolver({"site.test": [["127.0.0.3"]]})
+    policy = loopback_policy("127.0.0.0/8", domains=["site.test"], resolver=alone)
+    failed = await WebFetchTool(policy).execute(
+        {"url": f"http://site.test:{second_server.port}/text"}, CTX
+    )
+    assert not failed.success and "cannot connect to 127.0.0.3" in (failed.error or "")
