@@ -32,6 +32,7 @@ _BLOCK = frozenset(
 )  # fmt: skip
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _SPACE = re.compile(r"[ \t\r\n\f\v]+")
+_FEED_CHARS = 16_384
 _MAX_DEPTH = 256  # skipped-element nesting tracked; deeper junk stays skipped
 
 
@@ -138,8 +139,14 @@ def html_to_text(html: str, *, base_url: str = "", max_chars: int = 8000) -> tup
     The title, when there is one, is the first line (``Title: ...``).
     """
     parser = _Extractor(base_url, max_chars)
-    parser.feed(html)
-    parser.close()
+    # Fed in pieces, so parsing stops once the text is full: the rest of a long page would
+    # only be tokenized to be thrown away (html.parser costs about 1 µs per character here).
+    for start in range(0, len(html), _FEED_CHARS):
+        parser.feed(html[start : start + _FEED_CHARS])
+        if parser.full():
+            break
+    else:
+        parser.close()
     parser.flush()
     lines = parser.lines
     title = _SPACE.sub(" ", parser.title).strip()
