@@ -105,6 +105,20 @@ def address_block_reason(ip: IPAddress) -> str | None:
     return None
 
 
+def _ascii_pattern(pattern: str) -> str:
+    """An allowlist entry as hosts are matched: lower case, ASCII (IDNA) labels."""
+    pattern = pattern.strip().lower().rstrip(".")
+    if pattern.isascii():
+        return pattern
+    labels = []
+    for label in pattern.split("."):
+        try:
+            labels.append(label if label.isascii() else label.encode("idna").decode("ascii"))
+        except UnicodeError:
+            labels.append(label)  # matches nothing: hosts are ASCII by then
+    return ".".join(labels)
+
+
 @dataclass(frozen=True, slots=True)
 class DestinationPolicy:
     """Which hosts and addresses the HTTP tools may reach.
@@ -124,7 +138,7 @@ class DestinationPolicy:
 
     def __post_init__(self) -> None:
         object.__setattr__(
-            self, "_patterns", tuple(d.strip().lower().rstrip(".") for d in self.allowed_domains)
+            self, "_patterns", tuple(_ascii_pattern(d) for d in self.allowed_domains)
         )
 
     @classmethod
@@ -174,6 +188,15 @@ class DestinationPolicy:
         host = (parts.hostname or "").rstrip(".")
         if not host:
             raise DestinationRefused(f"{url!r} has no host name")
+        if not host.isascii():
+            # An international name is looked up, matched and sent in its ASCII form.
+            try:
+                ascii_host = host.encode("idna").decode("ascii")
+            except UnicodeError:
+                raise DestinationRefused(f"{url!r}: {host!r} is not a valid host name") from None
+            port = f":{parts.port}" if parts.port is not None else ""
+            parts = parts._replace(netloc=f"{ascii_host}{port}")
+            host = ascii_host
         if not self.domain_allowed(host):
             listed = ", ".join(self._patterns) or "none"
             raise DestinationRefused(

@@ -91,3 +91,19 @@ async def test_an_ip_literal_is_checked_without_a_lookup() -> None:
     policy = DestinationPolicy.of(["[::1]", "::1"], ["::1/128"], fail)
     target = await policy.resolve(policy.check_url("http://[::1]:8080/x"))
     assert (target.address, target.port, target.host) == ("::1", 8080, "::1")
+
+
+async def test_an_international_name_is_matched_and_resolved_in_ascii() -> None:
+    asked: list[str] = []
+
+    async def resolver(host: str, port: int) -> list[str]:
+        asked.append(host)
+        return ["93.184.216.34"]
+
+    policy = DestinationPolicy.of(["xn--bcher-kva.example"], [], resolver)
+    target = await policy.resolve(policy.check_url("https://bücher.example:8443/a?b=1"))
+    assert asked == ["xn--bcher-kva.example"]
+    assert target.url == "https://xn--bcher-kva.example:8443/a?b=1"
+    # The allowlist may name it either way.
+    written = DestinationPolicy.of(["*.bücher.example"], [], resolver)
+    assert written.check_url("https://www.bücher.example/").hostname == "www.xn--bcher-kva.example"
