@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from urllib.parse import SplitResult, urlsplit
 
 __all__ = [
+    "MAX_URL_CHARS",
     "METADATA_ADDRESSES",
     "DestinationPolicy",
     "DestinationRefused",
@@ -49,6 +50,8 @@ METADATA_ADDRESSES: frozenset[IPAddress] = frozenset(
     for a in ("169.254.169.254", "fd00:ec2::254", "100.100.100.200", "192.0.0.192")
 )
 
+#: A longer URL (from the model or a redirect) is refused.
+MAX_URL_CHARS = 2048
 _MAX_ADDRESSES = 16  # a name with more answers than this is odd; checking them all is bounded
 
 
@@ -168,9 +171,13 @@ class DestinationPolicy:
         """The parsed URL when its scheme and host are allowed.
 
         Raises:
-            DestinationRefused: another scheme, credentials in the URL, no host, or a host
-                that ``allowed_domains`` does not list.
+            DestinationRefused: a URL longer than :data:`MAX_URL_CHARS`, another scheme,
+                credentials in the URL, no host, or a host ``allowed_domains`` does not list.
         """
+        if len(url) > MAX_URL_CHARS:
+            raise DestinationRefused(
+                f"the URL {url[:80]!r}... is {len(url)} characters; at most {MAX_URL_CHARS}"
+            )
         try:
             parts = urlsplit(url)
             parts.port  # noqa: B018 - raises ValueError on a bad port

@@ -127,7 +127,7 @@ class PinnedFetcher:
             if len(seen) >= self.max_redirects:
                 raise FetchFailed(
                     f"{seen[0] if seen else url} redirected more than max_redirects="
-                    f"{self.max_redirects} times (last to {location})"
+                    f"{self.max_redirects} times (last to {location[:200]})"
                 )
             seen.append(url)
             next_url = urljoin(url, location)

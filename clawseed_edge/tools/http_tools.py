@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 from clawseed_edge.api import BaseTool, ResourceAccess, RiskClass, ToolContext, ToolResult
 
-from .destinations import DestinationPolicy, DestinationRefused
+from .destinations import MAX_URL_CHARS, DestinationPolicy, DestinationRefused
 from .html_text import html_to_text
 from .http_client import Fetched, FetchFailed, PinnedFetcher
 
@@ -34,7 +34,7 @@ HTTP_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 _RESERVED_HEADERS = frozenset(
     {"host", "content-length", "transfer-encoding", "connection", "upgrade", "te", "trailer"}
 )
-_MAX_URL = 2048
+_MAX_URL = MAX_URL_CHARS
 _MAX_HEADERS = 20
 _MAX_BODY_CHARS = 65_536
 _SCRUB_MARGIN = 4096  # kept past the cut for scrubbing: a key straddling it is seen whole

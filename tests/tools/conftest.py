@@ -2,7 +2,7 @@
 
 Routes: ``/page`` (an HTML page with script, style and navigation), ``/text``, ``/big``
 (200 KB with a Content-Length), ``/stream`` (200 KB with no length: the cap must stop the
-read), ``/redirect?to=URL`` (302), ``/echo`` (the method, Host header and body as JSON),
+read), ``/redirect?to=URL`` (302), ``/redirect-long`` (to a 3000-character URL), ``/echo`` (the method, Host header and body as JSON),
 ``/secret`` (a page holding an API key), ``/missing`` (404), ``/image`` (binary).
 Every request is recorded, so a test can show that a refused URL was never asked for.
 """
@@ -68,8 +68,11 @@ def _handler(server: LocalServer) -> type[BaseHTTPRequestHandler]:
                 self._reply(200, b"x" * 200_000, "text/plain")
             elif parts.path == "/stream":
                 self._reply(200, b"y" * 200_000, "text/plain", length=False)
-            elif parts.path == "/redirect":
-                target = parse_qs(parts.query)["to"][0]
+            elif parts.path in ("/redirect", "/redirect-long"):
+                if parts.path == "/redirect-long":
+                    target = "/page?" + "a" * 3000
+                else:
+                    target = parse_qs(parts.query)["to"][0]
                 self.send_response(302)
                 self.send_header("Location", target)
                 self.send_header("Content-Length", "0")

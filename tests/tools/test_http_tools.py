@@ -289,3 +289,11 @@ async def test_the_next_checked_address_is_tried_when_one_cannot_be_reached(
         {"url": f"http://site.test:{second_server.port}/text"}, CTX
     )
     assert not failed.success and "cannot connect to 127.0.0.3" in (failed.error or "")
+
+
+async def test_a_redirect_to_an_overlong_url_is_refused(second_server: LocalServer) -> None:
+    tool = WebFetchTool(loopback_policy("127.0.0.2/32", domains=["127.0.0.2"]))
+    result = await tool.execute({"url": second_server.url("/redirect-long")}, CTX)
+    assert not result.success and "at most 2048" in (result.error or "")
+    assert len(result.error or "") < 400
+    assert [p for _, p, _ in second_server.seen] == ["/redirect-long"]
