@@ -203,6 +203,22 @@ def starter_config(c: InitChoices) -> str:
         ],
         ["[memory]", 'backend = "sqlite"                   # sqlite | none'],
         [
+            "[tools]                              # `clawseed-edge tools list` shows what is on "
+            "(docs/tools.md)",
+            "system_info = true                   # temperature, load, disk, a Pi's throttling "
+            "flags",
+            "web_fetch = false                    # true: read web pages from [tools.http] "
+            "allowed_domains",
+            "http_request = false                 # true: HTTP requests (asks first in "
+            "supervised)",
+            "",
+            "# [tools.http]",
+            '# allowed_domains = ["api.open-meteo.com"]   # "*.example.com" for subdomains, '
+            '"*" for any',
+            '# allowed_networks = ["192.168.1.0/24"]      # LAN devices (private addresses are '
+            "refused)",
+        ],
+        [
             "[gateway]                            # for phones and other clients "
             "(docs/gateway.md)",
             f"enabled = {'true' if c.gateway else 'false':<26} # true: `clawseed-edge run` "

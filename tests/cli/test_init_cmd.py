@@ -50,6 +50,7 @@ def test_every_variant_loads_with_the_real_loader(
         assert config.hardware.board == board
     if kind == "pi":
         assert config.devices == [], "nothing is driven on a real Pi until the user wires it"
+    assert config.tools.system_info and not config.tools.web_fetch
 
 
 def test_on_a_pi_5_it_writes_the_pi_header_and_a_model_that_fits(
