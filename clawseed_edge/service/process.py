@@ -32,6 +32,7 @@ from .notify import Notifier
 if TYPE_CHECKING:
     from clawseed_edge.config.assemble import Runtime
     from clawseed_edge.config.file import LoadedConfig
+    from clawseed_edge.config.reload import ReloadReport
     from clawseed_edge.gateway.hub import GatewayHub
     from clawseed_edge.gateway.server import GatewayServer
     from clawseed_edge.state import StateDB
@@ -403,7 +404,7 @@ class Service:
     async def _op_reload(self, request: dict[str, Any]) -> dict[str, Any]:
         return (await self.reload()).to_dict()
 
-    async def reload(self) -> Any:
+    async def reload(self) -> ReloadReport:
         """Re-read the config file and apply its provider, model and autonomy.
 
         Returns a :class:`~clawseed_edge.config.reload.ReloadReport` (what applied, which
