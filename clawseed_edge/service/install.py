@@ -219,8 +219,9 @@ def _ensure_config(exe: Path, paths: InstallPaths, run: Runner, say: Report) -> 
         return
     paths.state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     env = {**os.environ, "CLAWSEED_HOME": str(paths.state_dir)}
+    # This interpreter's package: the same code the unit's ExecStart runs.
     code = subprocess.run(
-        [str(exe), "init"], env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+        [sys.executable, "-m", "clawseed_edge", "init"], env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
         check=False,
     ).returncode
     if code != 0 or not config.exists():
