@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 import pytest
@@ -125,3 +126,21 @@ async def test_reload_of_a_broken_file_changes_nothing_and_says_why(
         status = await control_request(control_path(clawseed_home), "status")
     assert status["autonomy"] == "supervised"
     assert status["provider"].startswith("scripted/")
+
+
+async def test_service_status_shows_systemd_and_the_running_service(
+    clawseed_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with running_service(clawseed_home, ScriptedProvider(), CONFIG):
+        code = await asyncio.to_thread(main, ["service", "status", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert doc["service"]["provider"].startswith("scripted/")
+    # Here systemd is absent or not PID 1: said, not crashed.
+    assert "ActiveState" in doc["systemd"] or "error" in doc["systemd"]
+
+
+def test_service_status_without_a_service_exits_one(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["service", "status"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("systemd: ") and "service: no clawseed-edge service answers" in out
