@@ -210,10 +210,7 @@ class Service:
         await self.server.start()
         self.options.say(f"gateway listening on {self.server.url}")
         if self.settings.require_pairing:
-            code = self.hub.pairing.new_code()
-            self.options.say(
-                f"pairing code: {code} (works once; `clawseed-edge pair` prints a new one)"
-            )
+            self.options.say(self._pairing_line())
         else:
             self.options.say("warning: pairing is off ([gateway] require_pairing = false)")
 
@@ -381,6 +378,18 @@ class Service:
         self.started_at = time.monotonic()
         self.notifier.ready(f"running: {self.summary()}")
         self.notifier.start_watchdog()
+
+    def _pairing_line(self) -> str:
+        """The start-up pairing line. Under journald the code stays out of the log: it works
+        until used, and the journal is read by more people than the service's user."""
+        from .journal import stream_is_journal
+
+        assert self.hub is not None
+        if stream_is_journal():
+            return ("pairing: run `sudo clawseed-edge pair` for a one-time code (codes are "
+                    "kept out of the journal)")
+        code = self.hub.pairing.new_code()
+        return f"pairing code: {code} (works once; `clawseed-edge pair` prints a new one)"
 
     def _abort_event_turns(self, why: str) -> None:
         if self.runtime is not None:

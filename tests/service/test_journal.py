@@ -51,17 +51,22 @@ def test_one_line_per_event_with_its_priority_and_no_secret() -> None:
     assert lines[1].startswith("<3>") and "ValueError: boom" in lines[1]
 
 
-def test_run_under_a_journal_stream_prefixes_its_log_lines(tmp_path: Path) -> None:
+def test_gateway_under_a_journal_stream_prefixes_its_log_lines_and_hides_the_code(
+    tmp_path: Path,
+) -> None:
     read_end, write_end = os.pipe()
     st = os.fstat(write_end)
     env = {**os.environ, "CLAWSEED_HOME": str(tmp_path),
            "JOURNAL_STREAM": f"{st.st_dev}:{st.st_ino}"}
-    proc = subprocess.Popen([sys.executable, "-m", "clawseed_edge", "run", "--sim"],
+    proc = subprocess.Popen([sys.executable, "-m", "clawseed_edge", "gateway", "--sim",
+                             "--port", "0"],
                             stderr=write_end, stdout=subprocess.DEVNULL, env=env)
     os.close(write_end)
     with os.fdopen(read_end, encoding="utf-8") as stderr:
         try:
+            head = []
             for line in stderr:
+                head.append(line)
                 if line.startswith("clawseed-edge running"):
                     break
             proc.send_signal(signal.SIGTERM)
@@ -73,3 +78,6 @@ def test_run_under_a_journal_stream_prefixes_its_log_lines(tmp_path: Path) -> No
                 proc.wait()
     # The safe-state line is a WARNING record of the service's logger.
     assert "<4>clawseed_edge.run: SIGTERM: applying the safe state" in rest, rest
+    # A pairing code works until used: it stays out of the journal.
+    assert "pairing code:" not in "".join(head) + rest
+    assert any("sudo clawseed-edge pair" in line for line in head), head
