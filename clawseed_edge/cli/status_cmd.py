@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from typing import Any
 
 from .common import run_async
@@ -35,9 +36,19 @@ def register(sub: Any) -> None:
 async def ask(op: str) -> dict[str, Any]:
     """One request to the running service (found by :func:`find_control_socket`)."""
     from clawseed_edge.config.paths import clawseed_home
-    from clawseed_edge.service import control_request, find_control_socket
+    from clawseed_edge.service import ControlError, control_request, find_control_socket
+    from clawseed_edge.service.control import SYSTEM_SOCKET
 
-    answer = await control_request(find_control_socket(clawseed_home()), op, timeout_s=15.0)
+    try:
+        answer = await control_request(find_control_socket(clawseed_home()), op, timeout_s=15.0)
+    except ControlError as exc:
+        state_dir = SYSTEM_SOCKET.parent
+        if state_dir.is_dir() and not os.access(state_dir, os.X_OK):
+            raise ControlError(
+                f"{exc}; the system service's socket is in {state_dir}, which only its user "
+                f"and root can enter: sudo clawseed-edge {op}"
+            ) from exc
+        raise
     answer.pop("ok", None)
     return answer
 

@@ -267,7 +267,9 @@ class Service:
         }
 
     async def _op_estop(self, request: dict[str, Any]) -> dict[str, Any]:
-        return {"failures": await self.estop("estop over the control socket")}
+        failures = await self.estop("estop over the control socket")
+        self._notify_estop(failures)
+        return {"failures": failures}
 
     async def estop(self, why: str) -> list[str]:
         """Abort gateway turns and apply every output's safe value; returns the failures.
@@ -378,6 +380,14 @@ class Service:
         self.started_at = time.monotonic()
         self.notifier.ready(f"running: {self.summary()}")
         self.notifier.start_watchdog()
+
+    def _notify_estop(self, failures: list[str]) -> None:
+        """A STATUS= line, so ``systemctl status`` shows the last estop."""
+        when = time.strftime("%H:%M:%S")
+        if failures:
+            self.notifier.status(f"estop at {when}: NOT every output is safe: {failures[0]}")
+        else:
+            self.notifier.status(f"estop at {when}: every output in its safe state")
 
     def _pairing_line(self) -> str:
         """The start-up pairing line. Under journald the code stays out of the log: it works

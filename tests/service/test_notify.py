@@ -198,6 +198,20 @@ async def test_reload_says_reloading_then_ready(
     assert messages[1]["READY"] == "1"
 
 
+async def test_an_estop_over_the_socket_shows_in_the_status_line(
+    clawseed_home: Path, notify_socket: tuple[socket.socket, str]
+) -> None:
+    from clawseed_edge.service import control_path, control_request
+
+    sock, path = notify_socket
+    service = await _service(clawseed_home, Notifier({"NOTIFY_SOCKET": path}))
+    async with service:
+        _messages(sock)
+        await control_request(control_path(clawseed_home), "estop")
+        messages = _messages(sock)
+    assert "every output in its safe state" in messages[0]["STATUS"]
+
+
 # --- the command, as systemd starts it -----------------------------------------------------
 
 
