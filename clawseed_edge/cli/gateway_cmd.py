@@ -17,7 +17,8 @@ def register(sub: Any) -> None:
         description=(
             "Run the service with the HTTP/WebSocket gateway on. It listens on 127.0.0.1 unless "
             "told otherwise; a non-loopback --host needs [gateway] allow_public_bind = true. "
-            "A one-time pairing code is printed at start (`clawseed-edge pair` prints another)."
+            "A one-time pairing code is printed at start (`clawseed-edge pair` prints another; "
+            "under systemd only `pair` does, so the code stays out of the journal)."
         ),
     )
     add_runtime_options(gateway)

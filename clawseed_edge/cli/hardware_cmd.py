@@ -3,7 +3,8 @@
 Both cover every configured peripheral: the Pi header of ``[hardware]`` + ``[[devices]]`` and
 every ``[[peripherals]]`` table (built by :func:`clawseed_edge.config.hardware.build_peripherals`).
 ``--devices-toml PATH`` reads ``[[devices]]`` and an optional ``[hardware]`` from another file
-instead. The handler logic is in :func:`hardware_status`, :func:`estop` and :func:`send_estop`.
+instead. ``estop`` first asks a running service over its control socket (it owns the pins);
+only when none answers does it open the pins itself. The handler logic is in :func:`hardware_status`, :func:`estop` and :func:`send_estop`.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=lambda args: (parser.print_help(), 2)[1])
 
     p_estop = subparsers.add_parser(
-        "estop", help="drive every output to its safe value (emergency stop)"
+        "estop", help="drive every output to its safe value (emergency stop; asks the running "
+        "service first, over its control socket)"
     )
     _common(p_estop)
     p_estop.add_argument(
@@ -130,10 +132,45 @@ def sensor_status(config_path: str | None, *, sim: bool, out: TextIO | None = No
 def _estop(args: argparse.Namespace) -> int:
     if args.pid is not None:
         return send_estop(args.pid)
+    if args.devices_toml is None:
+        answered = estop_running_service()
+        if answered is not None:
+            return answered
     loaded = _load(args)
     if loaded is None:
         return 2
     return estop(loaded[0], sim=args.sim, source=loaded[1])
+
+
+def estop_running_service(out: TextIO | None = None) -> int | None:
+    """Ask the running service to estop over its control socket; None when none answers.
+
+    The service owns the pins while it runs: it aborts its turns and applies the safe state
+    itself (at once, no PID needed). None (no socket, or a stale one left by a killed service)
+    means the caller opens the pins itself, as after ``systemctl stop`` or a watchdog kill.
+    """
+    from clawseed_edge.config.paths import clawseed_home
+    from clawseed_edge.service import ControlError, control_request, find_control_socket
+
+    out = out or sys.stdout
+    path = find_control_socket(clawseed_home())
+    try:
+        answer = asyncio.run(control_request(path, "estop", timeout_s=10.0))
+    except ControlError as exc:
+        if isinstance(exc.__cause__, OSError) and not isinstance(exc.__cause__, TimeoutError):
+            return None  # nothing listens there: no service holds the pins
+        print(f"error: the running service did not confirm its estop: {exc}", file=sys.stderr)
+        return 1
+    failures = answer.get("failures") or []
+    for line in failures:
+        print(f"error: {line}", file=sys.stderr)
+    if failures:
+        print("estop: the running service did NOT bring every output to its safe state",
+              file=out)
+        return 1
+    print(f"estop: the running service aborted its turns and applied its safe state ({path})",
+          file=out)
+    return 0
 
 
 def _pi(hardware: HardwareConfig, sim: bool, source: str) -> Any:

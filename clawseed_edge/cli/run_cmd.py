@@ -6,6 +6,11 @@ device), and hosts the gateway when ``[gateway] enabled = true``. SIGTERM (``sys
 SIGHUP and Ctrl-C apply every output's safe value first, then shut down in order: stop
 accepting, finish or abort running turns, close sessions, disconnect, close memory. SIGUSR1
 applies the safe values and keeps running (``clawseed-edge estop --pid PID``).
+
+Under systemd (``Type=notify``) it sends READY=1 once the peripherals are connected and the
+gateway listens, STATUS= lines, STOPPING=1, and WATCHDOG=1 pings from the event loop when the
+unit sets ``WatchdogSec=``; log lines carry journald's ``<N>`` priority prefix. ``estop``,
+``status`` and ``reload`` reach it over ``$CLAWSEED_HOME/control.sock``. See docs/service.md.
 """
 
 from __future__ import annotations
@@ -36,7 +41,14 @@ def run_service(args: argparse.Namespace, *, gateway: bool | None = None) -> int
         args.verbose = 1  # a service logs its turns at INFO
 
     async def main() -> int:
+        import faulthandler
+
         from clawseed_edge.service import Service, ServiceOptions
+        from clawseed_edge.service.journal import use_journal_format
+
+        use_journal_format()
+        # systemd's watchdog kills a hung service with SIGABRT: leave where it hung in the log.
+        faulthandler.enable()
 
         options = ServiceOptions(
             sim=bool(getattr(args, "sim", False)),

@@ -95,11 +95,18 @@ class Runtime:
         except Exception as exc:
             _log.warning("could not probe the model server: %s", exc)
 
-    def start_background_probe(self, timeout_s: float = PROBE_TIMEOUT_S) -> asyncio.Task[None]:
+    def start_background_probe(
+        self, timeout_s: float = PROBE_TIMEOUT_S, *, restart: bool = False
+    ) -> asyncio.Task[None]:
         """Start :meth:`probe_provider` as a task and return it (once; later calls return the
         same task). A service calls this once it is ready, so that start-up does no network
         I/O and loads no provider SDK; :meth:`aclose` cancels the task if it still runs.
+
+        ``restart=True`` (a reloaded provider) cancels a probe still running and starts anew.
         """
+        if restart and self.probe_task is not None:
+            self.probe_task.cancel()
+            self.probe_task = None
         if self.probe_task is None:
             self.probe_task = asyncio.get_running_loop().create_task(
                 self.probe_provider(timeout_s), name="provider-probe"

@@ -2,12 +2,19 @@
 
 :class:`Service` hosts the agent, the input events of the wired devices, the gateway when
 ``[gateway] enabled`` (or ``clawseed-edge gateway``), and the local control socket
-(``$CLAWSEED_HOME/control.sock``) through which ``pair``, ``status`` and ``estop`` reach it.
-Signals lead to the safe state: SIGTERM/SIGINT apply it and shut down in order, SIGUSR1 applies
-it and keeps running.
+(``$CLAWSEED_HOME/control.sock``) through which ``pair``, ``status``, ``estop`` and ``reload``
+reach it. Signals lead to the safe state: SIGTERM/SIGINT/SIGHUP apply it and shut down in order,
+SIGUSR1 applies it and keeps running. Under systemd it notifies readiness and pings the watchdog
+(:mod:`.notify`); ``clawseed-edge service install`` writes its unit (:mod:`.unit`, :mod:`.install`).
 """
 
-from .control import ControlError, ControlServer, control_path, control_request
+from .control import (
+    ControlError,
+    ControlServer,
+    control_path,
+    control_request,
+    find_control_socket,
+)
 from .process import Service, ServiceOptions
 
 __all__ = [
@@ -17,4 +24,5 @@ __all__ = [
     "ServiceOptions",
     "control_path",
     "control_request",
+    "find_control_socket",
 ]

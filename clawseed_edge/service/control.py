@@ -18,7 +18,13 @@ from typing import Any
 
 from clawseed_edge.api import ClawseedError, Lifecycle
 
-__all__ = ["ControlError", "ControlServer", "control_path", "control_request"]
+__all__ = [
+    "ControlError",
+    "ControlServer",
+    "control_path",
+    "control_request",
+    "find_control_socket",
+]
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +40,27 @@ class ControlError(ClawseedError, ConnectionError):
 
 def control_path(home: Path) -> Path:
     return home / "control.sock"
+
+
+#: Where the system service (``StateDirectory=clawseed-edge``) keeps its socket.
+SYSTEM_SOCKET = Path("/var/lib/clawseed-edge/control.sock")
+
+
+def find_control_socket(home: Path) -> Path:
+    """The socket of the running service: ``$CLAWSEED_HOME``'s, else the system service's.
+
+    So ``sudo clawseed-edge estop`` reaches the service systemd runs without being told its
+    home. Returns the ``$CLAWSEED_HOME`` path when neither exists (the error then names it).
+    """
+    own = control_path(home)
+    if own.exists():
+        return own
+    try:
+        if SYSTEM_SOCKET.exists():
+            return SYSTEM_SOCKET
+    except OSError:  # /var/lib/clawseed-edge is 0700: not ours to look into
+        pass
+    return own
 
 
 class ControlServer:

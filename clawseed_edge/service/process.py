@@ -13,8 +13,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -24,11 +26,13 @@ import msgspec
 from clawseed_edge.api import Lifecycle
 
 from .control import ControlServer, control_path
-from .inputs import consume_input_events
+from .inputs import EVENT_SESSION, consume_input_events
+from .notify import Notifier
 
 if TYPE_CHECKING:
     from clawseed_edge.config.assemble import Runtime
     from clawseed_edge.config.file import LoadedConfig
+    from clawseed_edge.config.reload import ReloadReport
     from clawseed_edge.gateway.hub import GatewayHub
     from clawseed_edge.gateway.server import GatewayServer
     from clawseed_edge.scheduler import Scheduler
@@ -59,6 +63,8 @@ class ServiceOptions:
         control_socket: Serve ``control.sock`` (tests running several services turn it off).
         scheduler: Extra keywords for the scheduler (``clock``: tests pass a manual one).
         say: Where the start-up lines go (default: stderr).
+        notifier: Where ``sd_notify`` messages go (default: ``NOTIFY_SOCKET`` of the
+            environment; nothing is sent without it).
     """
 
     sim: bool = False
@@ -70,6 +76,7 @@ class ServiceOptions:
     control_socket: bool = True
     scheduler: dict[str, Any] = field(default_factory=dict)
     say: Callable[[str], None] = field(default=lambda line: print(line, file=sys.stderr, flush=True))
+    notifier: Notifier | None = None
 
 
 def runtime_summary(runtime: Any, gateway_url: str | None = None) -> str:
@@ -113,6 +120,8 @@ class Service:
         self._consumers: list[asyncio.Task[None]] = []
         self._stop = asyncio.Event()
         self._safe_tasks: set[asyncio.Task[None]] = set()
+        self.notifier = self.options.notifier if self.options.notifier is not None else Notifier()
+        self.started_at: float | None = None
 
     # --- start ---------------------------------------------------------------------------
 
@@ -184,6 +193,8 @@ class Service:
             await self.aclose()
             raise
         self.options.say(f"clawseed-edge running: {self.summary()}")
+        self._notify_ready()
+        # After READY: the probe's network I/O (and any wait on a slow server) is not start-up.
         self.runtime.start_background_probe()
 
     async def _start_gateway(self, broker: Any) -> None:
@@ -211,10 +222,7 @@ class Service:
         await self.server.start()
         self.options.say(f"gateway listening on {self.server.url}")
         if self.settings.require_pairing:
-            code = self.hub.pairing.new_code()
-            self.options.say(
-                f"pairing code: {code} (works once; `clawseed-edge pair` prints a new one)"
-            )
+            self.options.say(self._pairing_line())
         else:
             self.options.say("warning: pairing is off ([gateway] require_pairing = false)")
 
@@ -275,6 +283,7 @@ class Service:
             "pair_revoke": self._op_pair_revoke,
             "status": self._op_status,
             "estop": self._op_estop,
+            "reload": self._op_reload,
             "cron_run_now": self._op_cron_run_now,
             "cron_changed": self._op_cron_changed,
         }
@@ -311,16 +320,20 @@ class Service:
         return {
             "summary": self.summary(),
             "connections": len(self.hub.connections) if self.hub else 0,
+            **self._status_details(),
         }
 
     async def _op_estop(self, request: dict[str, Any]) -> dict[str, Any]:
-        return {"failures": await self.estop("estop over the control socket")}
+        failures = await self.estop("estop over the control socket")
+        self._notify_estop(failures)
+        return {"failures": failures}
 
     async def estop(self, why: str) -> list[str]:
         """Abort gateway turns and apply every output's safe value; returns the failures.
 
         Not meant to be cancelled: outputs reached before a cancel keep their safe values.
         """
+        self._abort_event_turns(why)
         if self.hub is not None:
             from clawseed_edge.gateway.routes_api import emergency_stop
 
@@ -380,6 +393,7 @@ class Service:
         await self.estop(why)
 
     async def _safe_then_stop(self, why: str) -> None:
+        self.notifier.stopping(f"stopping ({why}): applying the safe state")
         await self._apply_safe_state(why)
         self.stop()
 
@@ -399,6 +413,7 @@ class Service:
         if self.state is Lifecycle.CLOSED:
             return
         self.state = Lifecycle.CLOSING
+        self.notifier.stopping()
         if self.hub is not None:
             await self.hub.close_all("the service is stopping", grace_s=2.0)
         if self.server is not None:
@@ -414,7 +429,86 @@ class Service:
             await self.runtime.aclose()
         if self.state_db is not None:
             await self.state_db.aclose()
+        await self.notifier.aclose()
         self.state = Lifecycle.CLOSED
+
+    # --- systemd, status and reload ----------------------------------------------------
+
+    def _notify_ready(self) -> None:
+        """READY=1 (peripherals connected, the gateway listening), then the watchdog pings."""
+        self.started_at = time.monotonic()
+        self.notifier.ready(f"running: {self.summary()}")
+        self.notifier.start_watchdog()
+
+    def _notify_estop(self, failures: list[str]) -> None:
+        """A STATUS= line, so ``systemctl status`` shows the last estop."""
+        when = time.strftime("%H:%M:%S")
+        if failures:
+            self.notifier.status(f"estop at {when}: NOT every output is safe: {failures[0]}")
+        else:
+            self.notifier.status(f"estop at {when}: every output in its safe state")
+
+    def _pairing_line(self) -> str:
+        """The start-up pairing line. Under journald the code stays out of the log: it works
+        until used, and the journal is read by more people than the service's user."""
+        from .journal import stream_is_journal
+
+        assert self.hub is not None
+        if stream_is_journal():
+            return ("pairing: run `sudo clawseed-edge pair` for a one-time code (codes are "
+                    "kept out of the journal)")
+        code = self.hub.pairing.new_code()
+        return f"pairing code: {code} (works once; `clawseed-edge pair` prints a new one)"
+
+    def _abort_event_turns(self, why: str) -> None:
+        if self.runtime is not None:
+            self.runtime.agent.abort(EVENT_SESSION, why)
+
+    def _status_details(self) -> dict[str, Any]:
+        assert self.runtime is not None
+        provider = self.runtime.provider
+        policy = getattr(self.runtime.agent.hooks, "policy", None)
+        autonomy = getattr(policy, "autonomy", None)
+        return {
+            "pid": os.getpid(),
+            "uptime_s": round(time.monotonic() - self.started_at, 1) if self.started_at else 0.0,
+            "provider": f"{provider.name}/{provider.model}",
+            "autonomy": str(getattr(autonomy, "value", autonomy or "")),
+            "gateway": self.server.url if self.server is not None else None,
+            "config": self.loaded.source,
+            "watchdog_s": self.notifier.watchdog_s if self.notifier.enabled else None,
+        }
+
+    async def _op_reload(self, request: dict[str, Any]) -> dict[str, Any]:
+        return (await self.reload()).to_dict()
+
+    async def reload(self) -> ReloadReport:
+        """Re-read the config file and apply its provider, model and autonomy.
+
+        Returns a :class:`~clawseed_edge.config.reload.ReloadReport` (what applied, which
+        tables need a restart).
+
+        Raises:
+            ConfigInvalid / ConfigFileNotFound: The file no longer loads; nothing changed.
+        """
+        from clawseed_edge.config.file import load_config
+        from clawseed_edge.config.reload import reload_runtime
+
+        assert self.runtime is not None
+        self.notifier.reloading()
+        try:
+            path = None if self.loaded.embedded else self.loaded.source
+            fresh = load_config(path)
+            report = await reload_runtime(self.runtime, fresh)
+            self.loaded = self.runtime.loaded
+        finally:
+            self.notifier.ready(f"running: {self.summary()}")
+        log.info(
+            "reloaded %s: applied %s; needs a restart: %s", self.loaded.source,
+            ", ".join(report.applied) or "nothing changed",
+            ", ".join(report.needs_restart) or "nothing",
+        )
+        return report
 
     async def __aenter__(self) -> Service:
         await self.start()

@@ -187,3 +187,29 @@ async def test_closing_the_runtime_cancels_a_probe_still_running(tmp_path: Path)
         assert not task.done()
         await runtime.aclose()
         assert task.cancelled()
+
+
+async def test_a_reloaded_provider_is_probed_in_the_background(tmp_path: Path) -> None:
+    import asyncio
+
+    from clawseed_edge.config.assemble import assemble
+    from clawseed_edge.config.file import load_config
+    from clawseed_edge.config.reload import reload_runtime
+    from clawseed_edge.testing.fake_servers import FakeOllama
+
+    async with FakeOllama(models={"qwen2.5:0.5b": ("completion",)}) as server:  # no tools
+        path = tmp_path / "config.toml"
+        path.write_text('[provider]\nname = "demo"\n', "utf-8")
+        runtime = await assemble(load_config(path), sim=True, probe_at_start=False)
+        async with runtime:
+            first = runtime.start_background_probe()
+            await asyncio.wait_for(first, 30)
+            path.write_text(
+                f'[provider]\nname = "ollama"\nmodel = "qwen2.5:0.5b"\nbase_url = "{server.url}"\n',
+                "utf-8",
+            )
+            await reload_runtime(runtime, load_config(path))
+            assert runtime.probe_task is not None and runtime.probe_task is not first
+            await asyncio.wait_for(runtime.probe_task, 30)
+            assert len(server.requests_to("/api/show")) == 1
+            assert not runtime.provider.capabilities.native_tools
