@@ -37,6 +37,7 @@ SSE_KEEPALIVE_S = 15.0
 HISTORY_MESSAGES = 200
 HISTORY_MESSAGE_CHARS = 8000
 _SESSION_ID = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
+_TIME_PREFIX = re.compile(r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d (?:[A-Za-z]{1,6}|[+-]\d{4}))\] ")
 
 
 async def run_tool_call(
@@ -152,6 +153,20 @@ async def list_sessions(ctx: RequestContext) -> dict[str, Any]:
     return {"sessions": stored, "connected": live}
 
 
+def _shown_message(role: str, content: str) -> dict[str, Any]:
+    # The engine stamps each user message with the time for the model (agent.time_prefix):
+    # a person sees the time apart from the words.
+    entry: dict[str, Any] = {"role": role}
+    stamp = _TIME_PREFIX.match(content) if role == "user" else None
+    if stamp is not None:
+        entry["time"] = stamp.group(1)
+        content = content[stamp.end():]
+    if len(content) > HISTORY_MESSAGE_CHARS:
+        content = content[: HISTORY_MESSAGE_CHARS - 3] + "..."
+    entry["content"] = content
+    return entry
+
+
 async def session_messages(ctx: RequestContext) -> dict[str, Any]:
     session_id = str(ctx.request.path_params["session_id"])
     if _SESSION_ID.fullmatch(session_id) is None:
@@ -165,8 +180,7 @@ async def session_messages(ctx: RequestContext) -> dict[str, Any]:
     # Tool messages are left out, so read more than we return.
     history = await store.load_history(session_id, limit=4 * HISTORY_MESSAGES)
     messages = [
-        {"role": m.role, "content": m.content if len(m.content) <= HISTORY_MESSAGE_CHARS
-         else m.content[: HISTORY_MESSAGE_CHARS - 3] + "..."}
+        _shown_message(m.role, m.content)
         for m in history
         if m.role in ("user", "assistant") and m.content.strip()
     ]

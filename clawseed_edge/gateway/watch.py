@@ -80,6 +80,16 @@ class DeviceWatch:
         if self._listeners == 0:
             self._wake.set()  # the loop sees no listener and ends
 
+    @property
+    def listeners(self) -> int:
+        """How many listeners asked for hardware frames."""
+        return self._listeners
+
+    @property
+    def running(self) -> bool:
+        """Whether the watch task runs (it reads the hardware only then)."""
+        return self._task is not None and not self._task.done()
+
     def poke(self) -> None:
         """Read devices again now (something may just have switched)."""
         self._wake.set()

@@ -50,6 +50,22 @@ def open_app(browser: Any, gateway: GatewayThread, viewport: dict[str, int] = PH
     return page
 
 
+def open_paired(browser: Any, gateway: GatewayThread, viewport: dict[str, int] = PHONE) -> Any:
+    """The app with a token already in the browser (paired over HTTP: the pairing screen has
+    tests of its own), connected."""
+    assert gateway.gateway is not None
+    token = gateway.run(gateway.gateway.pair("e2e-browser"))
+    context = browser.new_context(viewport=viewport, base_url=gateway.url)
+    context.set_default_timeout(10_000)
+    context.add_init_script(
+        f"if (!localStorage.getItem('clawseed.token')) localStorage.setItem('clawseed.token', {json.dumps(token)})"
+    )
+    page = context.new_page()
+    page.goto("/")
+    expect(page.locator("#link-state")).to_have_text("Connected")
+    return page
+
+
 def pair(page: Any, gateway: GatewayThread) -> None:
     code = page.get_by_label("Pairing code")
     expect(code).to_be_visible()
@@ -141,8 +157,7 @@ def test_approving_a_switch_from_chat_changes_the_dashboard(
     browser: Any, gateway: GatewayThread, artifacts: Path
 ) -> None:
     switch_directly(gateway, "red_led", False)
-    page = open_app(browser, gateway)
-    pair(page, gateway)
+    page = open_paired(browser, gateway)
     gateway.script(ScriptedProvider.call("gpio_switch", device="red_led", on=True),
                    "The red LED is on.")
     page.get_by_label("Message").fill("turn on the red led")
@@ -170,8 +185,7 @@ def test_an_approval_reaches_the_user_on_another_screen(
     browser: Any, gateway: GatewayThread
 ) -> None:
     switch_directly(gateway, "pump", False)
-    page = open_app(browser, gateway)
-    pair(page, gateway)
+    page = open_paired(browser, gateway)
     page.get_by_role("button", name="Settings").click()
     gateway.script(ScriptedProvider.call("gpio_switch", device="pump", on=True), "Pump on.")
     board = gpio(gateway)
@@ -188,8 +202,7 @@ def test_dashboard_switch_and_level_go_through_the_policy_and_show_live_state(
     browser: Any, gateway: GatewayThread, artifacts: Path
 ) -> None:
     switch_directly(gateway, "pump", False)
-    page = open_app(browser, gateway)
-    pair(page, gateway)
+    page = open_paired(browser, gateway)
     page.get_by_role("button", name="Devices").click()
     pump = page.get_by_role("switch", name=re.compile(r"^pump off"))
     expect(pump).to_have_attribute("aria-checked", "false")
@@ -225,8 +238,7 @@ def test_estop_sets_every_output_safe(
 ) -> None:
     switch_directly(gateway, "red_led", True)
     switch_directly(gateway, "pump", True)
-    page = open_app(browser, gateway)
-    pair(page, gateway)
+    page = open_paired(browser, gateway)
     page.get_by_role("button", name="Devices").click()
     expect(device_state(page, "red_led")).to_have_text("State: on")
     expect(device_state(page, "pump")).to_have_text("State: on")
@@ -245,8 +257,7 @@ def test_estop_sets_every_output_safe(
 def test_reload_resumes_the_session_and_sessions_can_be_resumed(
     browser: Any, gateway: GatewayThread
 ) -> None:
-    page = open_app(browser, gateway)
-    pair(page, gateway)
+    page = open_paired(browser, gateway)
     gateway.script("Noted: the seed is planted.")
     page.get_by_label("Message").fill("remember the seed")
     page.get_by_role("button", name="Send").click()
@@ -301,8 +312,7 @@ def test_a_wrong_token_leads_back_to_pairing(browser: Any, gateway: GatewayThrea
 def test_a_model_that_cannot_be_reached_leaves_devices_and_estop_working(
     browser: Any, gateway: GatewayThread
 ) -> None:
-    page = open_app(browser, gateway)
-    pair(page, gateway)
+    page = open_paired(browser, gateway)
     gateway.script(ProviderUnreachable("nothing answered at 127.0.0.1:11434",
                                        provider="ollama", model="llama3"))
     page.get_by_label("Message").fill("hello?")
@@ -321,8 +331,7 @@ def test_a_model_that_cannot_be_reached_leaves_devices_and_estop_working(
 def test_an_unreachable_gateway_greys_the_last_values_and_the_app_recovers(
     browser: Any, gateway: GatewayThread
 ) -> None:
-    page = open_app(browser, gateway)
-    pair(page, gateway)
+    page = open_paired(browser, gateway)
     page.get_by_role("button", name="Devices").click()
     expect(device_state(page, "red_led")).to_be_visible()
     page.evaluate("navigator.serviceWorker.ready.then(() => true)")  # the shell is cached
@@ -362,8 +371,7 @@ def test_every_screen_has_named_controls_and_is_screenshotted(
 def test_the_personality_file_is_edited_from_settings(
     browser: Any, gateway: GatewayThread
 ) -> None:
-    page = open_app(browser, gateway)
-    pair(page, gateway)
+    page = open_paired(browser, gateway)
     page.get_by_role("button", name="Settings").click()
     page.get_by_label("Personality file").select_option("USER.md")
     page.get_by_label("Contents").fill("The user grows tomatoes.")
