@@ -198,6 +198,34 @@ def test_an_approval_reaches_the_user_on_another_screen(
     page.context.close()
 
 
+def test_stop_answer_aborts_the_turn_and_regenerate_replaces_the_answer(
+    browser: Any, gateway: GatewayThread
+) -> None:
+    page = open_paired(browser, gateway)
+    gateway.script("A first answer.")
+    page.get_by_label("Message").fill("write me a haiku")
+    page.get_by_role("button", name="Send").click()
+    answers = page.locator("#messages li.assistant")
+    expect(answers.last.locator(".text")).to_have_text("A first answer.")
+    gateway.script("A better answer.")
+    page.get_by_role("button", name="Regenerate").click()
+    expect(answers).to_have_count(1)
+    expect(answers.last.locator(".text")).to_have_text("A better answer.")
+
+    provider = gateway.provider
+    gateway.call(lambda: setattr(provider, "delay_s", 30.0))  # a model that takes its time
+    try:
+        page.get_by_label("Message").fill("and another one")
+        page.get_by_role("button", name="Send").click()
+        page.get_by_role("button", name="Stop answer").click()
+        expect(answers.last.locator(".note")).to_contain_text("Stopped: aborted by the client")
+        expect(page.get_by_role("button", name="Send")).to_be_enabled()
+        expect(page.get_by_role("button", name="Stop answer")).to_be_disabled()
+    finally:
+        gateway.call(lambda: setattr(provider, "delay_s", 0.0))
+    page.context.close()
+
+
 def test_dashboard_switch_and_level_go_through_the_policy_and_show_live_state(
     browser: Any, gateway: GatewayThread, artifacts: Path
 ) -> None:
@@ -340,9 +368,15 @@ def test_an_unreachable_gateway_greys_the_last_values_and_the_app_recovers(
     expect(page.locator("#link-state")).to_contain_text("Offline, retrying")
     expect(page.locator("#banner")).to_contain_text("cannot be reached")
     expect(page.locator("body")).to_have_class(re.compile(r"\boffline\b"))
+    # The last known values stay on screen, greyed, and say they are not live.
+    page.get_by_role("button", name="Devices").click()
+    expect(device_state(page, "red_led")).to_be_visible()
+    assert page.locator("#devices").evaluate("e => getComputedStyle(e).opacity") == "0.45"
+    expect(page.locator("#devices-note")).to_contain_text("Last known values")
     page.context.set_offline(False)
     expect(page.locator("#link-state")).to_have_text("Connected", timeout=20_000)
     expect(page.locator("body")).not_to_have_class(re.compile(r"\boffline\b"))
+    expect(page.locator("#devices-note")).to_have_text("")
     page.context.close()
 
 

@@ -4,6 +4,7 @@
 
 const TOKEN_KEY = "clawseed.token";
 const SESSION_KEY = "clawseed.session";
+const LAST_KEY = "clawseed.last"; // the last known devices and boards, shown greyed when offline
 const CHART_POINTS = 60;
 const OUTPUT_SWITCH = new Set(["led", "relay", "digital_out", "buzzer"]);
 const OUTPUT_LEVEL = new Set(["pwm_led", "servo"]);
@@ -65,7 +66,7 @@ async function api(method, path, body) {
   try {
     response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   } catch (err) {
-    throw new Error("the device cannot be reached");
+    throw new Error("The device cannot be reached");
   }
   let data = null;
   try { data = await response.json(); } catch { data = null; }
@@ -205,7 +206,13 @@ function onFrame(frame) {
       break;
     case "connected": break;
     case "chunk": currentTurn().append(frame.content); break;
-    case "chunk_reset": state.turn = null; currentTurn(); break;
+    case "chunk_reset": { // a regenerate starts: its answer replaces the last one
+      const last = $("messages").lastElementChild;
+      if (last && last.classList.contains("assistant")) last.remove();
+      state.turn = null;
+      currentTurn();
+      break;
+    }
     case "thinking": currentTurn().think(frame.content); break;
     case "tool_call": currentTurn().toolCall(frame); break;
     case "tool_result": currentTurn().toolResult(frame); break;
@@ -383,7 +390,32 @@ function onEvent(frame) {
 
 // --- dashboard ----------------------------------------------------------------------------
 
-function renderBoards(boards) {
+function remember(kind, value) {
+  try {
+    const last = JSON.parse(localStorage.getItem(LAST_KEY) || "{}");
+    last[kind] = value;
+    last.time = Date.now();
+    localStorage.setItem(LAST_KEY, JSON.stringify(last));
+  } catch { /* storage full or off: only the offline view loses its values */ }
+}
+
+function showLastKnown() {
+  let last = null;
+  try { last = JSON.parse(localStorage.getItem(LAST_KEY) || "null"); } catch { last = null; }
+  if (!last) return;
+  if (last.devices) renderDevices(last.devices, false);
+  if (last.boards) renderBoards(last.boards, false);
+  $("devices-note").textContent = lastKnownNote();
+}
+
+function lastKnownNote() {
+  let time = null;
+  try { time = JSON.parse(localStorage.getItem(LAST_KEY) || "{}").time; } catch { time = null; }
+  return time ? `Last known values, from ${new Date(time).toLocaleTimeString()}.` : "";
+}
+
+function renderBoards(boards, fresh = true) {
+  if (fresh) remember("boards", boards);
   $("boards").replaceChildren(...boards.map((b) => el("li", { class: `card board ${b.healthy ? "ok" : "failed"}` },
     el("strong", { text: b.name }),
     el("span", { class: "muted", text: ` ${b.board_type}` }),
@@ -396,7 +428,8 @@ function describe(device) {
   return device.value ? "on" : "off";
 }
 
-function renderDevices(devices) {
+function renderDevices(devices, fresh = true) {
+  if (fresh) { remember("devices", devices); $("devices-note").textContent = ""; }
   const list = $("devices");
   const focused = document.activeElement && document.activeElement.dataset.device;
   state.devices = new Map(devices.map((d) => [d.device, d]));
@@ -502,7 +535,7 @@ async function refreshDevices() {
     renderDevices(data.devices);
     renderBoards(data.peripherals);
   } catch (err) {
-    if (!(err instanceof TokenRejected)) $("devices-note").textContent = err.message;
+    if (!(err instanceof TokenRejected)) $("devices-note").textContent = `${err.message}. ${lastKnownNote()}`;
   }
 }
 
@@ -633,6 +666,7 @@ function disconnect() {
 function start() {
   if (!state.token) { setLinkState("Not paired"); show("pair"); $("pair-code").focus(); return; }
   setLinkState("Connecting…");
+  showLastKnown();
   show(state.screen);
   connectWs();
   connectSse();
@@ -662,6 +696,7 @@ document.addEventListener("DOMContentLoaded", () => {
     state.token = null;
     localStorage.removeItem(TOKEN_KEY);
     localStorage.removeItem(SESSION_KEY);
+    localStorage.removeItem(LAST_KEY);
     state.sessionId = null;
     disconnect();
     start();
