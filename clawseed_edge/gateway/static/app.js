@@ -496,6 +496,9 @@ function renderSensor(frame) {
 
 function sensorCard(name, entry) {
   const card = el("li", { class: "card sensor", "data-name": name }, el("strong", { text: name }));
+  if (entry.reading && entry.reading.time) {
+    card.append(el("span", { class: "muted", text: ` read ${new Date(entry.reading.time * 1000).toLocaleTimeString()}` }));
+  }
   if (entry.error) card.append(el("p", { class: "error", text: entry.error }));
   if (entry.reading) {
     const { values, units } = entry.reading;
@@ -513,15 +516,17 @@ function chart(series, label, unit) {
   const ns = "http://www.w3.org/2000/svg";
   const svg = document.createElementNS(ns, "svg");
   svg.setAttribute("viewBox", "0 0 120 30");
+  svg.setAttribute("preserveAspectRatio", "none");
   svg.setAttribute("class", "chart");
   svg.setAttribute("role", "img");
   const lo = Math.min(...series), hi = Math.max(...series);
   svg.setAttribute("aria-label", series.length
     ? `${label}: last ${series.length} readings, from ${lo.toFixed(1)} to ${hi.toFixed(1)} ${unit}`
     : `${label}: no readings yet`);
-  if (series.length > 1) {
-    const span = hi - lo || 1;
-    const points = series.map((v, i) => `${(i * 120 / (CHART_POINTS - 1)).toFixed(1)},${(28 - (v - lo) / span * 26).toFixed(1)}`);
+  const y = (v) => (hi === lo ? 15 : 28 - (v - lo) / (hi - lo) * 26).toFixed(1);
+  if (series.length) {
+    const points = series.length === 1 ? [`0,${y(series[0])}`, `2,${y(series[0])}`]
+      : series.map((v, i) => `${(i * 120 / (CHART_POINTS - 1)).toFixed(1)},${y(v)}`);
     const line = document.createElementNS(ns, "polyline");
     line.setAttribute("points", points.join(" "));
     svg.append(line);
