@@ -307,7 +307,7 @@ def test_reload_resumes_the_session_and_sessions_can_be_resumed(
     expect(page.locator("#messages li")).to_have_count(0)
     expect(page.locator("#chat-session")).not_to_contain_text("resumed")
     page.get_by_role("button", name="Sessions").click()
-    page.get_by_role("button", name="Resume").first.click()  # the newest: ours
+    page.get_by_role("button", name="Resume remember the seed").click()
     expect(page.locator("#messages li")).to_have_count(2)
     assert page.evaluate("localStorage.getItem('clawseed.session')") == session_id
     page.context.close()

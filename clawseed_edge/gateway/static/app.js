@@ -602,14 +602,20 @@ async function loadSessions() {
   const list = $("sessions");
   try {
     const data = await api("GET", "/api/sessions");
-    list.replaceChildren(...data.sessions.map((s) => el("li", { class: "card session" },
-      el("strong", { text: s.title || s.session_id }),
-      el("p", { class: "muted", text: `${s.message_count} messages, ${new Date(s.updated_at * 1000).toLocaleString()}${s.session_id === state.sessionId ? " (open)" : ""}` }),
-      el("button", { type: "button", text: "Resume", "aria-label": `Resume ${s.title || s.session_id}`, onclick: () => resume(s.session_id) }))));
+    list.replaceChildren(...data.sessions.map((s) => sessionCard(s)));
     if (!data.sessions.length) list.replaceChildren(el("li", { class: "muted", text: "No stored sessions yet." }));
   } catch (err) {
     if (!(err instanceof TokenRejected)) list.replaceChildren(el("li", { class: "error", text: err.message }));
   }
+}
+
+function sessionCard(s) {
+  // A title is the first message, with the time stamp the engine puts on it for the model.
+  const title = (s.title || "").replace(/^\[[^\]]{1,40}\] /, "") || s.session_id;
+  return el("li", { class: "card session" },
+      el("strong", { text: title }),
+      el("p", { class: "muted", text: `${s.message_count} messages, ${new Date(s.updated_at * 1000).toLocaleString()}${s.session_id === state.sessionId ? " (open)" : ""}` }),
+      el("button", { type: "button", text: "Resume", "aria-label": `Resume ${title}`, onclick: () => resume(s.session_id) }));
 }
 
 function resume(sessionId) {
