@@ -398,6 +398,8 @@ def test_every_screen_has_named_controls_and_is_screenshotted(
         if screen == "Settings":
             expect(page.locator("#personality-status")).not_to_have_text("Loading…")
         assert unnamed_controls(page) == [], screen
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= viewport["width"], f"{screen} scrolls sideways: {width} px"
         shoot(page, artifacts, f"{screen.lower()}-{scheme}")
     page.context.close()
 
