@@ -1,4 +1,5 @@
-"""``clawseed-edge tools list``: the tools the model would see, with their risk class."""
+"""``clawseed-edge tools list``: the tools the model would see, with their risk class, and the
+built-in tools that are off, with the ``[tools]`` key that turns each one on."""
 
 from __future__ import annotations
 
@@ -14,8 +15,14 @@ __all__ = ["register"]
 def register(sub: Any) -> None:
     tools = sub.add_parser("tools", help="list the agent's tools")
     tools_sub = tools.add_subparsers(dest="tools_command", metavar="COMMAND", required=True)
-    listing = tools_sub.add_parser("list", help="list the tools the model would see")
-    listing.add_argument("--json", action="store_true", help="print the tool specs as JSON")
+    listing = tools_sub.add_parser(
+        "list", help="list the tools the model would see, and the built-ins that are off"
+    )
+    listing.add_argument(
+        "--json",
+        action="store_true",
+        help="print the tools as JSON (name, risk, enabled, and the spec or the off_reason)",
+    )
     add_runtime_options(listing)
     listing.set_defaults(func=_list)
 
@@ -23,6 +30,7 @@ def register(sub: Any) -> None:
 def _list(args: argparse.Namespace) -> int:
     from clawseed_edge.agent.approval import StaticApprover
     from clawseed_edge.config.assemble import assemble
+    from clawseed_edge.config.builtin_tools import builtin_tools
 
     from .common import load_from_args
 
@@ -33,23 +41,46 @@ def _list(args: argparse.Namespace) -> int:
         )
         async with runtime:
             registry = runtime.agent.registry
-            rows = [t for t in (registry.get(n) for n in sorted(registry.names())) if t]
+            rows = [
+                _row(t.name, t.risk.value, None, t.description, t.parameters)
+                for t in (registry.get(n) for n in sorted(registry.names()))
+                if t
+            ]
+            seen = {row["name"] for row in rows}
+            filtered = set(registry.filtered_out)
+            for builtin in builtin_tools(loaded.config):
+                if builtin.name in seen:
+                    continue
+                if not builtin.enabled:
+                    why = builtin.turn_on
+                elif builtin.name in filtered:
+                    why = "filtered out by [tools] allowed / denied"
+                else:
+                    continue
+                rows.append(_row(builtin.name, builtin.risk.value, why, "", None))
+            rows.sort(key=lambda r: (not r["enabled"], r["name"]))
             if args.json:
-                out = [
-                    {
-                        "name": t.name,
-                        "risk": t.risk.value,
-                        "description": t.description,
-                        "parameters": t.parameters,
-                    }
-                    for t in rows
-                ]
-                print(json.dumps(out, indent=2, default=str))
+                print(json.dumps(rows, indent=2, default=str))
                 return 0
-            width = max((len(t.name) for t in rows), default=4)
-            for tool in rows:
-                desc = " ".join(tool.description.split())
-                print(f"{tool.name:<{width}}  {tool.risk.value:<9}  {desc}")
+            width = max((len(r["name"]) for r in rows), default=4)
+            for row in rows:
+                if row["enabled"]:
+                    state, text = "on ", " ".join(row["description"].split())
+                else:
+                    state, text = "off", f"(off: {row['off_reason']})"
+                print(f"{row['name']:<{width}}  {row['risk']:<9}  {state}  {text}")
             return 0
 
     return run_async(args, main)
+
+
+def _row(
+    name: str, risk: str, off_reason: str | None, description: str, parameters: Any
+) -> dict[str, Any]:
+    row: dict[str, Any] = {"name": name, "risk": risk, "enabled": off_reason is None}
+    if off_reason is not None:
+        row["off_reason"] = off_reason
+    else:
+        row["description"] = description
+        row["parameters"] = parameters
+    return row

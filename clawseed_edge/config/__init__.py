@@ -22,18 +22,22 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .assemble import Runtime, assemble, assemble_agent, build_provider
+    from .builtin_tools import BuiltinTool, all_tools, builtin_tools
     from .file import EMBEDDED_DEFAULT, LoadedConfig, load_config
     from .paths import clawseed_home, default_config_path
     from .schema import Config
 
 __all__ = [
     "EMBEDDED_DEFAULT",
+    "BuiltinTool",
     "Config",
     "LoadedConfig",
     "Runtime",
+    "all_tools",
     "assemble",
     "assemble_agent",
     "build_provider",
+    "builtin_tools",
     "clawseed_home",
     "default_config_path",
     "load_config",
@@ -41,6 +45,9 @@ __all__ = [
 
 _LAZY = {
     "EMBEDDED_DEFAULT": ".file",
+    "BuiltinTool": ".builtin_tools",
+    "all_tools": ".builtin_tools",
+    "builtin_tools": ".builtin_tools",
     "Config": ".schema",
     "LoadedConfig": ".file",
     "Runtime": ".assemble",

@@ -41,6 +41,7 @@ from clawseed_edge.api import (
     ToolContext,
 )
 
+from .builtin_tools import all_tools
 from .file import LoadedConfig, load_config
 from .paths import resolve_in_home
 from .schema import Config
@@ -297,10 +298,7 @@ async def assemble(
             opened.append(p.disconnect)  # disconnect applies the safe values first
             if connect:
                 await p.connect()
-        tools: list[Tool] = [
-            *_memory_tools(memory),
-            *_workspace_tools(config, workspace, scrubber),
-        ]
+        tools: list[Tool] = all_tools(config, memory, workspace=workspace, scrub=scrubber.scrub)
         tools.extend(extra_tools)
         builder = (
             AgentBuilder()
@@ -406,25 +404,6 @@ def _wire_memory_upkeep(agent: Agent, memory: Memory, config: Config, scrubber: 
         await prune_if_due(retention_days)
 
     agent.on_turn_done(upkeep)
-
-
-def _memory_tools(memory: Memory) -> list[Tool]:
-    from clawseed_edge.tools.memory_tools import memory_tools
-
-    return list(memory_tools(memory))
-
-
-def _workspace_tools(config: Config, workspace: Path, scrubber: Scrubber) -> list[Tool]:
-    tools: list[Tool] = []
-    if config.tools.files:
-        from clawseed_edge.tools.files import file_tools
-
-        tools.extend(file_tools(workspace, scrub=scrubber))
-    if config.tools.shell:
-        from clawseed_edge.tools.shell import ShellTool
-
-        tools.append(ShellTool(workspace, scrub=scrubber))
-    return tools
 
 
 def _device_ledger(home: Path) -> Any:

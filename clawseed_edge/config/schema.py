@@ -26,6 +26,18 @@ A complete file, every key optional (the values shown are the defaults)::
     denied = []
     shell = false                      # the shell tool (allow-listed commands only)
     files = true                       # file_read / file_write / file_list in the workspace
+    system_info = true                 # board, temperature, load, memory, disk, throttling
+    http_request = false               # HTTP requests to allowed hosts (risk: act)
+    web_fetch = false                  # a web page as readable text (risk: read)
+
+    [tools.http]                       # the limits of http_request and web_fetch
+    allowed_domains = []               # "example.com", "*.example.com", "*" (any public host)
+    allowed_networks = []              # non-public networks allowed, e.g. "192.168.1.0/24"
+    methods = ["GET"]                  # what http_request may send (+ HEAD POST PUT PATCH ...)
+    timeout_s = 10.0                   # one whole exchange, redirects included
+    max_response_bytes = 1048576       # a bigger body fails the call
+    max_redirects = 3                  # each redirect is checked like the first URL
+    max_output_chars = 8000            # text handed to the model
 
     [[hooks]]
     name = "my_hook"                   # a HookFactory registered by name
@@ -71,6 +83,7 @@ from clawseed_edge.peripherals.gpio import DeviceConfig, HardwareConfig, PinFact
 from clawseed_edge.peripherals.sensors.config import I2CSettings, SensorConfig
 from clawseed_edge.providers.config import ProviderConfig
 
+from .jobs import JobSettings, SchedulerSettings
 from .paths import system_directory
 
 __all__ = [
@@ -80,6 +93,7 @@ __all__ = [
     "GatewaySettings",
     "HardwareSettings",
     "HookSettings",
+    "HttpSettings",
     "ToolsSettings",
 ]
 
@@ -155,20 +169,108 @@ class AutonomySettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True)
     auto_approve: list[str] = msgspec.field(default_factory=lambda: ["memory_store"])
 
 
+# --- [tools.http]: the HTTP tools' limits (http_request, web_fetch) ----------------------------
+
+HttpMethod = Literal["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+
+class HttpSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """``[tools.http]``: where ``http_request`` and ``web_fetch`` may connect, and their limits.
+
+    Every URL, and every redirect, is checked: its host against ``allowed_domains``, then the
+    addresses the host resolves to (loopback, private, link-local, carrier-grade NAT and cloud
+    metadata addresses are refused unless ``allowed_networks`` lists them), and the connection
+    goes to the address that was checked. See docs/tools.md.
+
+    Attributes:
+        allowed_domains: Hosts the tools may reach: ``"example.com"`` (that name),
+            ``"*.example.com"`` (its subdomains), ``"*"`` (any host with a public address).
+            An IP address in a URL must be listed as written (``"192.168.1.20"``).
+        allowed_networks: Non-public networks the tools may reach anyway, in CIDR form
+            (``"192.168.1.0/24"``, ``"127.0.0.1/32"``); a cloud metadata address
+            (169.254.169.254, fd00:ec2::254 ...) only when listed alone (``/32``, ``/128``).
+        methods: What ``http_request`` may send; ``web_fetch`` always sends GET.
+        timeout_s: Seconds for one whole exchange, redirects included.
+        max_response_bytes: A response body larger than this (after decompression) fails the
+            call; nothing past it is read.
+        max_redirects: Redirects followed, each checked like the first URL.
+        max_output_chars: Text handed to the model; the rest is cut with a note.
+    """
+
+    allowed_domains: list[str] = msgspec.field(default_factory=list)
+    allowed_networks: list[str] = msgspec.field(default_factory=list)
+    methods: Annotated[list[HttpMethod], msgspec.Meta(min_length=1)] = msgspec.field(
+        default_factory=lambda: ["GET"]
+    )
+    timeout_s: Seconds = 10.0
+    max_response_bytes: Annotated[int, msgspec.Meta(ge=1024, le=64 * 1024 * 1024)] = 1_048_576
+    max_redirects: Annotated[int, msgspec.Meta(ge=0, le=10)] = 3
+    max_output_chars: Annotated[int, msgspec.Meta(ge=100, le=200_000)] = 8000
+
+    def __post_init__(self) -> None:
+        import ipaddress
+
+        for domain in self.allowed_domains:
+            if not domain.strip() or (any(c in domain for c in "/:@ \t") and not _is_ip(domain)):
+                raise ValueError(
+                    f"allowed_domains: {domain!r} is not a host name; write the name alone, "
+                    "e.g. 'example.com', '*.example.com' or '*' (no scheme, port or path)"
+                )
+        for network in self.allowed_networks:
+            try:
+                ipaddress.ip_network(network, strict=False)
+            except ValueError:
+                raise ValueError(
+                    f"allowed_networks: {network!r} is not a network; write one in CIDR form, "
+                    "e.g. '192.168.1.0/24' or '127.0.0.1/32'"
+                ) from None
+
+
+def _is_ip(text: str) -> bool:
+    import ipaddress
+
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
 class ToolsSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    """``[tools]``: which tools the model may see (glob patterns, deny wins).
+    """``[tools]``: which tools the model may see (glob patterns, deny wins) and which
+    built-ins are on (``clawseed-edge tools list`` shows each with the key that turns it on).
 
     Attributes:
         allowed: Tool names (glob patterns) the model may see.
         denied: Tool names (glob patterns) it may not; a name matching both is denied.
         shell: Offer the shell tool (allow-listed commands only, ``[autonomy] shell_allowlist``).
         files: Offer ``file_read``, ``file_write`` and ``file_list`` in the workspace.
+        system_info: Offer ``system_info`` (board, CPU temperature, load, memory, disk, uptime,
+            Raspberry Pi throttling and under-voltage flags); risk ``read``.
+        http_request: Offer ``http_request`` (risk ``act``: it may change something on a
+            server, so it asks in ``supervised``); needs ``[tools.http] allowed_domains``.
+        web_fetch: Offer ``web_fetch`` (GET, a page as readable text; risk ``read``); needs
+            ``[tools.http] allowed_domains``.
+        http: Where the HTTP tools may connect, and their limits.
     """
 
     allowed: list[str] = msgspec.field(default_factory=lambda: ["*"])
     denied: list[str] = msgspec.field(default_factory=list)
     shell: bool = False
     files: bool = True
+    system_info: bool = True
+    http_request: bool = False
+    web_fetch: bool = False
+    http: HttpSettings = msgspec.field(default_factory=HttpSettings)
+
+    def __post_init__(self) -> None:
+        for name in ("http_request", "web_fetch"):
+            if getattr(self, name) and not self.http.allowed_domains:
+                raise ValueError(
+                    f"{name}: is on but [tools.http] allowed_domains is empty, so every URL "
+                    "would be refused; list the hosts it may reach, e.g. allowed_domains = "
+                    '["example.com"] (or ["*"] for any public host)'
+                )
 
 
 class HookSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -256,6 +358,8 @@ class Config(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
         tools: Which tools the model may see.
         hooks: Extra hooks around every tool call, after the SecurityPolicy.
         gateway: The HTTP/WebSocket server.
+        scheduler: Scheduled jobs run by the service.
+        jobs: Jobs declared in the file, synced into state.db at start.
     """
 
     provider: ProviderConfig = msgspec.field(default_factory=ProviderConfig)
@@ -272,6 +376,9 @@ class Config(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     tools: ToolsSettings = msgspec.field(default_factory=ToolsSettings)
     hooks: list[HookSettings] = msgspec.field(default_factory=list)
     gateway: GatewaySettings = msgspec.field(default_factory=GatewaySettings)
+    # Scheduled jobs (docs/scheduler.md): the scheduler's settings and the declared jobs.
+    scheduler: SchedulerSettings = msgspec.field(default_factory=SchedulerSettings)
+    jobs: list[JobSettings] = msgspec.field(default_factory=list)
 
     def hardware_with_devices(self) -> HardwareConfig:
         """The Pi header of ``[hardware]`` with the top-level ``[[devices]]``.

@@ -12,9 +12,11 @@ trips exactly::
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
+import tempfile
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -138,9 +140,8 @@ class SnapshotMethods:
         entries = await self.export(namespace=namespace, category="core")
         entries.sort(key=lambda e: (e.namespace, e.created_at, e.key))
         text = render_snapshot(entries)
-        tmp = target.with_name(target.name + ".tmp")
         try:
-            await asyncio.to_thread(_write_atomic, tmp, target, text)
+            await asyncio.to_thread(_write_atomic, target, text)
         except OSError as exc:
             raise MemoryStoreError(f"cannot write memory snapshot {target}: {exc}") from exc
         return target
@@ -161,10 +162,20 @@ class SnapshotMethods:
         return len(entries)
 
 
-def _write_atomic(tmp: Path, target: Path, text: str) -> None:
-    """Write ``text`` to ``tmp``, fsync it, then rename over ``target`` (never half a file)."""
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, target)
+def _write_atomic(target: Path, text: str) -> None:
+    """Write ``text`` to a temporary file beside ``target``, fsync it, rename it over ``target``.
+
+    The temporary name is unique per write, so two sessions finishing their turns at once each
+    replace the whole file (the last rename wins) instead of one renaming the other's file away.
+    """
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from clawseed_edge.config.file import LoadedConfig
     from clawseed_edge.gateway.hub import GatewayHub
     from clawseed_edge.gateway.server import GatewayServer
+    from clawseed_edge.scheduler import Scheduler
     from clawseed_edge.state import StateDB
 
 __all__ = ["Service", "ServiceOptions", "runtime_summary"]
@@ -56,6 +57,7 @@ class ServiceOptions:
             (``provider``, ``hook_factories`` ...).
         remote_timeout_s: Override the remote-tool timeout (tests).
         control_socket: Serve ``control.sock`` (tests running several services turn it off).
+        scheduler: Extra keywords for the scheduler (``clock``: tests pass a manual one).
         say: Where the start-up lines go (default: stderr).
     """
 
@@ -66,6 +68,7 @@ class ServiceOptions:
     assemble: dict[str, Any] = field(default_factory=dict)
     remote_timeout_s: float | None = None
     control_socket: bool = True
+    scheduler: dict[str, Any] = field(default_factory=dict)
     say: Callable[[str], None] = field(default=lambda line: print(line, file=sys.stderr, flush=True))
 
 
@@ -104,6 +107,7 @@ class Service:
         self.hub: GatewayHub | None = None
         self.server: GatewayServer | None = None
         self.state_db: StateDB | None = None
+        self.scheduler: Scheduler | None = None
         self.control: ControlServer | None = None
         self.metrics: Any = None
         self._consumers: list[asyncio.Task[None]] = []
@@ -152,6 +156,7 @@ class Service:
         self.runtime = await assemble(self.loaded, sim=self.options.sim, **kwargs)
         self.state = Lifecycle.OPEN
         try:
+            await self._start_scheduler()  # before the gateway: it copies the cron tools
             if broker is not None:
                 await self._start_gateway(broker)
             else:
@@ -177,14 +182,12 @@ class Service:
         from clawseed_edge.gateway.app import create_app
         from clawseed_edge.gateway.hub import GatewayHub
         from clawseed_edge.gateway.server import GatewayServer
-        from clawseed_edge.state import StateDB
 
         assert self.runtime is not None
-        self.state_db = await StateDB.open(self.loaded.home / "state.db")
         self.hub = GatewayHub(
             self.runtime,
             self.settings,
-            state=self.state_db,
+            state=await self._open_state(),
             broker=broker,
             metrics=self.metrics,
             hook_factories=self.options.assemble.get("hook_factories"),
@@ -207,6 +210,49 @@ class Service:
         else:
             self.options.say("warning: pairing is off ([gateway] require_pairing = false)")
 
+    async def _open_state(self) -> StateDB:
+        """``state.db``, opened once for the gateway's tokens and the scheduler's jobs."""
+        from clawseed_edge.state import StateDB
+
+        if self.state_db is None:
+            self.state_db = await StateDB.open(self.loaded.home / "state.db")
+        return self.state_db
+
+    # --- scheduler -----------------------------------------------------------------------
+
+    async def _start_scheduler(self) -> None:
+        """The ``[scheduler]``: cron tools on the agent, ``[[jobs]]`` synced, the loop started."""
+        if not self.loaded.config.scheduler.enabled:
+            return
+        from clawseed_edge.scheduler import scheduler_for
+
+        assert self.runtime is not None
+        self.scheduler = await scheduler_for(
+            self.runtime, await self._open_state(), publish=self._publish_job_result,
+            **self.options.scheduler,
+        )
+        await self.scheduler.start()
+
+    def _publish_job_result(self, frame: dict[str, Any]) -> None:
+        # Connected phones get job answers on the gateway's event stream (/sse).
+        if self.hub is not None:
+            self.hub.publish(frame)
+        else:
+            log.info("job %s (no gateway to reach phones): %s", frame.get("job"), frame.get("text"))
+
+    async def _op_cron_run_now(self, request: dict[str, Any]) -> dict[str, Any]:
+        from clawseed_edge.api import ConfigInvalid
+
+        if self.scheduler is None:
+            raise ConfigInvalid("the scheduler is off in the running service ([scheduler])")
+        run = await self.scheduler.run_now(str(request.get("name", "")))
+        return {"run": msgspec.to_builtins(run)}
+
+    async def _op_cron_changed(self, request: dict[str, Any]) -> dict[str, Any]:
+        if self.scheduler is not None:
+            self.scheduler.wake()
+        return {"ok": True}
+
     def summary(self) -> str:
         """One line: the model, each peripheral with its device count, the gateway's URL."""
         assert self.runtime is not None
@@ -221,6 +267,8 @@ class Service:
             "pair_revoke": self._op_pair_revoke,
             "status": self._op_status,
             "estop": self._op_estop,
+            "cron_run_now": self._op_cron_run_now,
+            "cron_changed": self._op_cron_changed,
         }
 
     def _require_hub(self) -> GatewayHub:
@@ -352,6 +400,8 @@ class Service:
         for task in self._consumers:
             task.cancel()
         await asyncio.gather(*self._consumers, return_exceptions=True)
+        if self.scheduler is not None:
+            await self.scheduler.aclose(grace_s=2.0)
         if self.runtime is not None:
             await self.runtime.aclose()
         if self.state_db is not None:

@@ -41,6 +41,34 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX device_actions_key_at ON device_actions (key, at);
     """,
+    # 3: scheduled jobs and their run history (clawseed_edge/scheduler/store.py). Times are
+    # Unix seconds; ``schedule``/``action`` are JSON; a run's ``status`` is running, ok, failed,
+    # skipped (it would have overlapped the previous run) or missed (the service was down).
+    """
+    CREATE TABLE jobs (
+        name TEXT PRIMARY KEY,
+        schedule TEXT NOT NULL,
+        action TEXT NOT NULL,
+        deliver TEXT NOT NULL,
+        missed TEXT NOT NULL,
+        enabled INTEGER NOT NULL,
+        origin TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        next_run REAL,
+        last_run REAL
+    );
+    CREATE TABLE job_runs (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        job TEXT NOT NULL,
+        scheduled_for REAL NOT NULL,
+        started_at REAL NOT NULL,
+        finished_at REAL,
+        status TEXT NOT NULL,
+        output TEXT NOT NULL DEFAULT '',
+        error TEXT
+    );
+    CREATE INDEX job_runs_job_started ON job_runs (job, started_at);
+    """,
 )
 
 

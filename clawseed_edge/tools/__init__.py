@@ -1,24 +1,39 @@
-"""Built-in tools (memory, files, shell). Depends on api only.
+"""Built-in tools (memory, files, shell, system info, HTTP). Depends on api only.
 
-The assembler registers them from the config (``[tools]``); an application may build its own::
+The assembler registers them from the config (``[tools]``; every built-in is listed in
+:func:`clawseed_edge.config.all_tools`); an application may build its own::
 
-    from clawseed_edge.tools import file_tools, memory_tools
+    from clawseed_edge.tools import DestinationPolicy, WebFetchTool, file_tools, memory_tools
 
-    tools = [*memory_tools(memory), *file_tools(workspace_dir)]
+    tools = [
+        *memory_tools(memory),
+        *file_tools(workspace_dir),
+        WebFetchTool(DestinationPolicy.of(["example.com"])),
+    ]
+
+httpx is imported only when an HTTP tool sends its first request.
 """
 
+from .destinations import DestinationPolicy, DestinationRefused
 from .files import FileListTool, FileReadTool, FileWriteTool, file_tools
+from .http_tools import HttpRequestTool, WebFetchTool
 from .memory_tools import MemoryForgetTool, MemoryRecallTool, MemoryStoreTool, memory_tools
 from .shell import ShellTool
+from .system_info import SystemInfoTool
 
 __all__ = [
+    "DestinationPolicy",
+    "DestinationRefused",
     "FileListTool",
     "FileReadTool",
     "FileWriteTool",
+    "HttpRequestTool",
     "MemoryForgetTool",
     "MemoryRecallTool",
     "MemoryStoreTool",
     "ShellTool",
+    "SystemInfoTool",
+    "WebFetchTool",
     "file_tools",
     "memory_tools",
 ]

@@ -87,9 +87,10 @@ def test_tools_list_shows_hardware_memory_and_file_tools(
 ) -> None:
     code, out, err = run_cli(capsys, "tools", "list", "--sim")
     assert code == 0, err
-    names = {line.split()[0] for line in out.splitlines() if line.strip()}
-    assert {"gpio_switch", "hardware_status", "memory_recall", "file_read"} <= names
-    assert "shell" not in names, "the shell tool is off unless [tools].shell = true"
+    rows = {line.split()[0]: line.split()[2] for line in out.splitlines() if line.strip()}
+    assert {"gpio_switch", "hardware_status", "memory_recall", "file_read"} <= set(rows)
+    assert rows["file_read"] == "on"
+    assert rows["shell"] == "off", "the shell tool is off unless [tools].shell = true"
 
 
 def test_init_writes_config_workspace_and_private_secrets(

@@ -56,9 +56,12 @@ def test_every_command_takes_config_on_either_side(position: str) -> None:
             ("boards", "show"),
             ("secrets", "set"),
             ("secrets", "remove"),
+            ("cron", "remove"),
+            ("cron", "run-now"),
         }
         extra += ["k"] if path in takes_name else []
         extra += ["nucleo-f401re", "--firmware", "f.hex"] if path == ("flash",) else []
+        extra += ["n", "--every", "1m", "--prompt", "x"] if path == ("cron", "add") else []
         argv = (
             ["--config", "c.toml", *path, *extra]
             if position == "before"

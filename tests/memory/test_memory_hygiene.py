@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
 
@@ -263,3 +264,18 @@ async def test_text_that_is_not_utf8_is_refused_clearly_or_cleaned(memory: Sqlit
         await memory.store(MemoryEntry("bad", "broken \ud800 paste"))
     (daily,) = await memory.consolidate("cli", "broken \ud800 paste", "ok")
     assert "broken ? paste" in daily.content  # the turn summary is kept, the bad character not
+
+
+async def test_concurrent_snapshot_exports_all_succeed(tmp_path: Path) -> None:
+    # Two sessions finishing turns at once used to share one ".tmp" name: the second rename
+    # found the file gone (FileNotFoundError). Each write now has its own temporary file.
+    snap = tmp_path / "MEMORY_SNAPSHOT.md"
+    async with SqliteMemory.open(tmp_path / "c.db", snapshot_path=snap) as mem:
+        await mem.store(MemoryEntry("fan", "fan relay on GPIO23", importance=0.9))
+        results = await asyncio.gather(*(mem.export_snapshot() for _ in range(20)))
+    assert results == [snap] * 20
+    text, leftovers = await asyncio.to_thread(
+        lambda: (snap.read_text(), [p.name for p in tmp_path.iterdir() if p.suffix == ".tmp"])
+    )
+    assert "fan relay on GPIO23" in text
+    assert leftovers == []

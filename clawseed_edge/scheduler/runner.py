@@ -1,0 +1,259 @@
+"""Scheduler: the loop that starts due jobs, one task per run, with an injectable clock.
+
+One pass (:meth:`Scheduler.run_due`): give new jobs their next run; start every enabled job
+whose next run has come, after moving its next run past *now* (so a late or long run never
+causes a burst of catch-up runs); a job still running from last time is not started again
+(the run is recorded as ``skipped``). At start (:meth:`Scheduler.prepare`) runs left
+``running`` by a stopped service are marked failed, and runs missed while the service was
+down follow each job's ``missed`` policy: ``skip`` records one ``missed`` run, ``run_once``
+runs the job once now, however many runs were missed.
+
+The loop sleeps until the earliest next run (the real clock at most a minute at a time) or
+until :meth:`Scheduler.wake` is called after a change.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable
+from dataclasses import replace
+from datetime import datetime, tzinfo
+from typing import Protocol
+
+from clawseed_edge.api import Lifecycle
+
+from .clock import Clock, SystemClock
+from .jobs import Job, JobFailed
+from .store import JobRun, JobStore
+
+__all__ = ["JobRunner", "Scheduler"]
+
+log = logging.getLogger("clawseed_edge.scheduler")
+
+#: Keep at most ``keep_runs`` rows per job, pruned every this many runs.
+PRUNE_EVERY = 20
+
+
+class JobRunner(Protocol):
+    """Runs one job's action (:class:`~clawseed_edge.scheduler.jobs.JobExecutor`)."""
+
+    def run(self, job: Job) -> Awaitable[str]: ...
+
+
+class Scheduler:
+    """Runs the jobs of a :class:`JobStore` on time.
+
+    Args:
+        store: Jobs and runs (state.db).
+        runner: Runs one job (raises on failure; the error is recorded).
+        zone: The zone cron and one-off times are read in.
+        clock: Unix seconds and sleeps (tests pass a
+            :class:`~clawseed_edge.scheduler.clock.ManualClock`).
+        max_concurrent: Jobs running at once (others wait their turn).
+        keep_runs: Run rows kept per job.
+    """
+
+    def __init__(
+        self,
+        store: JobStore,
+        runner: JobRunner,
+        *,
+        zone: tzinfo,
+        clock: Clock | None = None,
+        max_concurrent: int = 2,
+        keep_runs: int = 100,
+    ) -> None:
+        self.store = store
+        self.runner = runner
+        self.zone = zone
+        self.clock: Clock = clock or SystemClock()
+        self.keep_runs = keep_runs
+        self.state = Lifecycle.UNOPENED
+        self._slots = asyncio.Semaphore(max_concurrent)
+        self._running: dict[str, asyncio.Task[None]] = {}
+        self._changed = asyncio.Event()
+        self._loop_task: asyncio.Task[None] | None = None
+
+    # --- lifecycle -----------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Prepare (missed runs) and start the loop task. Cancel-safe."""
+        await self.prepare()
+        self.state = Lifecycle.OPEN
+        self._loop_task = asyncio.create_task(self._loop(), name="scheduler")
+
+    async def aclose(self, grace_s: float = 2.0) -> None:
+        """Stop the loop; give running jobs ``grace_s`` to finish, then cancel them
+        (their runs are recorded as failed). Idempotent."""
+        if self.state is Lifecycle.CLOSED:
+            return
+        self.state = Lifecycle.CLOSED
+        if self._loop_task is not None:
+            self._loop_task.cancel()
+            await asyncio.gather(self._loop_task, return_exceptions=True)
+        tasks = list(self._running.values())
+        if tasks:
+            _done, pending = await asyncio.wait(tasks, timeout=grace_s)
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+
+    def wake(self) -> None:
+        """Look at the jobs again now (after one was added, removed or changed)."""
+        self._changed.set()
+
+    def is_running(self, name: str) -> bool:
+        return name in self._running
+
+    async def wait_idle(self) -> None:
+        """Wait until no job is running (tests; the drift benchmark)."""
+        while self._running:
+            await asyncio.gather(*list(self._running.values()), return_exceptions=True)
+
+    # --- one pass ------------------------------------------------------------------------
+
+    async def prepare(self) -> None:
+        """At start: fail runs a stopped service left ``running``, give every job its next run
+        and apply each job's missed-run policy."""
+        now = self.clock.now()
+        failed = await self.store.interrupted(now)
+        if failed:
+            log.warning("%d job run(s) were interrupted when the service stopped", failed)
+        for job in await self.store.list():
+            if not job.enabled:
+                continue
+            if job.next_run is None:
+                job = await self._schedule_new(job, now)
+            if job.next_run is None or job.next_run >= now:
+                continue
+            if job.missed == "run_once":
+                log.info("job %s missed its run at %s; running it once now", job.name,
+                         self._local(job.next_run))
+                continue  # still due: the first pass runs it once and moves next_run past now
+            await self.store.start_run(
+                job.name, job.next_run, now, status="missed",
+                error=f"missed: the service was not running at {self._local(job.next_run)}; "
+                      "skipped (missed = skip)",
+            )
+            following = job.schedule.next_after(now, self.zone, job.created_at)
+            await self.store.set_times(job.name, next_run=following,
+                                       enabled=None if following is not None else False)
+
+    async def run_due(self) -> list[str]:
+        """Start every job whose time has come; returns the names started."""
+        now = self.clock.now()
+        started = []
+        for job in await self.store.list():
+            if not job.enabled:
+                continue
+            if job.next_run is None:
+                job = await self._schedule_new(job, now)
+            if job.next_run is None or job.next_run > now:
+                continue
+            following = job.schedule.next_after(max(now, job.next_run), self.zone,
+                                                job.created_at)
+            keep = None if following is not None else False  # a one-off is done after this
+            if job.name in self._running:
+                await self.store.start_run(
+                    job.name, job.next_run, now, status="skipped",
+                    error="skipped: the previous run was still going (a job never overlaps "
+                          "itself)",
+                )
+                await self.store.set_times(job.name, next_run=following, enabled=keep)
+                continue
+            await self.store.set_times(job.name, next_run=following, last_run=now, enabled=keep)
+            self._launch(job, job.next_run)
+            started.append(job.name)
+        return started
+
+    async def run_now(self, name: str) -> JobRun:
+        """Run a job once now, outside its schedule, and wait for it; returns the run.
+
+        Raises:
+            JobFailed: No such job, or it is running already.
+        """
+        job = await self.store.get(name)
+        if job is None:
+            raise JobFailed(f"no job is named {name!r}; see `clawseed-edge cron list`")
+        if name in self._running:
+            raise JobFailed(f"job {name!r} is running already; a job never overlaps itself")
+        task = self._launch(job, self.clock.now())
+        await asyncio.shield(task)
+        runs = await self.store.runs(name, limit=1)
+        return runs[0]
+
+    async def next_wake(self) -> float | None:
+        """The earliest next run of an enabled job, or None."""
+        times = [j.next_run for j in await self.store.list()
+                 if j.enabled and j.next_run is not None]
+        return min(times) if times else None
+
+    # --- internals -----------------------------------------------------------------------
+
+    async def _schedule_new(self, job: Job, now: float) -> Job:
+        next_run = job.schedule.first_run(now, self.zone, job.created_at)
+        await self.store.set_times(job.name, next_run=next_run)
+        return replace(job, next_run=next_run)
+
+    def _launch(self, job: Job, scheduled_for: float) -> asyncio.Task[None]:
+        task = asyncio.create_task(self._run_one(job, scheduled_for), name=f"job-{job.name}")
+        self._running[job.name] = task
+        name = job.name
+        task.add_done_callback(lambda t: self._finished(name, t))
+        return task
+
+    def _finished(self, name: str, task: asyncio.Task[None]) -> None:
+        if self._running.get(name) is task:
+            del self._running[name]
+        self._changed.set()  # the loop may have skipped it meanwhile; look again
+
+    async def _run_one(self, job: Job, scheduled_for: float) -> None:
+        async with self._slots:
+            run_id = await self.store.start_run(job.name, scheduled_for, self.clock.now())
+            status, output, error = "failed", "", None
+            try:
+                output = await self.runner.run(job)
+                status = "ok"
+            except asyncio.CancelledError:
+                error = "cancelled: the service stopped during the run"
+                raise
+            except Exception as exc:  # every failure is recorded with its error, then logged
+                error = str(exc) or type(exc).__name__
+                if not isinstance(exc, JobFailed):
+                    log.exception("job %s raised", job.name)
+                else:
+                    log.warning("job %s failed: %s", job.name, error)
+            finally:
+                with contextlib.suppress(Exception):
+                    await asyncio.shield(
+                        self.store.finish_run(run_id, self.clock.now(), status, output, error)
+                    )
+                if run_id % PRUNE_EVERY == 0:
+                    with contextlib.suppress(Exception):
+                        await self.store.prune_runs(job.name, self.keep_runs)
+
+    async def _loop(self) -> None:
+        while True:
+            self._changed.clear()  # a change from here on wakes the sleep below
+            try:
+                await self.run_due()
+                wake = await self.next_wake()
+            except Exception:  # a database hiccup must not end the schedule
+                log.exception("the scheduler's pass failed; trying again in a minute")
+                wake = self.clock.now() + 60.0
+            await self._sleep(wake if wake is not None else self.clock.now() + 3600.0)
+
+    async def _sleep(self, until: float) -> None:
+        sleeper = asyncio.ensure_future(self.clock.sleep_until(until))
+        changed = asyncio.ensure_future(self._changed.wait())
+        try:
+            await asyncio.wait({sleeper, changed}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for f in (sleeper, changed):
+                f.cancel()
+            await asyncio.gather(sleeper, changed, return_exceptions=True)
+
+    def _local(self, stamp: float) -> str:
+        return datetime.fromtimestamp(stamp, self.zone).strftime("%Y-%m-%d %H:%M %Z")

@@ -1,0 +1,52 @@
+"""``clawseed-edge tools list``: every tool with its risk class, on or off, and for a built-in
+that is off the config key that turns it on."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from clawseed_edge.cli.main import main
+
+
+def rows_of(out: str) -> dict[str, list[str]]:
+    return {line.split()[0]: line.split(maxsplit=3)[1:] for line in out.splitlines() if line}
+
+
+def test_default_lists_every_builtin_with_risk_and_state(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["tools", "list", "--sim"]) == 0
+    rows = rows_of(capsys.readouterr().out)
+    assert rows["system_info"][:2] == ["read", "on"]
+    assert rows["memory_store"][:2] == ["act", "on"]
+    assert rows["shell"] == ["dangerous", "off", "(off: set [tools] shell = true)"]
+    assert rows["http_request"][:2] == ["act", "off"]
+    assert rows["web_fetch"][:2] == ["read", "off"]
+    assert "[tools] web_fetch = true and list the hosts" in rows["web_fetch"][2]
+    assert rows["gpio_switch"][:2] == ["act", "on"], "hardware tools are listed too"
+
+
+def test_a_config_that_turns_tools_on_and_filters_one_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(
+        '[provider]\nname = "demo"\n[tools]\nweb_fetch = true\nshell = true\n'
+        'denied = ["shell"]\n[tools.http]\nallowed_domains = ["example.com"]\n',
+        encoding="utf-8",
+    )
+    assert main(["tools", "list", "--config", str(path), "--json"]) == 0
+    tools = {t["name"]: t for t in json.loads(capsys.readouterr().out)}
+    assert tools["web_fetch"]["enabled"] is True and tools["web_fetch"]["risk"] == "read"
+    assert tools["web_fetch"]["parameters"]["required"] == ["url"]
+    assert tools["shell"] == {
+        "name": "shell",
+        "risk": "dangerous",
+        "enabled": False,
+        "off_reason": "filtered out by [tools] allowed / denied",
+    }
+    assert tools["http_request"]["enabled"] is False
+    assert "set [tools] http_request = true" in tools["http_request"]["off_reason"]

@@ -1,0 +1,109 @@
+"""The scheduler inside the service: [[jobs]] synced at start, the cron tools on every agent
+(the phones' too), state.db without the gateway, run-now over the control socket, and the
+job's answer on the gateway's event stream."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from clawseed_edge.cli.main import main
+from clawseed_edge.config.file import load_config
+from clawseed_edge.scheduler import ManualClock
+from clawseed_edge.service import Service, ServiceOptions
+from clawseed_edge.testing import ScriptedProvider
+from clawseed_edge.testing.gateway import running_gateway
+
+T0 = 1_796_083_200.0
+
+CONFIG = """
+[provider]
+name = "demo"
+[autonomy]
+level = "full"
+[hardware]
+board = "sim"
+[[devices]]
+name = "porch_light"
+pin = "GPIO17"
+kind = "led"
+[[jobs]]
+name = "status"
+every = "1h"
+tool = "hardware_status"
+"""
+
+
+def service(home: Path, config: str, clock: ManualClock) -> Service:
+    path = home / "config.toml"
+    path.write_text(config, encoding="utf-8")
+    return Service(load_config(path), ServiceOptions(
+        sim=True, gateway=False, assemble={"provider": ScriptedProvider()},
+        scheduler={"clock": clock}, say=lambda line: None,
+    ))
+
+
+async def test_declared_jobs_are_synced_and_run_now_goes_through_the_service(
+    clawseed_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    clock = ManualClock(T0)
+    async with service(clawseed_home, CONFIG, clock) as svc:
+        assert svc.scheduler is not None and svc.state_db is not None  # no gateway needed
+        assert {"cron_add", "cron_list", "cron_remove"} <= set(svc.runtime.agent.registry.names())
+        job = await svc.scheduler.store.get("status")
+        assert job is not None and job.origin == "config" and job.next_run == T0 + 3600
+        code = await asyncio.to_thread(main, ["cron", "run-now", "status"])
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        assert "porch_light" in out
+        runs = await svc.scheduler.store.runs("status")
+        assert [r.status for r in runs] == ["ok"]
+        code = await asyncio.to_thread(main, ["cron", "run-now", "nope"])
+        assert code == 1 and "no job is named 'nope'" in capsys.readouterr().err
+
+
+async def test_a_job_dropped_from_the_config_goes_and_a_cli_job_stays(
+    clawseed_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    clock = ManualClock(T0)
+    async with service(clawseed_home, CONFIG, clock):
+        pass
+    cli = ["cron", "add", "mine", "--every", "5m", "--prompt", "hi"]
+    assert await asyncio.to_thread(main, cli) == 0
+    assert await asyncio.to_thread(main, ["cron", "remove", "status"]) == 1
+    assert "declared in" in capsys.readouterr().err
+    without = CONFIG.split("[[jobs]]")[0]
+    async with service(clawseed_home, without, clock) as svc:
+        assert svc.scheduler is not None
+        names = [j.name for j in await svc.scheduler.store.list()]
+    assert names == ["mine"]
+
+
+async def test_a_job_answer_reaches_the_phones_event_stream(clawseed_home: Path) -> None:
+    config = """
+[provider]
+name = "demo"
+[gateway]
+enabled = true
+port = 0
+"""
+    clock = ManualClock(T0)
+    provider = ScriptedProvider([ScriptedProvider.text("Good morning, it is 4 °C.")])
+    async with running_gateway(clawseed_home, provider, config,
+                               scheduler={"clock": clock}) as gw:
+        hub, sched = gw.service.hub, gw.service.scheduler
+        assert hub is not None and sched is not None
+        assert "cron_add" in hub.registry.names()  # the phones' agents get the tools too
+        queue = hub.open_sse()
+        cli = ["cron", "add", "hello", "--every", "1m", "--prompt", "morning?",
+               "--deliver", "phones"]
+        assert await asyncio.to_thread(main, cli) == 0
+        run = await sched.run_now("hello")
+        assert run.status == "ok"
+        frame = await asyncio.wait_for(queue.get(), 10)
+    assert frame is not None
+    assert (frame["type"], frame["job"], frame["text"]) == (
+        "job_result", "hello", "Good morning, it is 4 °C."
+    )
