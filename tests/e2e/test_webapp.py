@@ -333,6 +333,7 @@ def test_a_wrong_token_leads_back_to_pairing(browser: Any, gateway: GatewayThrea
     expect(page.get_by_role("heading", name="Pair this browser")).to_be_visible()
     expect(page.locator("#pair-error")).to_contain_text("token was rejected")
     expect(page.get_by_role("navigation", name="Screens")).to_be_hidden()
+    expect(page.locator("#estop")).to_be_hidden()
     assert page.evaluate("localStorage.getItem('clawseed.token')") is None
     context.close()
 

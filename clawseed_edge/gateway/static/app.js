@@ -86,6 +86,7 @@ function show(screen) {
   if (screen !== "pair") state.screen = screen;
   const paired = Boolean(state.token);
   $("tabs").hidden = !paired;
+  $("estop").hidden = !paired; // it needs a token: unpaired it could do nothing
   for (const section of document.querySelectorAll(".screen")) {
     section.hidden = section.id !== `screen-${paired ? screen : "pair"}`;
   }
