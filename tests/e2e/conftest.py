@@ -89,8 +89,9 @@ def require_browser() -> None:
 class GatewayThread:
     """``running_gateway`` in a thread of its own; :meth:`run` runs a coroutine on its loop."""
 
-    def __init__(self, home: Path, provider: ScriptedProvider) -> None:
+    def __init__(self, home: Path, provider: ScriptedProvider, config: str = CONFIG) -> None:
         self.home = home
+        self.config = config
         self.provider = provider
         self.gateway: RunningGateway | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -111,7 +112,7 @@ class GatewayThread:
         # Named, so the leak check below can tell them apart; asyncio.run joins them at exit.
         self._loop.set_default_executor(ThreadPoolExecutor(thread_name_prefix=EXECUTOR_PREFIX))
         self._stop = asyncio.Event()
-        async with running_gateway(self.home, self.provider, CONFIG) as gateway:
+        async with running_gateway(self.home, self.provider, self.config) as gateway:
             self.gateway = gateway
             self._ready.set()
             await self._stop.wait()
@@ -178,12 +179,16 @@ def no_leaked_threads() -> Iterator[None]:
 
 
 @pytest.fixture(scope="module")
-def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GatewayThread]:
+def gateway(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[GatewayThread]:
+    """The module's gateway; a module sets ``GATEWAY_CONFIG`` for a config of its own."""
     require_browser()
     home = tmp_path_factory.mktemp("e2e-home")
+    config = getattr(request.module, "GATEWAY_CONFIG", CONFIG)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("CLAWSEED_HOME", str(home))
-        with GatewayThread(home, ScriptedProvider(streaming=True)) as running:
+        with GatewayThread(home, ScriptedProvider(streaming=True), config) as running:
             yield running
 
 

@@ -675,7 +675,13 @@ function disconnect() {
   state.online = { ws: false, sse: false };
 }
 
-function start() {
+async function pairingRequired() {
+  // With [gateway] require_pairing = false every request is let in: no code to ask for.
+  try { return (await fetch("/api/tools", { cache: "no-store" })).status === 401; } catch { return true; }
+}
+
+async function start() {
+  if (!state.token && !(await pairingRequired())) state.token = "pairing-off";
   if (!state.token) { setLinkState("Not paired"); show("pair"); $("pair-code").focus(); return; }
   setLinkState("Connecting…");
   showLastKnown();
