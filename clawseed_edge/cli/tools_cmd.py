@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from typing import Any
 
 from .common import add_runtime_options, run_async
@@ -58,6 +59,7 @@ def _list(args: argparse.Namespace) -> int:
                 else:
                     continue
                 rows.append(_row(builtin.name, builtin.risk.value, why, "", None))
+            rows.extend(_scheduler_rows(loaded.config.scheduler.enabled, seen, registry.permits))
             rows.sort(key=lambda r: (not r["enabled"], r["name"]))
             if args.json:
                 print(json.dumps(rows, indent=2, default=str))
@@ -72,6 +74,27 @@ def _list(args: argparse.Namespace) -> int:
             return 0
 
     return run_async(args, main)
+
+
+def _scheduler_rows(
+    enabled: bool, seen: set[str], permits: Callable[[str], bool]
+) -> list[dict[str, Any]]:
+    """The cron tools: the service (`run`) adds them to its agent when the scheduler is on."""
+    from clawseed_edge.scheduler import CronAdd, CronList, CronRemove
+
+    rows = []
+    for tool in (CronAdd, CronList, CronRemove):
+        if tool.name in seen:
+            continue
+        if not enabled:
+            why: str | None = "set [scheduler] enabled = true"
+        elif not permits(tool.name):
+            why = "filtered out by [tools] allowed / denied"
+        else:
+            why = None
+        description = f"{tool.description} (only in `clawseed-edge run`, which hosts the jobs)"
+        rows.append(_row(tool.name, tool.risk.value, why, description, tool.parameters))
+    return rows
 
 
 def _row(

@@ -50,3 +50,27 @@ def test_a_config_that_turns_tools_on_and_filters_one_out(
     }
     assert tools["http_request"]["enabled"] is False
     assert "set [tools] http_request = true" in tools["http_request"]["off_reason"]
+
+
+def test_the_cron_tools_of_the_service_are_listed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["tools", "list", "--sim"]) == 0
+    rows = rows_of(capsys.readouterr().out)
+    assert rows["cron_add"][:2] == ["act", "on"]
+    assert rows["cron_list"][:2] == ["read", "on"]
+    assert "only in `clawseed-edge run`" in rows["cron_remove"][2]
+
+    path = tmp_path / "config.toml"
+    path.write_text(
+        '[provider]\nname = "demo"\n[tools]\ndenied = ["cron_remove"]\n', encoding="utf-8"
+    )
+    assert main(["tools", "list", "--config", str(path), "--json"]) == 0
+    tools = {t["name"]: t for t in json.loads(capsys.readouterr().out)}
+    assert tools["cron_remove"]["off_reason"] == "filtered out by [tools] allowed / denied"
+    assert tools["cron_add"]["enabled"] is True
+
+    path.write_text('[provider]\nname = "demo"\n[scheduler]\nenabled = false\n', "utf-8")
+    assert main(["tools", "list", "--config", str(path), "--json"]) == 0
+    tools = {t["name"]: t for t in json.loads(capsys.readouterr().out)}
+    assert tools["cron_add"]["off_reason"] == "set [scheduler] enabled = true"
