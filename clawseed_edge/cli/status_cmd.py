@@ -61,7 +61,7 @@ def _status(args: argparse.Namespace) -> int:
             return 0
         print(f"running: {answer.get('summary', '')}")
         for key in ("pid", "uptime_s", "provider", "autonomy", "gateway", "connections",
-                    "config", "watchdog_s"):
+                    "scheduler", "config", "watchdog_s"):
             if answer.get(key) is not None:
                 print(f"  {key}: {answer[key]}")
         return 0

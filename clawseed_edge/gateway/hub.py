@@ -105,6 +105,9 @@ class GatewayHub:
         self.connections: dict[str, ChatConnection] = {}
         self.accepting = True
         self.started_at = time.time()
+        #: Called with the reason first thing in an emergency stop, from the app or the control
+        #: socket alike (the service stops its scheduled jobs and input-event turns here).
+        self.on_estop: list[Callable[[str], object]] = []
         self._sse: set[asyncio.Queue[dict[str, Any] | None]] = set()
         self._sse_hardware: set[asyncio.Queue[dict[str, Any] | None]] = set()
         # Live hardware state for SSE listeners that ask for it (the phone app's dashboard).

@@ -202,6 +202,11 @@ async def emergency_stop(hub: GatewayHub, why: str) -> list[str]:
     Not meant to be cancelled: outputs reached before a cancel keep their safe values.
     """
     log.warning("%s: aborting turns and applying the safe state", why)
+    for listener in list(hub.on_estop):
+        try:
+            listener(why)
+        except Exception:  # one listener's bug must not keep the outputs from going safe
+            log.exception("an emergency-stop listener failed")
     for connection in list(hub.connections.values()):
         connection.agent.abort(connection.session_id, why)
     failures: list[str] = []
