@@ -12,7 +12,14 @@ if TYPE_CHECKING:
     from clawseed_edge.config.assemble import Runtime
     from clawseed_edge.config.file import LoadedConfig
 
-__all__ = ["add_runtime_options", "fail", "load_from_args", "open_runtime", "run_async"]
+__all__ = [
+    "add_runtime_options",
+    "described",
+    "fail",
+    "load_from_args",
+    "open_runtime",
+    "run_async",
+]
 
 
 def add_runtime_options(parser: argparse.ArgumentParser) -> None:
@@ -30,6 +37,11 @@ def add_runtime_options(parser: argparse.ArgumentParser) -> None:
         help="override [autonomy].level",
     )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
+
+
+def described(doc: str | None) -> str:
+    """A module docstring as a command's ``--help`` text: reST ````literals```` become `literals`."""
+    return (doc or "").replace("``", "`").strip()
 
 
 def fail(message: str, code: int = 1) -> int:

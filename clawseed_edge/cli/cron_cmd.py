@@ -1,10 +1,11 @@
-"""``clawseed-edge cron list|add|remove|runs|run-now``: scheduled jobs in ``state.db``.
+"""``clawseed-edge cron list|add|remove|runs|run-now|resume``: scheduled jobs in ``state.db``.
 
 ``list``, ``add``, ``remove`` and ``runs`` work on ``$CLAWSEED_HOME/state.db`` directly, whether
 or not the service runs (a running service is told over ``control.sock`` to look again, so an
 added job is scheduled at once). ``run-now`` asks the running service to run the job (it owns
 the pins); with no service running it assembles the agent here and runs the job once, asking
-for approvals on the terminal.
+for approvals on the terminal. ``resume`` lets the running service run jobs again after an
+emergency stop paused its scheduler.
 """
 
 from __future__ import annotations
@@ -64,6 +65,11 @@ def register(sub: Any) -> None:
     p.add_argument("--limit", type=int, default=20, help="at most this many (default 20)")
     p.add_argument("--json", action="store_true", help="one JSON object per line")
     p.set_defaults(func=_runs)
+
+    p = actions.add_parser(
+        "resume", help="run jobs again after an emergency stop paused the running service's"
+    )
+    p.set_defaults(func=_resume)
 
     p = actions.add_parser("run-now", help="run a job once now (through the running service)")
     p.add_argument("name")
@@ -276,6 +282,20 @@ async def _run_here(args: argparse.Namespace, loaded: Any) -> Any:
         async with await StateDB.open(loaded.home / "state.db") as db:
             scheduler = await scheduler_for(runtime, db)
             return await scheduler.run_now(args.name)
+
+
+def _resume(args: argparse.Namespace) -> int:
+    from .status_cmd import ask
+
+    async def main() -> int:
+        answer = await ask("cron_resume")
+        if answer.get("resumed"):
+            print("the scheduler runs jobs again (runs due while it was paused were skipped)")
+        else:
+            print("the scheduler was not paused; nothing to do")
+        return 0
+
+    return run_async(args, main)
 
 
 def _show_run(run: dict[str, Any]) -> int:

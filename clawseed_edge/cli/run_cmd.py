@@ -19,7 +19,7 @@ import argparse
 import sys
 from typing import Any
 
-from .common import add_runtime_options, load_from_args, run_async
+from .common import add_runtime_options, described, load_from_args, run_async
 
 __all__ = ["register", "run_service"]
 
@@ -28,7 +28,7 @@ def register(sub: Any) -> None:
     run = sub.add_parser(
         "run",
         help="run the service: hardware events become agent turns (what systemd starts)",
-        description=__doc__,
+        description=described(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_runtime_options(run)

@@ -17,7 +17,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from .common import fail
+from .common import described, fail
 
 __all__ = ["register"]
 
@@ -26,7 +26,7 @@ def register(sub: Any) -> None:
     service = sub.add_parser(
         "service",
         help="install, remove or inspect the systemd service",
-        description=__doc__,
+        description=described(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     actions = service.add_subparsers(dest="service_command", metavar="ACTION")

@@ -13,7 +13,7 @@ import json
 import os
 from typing import Any
 
-from .common import run_async
+from .common import described, run_async
 
 __all__ = ["register"]
 
@@ -21,13 +21,13 @@ __all__ = ["register"]
 def register(sub: Any) -> None:
     status = sub.add_parser(
         "status", help="what the running service is doing (over its control socket)",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=described(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     status.add_argument("--json", action="store_true", help="print JSON")
     status.set_defaults(func=_status)
     reload = sub.add_parser(
         "reload", help="re-read provider, model and autonomy in the running service",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=described(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     reload.add_argument("--json", action="store_true", help="print JSON")
     reload.set_defaults(func=_reload)
@@ -61,7 +61,7 @@ def _status(args: argparse.Namespace) -> int:
             return 0
         print(f"running: {answer.get('summary', '')}")
         for key in ("pid", "uptime_s", "provider", "autonomy", "gateway", "connections",
-                    "config", "watchdog_s"):
+                    "scheduler", "config", "watchdog_s"):
             if answer.get(key) is not None:
                 print(f"  {key}: {answer[key]}")
         return 0

@@ -15,6 +15,7 @@ from .routes_api import api_routes
 from .routes_chat import chat_routes
 from .routes_config import config_routes
 from .routes_public import public_routes
+from .routes_static import static_routes
 
 __all__ = ["create_app"]
 
@@ -39,6 +40,7 @@ def create_app(hub: GatewayHub) -> Starlette:
         *chat_routes(hub),
         *api_routes(hub),
         *config_routes(hub),
+        *static_routes(),  # the phone web app: exact file paths only, after every endpoint
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: _http_error})
     app.state.hub = hub

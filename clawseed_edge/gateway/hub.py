@@ -37,6 +37,7 @@ from .idempotency import IdempotencyCache
 from .limits import RateLimiter
 from .pairing import PairingGate
 from .protocol import FrameLimits
+from .watch import DeviceWatch
 
 if TYPE_CHECKING:
     from clawseed_edge.agent import Agent
@@ -104,7 +105,15 @@ class GatewayHub:
         self.connections: dict[str, ChatConnection] = {}
         self.accepting = True
         self.started_at = time.time()
+        #: Called with the reason first thing in an emergency stop, from the app or the control
+        #: socket alike (the service stops its scheduled jobs and input-event turns here).
+        self.on_estop: list[Callable[[str], object]] = []
         self._sse: set[asyncio.Queue[dict[str, Any] | None]] = set()
+        self._sse_hardware: set[asyncio.Queue[dict[str, Any] | None]] = set()
+        # Live hardware state for SSE listeners that ask for it (the phone app's dashboard).
+        self.watch = DeviceWatch(
+            runtime.agent.registry.get, runtime.peripherals, self.publish_hardware
+        )
 
     # --- per-connection agents ------------------------------------------------------------
 
@@ -188,13 +197,26 @@ class GatewayHub:
         for queue in list(self._sse):
             sse_put(queue, frame)
 
-    def open_sse(self) -> asyncio.Queue[dict[str, Any] | None]:
+    def publish_hardware(self, frame: dict[str, Any]) -> None:
+        """Send a live hardware frame to the SSE listeners that asked for them."""
+        for queue in list(self._sse_hardware):
+            sse_put(queue, frame)
+
+    def open_sse(self, *, hardware: bool = False) -> asyncio.Queue[dict[str, Any] | None]:
+        """A queue of SSE frames; ``hardware`` adds the live ``devices``, ``sensor`` and
+        ``boards`` frames (the hardware is read only while someone asked for them)."""
         queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(SSE_QUEUE)
         self._sse.add(queue)
+        if hardware:
+            self._sse_hardware.add(queue)
+            self.watch.listener_added()
         return queue
 
     def close_sse(self, queue: asyncio.Queue[dict[str, Any] | None]) -> None:
         self._sse.discard(queue)
+        if queue in self._sse_hardware:
+            self._sse_hardware.discard(queue)
+            self.watch.listener_removed()
 
     # --- shutdown -------------------------------------------------------------------------
 
@@ -208,6 +230,7 @@ class GatewayHub:
         )
         for queue in list(self._sse):
             sse_put(queue, None)
+        await self.watch.aclose()
 
 
 def sse_put(queue: asyncio.Queue[dict[str, Any] | None], frame: dict[str, Any] | None) -> None:

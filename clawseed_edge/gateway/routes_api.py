@@ -1,5 +1,5 @@
-"""``/api/tools``, ``/api/peripherals``, ``/api/sessions``, ``/api/estop``, ``/api/approvals``,
-and the ``/sse`` event stream.
+"""``/api/tools``, ``/api/peripherals``, ``/api/sessions`` (and one session's messages),
+``/api/estop``, ``/api/approvals``, and the ``/sse`` event stream.
 
 Hardware actions go the way a model's call goes: a ToolCall for ``gpio_switch`` or
 ``gpio_set_level``, through the service agent's hook pipeline (the SecurityPolicy first, with its
@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
@@ -32,6 +33,11 @@ log = logging.getLogger(__name__)
 
 #: Seconds between SSE keep-alive comments (proxies drop idle streams).
 SSE_KEEPALIVE_S = 15.0
+#: What ``GET /api/sessions/{id}`` returns of a history: the last messages, each cut to a length.
+HISTORY_MESSAGES = 200
+HISTORY_MESSAGE_CHARS = 8000
+_SESSION_ID = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
+_TIME_PREFIX = re.compile(r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d (?:[A-Za-z]{1,6}|[+-]\d{4}))\] ")
 
 
 async def run_tool_call(
@@ -121,6 +127,7 @@ async def act_on_device(ctx: RequestContext) -> JSONResponse:
             "body_invalid", 'send {"on": true|false} to switch, or {"level": 0.5} to set a level'
         )
     result = await run_tool_call(ctx.hub, name, arguments, ctx.who.id)
+    ctx.hub.watch.poke()
     if not result.success:
         status = 403 if "security policy" in (result.error or "") else 400
         code = "policy_refused" if status == 403 else "action_failed"
@@ -146,6 +153,40 @@ async def list_sessions(ctx: RequestContext) -> dict[str, Any]:
     return {"sessions": stored, "connected": live}
 
 
+def _shown_message(role: str, content: str) -> dict[str, Any]:
+    # The engine stamps each user message with the time for the model (agent.time_prefix):
+    # a person sees the time apart from the words.
+    entry: dict[str, Any] = {"role": role}
+    stamp = _TIME_PREFIX.match(content) if role == "user" else None
+    if stamp is not None:
+        entry["time"] = stamp.group(1)
+        content = content[stamp.end():]
+    if len(content) > HISTORY_MESSAGE_CHARS:
+        content = content[: HISTORY_MESSAGE_CHARS - 3] + "..."
+    entry["content"] = content
+    return entry
+
+
+async def session_messages(ctx: RequestContext) -> dict[str, Any]:
+    session_id = str(ctx.request.path_params["session_id"])
+    if _SESSION_ID.fullmatch(session_id) is None:
+        raise ClientError(
+            "session_id_invalid",
+            f"session_id {clip(session_id, 40)!r} is not valid: 1-64 of A-Z a-z 0-9 _.:-",
+        )
+    store = ctx.hub.runtime.agent.session_store
+    if not isinstance(store, SessionStore):
+        raise ClientError("sessions_off", "this service keeps no session history", 404)
+    # Tool messages are left out, so read more than we return.
+    history = await store.load_history(session_id, limit=4 * HISTORY_MESSAGES)
+    messages = [
+        _shown_message(m.role, m.content)
+        for m in history
+        if m.role in ("user", "assistant") and m.content.strip()
+    ]
+    return {"session_id": session_id, "messages": messages[-HISTORY_MESSAGES:]}
+
+
 async def estop(ctx: RequestContext) -> JSONResponse:
     assert ctx.who is not None
     failures = await emergency_stop(ctx.hub, f"estop from {ctx.who.name}")
@@ -161,6 +202,11 @@ async def emergency_stop(hub: GatewayHub, why: str) -> list[str]:
     Not meant to be cancelled: outputs reached before a cancel keep their safe values.
     """
     log.warning("%s: aborting turns and applying the safe state", why)
+    for listener in list(hub.on_estop):
+        try:
+            listener(why)
+        except Exception:  # one listener's bug must not keep the outputs from going safe
+            log.exception("an emergency-stop listener failed")
     for connection in list(hub.connections.values()):
         connection.agent.abort(connection.session_id, why)
     failures: list[str] = []
@@ -171,6 +217,7 @@ async def emergency_stop(hub: GatewayHub, why: str) -> list[str]:
         except Exception as exc:
             failures.append(f"{p.name}: {clip(exc, 200) or type(exc).__name__}")
     hub.publish({"type": "estop", "by": why, "failures": failures})
+    hub.watch.poke()
     return failures
 
 
@@ -193,7 +240,8 @@ async def answer_approval(ctx: RequestContext) -> JSONResponse:
 async def sse(ctx: RequestContext) -> StreamingResponse:
     hub = ctx.hub
     assert ctx.who is not None
-    queue = hub.open_sse()
+    hardware = ctx.request.query_params.get("hardware", "") in ("1", "true", "yes")
+    queue = hub.open_sse(hardware=hardware)
     unsubscribe = hub.broker.subscribe(
         f"sse:{ctx.who.name}", lambda frame: sse_put(queue, frame), resolutions=True
     )
@@ -226,6 +274,7 @@ def api_routes(hub: GatewayHub) -> list[Route]:
         Route("/api/peripherals", endpoint(hub, list_peripherals), methods=["GET"]),
         Route("/api/peripherals/{device}", endpoint(hub, act_on_device), methods=["POST"]),
         Route("/api/sessions", endpoint(hub, list_sessions), methods=["GET"]),
+        Route("/api/sessions/{session_id}", endpoint(hub, session_messages), methods=["GET"]),
         Route("/api/estop", endpoint(hub, estop), methods=["POST"]),
         Route("/api/approvals/{request_id}", endpoint(hub, answer_approval), methods=["POST"]),
         Route("/sse", endpoint(hub, sse), methods=["GET"]),

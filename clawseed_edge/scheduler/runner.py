@@ -8,6 +8,11 @@ causes a burst of catch-up runs); a job still running from last time is not star
 down follow each job's ``missed`` policy: ``skip`` records one ``missed`` run, ``run_once``
 runs the job once now, however many runs were missed.
 
+An emergency stop pauses the scheduler (:meth:`Scheduler.pause`): running jobs are cancelled
+(their runs recorded as failed with the reason) and every run that comes due is recorded as
+``skipped`` until :meth:`Scheduler.resume` (``clawseed-edge cron resume``), so a job scheduled
+after the stop cannot switch an output back on. A restart of the service also resumes.
+
 The loop sleeps until the earliest next run (the real clock at most a minute at a time) or
 until :meth:`Scheduler.wake` is called after a change.
 """
@@ -75,6 +80,9 @@ class Scheduler:
         self._running: dict[str, asyncio.Task[None]] = {}
         self._changed = asyncio.Event()
         self._loop_task: asyncio.Task[None] | None = None
+        self._cancelled: dict[str, str] = {}
+        #: Why the scheduler is paused (an emergency stop), or None while it runs jobs.
+        self.paused: str | None = None
 
     # --- lifecycle -----------------------------------------------------------------------
 
@@ -103,6 +111,33 @@ class Scheduler:
     def wake(self) -> None:
         """Look at the jobs again now (after one was added, removed or changed)."""
         self._changed.set()
+
+    def pause(self, why: str) -> list[str]:
+        """Stop running jobs now and run none until :meth:`resume`; returns the jobs cancelled.
+
+        Runs that come due meanwhile are recorded as ``skipped`` (no burst at resume).
+        """
+        self.paused = why
+        cancelled = []
+        for name, task in list(self._running.items()):
+            if not task.done():
+                self._cancelled[name] = f"cancelled: {why}"
+                task.cancel()
+                cancelled.append(name)
+        if cancelled:
+            log.warning("%s: cancelled the running job(s) %s", why, ", ".join(cancelled))
+        log.warning("%s: the scheduler is paused; `clawseed-edge cron resume` runs jobs again",
+                    why)
+        self._changed.set()
+        return cancelled
+
+    def resume(self) -> bool:
+        """Run jobs again after :meth:`pause`; returns whether it was paused."""
+        was, self.paused = self.paused, None
+        if was is not None:
+            log.info("the scheduler runs jobs again (it was paused: %s)", was)
+        self._changed.set()
+        return was is not None
 
     def is_running(self, name: str) -> bool:
         return name in self._running
@@ -155,12 +190,14 @@ class Scheduler:
             following = job.schedule.next_after(max(now, job.next_run), self.zone,
                                                 job.created_at)
             keep = None if following is not None else False  # a one-off is done after this
-            if job.name in self._running:
-                await self.store.start_run(
-                    job.name, job.next_run, now, status="skipped",
-                    error="skipped: the previous run was still going (a job never overlaps "
-                          "itself)",
+            if self.paused is not None or job.name in self._running:
+                reason = (
+                    f"skipped: the scheduler is paused ({self.paused}); `clawseed-edge cron "
+                    "resume` runs jobs again" if self.paused is not None else
+                    "skipped: the previous run was still going (a job never overlaps itself)"
                 )
+                await self.store.start_run(job.name, job.next_run, now, status="skipped",
+                                           error=reason)
                 await self.store.set_times(job.name, next_run=following, enabled=keep)
                 continue
             await self.store.set_times(job.name, next_run=following, last_run=now, enabled=keep)
@@ -177,6 +214,11 @@ class Scheduler:
         job = await self.store.get(name)
         if job is None:
             raise JobFailed(f"no job is named {name!r}; see `clawseed-edge cron list`")
+        if self.paused is not None:
+            raise JobFailed(
+                f"the scheduler is paused ({self.paused}); run `clawseed-edge cron resume` "
+                "first"
+            )
         if name in self._running:
             raise JobFailed(f"job {name!r} is running already; a job never overlaps itself")
         task = self._launch(job, self.clock.now())
@@ -207,6 +249,7 @@ class Scheduler:
     def _finished(self, name: str, task: asyncio.Task[None]) -> None:
         if self._running.get(name) is task:
             del self._running[name]
+            self._cancelled.pop(name, None)
         self._changed.set()  # the loop may have skipped it meanwhile; look again
 
     async def _run_one(self, job: Job, scheduled_for: float) -> None:
@@ -217,7 +260,11 @@ class Scheduler:
                 output = await self.runner.run(job)
                 status = "ok"
             except asyncio.CancelledError:
-                error = "cancelled: the service stopped during the run"
+                error = self._cancelled.get(
+                    job.name, "cancelled: the service stopped during the run"
+                )
+                if job.name in self._cancelled:
+                    return  # paused by an emergency stop: recorded, and the task ends quietly
                 raise
             except Exception as exc:  # every failure is recorded with its error, then logged
                 error = str(exc) or type(exc).__name__

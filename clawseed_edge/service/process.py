@@ -212,6 +212,7 @@ class Service:
             hook_factories=self.options.assemble.get("hook_factories"),
             remote_timeout_s=self.options.remote_timeout_s,
         )
+        self.hub.on_estop.append(self._stop_background_work)
         self.server = GatewayServer(
             create_app(self.hub),
             self.settings.host,
@@ -264,6 +265,13 @@ class Service:
         run = await self.scheduler.run_now(str(request.get("name", "")))
         return {"run": msgspec.to_builtins(run)}
 
+    async def _op_cron_resume(self, request: dict[str, Any]) -> dict[str, Any]:
+        from clawseed_edge.api import ConfigInvalid
+
+        if self.scheduler is None:
+            raise ConfigInvalid("the scheduler is off in the running service ([scheduler])")
+        return {"resumed": self.scheduler.resume()}
+
     async def _op_cron_changed(self, request: dict[str, Any]) -> dict[str, Any]:
         if self.scheduler is not None:
             self.scheduler.wake()
@@ -286,6 +294,7 @@ class Service:
             "reload": self._op_reload,
             "cron_run_now": self._op_cron_run_now,
             "cron_changed": self._op_cron_changed,
+            "cron_resume": self._op_cron_resume,
         }
 
     def _require_hub(self) -> GatewayHub:
@@ -333,11 +342,11 @@ class Service:
 
         Not meant to be cancelled: outputs reached before a cancel keep their safe values.
         """
-        self._abort_event_turns(why)
         if self.hub is not None:
             from clawseed_edge.gateway.routes_api import emergency_stop
 
-            return await emergency_stop(self.hub, why)
+            return await emergency_stop(self.hub, why)  # calls _stop_background_work first
+        self._stop_background_work(why)
         return await self._apply_safe_state(why)
 
     async def _apply_safe_state(self, why: str) -> list[str]:
@@ -460,9 +469,14 @@ class Service:
         code = self.hub.pairing.new_code()
         return f"pairing code: {code} (works once; `clawseed-edge pair` prints a new one)"
 
-    def _abort_event_turns(self, why: str) -> None:
+    def _stop_background_work(self, why: str) -> None:
+        """First step of an emergency stop: abort the input-event turn and pause the scheduler
+        (running jobs cancelled, none run until `clawseed-edge cron resume`), so nothing
+        switches an output back on after it went safe."""
         if self.runtime is not None:
             self.runtime.agent.abort(EVENT_SESSION, why)
+        if self.scheduler is not None:
+            self.scheduler.pause(why)
 
     def _status_details(self) -> dict[str, Any]:
         assert self.runtime is not None
@@ -475,6 +489,10 @@ class Service:
             "provider": f"{provider.name}/{provider.model}",
             "autonomy": str(getattr(autonomy, "value", autonomy or "")),
             "gateway": self.server.url if self.server is not None else None,
+            "scheduler": (
+                "off" if self.scheduler is None else
+                f"paused ({self.scheduler.paused})" if self.scheduler.paused else "running"
+            ),
             "config": self.loaded.source,
             "watchdog_s": self.notifier.watchdog_s if self.notifier.enabled else None,
         }

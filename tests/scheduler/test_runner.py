@@ -242,3 +242,40 @@ async def test_a_0230_job_runs_exactly_once_on_both_dst_nights_minute_by_minute(
                 ran_at.append(datetime.fromtimestamp(clock.now(), berlin).strftime("%H:%M%z"))
             await sched.wait_idle()
         assert ran_at == {"spring": ["03:00+0200"], "fall": ["02:30+0200"]}[label], label
+
+
+async def test_an_emergency_stop_pauses_the_scheduler_until_resume(
+    store: JobStore, runner: RecordingRunner
+) -> None:
+    await store.add(every("pump", 60))
+    clock = ManualClock(T0)
+    sched = scheduler(store, runner, clock)
+    await sched.prepare()
+    runner.gate.clear()  # a run in progress when the stop comes
+    clock.set(T0 + 60)
+    assert await sched.run_due() == ["pump"]
+    await runner.started.wait()
+    assert sched.pause("estop from phone") == ["pump"]
+    await sched.wait_idle()
+    runs = await store.runs("pump")
+    assert [(r.status, r.error) for r in runs] == [("failed", "cancelled: estop from phone")]
+
+    runner.gate.set()
+    clock.set(T0 + 120)  # due while paused: recorded as skipped, not run
+    assert await sched.run_due() == []
+    latest = (await store.runs("pump", limit=1))[0]
+    assert latest.status == "skipped" and "paused (estop from phone)" in (latest.error or "")
+    try:
+        await sched.run_now("pump")
+    except Exception as exc:
+        assert "cron resume" in str(exc)
+    else:
+        raise AssertionError("run_now ran a job while the scheduler was paused")
+
+    assert sched.resume() is True and sched.resume() is False
+    clock.set(T0 + 180)
+    assert await sched.run_due() == ["pump"]
+    await sched.wait_idle()
+    assert (await store.runs("pump", limit=1))[0].status == "ok"
+    job = await store.get("pump")
+    assert job is not None and job.next_run == T0 + 240, "no catch-up burst after resume"

@@ -107,3 +107,36 @@ port = 0
     assert (frame["type"], frame["job"], frame["text"]) == (
         "job_result", "hello", "Good morning, it is 4 °C."
     )
+
+
+async def test_an_estop_over_the_socket_pauses_jobs_until_cron_resume(
+    clawseed_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    clock = ManualClock(T0)
+    async with service(clawseed_home, CONFIG, clock) as svc:
+        sched = svc.scheduler
+        assert sched is not None and sched.paused is None
+        assert await asyncio.to_thread(main, ["estop"]) == 0
+        assert sched.paused == "estop over the control socket"
+        code = await asyncio.to_thread(main, ["cron", "run-now", "status"])
+        assert code == 1 and "cron resume" in capsys.readouterr().err
+        assert await asyncio.to_thread(main, ["status"]) == 0
+        assert "scheduler: paused (estop over the control socket)" in capsys.readouterr().out
+        assert await asyncio.to_thread(main, ["cron", "resume"]) == 0
+        assert "runs jobs again" in capsys.readouterr().out
+        assert sched.paused is None
+        assert await asyncio.to_thread(main, ["cron", "resume"]) == 0
+        assert "was not paused" in capsys.readouterr().out
+
+
+async def test_the_phone_apps_estop_pauses_the_scheduler_too(clawseed_home: Path) -> None:
+    from clawseed_edge.gateway.routes_api import emergency_stop
+
+    config = '[provider]\nname = "demo"\n[gateway]\nenabled = true\nport = 0\n'
+    clock = ManualClock(T0)
+    async with running_gateway(clawseed_home, ScriptedProvider(), config,
+                               scheduler={"clock": clock}) as gw:
+        hub, sched = gw.service.hub, gw.service.scheduler
+        assert hub is not None and sched is not None
+        assert await emergency_stop(hub, "estop from phone") == []
+        assert sched.paused == "estop from phone"

@@ -1,0 +1,726 @@
+// ClawSeed phone app: plain JS, no build step, no third-party code.
+// Talks to the gateway it was served from: POST /pair, /ws/chat, /sse, /api/*.
+"use strict";
+
+const TOKEN_KEY = "clawseed.token";
+const SESSION_KEY = "clawseed.session";
+const LAST_KEY = "clawseed.last"; // the last known devices and boards, shown greyed when offline
+const CHART_POINTS = 60;
+const OUTPUT_SWITCH = new Set(["led", "relay", "digital_out", "buzzer"]);
+const OUTPUT_LEVEL = new Set(["pwm_led", "servo"]);
+const $ = (id) => document.getElementById(id);
+
+const state = {
+  token: localStorage.getItem(TOKEN_KEY),
+  sessionId: localStorage.getItem(SESSION_KEY),
+  screen: "chat",
+  ws: null,
+  wsRetry: 0,
+  wsTimer: null,
+  sse: null,
+  sseRetry: 0,
+  sseTimer: null,
+  online: { ws: false, sse: false },
+  turn: null, // the assistant message being streamed
+  busy: false,
+  sentOnce: false,
+  devices: new Map(),
+  sensors: new Map(), // name -> {reading, history: {quantity: [values]}}
+  approvals: [], // waiting requests, oldest first
+  shownApproval: null,
+  modelDown: false,
+};
+
+// --- small helpers ------------------------------------------------------------------------
+
+function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (value !== null && value !== undefined && value !== false) node.setAttribute(key, value);
+  }
+  for (const child of children) if (child) node.append(child);
+  return node;
+}
+
+function pretty(value) {
+  if (typeof value === "string") return value;
+  try { return JSON.stringify(value, null, 2); } catch { return String(value); }
+}
+
+function showBanner(text, kind = "warn") {
+  const banner = $("banner");
+  banner.textContent = text;
+  banner.dataset.kind = kind;
+  banner.hidden = !text;
+}
+
+class TokenRejected extends Error {}
+
+async function api(method, path, body) {
+  const headers = { Authorization: `Bearer ${state.token}` };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  let response;
+  try {
+    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (err) {
+    throw new Error("The device cannot be reached");
+  }
+  let data = null;
+  try { data = await response.json(); } catch { data = null; }
+  if (response.status === 401) { tokenRejected(); throw new TokenRejected("token rejected"); }
+  if (!response.ok) {
+    const message = (data && data.error && data.error.message) || `HTTP ${response.status}`;
+    const error = new Error(message);
+    error.code = data && data.error && data.error.code;
+    throw error;
+  }
+  return data;
+}
+
+// --- screens ------------------------------------------------------------------------------
+
+function show(screen) {
+  if (screen !== "pair") state.screen = screen;
+  const paired = Boolean(state.token);
+  $("tabs").hidden = !paired;
+  $("estop").hidden = !paired; // it needs a token: unpaired it could do nothing
+  for (const section of document.querySelectorAll(".screen")) {
+    section.hidden = section.id !== `screen-${paired ? screen : "pair"}`;
+  }
+  for (const button of $("tabs").querySelectorAll("button")) {
+    const current = button.dataset.screen === screen;
+    if (current) button.setAttribute("aria-current", "page");
+    else button.removeAttribute("aria-current");
+  }
+  if (paired && screen === "sessions") loadSessions();
+  if (paired && screen === "settings") loadPersonality();
+}
+
+function tokenRejected() {
+  if (!state.token) return;
+  state.token = null;
+  localStorage.removeItem(TOKEN_KEY);
+  disconnect();
+  $("pair-error").textContent =
+    "This browser's token was rejected (revoked, or the device was reset). Pair again with a new code.";
+  setLinkState("Not paired");
+  show("pair");
+  $("pair-code").focus();
+}
+
+function setLinkState(text) {
+  $("link-state").textContent = text;
+}
+
+function updateLink() {
+  const { ws, sse } = state.online;
+  const offline = !ws && !sse;
+  document.body.classList.toggle("offline", offline && Boolean(state.token));
+  if (!state.token) return;
+  if (ws && sse) setLinkState("Connected");
+  else if (offline) {
+    const wait = Math.max(backoff(state.wsRetry), backoff(state.sseRetry));
+    setLinkState(`Offline, retrying in ${Math.round(wait / 1000)} s`);
+    showBanner("The device cannot be reached. Retrying; the values shown are the last known.");
+  } else setLinkState("Reconnecting…");
+  if (!offline && $("banner").dataset.kind === "warn" && !state.modelDown) showBanner("");
+}
+
+function backoff(attempt) {
+  return Math.min(15000, 500 * 2 ** Math.min(attempt, 5));
+}
+
+// --- pairing ------------------------------------------------------------------------------
+
+async function pair(event) {
+  event.preventDefault();
+  const code = $("pair-code").value.trim();
+  const error = $("pair-error");
+  if (!/^[0-9]{6}$/.test(code)) {
+    error.textContent = "The code is 6 digits.";
+    $("pair-code").focus();
+    return;
+  }
+  error.textContent = "Pairing…";
+  const name = $("pair-name").value.trim() || "phone browser";
+  try {
+    const response = await fetch("/pair", { method: "POST", headers: { "X-Pairing-Code": code, "X-Client-Name": name } });
+    const data = await response.json();
+    if (!response.ok) { error.textContent = data.error ? data.error.message : `HTTP ${response.status}`; return; }
+    state.token = data.token;
+    localStorage.setItem(TOKEN_KEY, data.token);
+    error.textContent = "";
+    $("pair-code").value = "";
+    start();
+  } catch {
+    error.textContent = "The device cannot be reached; check that you are on its network.";
+  }
+}
+
+// --- chat (WebSocket) ---------------------------------------------------------------------
+
+function wsUrl() {
+  const proto = location.protocol === "https:" ? "wss:" : "ws:";
+  const params = new URLSearchParams({ token: state.token });
+  if (state.sessionId) params.set("session_id", state.sessionId);
+  return `${proto}//${location.host}/ws/chat?${params}`;
+}
+
+function connectWs() {
+  clearTimeout(state.wsTimer);
+  if (!state.token) return;
+  const ws = new WebSocket(wsUrl());
+  state.ws = ws;
+  ws.onmessage = (event) => { try { onFrame(JSON.parse(event.data)); } catch (err) { console.error(err); } };
+  ws.onopen = () => { state.wsRetry = 0; state.online.ws = true; updateLink(); };
+  ws.onclose = (event) => {
+    if (state.ws !== ws) return; // replaced on purpose
+    state.online.ws = false;
+    state.ws = null;
+    setBusy(false);
+    if (event.code === 1008 || !state.token) return; // token rejected: handled by the error frame
+    state.wsTimer = setTimeout(connectWs, backoff(state.wsRetry++));
+    updateLink();
+  };
+}
+
+function send(frame) {
+  if (!state.ws || state.ws.readyState !== WebSocket.OPEN) {
+    showBanner("Not connected to the device; your message was not sent. Retrying the connection.");
+    return false;
+  }
+  state.ws.send(JSON.stringify(frame));
+  return true;
+}
+
+function onFrame(frame) {
+  switch (frame.type) {
+    case "session_start":
+      state.sessionId = frame.sessionId;
+      localStorage.setItem(SESSION_KEY, frame.sessionId);
+      $("chat-session").textContent = `${frame.name}${frame.resumed ? ` (resumed, ${frame.messageCount} messages)` : ""}`;
+      if (frame.resumed) loadHistory(frame.sessionId);
+      else $("messages").replaceChildren();
+      break;
+    case "connected": break;
+    case "chunk": currentTurn().append(frame.content); break;
+    case "chunk_reset": { // a regenerate starts: its answer replaces the last one
+      const last = $("messages").lastElementChild;
+      if (last && last.classList.contains("assistant")) last.remove();
+      state.turn = null;
+      currentTurn();
+      break;
+    }
+    case "thinking": currentTurn().think(frame.content); break;
+    case "tool_call": currentTurn().toolCall(frame); break;
+    case "tool_result": currentTurn().toolResult(frame); break;
+    case "approval_request": addApproval(frame); break;
+    case "done":
+      currentTurn().finish(frame.full_response);
+      state.turn = null;
+      setBusy(false);
+      if (state.modelDown) { state.modelDown = false; showBanner(""); }
+      break;
+    case "aborted":
+      currentTurn().note(`Stopped: ${frame.reason}`);
+      state.turn = null;
+      setBusy(false);
+      break;
+    case "error": onError(frame); break;
+    default: break;
+  }
+}
+
+function onError(frame) {
+  if (frame.code === "unauthorized") { tokenRejected(); return; }
+  if (String(frame.code).startsWith("provider_")) {
+    state.modelDown = true;
+    showBanner(`The model cannot be reached (${frame.message}). The devices and the STOP button still work.`, "model");
+  }
+  if (state.turn || state.busy) {
+    currentTurn().note(`Error: ${frame.message}`, true);
+    state.turn = null;
+    setBusy(false);
+  } else if (!String(frame.code).startsWith("provider_")) {
+    showBanner(frame.message, "info");
+  }
+}
+
+function setBusy(busy) {
+  state.busy = busy;
+  $("abort").disabled = !busy;
+  $("send").disabled = busy;
+  $("regenerate").disabled = busy || !state.sentOnce;
+}
+
+function addMessage(role, text) {
+  const item = el("li", { class: `msg ${role}` },
+    el("span", { class: "visually-hidden", text: role === "user" ? "You said:" : "The device said:" }),
+    el("div", { class: "text", text }));
+  $("messages").append(item);
+  item.scrollIntoView({ block: "end" });
+  return item;
+}
+
+function currentTurn() {
+  if (state.turn) return state.turn;
+  const item = el("li", { class: "msg assistant", "aria-busy": "true" },
+    el("span", { class: "visually-hidden", text: "The device said:" }));
+  const body = el("div", { class: "text" });
+  const tools = new Map();
+  let thinking = null;
+  item.append(body);
+  $("messages").append(item);
+  const turn = {
+    item,
+    append(text) { body.textContent += text; item.scrollIntoView({ block: "end" }); },
+    think(text) {
+      if (!thinking) {
+        thinking = el("details", { class: "thinking" }, el("summary", { text: "Thinking" }), el("pre"));
+        item.insertBefore(thinking, body);
+      }
+      thinking.querySelector("pre").textContent += text;
+    },
+    toolCall(frame) {
+      const result = el("pre", { class: "tool-result", text: "running…" });
+      const card = el("article", { class: "tool-card", "aria-label": `Tool call ${frame.name}`, "data-tool": frame.name },
+        el("h3", { class: "tool-name", text: frame.name }),
+        el("p", { class: "tool-label", text: "Arguments" }),
+        el("pre", { class: "tool-args", text: pretty(frame.arguments) }),
+        el("p", { class: "tool-label", text: "Result" }),
+        result);
+      tools.set(frame.id, { card, result });
+      item.insertBefore(card, body);
+    },
+    toolResult(frame) {
+      let entry = tools.get(frame.id);
+      if (!entry) { turn.toolCall({ id: frame.id, name: frame.name, arguments: {} }); entry = tools.get(frame.id); }
+      entry.result.textContent = frame.success ? (frame.output || "(no output)") : `Failed: ${frame.error || frame.output}`;
+      entry.card.classList.add(frame.success ? "ok" : "failed");
+    },
+    finish(text) {
+      if (!body.textContent && text) body.textContent = text;
+      item.removeAttribute("aria-busy");
+    },
+    note(text, failed = false) {
+      item.append(el("p", { class: failed ? "note error" : "note", text }));
+      item.removeAttribute("aria-busy");
+    },
+  };
+  state.turn = turn;
+  return turn;
+}
+
+function sendMessage(event) {
+  event.preventDefault();
+  const box = $("message");
+  const text = box.value.trim();
+  if (!text || state.busy) return;
+  if (!send({ type: "message", content: text })) return;
+  addMessage("user", text);
+  box.value = "";
+  state.turn = null;
+  state.sentOnce = true;
+  setBusy(true);
+}
+
+async function loadHistory(sessionId) {
+  try {
+    const data = await api("GET", `/api/sessions/${encodeURIComponent(sessionId)}`);
+    if (state.sessionId !== sessionId) return;
+    $("messages").replaceChildren();
+    for (const message of data.messages) addMessage(message.role, message.content);
+  } catch (err) {
+    if (!(err instanceof TokenRejected)) showBanner(`Could not load the conversation: ${err.message}`, "info");
+  }
+}
+
+// --- event stream (SSE over fetch, so the token goes in a header) -------------------------
+
+async function connectSse() {
+  clearTimeout(state.sseTimer);
+  if (!state.token) return;
+  const controller = new AbortController();
+  state.sse = controller;
+  try {
+    const response = await fetch("/sse?hardware=1", { headers: { Authorization: `Bearer ${state.token}` }, signal: controller.signal, cache: "no-store" });
+    if (response.status === 401) { tokenRejected(); return; }
+    if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
+    state.sseRetry = 0;
+    state.online.sse = true;
+    updateLink();
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += value;
+      let cut;
+      while ((cut = buffer.indexOf("\n\n")) >= 0) {
+        const block = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        const data = block.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trim()).join("\n");
+        if (data) { try { onEvent(JSON.parse(data)); } catch (err) { console.error(err); } }
+      }
+    }
+  } catch (err) {
+    if (controller.signal.aborted) return;
+  }
+  if (state.sse !== controller || !state.token) return;
+  state.online.sse = false;
+  state.sseTimer = setTimeout(connectSse, backoff(state.sseRetry++));
+  updateLink();
+}
+
+function onEvent(frame) {
+  switch (frame.type) {
+    case "devices": if (frame.ok) renderDevices(frame.devices); else $("devices-note").textContent = frame.error; break;
+    case "boards": renderBoards(frame.boards); break;
+    case "sensor": renderSensor(frame); break;
+    case "approval_request": addApproval(frame); break;
+    case "approval_resolved": removeApproval(frame.id); break;
+    case "estop":
+      showBanner(frame.failures.length ? `Emergency stop: some outputs failed: ${frame.failures.join("; ")}` : "Emergency stop: every output is at its safe value.", "info");
+      break;
+    default: break;
+  }
+}
+
+// --- dashboard ----------------------------------------------------------------------------
+
+function remember(kind, value) {
+  try {
+    const last = JSON.parse(localStorage.getItem(LAST_KEY) || "{}");
+    last[kind] = value;
+    last.time = Date.now();
+    localStorage.setItem(LAST_KEY, JSON.stringify(last));
+  } catch { /* storage full or off: only the offline view loses its values */ }
+}
+
+function showLastKnown() {
+  let last = null;
+  try { last = JSON.parse(localStorage.getItem(LAST_KEY) || "null"); } catch { last = null; }
+  if (!last) return;
+  if (last.devices) renderDevices(last.devices, false);
+  if (last.boards) renderBoards(last.boards, false);
+  $("devices-note").textContent = lastKnownNote();
+}
+
+function lastKnownNote() {
+  let time = null;
+  try { time = JSON.parse(localStorage.getItem(LAST_KEY) || "{}").time; } catch { time = null; }
+  return time ? `Last known values, from ${new Date(time).toLocaleTimeString()}.` : "";
+}
+
+function renderBoards(boards, fresh = true) {
+  if (fresh) remember("boards", boards);
+  $("boards").replaceChildren(...boards.map((b) => el("li", { class: `card board ${b.healthy ? "ok" : "failed"}` },
+    el("strong", { text: b.name }),
+    el("span", { class: "muted", text: ` ${b.board_type}` }),
+    el("p", { class: "board-state", text: `${b.healthy ? "Connected" : "Not connected"}: ${b.detail}` }))));
+}
+
+function describe(device) {
+  if (OUTPUT_LEVEL.has(device.kind)) return `level ${Number(device.value).toFixed(2)}`;
+  if (device.mode === "input") return device.value ? "active" : "inactive";
+  return device.value ? "on" : "off";
+}
+
+function renderDevices(devices, fresh = true) {
+  if (fresh) { remember("devices", devices); $("devices-note").textContent = ""; }
+  const list = $("devices");
+  const focused = document.activeElement && document.activeElement.dataset.device;
+  state.devices = new Map(devices.map((d) => [d.device, d]));
+  list.replaceChildren(...devices.map(deviceCard));
+  if (focused) {
+    const again = list.querySelector(`[data-device="${CSS.escape(focused)}"]`);
+    if (again) again.focus();
+  }
+}
+
+function deviceCard(device) {
+  const on = Boolean(device.value);
+  const status = el("p", { class: "device-status", role: "status", id: `status-${device.device}` });
+  const card = el("li", { class: `card device ${on ? "on" : "off"}`, "data-name": device.device },
+    el("strong", { text: device.device }),
+    el("span", { class: "muted", text: ` ${device.kind} on ${device.pin}` }),
+    el("p", { class: "device-state", "data-state": describe(device), text: `State: ${describe(device)}` }));
+  if (OUTPUT_SWITCH.has(device.kind)) {
+    card.append(el("button", {
+      type: "button", role: "switch", "aria-checked": on ? "true" : "false",
+      "aria-label": `${device.device} ${on ? "on" : "off"}; switch ${on ? "off" : "on"}`,
+      "data-device": device.device, class: "switch",
+      onclick: () => act(device.device, { on: !on }, status),
+      text: on ? "On" : "Off",
+    }));
+  } else if (OUTPUT_LEVEL.has(device.kind)) {
+    const min = device.kind === "servo" ? -1 : 0;
+    const input = el("input", {
+      type: "range", min, max: 1, step: 0.05, value: device.value,
+      "aria-label": `${device.device} level`, "data-device": device.device,
+    });
+    input.addEventListener("change", () => act(device.device, { level: Number(input.value) }, status));
+    card.append(input);
+  }
+  card.append(status);
+  return card;
+}
+
+async function act(device, body, status) {
+  status.textContent = "Waiting for the device (and any approval)…";
+  try {
+    await api("POST", `/api/peripherals/${encodeURIComponent(device)}`, body);
+    status.textContent = "";
+    refreshDevices();
+  } catch (err) {
+    if (!(err instanceof TokenRejected)) status.textContent = err.code === "policy_refused" ? `Refused: ${err.message}` : err.message;
+  }
+}
+
+function renderSensor(frame) {
+  let entry = state.sensors.get(frame.sensor);
+  if (!entry) { entry = { reading: null, history: {}, error: "" }; state.sensors.set(frame.sensor, entry); }
+  if (frame.ok) {
+    entry.reading = frame.reading;
+    entry.error = "";
+    for (const [quantity, value] of Object.entries(frame.reading.values)) {
+      const series = entry.history[quantity] || (entry.history[quantity] = []);
+      if (typeof value === "number") series.push(value);
+      if (series.length > CHART_POINTS) series.shift();
+    }
+  } else entry.error = frame.error;
+  $("sensors").replaceChildren(...[...state.sensors].map(([name, e]) => sensorCard(name, e)));
+}
+
+function sensorCard(name, entry) {
+  const card = el("li", { class: "card sensor", "data-name": name }, el("strong", { text: name }));
+  if (entry.reading && entry.reading.time) {
+    card.append(el("span", { class: "muted", text: ` read ${new Date(entry.reading.time * 1000).toLocaleTimeString()}` }));
+  }
+  if (entry.error) card.append(el("p", { class: "error", text: entry.error }));
+  if (entry.reading) {
+    const { values, units } = entry.reading;
+    for (const [quantity, value] of Object.entries(values)) {
+      const unit = units[quantity] || "";
+      const shown = typeof value === "number" ? Number(value.toFixed(2)) : value;
+      card.append(el("p", { class: "reading", text: `${quantity}: ${shown} ${unit}` }),
+        chart(entry.history[quantity] || [], `${name} ${quantity}`, unit));
+    }
+  }
+  return card;
+}
+
+function chart(series, label, unit) {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", "0 0 120 30");
+  svg.setAttribute("preserveAspectRatio", "none");
+  svg.setAttribute("class", "chart");
+  svg.setAttribute("role", "img");
+  const lo = Math.min(...series), hi = Math.max(...series);
+  svg.setAttribute("aria-label", series.length
+    ? `${label}: last ${series.length} readings, from ${lo.toFixed(1)} to ${hi.toFixed(1)} ${unit}`
+    : `${label}: no readings yet`);
+  const y = (v) => (hi === lo ? 15 : 28 - (v - lo) / (hi - lo) * 26).toFixed(1);
+  if (series.length) {
+    const points = series.length === 1 ? [`0,${y(series[0])}`, `2,${y(series[0])}`]
+      : series.map((v, i) => `${(i * 120 / (CHART_POINTS - 1)).toFixed(1)},${y(v)}`);
+    const line = document.createElementNS(ns, "polyline");
+    line.setAttribute("points", points.join(" "));
+    svg.append(line);
+  }
+  return svg;
+}
+
+async function refreshDevices() {
+  try {
+    const data = await api("GET", "/api/peripherals");
+    renderDevices(data.devices);
+    renderBoards(data.peripherals);
+  } catch (err) {
+    if (!(err instanceof TokenRejected)) $("devices-note").textContent = `${err.message}. ${lastKnownNote()}`;
+  }
+}
+
+async function estop() {
+  const button = $("estop");
+  button.disabled = true;
+  try {
+    const data = await api("POST", "/api/estop");
+    showBanner(data.ok ? "Emergency stop: every output is at its safe value." : `Emergency stop: some outputs failed: ${data.failures.join("; ")}`, "info");
+    refreshDevices();
+  } catch (err) {
+    if (!(err instanceof TokenRejected)) showBanner(`Emergency stop failed: ${err.message}. Cut the power if anything is unsafe.`, "error");
+  } finally {
+    button.disabled = false;
+  }
+}
+
+// --- approvals ----------------------------------------------------------------------------
+
+function addApproval(frame) {
+  if (state.approvals.some((a) => a.id === frame.id)) return;
+  state.approvals.push(frame);
+  nextApproval();
+}
+
+function removeApproval(id) {
+  state.approvals = state.approvals.filter((a) => a.id !== id);
+  if (state.shownApproval === id) { state.shownApproval = null; $("approval").close(); nextApproval(); }
+}
+
+function nextApproval() {
+  const dialog = $("approval");
+  if (state.shownApproval || !state.approvals.length) return;
+  const request = state.approvals[0];
+  state.shownApproval = request.id;
+  $("approval-device").textContent = request.device || "(no device)";
+  $("approval-action").textContent = request.action || request.summary || request.tool;
+  $("approval-tool").textContent = `${request.tool}${request.session_id ? ` in ${request.session_id}` : ""}`;
+  $("approval-more").textContent = request.summary && request.summary !== request.action ? request.summary : "";
+  // Not modal: the STOP button in the header stays in reach while a request waits.
+  dialog.show();
+  $("deny").focus(); // the safe answer first: Enter on a surprise prompt must not switch anything
+}
+
+async function answerApproval(approved) {
+  const id = state.shownApproval;
+  if (!id) return;
+  try {
+    await api("POST", `/api/approvals/${encodeURIComponent(id)}`, { approved });
+  } catch (err) {
+    if (!(err instanceof TokenRejected) && err.code !== "approval_unknown") showBanner(`Could not answer: ${err.message}`, "info");
+  }
+  removeApproval(id);
+}
+
+// --- sessions and settings ----------------------------------------------------------------
+
+async function loadSessions() {
+  const list = $("sessions");
+  try {
+    const data = await api("GET", "/api/sessions");
+    list.replaceChildren(...data.sessions.map((s) => sessionCard(s)));
+    if (!data.sessions.length) list.replaceChildren(el("li", { class: "muted", text: "No stored sessions yet." }));
+  } catch (err) {
+    if (!(err instanceof TokenRejected)) list.replaceChildren(el("li", { class: "error", text: err.message }));
+  }
+}
+
+function sessionCard(s) {
+  // A title is the first message, with the time stamp the engine puts on it for the model.
+  const title = (s.title || "").replace(/^\[[^\]]{1,40}\] /, "") || s.session_id;
+  return el("li", { class: "card session" },
+      el("strong", { text: title }),
+      el("p", { class: "muted", text: `${s.message_count} messages, ${new Date(s.updated_at * 1000).toLocaleString()}${s.session_id === state.sessionId ? " (open)" : ""}` }),
+      el("button", { type: "button", text: "Resume", "aria-label": `Resume ${title}`, onclick: () => resume(s.session_id) }));
+}
+
+function resume(sessionId) {
+  state.sessionId = sessionId;
+  if (sessionId) localStorage.setItem(SESSION_KEY, sessionId); else localStorage.removeItem(SESSION_KEY);
+  $("messages").replaceChildren();
+  state.turn = null;
+  state.sentOnce = false;
+  setBusy(false);
+  const old = state.ws;
+  state.ws = null;
+  if (old) old.close();
+  connectWs();
+  show("chat");
+  $("message").focus();
+}
+
+async function loadPersonality() {
+  const file = $("personality-file").value;
+  const text = $("personality-text");
+  $("personality-status").textContent = "Loading…";
+  text.disabled = true; // what is typed now would be overwritten by the file
+  try {
+    const data = await api("GET", `/api/personality/${file}`);
+    if ($("personality-file").value !== file) return; // another file was picked meanwhile
+    text.value = data.content;
+    $("personality-status").textContent = data.exists ? "" : `${file} does not exist yet; saving creates it.`;
+  } catch (err) {
+    if (!(err instanceof TokenRejected)) $("personality-status").textContent = err.message;
+  } finally {
+    if ($("personality-file").value === file) text.disabled = false;
+  }
+}
+
+async function savePersonality(event) {
+  event.preventDefault();
+  const file = $("personality-file").value;
+  try {
+    const data = await api("PUT", `/api/personality/${file}`, { content: $("personality-text").value });
+    $("personality-status").textContent = `${file}: ${data.message}`;
+  } catch (err) {
+    if (!(err instanceof TokenRejected)) $("personality-status").textContent = err.message;
+  }
+}
+
+// --- start --------------------------------------------------------------------------------
+
+function disconnect() {
+  clearTimeout(state.wsTimer);
+  clearTimeout(state.sseTimer);
+  const ws = state.ws;
+  state.ws = null;
+  if (ws) ws.close();
+  if (state.sse) state.sse.abort();
+  state.sse = null;
+  state.online = { ws: false, sse: false };
+}
+
+async function pairingRequired() {
+  // With [gateway] require_pairing = false every request is let in: no code to ask for.
+  try { return (await fetch("/api/tools", { cache: "no-store" })).status === 401; } catch { return true; }
+}
+
+async function start() {
+  if (!state.token && !(await pairingRequired())) state.token = "pairing-off";
+  if (!state.token) { setLinkState("Not paired"); show("pair"); $("pair-code").focus(); return; }
+  setLinkState("Connecting…");
+  showLastKnown();
+  show(state.screen);
+  connectWs();
+  connectSse();
+  refreshDevices();
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("pair-form").addEventListener("submit", pair);
+  $("composer").addEventListener("submit", sendMessage);
+  $("message").addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey) { event.preventDefault(); $("composer").requestSubmit(); }
+  });
+  $("abort").addEventListener("click", () => send({ type: "abort" }));
+  $("regenerate").addEventListener("click", () => { if (send({ type: "regenerate" })) setBusy(true); });
+  $("estop").addEventListener("click", estop);
+  $("approve").addEventListener("click", () => answerApproval(true));
+  $("deny").addEventListener("click", () => answerApproval(false));
+  $("approval").addEventListener("keydown", (event) => { if (event.key === "Escape") { event.preventDefault(); answerApproval(false); } });
+  for (const button of $("tabs").querySelectorAll("button")) {
+    button.addEventListener("click", () => show(button.dataset.screen));
+  }
+  $("new-chat").addEventListener("click", () => resume(null));
+  $("refresh-sessions").addEventListener("click", loadSessions);
+  $("personality-file").addEventListener("change", loadPersonality);
+  $("personality-form").addEventListener("submit", savePersonality);
+  $("unpair").addEventListener("click", () => {
+    state.token = null;
+    localStorage.removeItem(TOKEN_KEY);
+    localStorage.removeItem(SESSION_KEY);
+    localStorage.removeItem(LAST_KEY);
+    state.sessionId = null;
+    disconnect();
+    start();
+  });
+  if ("serviceWorker" in navigator) {
+    navigator.serviceWorker.register("/sw.js").catch((err) => console.warn("no offline shell:", err));
+  }
+  start();
+});
