@@ -4,7 +4,8 @@ For each provider (ollama, anthropic, openai) a fresh interpreter imports
 ``clawseed_edge.providers`` (plus ``--also-import`` modules, e.g. ``clawseed_edge.agent``),
 builds that provider through ``create_provider`` and reports its RSS (VmRSS from
 /proc/self/status), the time of import + construction, and which SDK modules are loaded (only
-the configured provider's SDK may be). The baseline is a bare interpreter (``pass``) measured in
+the configured provider's SDK may be; SDKs, and httpx for OpenAI-compatible servers, load at
+the first request, so none is loaded here). The baseline is a bare interpreter (``pass``) measured in
 the same run. Medians of ``--runs`` runs; ratios against the baseline.
 
 Run from the repository root::

@@ -27,3 +27,25 @@ def test_gpiozero_floor_finds_the_pi5_header_on_gpiochip0() -> None:
     for broken in ("2.0", "2.0.1", "2.0.1.post1", "2.0.1.post2"):
         assert not spec.contains(broken), f"gpiozero {broken} is admitted by {spec}"
     assert spec.contains("2.0.1.post3") and spec.contains("2.1")
+
+
+def _marker_env(system: str, machine: str) -> dict[str, str]:
+    return {"sys_platform": system, "platform_machine": machine, "platform_system": system.title()}
+
+
+def test_a_plain_install_on_a_pi_brings_lgpio_and_a_laptop_install_does_not() -> None:
+    # gpiozero drives a Pi 5 (and Bookworm Pis) through lgpio; its wheels exist for 64- and
+    # 32-bit Pi OS only, so the marker must select exactly those.
+    req = _requirement("lgpio")
+    assert req.marker is not None
+    assert req.marker.evaluate(_marker_env("linux", "aarch64"))
+    assert req.marker.evaluate(_marker_env("linux", "armv7l"))
+    assert not req.marker.evaluate(_marker_env("linux", "x86_64"))
+    assert not req.marker.evaluate(_marker_env("darwin", "arm64"))
+    assert req.specifier.contains("0.2.2.0")
+
+
+def test_the_pi_extra_still_names_lgpio() -> None:
+    data = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))
+    names = [Requirement(r).name for r in data["project"]["optional-dependencies"]["pi"]]
+    assert names == ["lgpio"]

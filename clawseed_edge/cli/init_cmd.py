@@ -1,11 +1,18 @@
-"""``clawseed-edge init``: write a starter config, the workspace and a private secrets file."""
+"""``clawseed-edge init``: a commented config for the board found here, the workspace, secrets.
+
+Non-interactive with flags (``--board``, ``--provider``, ``--model``, ``--gateway``, ``--yes``);
+on a terminal it asks a few questions, each with the detected or default answer. Answers are
+all gathered before anything is written, and the config is written to a temporary file that
+replaces the target at once: Ctrl-C or end of input leaves nothing half-written.
+"""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
-from importlib import resources
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 __all__ = ["register"]
@@ -19,16 +26,47 @@ _SECRETS_TEMPLATE = """\
 def register(sub: Any) -> None:
     init = sub.add_parser(
         "init",
-        help="write a starter config in $CLAWSEED_HOME",
-        description="Create $CLAWSEED_HOME (default ~/.clawseed-edge) with config.toml, "
-        "a workspace with SOUL.md, and an empty secrets file readable only by you.",
+        help="write a starter config for this board in $CLAWSEED_HOME",
+        description="Create $CLAWSEED_HOME (default ~/.clawseed-edge) with a commented "
+        "config.toml for the board found here (a Raspberry Pi from /proc/device-tree/model, "
+        "a Nucleo from its USB ids), a workspace with SOUL.md, and an empty secrets file "
+        "readable only by you. On a terminal it asks; --yes takes every default.",
     )
     init.add_argument("--force", action="store_true", help="overwrite an existing config.toml")
+    init.add_argument(
+        "--board",
+        default="auto",
+        metavar="KIND",
+        help="pi, nucleo, sim, auto (default: what is detected), or a board id (rpi5, "
+        "nucleo-f411re ...)",
+    )
+    init.add_argument(
+        "--provider",
+        choices=("ollama", "anthropic", "openai", "demo"),
+        help="the model server (default: ollama)",
+    )
+    init.add_argument("--model", help="the model (default: one that fits this board's RAM)")
+    gateway = init.add_mutually_exclusive_group()
+    gateway.add_argument(
+        "--gateway", dest="gateway", action="store_true", default=None,
+        help="host the gateway (phones, HTTP API) in `run`",
+    )  # fmt: skip
+    gateway.add_argument("--no-gateway", dest="gateway", action="store_false")
+    init.add_argument(
+        "--root",
+        default="/",
+        metavar="DIR",
+        help="look for /proc, /sys and /dev under DIR (a copied tree; default /)",
+    )
+    init.add_argument(
+        "-y", "--yes", action="store_true", help="ask nothing: take the flags and the defaults"
+    )
     init.set_defaults(func=_init)
 
 
 def _init(args: argparse.Namespace) -> int:
     from clawseed_edge.agent.prompt import ensure_workspace
+    from clawseed_edge.config.init_text import starter_config
     from clawseed_edge.config.paths import clawseed_home
 
     home = clawseed_home()
@@ -39,11 +77,19 @@ def _init(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    interactive = not args.yes and sys.stdin.isatty()
+    try:
+        choices = _choices(args, ask=_ask if interactive else None)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except (EOFError, KeyboardInterrupt):
+        print("\ninit: stopped; nothing was written", file=sys.stderr)
+        return 130
+    text = starter_config(choices)
     home.mkdir(parents=True, exist_ok=True)
     os.chmod(home, 0o700)
-    text = resources.files("clawseed_edge.config").joinpath("starter.toml").read_text("utf-8")
-    with open(config_path, "w", encoding="utf-8") as fh:
-        fh.write(text)
+    _write_atomically(Path(config_path), text)
     secrets = home / "secrets"
     if not secrets.exists():
         fd = os.open(secrets, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -51,7 +97,131 @@ def _init(args: argparse.Namespace) -> int:
             fh.write(_SECRETS_TEMPLATE)
     ensure_workspace(home / "workspace")
     print(f"wrote {config_path}")
+    if choices.detected:
+        print(f"board:     {choices.detected}")
     print(f"workspace: {home / 'workspace'} (edit SOUL.md to give the agent its character)")
     print(f"secrets:   {secrets} (mode 600)")
-    print("next: `clawseed-edge chat --sim` to try it on simulated pins")
+    for line in _next_steps(choices):
+        print(line)
     return 0
+
+
+def _next_steps(choices: Any) -> list[str]:
+    steps = []
+    if choices.provider == "ollama":
+        steps.append(f"next: `ollama pull {choices.model}` for the model")
+    elif choices.provider in ("anthropic", "openai"):
+        env = "ANTHROPIC_API_KEY" if choices.provider == "anthropic" else "OPENAI_API_KEY"
+        steps.append(f"next: `clawseed-edge secrets set {env}` for the key")
+    if choices.board_kind == "sim":
+        steps.append("next: `clawseed-edge chat --sim` to try it on simulated pins")
+    else:
+        steps.append("next: `clawseed-edge doctor` checks groups, devices and the model server")
+    return steps
+
+
+def _ask(question: str, default: str, allowed: tuple[str, ...] = ()) -> str:
+    """One question on the terminal; Enter takes the default. EOF/Ctrl-C propagate."""
+    hint = f" [{'/'.join(allowed)}]" if allowed else ""
+    while True:
+        answer = input(f"{question}{hint} ({default}): ").strip() or default
+        if not allowed or answer in allowed:
+            return answer
+        print(f"  please answer one of: {', '.join(allowed)}", file=sys.stderr)
+
+
+Ask = Callable[..., str]
+
+
+def _choices(args: argparse.Namespace, *, ask: Ask | None) -> Any:
+    """The choices from the flags, the detection and (on a terminal) the answers.
+
+    Raises:
+        ValueError: an unknown ``--board`` (names the known ones).
+    """
+    from clawseed_edge.config.init_text import PROVIDERS, InitChoices, default_model
+    from clawseed_edge.peripherals.boards import default_registry
+    from clawseed_edge.peripherals.detect import detect_boards
+
+    registry = default_registry()
+    found = detect_boards(Path(args.root), registry)
+    kind, board_id, others, detected = _board_from(args.board, found, registry)
+    # A Pi with a Nucleo on its USB (the usual bench): both go into the config.
+    nucleo = found.usb[0] if found.usb else None
+    if ask is not None and args.board == "auto":
+        kind = ask("board", kind, ("pi", "nucleo", "sim"))
+        if kind != _board_from("auto", found, registry)[0]:
+            kind, board_id, others, detected = _board_from(kind, found, registry)
+    provider = args.provider or "ollama"
+    if ask is not None and args.provider is None:
+        provider = ask("model server", provider, PROVIDERS)
+    model = args.model or default_model(provider, found.memory_mb if found.is_pi else None)
+    if ask is not None and args.model is None and provider != "demo":
+        model = ask("model", model)
+    gateway = bool(args.gateway)
+    if ask is not None and args.gateway is None:
+        gateway = ask("host the gateway for a phone", "no", ("yes", "no")) == "yes"
+    beside = nucleo if kind == "pi" and found.pi is not None else None
+    if beside is not None:
+        others = beside.candidates[1:]
+        detected += f"; {beside.product or 'ST-LINK'} {beside.usb} on USB {beside.sysfs_name}"
+    return InitChoices(
+        board_kind=kind,
+        board_id=board_id,
+        provider=provider,
+        model=model,
+        gateway=gateway,
+        detected=detected,
+        other_boards=others,
+        nucleo_id=beside.candidates[0] if beside is not None else None,
+    )
+
+
+def _board_from(wanted: str, found: Any, registry: Any) -> tuple[Any, str, tuple[str, ...], str]:
+    """(kind, board id, other candidate ids, what was detected) for ``--board``.
+
+    Raises:
+        ValueError: ``wanted`` is neither a kind nor a known board id, or ``pi`` was asked for
+            on a machine that is not a Pi we know.
+    """
+    if wanted not in ("auto", "pi", "nucleo", "sim"):
+        if wanted not in registry:
+            raise ValueError(
+                f"--board {wanted!r}: expected pi, nucleo, sim, auto or a board id "
+                f"({', '.join(registry.ids())})"
+            )
+        spec = registry.get(wanted)
+        kind = "nucleo" if spec.family == "mcu" else spec.family
+        return kind, spec.id, (), ""
+    nucleo = found.usb[0] if found.usb else None
+    if wanted == "auto":
+        wanted = "pi" if found.pi is not None else "nucleo" if nucleo is not None else "sim"
+    if wanted == "pi":
+        if found.pi is None:
+            what = f"'{found.model}' has no board file" if found.model else "this is not a Pi"
+            raise ValueError(
+                f"--board pi: {what}; pass a board id (rpi4b, rpi5, rpizero2w ...) or sim"
+            )
+        return "pi", found.pi.id, (), f"{found.model} ({found.pi.id})"
+    if wanted == "nucleo":
+        if nucleo is None:
+            return "nucleo", "nucleo-f401re", (), "no Nucleo on USB: written for a NUCLEO-F401RE"
+        first, *rest = nucleo.candidates
+        seen = f"{nucleo.product or 'ST-LINK'} {nucleo.usb} on USB {nucleo.sysfs_name}"
+        return "nucleo", first, tuple(rest), seen
+    return "sim", "sim", (), ""
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to a temporary file beside ``path`` (mode 0600), then rename it over."""
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".config-", suffix=".toml", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -57,6 +57,9 @@ __all__ = [
 
 _log = logging.getLogger(__name__)
 
+#: How long a capability probe of the model server may take.
+PROBE_TIMEOUT_S = 10.0
+
 
 @dataclass(slots=True)
 class Runtime:
@@ -74,9 +77,48 @@ class Runtime:
     peripherals: list[Peripheral]
     loaded: LoadedConfig
     workspace_dir: Path
+    probe_task: asyncio.Task[None] | None = None
+
+    async def probe_provider(self, timeout_s: float = PROBE_TIMEOUT_S) -> None:
+        """Ask the provider (and its fallbacks) what the model can do, within ``timeout_s``.
+
+        An Ollama model without tool support gets tools described in the prompt from then
+        on. A failure is logged, never raised: the first turn reports the provider's error
+        with its advice. Safe to cancel.
+        """
+        probe = getattr(self.provider, "probe", None)
+        if probe is None:
+            return
+        try:
+            async with asyncio.timeout(timeout_s):
+                await probe()
+        except Exception as exc:
+            _log.warning("could not probe the model server: %s", exc)
+
+    def start_background_probe(
+        self, timeout_s: float = PROBE_TIMEOUT_S, *, restart: bool = False
+    ) -> asyncio.Task[None]:
+        """Start :meth:`probe_provider` as a task and return it (once; later calls return the
+        same task). A service calls this once it is ready, so that start-up does no network
+        I/O and loads no provider SDK; :meth:`aclose` cancels the task if it still runs.
+
+        ``restart=True`` (a reloaded provider) cancels a probe still running and starts anew.
+        """
+        if restart and self.probe_task is not None:
+            self.probe_task.cancel()
+            self.probe_task = None
+        if self.probe_task is None:
+            self.probe_task = asyncio.get_running_loop().create_task(
+                self.probe_provider(timeout_s), name="provider-probe"
+            )
+        return self.probe_task
 
     async def aclose(self) -> None:
         """Close the agent and everything it was assembled with. Idempotent."""
+        task = self.probe_task
+        if task is not None and not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
         await self.agent.aclose()
 
     async def __aenter__(self) -> Runtime:
@@ -248,6 +290,7 @@ async def assemble(
     hook_factories: HookFactoryRegistry | None = None,
     extra_tools: Sequence[Tool] = (),
     connect: bool = True,
+    probe_at_start: bool = True,
 ) -> Runtime:
     """Build and connect everything the config describes.
 
@@ -261,6 +304,10 @@ async def assemble(
         hook_factories: Factories for the ``[[hooks]]`` the config declares.
         extra_tools: More tools to register (an application's own).
         connect: Connect the peripherals (False: build only, for listing tools).
+        probe_at_start: Ask the model server what the model can do before returning (bounded
+            to 10 s; a failure is logged). A service passes False and calls
+            :meth:`Runtime.start_background_probe` once it is ready: no network I/O and no
+            provider SDK before then.
 
     Raises:
         ConfigInvalid / HardwareError: The config or the wiring is wrong (names file and key).
@@ -281,13 +328,6 @@ async def assemble(
 
     opened: list[Callable[[], Awaitable[None]]] = [provider.aclose, ledger.aclose]
     try:
-        probe = getattr(provider, "probe", None)
-        if connect and probe is not None:
-            try:
-                async with asyncio.timeout(10):
-                    await probe()
-            except Exception as exc:  # the turn reports the provider's error with its advice
-                _log.warning("could not probe the model server at start: %s", exc)
         embedder = build_embedder(loaded, provider_registry)
         close_embedder = getattr(embedder, "aclose", None)
         if close_embedder is not None:
@@ -340,7 +380,7 @@ async def assemble(
     _wire_memory_upkeep(agent, memory, config, scrubber)
     for close in opened[1:]:  # the agent closes its provider itself
         agent.on_close(close)
-    return Runtime(
+    runtime = Runtime(
         agent=agent,
         provider=provider,
         memory=memory,
@@ -348,6 +388,13 @@ async def assemble(
         loaded=loaded,
         workspace_dir=workspace,
     )
+    if connect and probe_at_start:
+        try:
+            await runtime.probe_provider()
+        except BaseException:  # cancelled: close what was opened
+            await runtime.aclose()
+            raise
+    return runtime
 
 
 def _build_hooks(config: Config, source: str, factories: HookFactoryRegistry) -> list[Hook]:

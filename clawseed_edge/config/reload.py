@@ -92,6 +92,8 @@ async def reload_runtime(runtime: Runtime, fresh: LoadedConfig) -> ReloadReport:
         runtime.provider = provider
         agent.refresh_dispatcher()
         agent.on_close(old_provider.aclose)  # a turn in flight may still be using it
+        # What the new model can do (tools or not) is unknown: probe it in the background.
+        runtime.start_background_probe(restart=True)
         report.applied.append("provider")
     if policy is not None:
         agent.hooks = agent.hooks.with_policy(policy)

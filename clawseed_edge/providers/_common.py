@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import email.utils
 import importlib
+import importlib.util
 import json
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
@@ -60,6 +61,25 @@ def import_sdk(module: str, *, extra: str, provider: str) -> ModuleType:
             f"installed: run pip install 'clawseed-edge[{extra}]'",
             key="provider.name",
         ) from None
+
+
+def require_sdk(module: str, *, extra: str, provider: str) -> None:
+    """Check that a provider's SDK is installed, without importing it (that waits for the
+    first request: an idle service does not pay for an SDK it has not used yet).
+
+    Raises:
+        ConfigInvalid: the SDK is not installed (the same message as :func:`import_sdk`).
+    """
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        raise ConfigInvalid(
+            f"provider {provider!r} needs the {module!r} SDK, but {module!r} is not "
+            f"installed: run pip install 'clawseed-edge[{extra}]'",
+            key="provider.name",
+        )
 
 
 def native_tools_for(mode: str, detected: bool) -> bool:

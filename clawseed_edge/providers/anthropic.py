@@ -40,6 +40,7 @@ from ._common import (
     import_sdk,
     native_tools_for,
     request_model,
+    require_sdk,
 )
 from .config import ProviderConfig
 from .http_limits import ResponseLimits, bounded_transport
@@ -140,14 +141,23 @@ class AnthropicProvider:
     """
 
     def __init__(self, config: ProviderConfig) -> None:
-        # lazy: importing the SDK costs tens of MB of RSS; an optional extra
-        self._anthropic = import_sdk("anthropic", extra="anthropic", provider=config.name)
+        # Installed? Said now, at start. Imported at the first request: importing the SDK
+        # costs tens of MB of RSS, which an idle service does not pay.
+        require_sdk("anthropic", extra="anthropic", provider=config.name)
+        self._sdk: Any = None
         self.config = config
         self.name = config.name
         self.model = config.model or "claude-sonnet-4-6"
         self.base_url = (config.base_url or "").rstrip("/") or "the Anthropic API"
         self._client: Any = None
         self._closed = False
+
+    @property
+    def _anthropic(self) -> Any:
+        """The anthropic SDK, imported on first use."""
+        if self._sdk is None:
+            self._sdk = import_sdk("anthropic", extra="anthropic", provider=self.name)
+        return self._sdk
 
     @property
     def capabilities(self) -> ProviderCapabilities:
@@ -219,10 +229,10 @@ class AnthropicProvider:
         return params
 
     def _error(self, exc: BaseException, model: str) -> ProviderError:
-        sdk = self._anthropic
-        common = {"provider": self.name, "model": model, "base_url": self.base_url}
         if isinstance(exc, ProviderError):
             return exc
+        sdk = self._anthropic
+        common = {"provider": self.name, "model": model, "base_url": self.base_url}
         if isinstance(exc, sdk.APIStatusError):
             body = exc.body
             text = json.dumps(body) if isinstance(body, (dict, list)) else str(exc.message)

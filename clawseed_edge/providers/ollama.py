@@ -1,11 +1,12 @@
-"""Ollama through the official ``ollama`` SDK (imported when a provider is constructed).
+"""Ollama through the official ``ollama`` SDK (imported at the first request, not before).
 
 Chat with native tools and NDJSON streaming (tool arguments arrive as a dict), thinking output,
 ``keep_alive`` and ``options`` (``num_ctx``, ``temperature``, ``num_predict``) from config,
 embeddings through ``/api/embed``.
 
 Many Ollama models cannot call tools. :meth:`OllamaProvider.probe` asks ``/api/show`` once for
-the model's capabilities and caches them; the engine/assembler calls it at startup, after which
+the model's capabilities and caches them (a service probes in the background once it is ready;
+``agent`` and ``chat`` before their first turn), after which
 ``capabilities.native_tools`` is False for models without the ``tools`` capability and the
 engine describes tools in the prompt instead. Before the probe, native tools are assumed.
 ``[provider] tool_mode = "native"`` or ``"prompt"`` overrides what the probe finds.
@@ -45,17 +46,22 @@ from clawseed_edge.api.types import (
 from ._common import (
     error_for_exception,
     error_for_status,
+    error_message_from_body,
     guard_stream,
     import_sdk,
     native_tools_for,
     request_model,
+    require_sdk,
 )
 from .config import ProviderConfig
 from .http_limits import ResponseLimits, bounded_transport
+from .small_http import request_json
 
 __all__ = ["OllamaProvider", "ollama_tool"]
 
 DEFAULT_BASE_URL = "http://127.0.0.1:11434"
+#: The capability probe waits at most this long (or ``timeout_s`` when shorter).
+PROBE_TIMEOUT_S = 10.0
 
 
 _KEPT_PROPERTY_KEYS = frozenset({"type", "items", "description", "enum"})
@@ -118,30 +124,49 @@ class OllamaProvider:
     """
 
     def __init__(self, config: ProviderConfig) -> None:
-        # lazy: only a configured Ollama provider pays for the SDK (a base dependency)
-        ollama = import_sdk("ollama", extra="ollama", provider=config.name)
-        self._ollama = ollama
+        # The SDK must be installed (said now, at start), but it is imported at the first
+        # request: an idle service does not carry pydantic and httpx (see small_http).
+        require_sdk("ollama", extra="ollama", provider=config.name)
         self.config = config
         self.name = config.name
         self.model = config.model or "qwen2.5:3b"
         self.base_url = (config.base_url or DEFAULT_BASE_URL).rstrip("/")
-        key = config.resolve_api_key(required=False)
-        headers = {"Authorization": f"Bearer {key}"} if key else None
-        import httpx  # the SDK's own HTTP library; our transport bounds every answer
-
-        limits = ResponseLimits(
-            config.max_response_bytes, config.deadline_s, self.name, self.model, self.base_url
-        )
-        self._client = ollama.AsyncClient(
-            host=self.base_url,
-            timeout=config.timeout_s,
-            headers=headers,
-            transport=bounded_transport(httpx, httpx.AsyncHTTPTransport(), limits),
-        )
+        self._sdk: Any = None
+        self._client_instance: Any = None
         self._capabilities: ProviderCapabilities | None = None
         self._model_capabilities: tuple[str, ...] | None = None
         self._dimensions: int | None = None
         self._closed = False
+
+    @property
+    def _ollama(self) -> Any:
+        """The ollama SDK, imported on first use."""
+        if self._sdk is None:
+            self._sdk = import_sdk("ollama", extra="ollama", provider=self.name)
+        return self._sdk
+
+    def _headers(self) -> dict[str, str] | None:
+        key = self.config.resolve_api_key(required=False)
+        return {"Authorization": f"Bearer {key}"} if key else None
+
+    @property
+    def _client(self) -> Any:
+        """The SDK's AsyncClient over a bounded transport, made at the first request."""
+        if self._client_instance is None:
+            ollama = self._ollama
+            import httpx  # the SDK's own HTTP library; our transport bounds every answer
+
+            config = self.config
+            limits = ResponseLimits(
+                config.max_response_bytes, config.deadline_s, self.name, self.model, self.base_url
+            )
+            self._client_instance = ollama.AsyncClient(
+                host=self.base_url,
+                timeout=config.timeout_s,
+                headers=self._headers(),
+                transport=bounded_transport(httpx, httpx.AsyncHTTPTransport(), limits),
+            )
+        return self._client_instance
 
     # --- capabilities ------------------------------------------------------------------------
 
@@ -162,21 +187,21 @@ class OllamaProvider:
     async def probe(self) -> ProviderCapabilities:
         """Ask ``/api/show`` what the model can do, once; later calls return the cached answer.
 
-        The engine/assembler calls this at startup. A server whose answer has no
-        ``capabilities`` list (an older Ollama) is taken to support tools.
+        A service calls this in the background once it is ready; ``agent`` and ``chat`` before
+        their first turn. A server whose answer has no ``capabilities`` list (an older Ollama)
+        is taken to support tools. The request goes through the standard library
+        (:mod:`.small_http`), not the SDK: probing does not load the SDK into an idle process.
 
         Raises:
             ProviderUnreachable: no server at ``base_url``.
             ProviderModelNotFound: the model is not pulled.
+            ProviderTimeout / ProviderBadResponse / ProviderError: see the message.
         """
         if self._capabilities is not None:
             return self._capabilities
-        try:
-            shown = await self._client.show(self.model)
-        except Exception as exc:
-            raise self._error(exc, self.model) from exc
-        raw = shown.capabilities
-        caps = tuple(raw) if raw is not None else ("completion", "tools")
+        shown = await self._show()
+        raw = shown.get("capabilities")
+        caps = tuple(str(c) for c in raw) if isinstance(raw, list) else ("completion", "tools")
         self._model_capabilities = caps
         self._capabilities = ProviderCapabilities(
             native_tools=native_tools_for(self.config.tool_mode, "tools" in caps),
@@ -185,6 +210,50 @@ class OllamaProvider:
             embeddings=True,
         )
         return self._capabilities
+
+    async def _show(self) -> dict[str, Any]:
+        """``POST /api/show`` for the configured model, errors translated."""
+        timeout_s = min(self.config.timeout_s, PROBE_TIMEOUT_S)
+        try:
+            response = await request_json(
+                f"{self.base_url}/api/show",
+                method="POST",
+                payload={"model": self.model},
+                headers=self._headers(),
+                timeout_s=timeout_s,
+            )
+            if response.status >= 400:
+                detail = error_message_from_body(response.text)
+                if response.status == 404 and "not found" in detail:
+                    raise ProviderModelNotFound(
+                        f"model '{self.model}' is not pulled: run `ollama pull {self.model}`",
+                        status=404,
+                        provider=self.name,
+                        model=self.model,
+                    )
+                raise error_for_status(
+                    response.status,
+                    response.text,
+                    provider=self.name,
+                    model=self.model,
+                    base_url=self.base_url,
+                )
+            shown = response.json()
+            if not isinstance(shown, dict):
+                raise ValueError("/api/show did not answer with a JSON object")
+            return shown
+        except Exception as exc:
+            names = {cls.__name__ for cls in type(exc).__mro__}
+            if "HTTPException" in names:  # http.client: the answer was not HTTP
+                exc = ValueError(f"not an HTTP answer: {exc!r}")
+            raise error_for_exception(
+                exc,
+                provider=self.name,
+                model=self.model,
+                base_url=self.base_url,
+                timeout_s=timeout_s,
+                unreachable_hint="is `ollama serve` running?",
+            ) from exc
 
     @property
     def embedding_dimensions(self) -> int | None:
@@ -381,7 +450,8 @@ class OllamaProvider:
         return vectors
 
     async def aclose(self) -> None:
-        """Close the HTTP connections. Idempotent."""
+        """Close the HTTP connections (if a request made them). Idempotent."""
         if not self._closed:
             self._closed = True
-            await self._client.close()
+            if self._client_instance is not None:
+                await self._client_instance.close()

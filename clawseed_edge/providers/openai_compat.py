@@ -1,4 +1,4 @@
-"""OpenAI-compatible chat and embeddings over httpx.
+"""OpenAI-compatible chat and embeddings over httpx (imported at the first request).
 
 One client for every server that speaks ``/v1/chat/completions``: OpenAI, Groq, DeepSeek,
 OpenRouter, Gemini's OpenAI-compatible endpoint, llama.cpp's server, vLLM, LM Studio. The
@@ -15,9 +15,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from clawseed_edge.api.errors import ProviderBadResponse, ProviderError
 from clawseed_edge.api.events import (
@@ -49,6 +47,9 @@ from ._common import (
 )
 from .config import ProviderConfig
 from .http_limits import ResponseLimits, bounded_transport
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["OpenAICompatProvider", "decode_arguments"]
 
@@ -157,18 +158,30 @@ class OpenAICompatProvider:
         self.name = config.name
         self.model = config.model or "default"
         self.base_url = (config.base_url or "http://127.0.0.1:8080/v1").rstrip("/")
-        limits = ResponseLimits(
-            config.max_response_bytes, config.deadline_s, self.name, self.model, self.base_url
-        )
-        self._client = httpx.AsyncClient(
-            base_url=self.base_url,
-            timeout=config.timeout_s,
-            transport=bounded_transport(httpx, transport or httpx.AsyncHTTPTransport(), limits),
-        )
+        self._transport = transport
+        self._client_instance: httpx.AsyncClient | None = None
         self._dimensions: int | None = None
         self._tools_detected = True  # tool_mode auto: native until found otherwise
         self._probed = False
         self._closed = False
+
+    @property
+    def _client(self) -> httpx.AsyncClient:
+        """The HTTP client, made at the first request: an idle service does not load httpx."""
+        if self._client_instance is None:
+            import httpx
+
+            config = self.config
+            limits = ResponseLimits(
+                config.max_response_bytes, config.deadline_s, self.name, self.model, self.base_url
+            )
+            transport = self._transport or httpx.AsyncHTTPTransport()
+            self._client_instance = httpx.AsyncClient(
+                base_url=self.base_url,
+                timeout=config.timeout_s,
+                transport=bounded_transport(httpx, transport, limits),
+            )
+        return self._client_instance
 
     @property
     def capabilities(self) -> ProviderCapabilities:
@@ -196,13 +209,23 @@ class OpenAICompatProvider:
         return self.capabilities
 
     async def _template_has_tools(self) -> bool | None:
+        import http.client
+
+        from .small_http import request_json
+
         root = self.base_url.removesuffix("/v1")
         try:
-            response = await self._client.get(root + "/props", headers=self._headers())
-            if response.status_code != 200:
+            # Through the standard library, not httpx: the probe runs in an idle service.
+            response = await request_json(
+                root + "/props",
+                headers=self._headers(),
+                timeout_s=min(self.config.timeout_s, 10.0),
+                max_bytes=self.config.max_response_bytes,
+            )
+            if response.status != 200:
                 return None
             props = response.json()
-        except (httpx.HTTPError, ProviderError, ValueError) as exc:
+        except (OSError, http.client.HTTPException, ProviderError, ValueError) as exc:
             log.debug("%s: no /props at %s (%s); keeping native tools", self.name, root, exc)
             return None
         if not isinstance(props, dict):
@@ -445,7 +468,8 @@ class OpenAICompatProvider:
         return vectors
 
     async def aclose(self) -> None:
-        """Close the HTTP connections. Idempotent."""
+        """Close the HTTP connections (if a request made them). Idempotent."""
         if not self._closed:
             self._closed = True
-            await self._client.aclose()
+            if self._client_instance is not None:
+                await self._client_instance.aclose()

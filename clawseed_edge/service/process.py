@@ -161,7 +161,14 @@ class Service:
             )
         self.metrics = MetricsObserver()
         observer = CompositeObserver(LoggingObserver(), self.metrics)
-        kwargs = {"approver": approver, "observer": observer, **self.options.assemble}
+        # No provider probe before ready: no network I/O and no SDK in an idle service (the
+        # probe starts in the background once everything listens, below).
+        kwargs = {
+            "approver": approver,
+            "observer": observer,
+            "probe_at_start": False,
+            **self.options.assemble,
+        }
         self.runtime = await assemble(self.loaded, sim=self.options.sim, **kwargs)
         self.state = Lifecycle.OPEN
         try:
@@ -187,6 +194,8 @@ class Service:
             raise
         self.options.say(f"clawseed-edge running: {self.summary()}")
         self._notify_ready()
+        # After READY: the probe's network I/O (and any wait on a slow server) is not start-up.
+        self.runtime.start_background_probe()
 
     async def _start_gateway(self, broker: Any) -> None:
         from clawseed_edge.gateway.app import create_app

@@ -140,3 +140,76 @@ async def test_a_chat_only_provider_cannot_be_the_embedder(tmp_path: Path) -> No
         ConfigInvalid, match=r"embedding\.name: provider 'anthropic' cannot make embeddings"
     ):
         await assemble_agent(path)
+
+
+async def test_the_probe_waits_for_start_background_probe_when_asked(tmp_path: Path) -> None:
+    import asyncio
+
+    from clawseed_edge.config.assemble import assemble
+    from clawseed_edge.config.file import load_config
+    from clawseed_edge.testing.fake_servers import FakeOllama
+
+    async with FakeOllama(models={"qwen2.5:3b": ("completion",)}) as server:  # no tools
+        path = tmp_path / "config.toml"
+        path.write_text(f'[provider]\nname = "ollama"\nbase_url = "{server.url}"\n', "utf-8")
+        runtime = await assemble(load_config(path), sim=True, probe_at_start=False)
+        async with runtime:
+            assert server.requests_to("/api/show") == []
+            assert runtime.provider.capabilities.native_tools  # assumed before the probe
+            task = runtime.start_background_probe()
+            assert runtime.start_background_probe() is task  # once
+            await asyncio.wait_for(task, 30)
+            assert len(server.requests_to("/api/show")) == 1
+            assert not runtime.provider.capabilities.native_tools
+        # the default still probes before assemble returns (agent, chat, applications)
+        runtime = await assemble(load_config(path), sim=True)
+        async with runtime:
+            assert len(server.requests_to("/api/show")) == 2
+
+
+async def test_closing_the_runtime_cancels_a_probe_still_running(tmp_path: Path) -> None:
+    import asyncio
+    import socket
+
+    from clawseed_edge.config.assemble import assemble
+    from clawseed_edge.config.file import load_config
+
+    # A server that accepts and never answers: the probe hangs until its timeout.
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        path = tmp_path / "config.toml"
+        path.write_text(f'[provider]\nname = "ollama"\nbase_url = "{url}"\n', "utf-8")
+        runtime = await assemble(load_config(path), sim=True, probe_at_start=False)
+        task = runtime.start_background_probe()
+        await asyncio.sleep(0.05)
+        assert not task.done()
+        await runtime.aclose()
+        assert task.cancelled()
+
+
+async def test_a_reloaded_provider_is_probed_in_the_background(tmp_path: Path) -> None:
+    import asyncio
+
+    from clawseed_edge.config.assemble import assemble
+    from clawseed_edge.config.file import load_config
+    from clawseed_edge.config.reload import reload_runtime
+    from clawseed_edge.testing.fake_servers import FakeOllama
+
+    async with FakeOllama(models={"qwen2.5:0.5b": ("completion",)}) as server:  # no tools
+        path = tmp_path / "config.toml"
+        path.write_text('[provider]\nname = "demo"\n', "utf-8")
+        runtime = await assemble(load_config(path), sim=True, probe_at_start=False)
+        async with runtime:
+            first = runtime.start_background_probe()
+            await asyncio.wait_for(first, 30)
+            path.write_text(
+                f'[provider]\nname = "ollama"\nmodel = "qwen2.5:0.5b"\nbase_url = "{server.url}"\n',
+                "utf-8",
+            )
+            await reload_runtime(runtime, load_config(path))
+            assert runtime.probe_task is not None and runtime.probe_task is not first
+            await asyncio.wait_for(runtime.probe_task, 30)
+            assert len(server.requests_to("/api/show")) == 1
+            assert not runtime.provider.capabilities.native_tools

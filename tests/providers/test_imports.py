@@ -40,22 +40,22 @@ def test_importing_the_package_loads_no_sdk_and_no_httpx() -> None:
         (
             "from clawseed_edge.providers import OllamaProvider, ProviderConfig\n"
             "OllamaProvider(ProviderConfig())",
-            {"anthropic": False, "ollama": True},
+            {"anthropic": False, "ollama": False, "httpx": False},
         ),
         (
             "from clawseed_edge.providers import OpenAICompatProvider, ProviderConfig\n"
             "OpenAICompatProvider(ProviderConfig(name='openai'))",
-            {"anthropic": False, "ollama": False},
+            {"anthropic": False, "ollama": False, "httpx": False},
         ),
         (
             "from clawseed_edge.providers import create_provider, ProviderConfig\n"
             "create_provider(ProviderConfig(name='local'))",
-            {"anthropic": False, "ollama": True},
+            {"anthropic": False, "ollama": False},
         ),
         (
             "from clawseed_edge.providers import create_provider, ProviderConfig\n"
             "create_provider(ProviderConfig(name='claude'))",
-            {"anthropic": True, "ollama": False},
+            {"anthropic": False, "ollama": False},
         ),
         (
             "from clawseed_edge.providers import create_provider, ProviderConfig\n"
@@ -65,9 +65,49 @@ def test_importing_the_package_loads_no_sdk_and_no_httpx() -> None:
     ],
     ids=["ollama", "openai", "registry-ollama", "registry-anthropic", "registry-openai"],
 )
-def test_constructing_a_provider_loads_only_its_sdk(setup: str, expected: dict[str, bool]) -> None:
+def test_constructing_a_provider_loads_no_other_sdk(setup: str, expected: dict[str, bool]) -> None:
+    # Not even its own: an idle service pays for an SDK at its first request.
     modules = loaded(setup)
     assert {k: modules[k] for k in expected} == expected
+
+
+_FIRST_REQUEST = """
+import asyncio, json, sys
+from clawseed_edge.api import ChatMessage, ChatRequest
+from clawseed_edge.providers import create_provider, ProviderConfig
+
+async def main():
+    # nothing listens on port 9: every request fails, after loading what it needs
+    p = create_provider(ProviderConfig(name={name!r}, base_url="http://127.0.0.1:9",
+                                       api_key="k", max_retries=0))
+    seen = [{sdk!r} in sys.modules]
+    try:
+        await p.probe()
+    except Exception:
+        pass
+    seen.append({sdk!r} in sys.modules)
+    try:
+        await p.chat(ChatRequest([ChatMessage("user", "hi")]))
+    except Exception:
+        pass
+    seen.append({sdk!r} in sys.modules)
+    await p.aclose()
+    print(json.dumps(seen))
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.parametrize(
+    ("name", "sdk"), [("ollama", "ollama"), ("anthropic", "anthropic"), ("llamacpp", "httpx")]
+)
+def test_the_sdk_loads_at_the_first_request_not_at_the_probe(name: str, sdk: str) -> None:
+    code = _FIRST_REQUEST.format(name=name, sdk=sdk)
+    env = {"PATH": "", "PYTHONNOUSERSITE": "1"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    constructed, probed, asked = json.loads(out.stdout.strip().splitlines()[-1])
+    assert (constructed, probed, asked) == (False, False, True)
 
 
 def test_the_default_provider_sdk_is_a_base_dependency() -> None:

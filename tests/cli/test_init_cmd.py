@@ -1,0 +1,184 @@
+"""`clawseed-edge init`: the config for the detected board, flags, questions, nothing half-written."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from clawseed_edge.api import ConfigError
+from clawseed_edge.cli.main import main
+from clawseed_edge.config.file import load_config
+from clawseed_edge.config.init_text import InitChoices, starter_config
+from tests.fake_root import laptop_tree, nucleo_on_usb, pi5_tree
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+class Terminal(io.StringIO):
+    """Stdin that says it is a terminal, with the user's answers queued."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("provider", ["ollama", "anthropic", "openai", "demo"])
+@pytest.mark.parametrize(
+    ("kind", "board"), [("pi", "rpi5"), ("pi", "rpizero2w"), ("nucleo", "nucleo-f411re"), ("sim", "sim")]
+)
+@pytest.mark.parametrize("gateway", [True, False])
+def test_every_variant_loads_with_the_real_loader(
+    tmp_path: Path, provider: str, kind: str, board: str, gateway: bool
+) -> None:
+    text = starter_config(
+        InitChoices(board_kind=kind, board_id=board, provider=provider, gateway=gateway,
+                    detected="Raspberry Pi 5 Model B Rev 1.0 (rpi5)", other_boards=("nucleo-f401re",))
+    )  # fmt: skip
+    path = tmp_path / "config.toml"
+    path.write_text(text, encoding="utf-8")
+    config = load_config(path).config
+    assert config.provider.name == provider
+    assert config.gateway.enabled is gateway
+    if kind == "nucleo":
+        assert config.peripherals[0]["board"] == board
+    else:
+        assert config.hardware.board == board
+    if kind == "pi":
+        assert config.devices == [], "nothing is driven on a real Pi until the user wires it"
+    assert config.tools.system_info and not config.tools.web_fetch
+
+
+def test_on_a_pi_5_it_writes_the_pi_header_and_a_model_that_fits(
+    tmp_path: Path, clawseed_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = pi5_tree(tmp_path / "root", memory_kb=4_000_000)  # a 4 GB Pi 5
+    code, out, err = run_cli(capsys, "init", "--root", str(root), "--yes")
+    assert code == 0, err
+    config = load_config(clawseed_home / "config.toml").config
+    assert config.hardware.board == "rpi5"
+    assert config.provider.name == "ollama" and config.provider.model == "qwen2.5:1.5b"
+    assert "Raspberry Pi 5 Model B Rev 1.0 (rpi5)" in out
+    assert "ollama pull qwen2.5:1.5b" in out and "clawseed-edge doctor" in out
+    assert code == main(["config", "check", str(clawseed_home / "config.toml")])
+
+
+def test_a_nucleo_on_usb_gets_a_peripherals_table(
+    tmp_path: Path, clawseed_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = nucleo_on_usb(laptop_tree(tmp_path / "root"))
+    code, out, _ = run_cli(capsys, "init", "--root", str(root), "--provider", "demo")
+    assert code == 0
+    text = (clawseed_home / "config.toml").read_text(encoding="utf-8")
+    config = load_config(clawseed_home / "config.toml").config
+    assert config.peripherals[0]["type"] == "nucleo"
+    assert config.peripherals[0]["board"] == "nucleo-f401re"
+    assert "nucleo-l476rg" in text, "the other boards with the same ST-LINK are named"
+    assert "0483:374B" in out
+
+
+def test_flags_choose_board_provider_model_and_gateway(
+    tmp_path: Path, clawseed_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run_cli(
+        capsys, "init", "--root", str(laptop_tree(tmp_path)), "--board", "rpi4b",
+        "--provider", "anthropic", "--model", "claude-haiku-4-5", "--gateway",
+    )  # fmt: skip
+    assert code == 0, err
+    config = load_config(clawseed_home / "config.toml").config
+    assert config.hardware.board == "rpi4b"
+    assert (config.provider.name, config.provider.model) == ("anthropic", "claude-haiku-4-5")
+    assert config.provider.api_key_env == "ANTHROPIC_API_KEY"
+    assert config.gateway.enabled
+
+
+def test_on_this_machine_it_falls_back_to_simulated_pins(
+    tmp_path: Path, clawseed_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run_cli(capsys, "init", "--root", str(laptop_tree(tmp_path)))
+    assert code == 0
+    config = load_config(clawseed_home / "config.toml").config
+    assert config.hardware.board == "sim" and config.devices[0].name == "red_led"
+    assert config.provider.model == "qwen2.5:3b"  # no Pi: the default model
+    assert "chat --sim" in out
+
+
+def test_bad_board_flags_are_explained_and_nothing_is_written(
+    tmp_path: Path, clawseed_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = str(laptop_tree(tmp_path))
+    code, _, err = run_cli(capsys, "init", "--root", root, "--board", "rpi9")
+    assert code == 2 and "'rpi9'" in err and "rpi5" in err
+    code, _, err = run_cli(capsys, "init", "--root", root, "--board", "pi")
+    assert code == 2 and "this is not a Pi" in err
+    assert not (clawseed_home / "config.toml").exists()
+
+
+def test_force_keeps_its_behaviour(
+    tmp_path: Path, clawseed_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = str(laptop_tree(tmp_path))
+    assert run_cli(capsys, "init", "--root", root)[0] == 0
+    code, _, err = run_cli(capsys, "init", "--root", root)
+    assert code == 1
+    assert err.strip() == (
+        f"error: {clawseed_home / 'config.toml'} exists; edit it, or pass --force to replace it"
+    )
+    code, _, _ = run_cli(capsys, "init", "--root", root, "--force", "--provider", "demo")
+    assert code == 0
+    assert load_config(clawseed_home / "config.toml").config.provider.name == "demo"
+
+
+def test_on_a_terminal_it_asks_with_the_detected_defaults(
+    tmp_path: Path, clawseed_home: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    root = pi5_tree(tmp_path / "root")
+    # board: Enter (pi, detected); server: a wrong answer, then openai; model: Enter; gateway: yes
+    monkeypatch.setattr("sys.stdin", Terminal("\nchatgpt\nopenai\n\nyes\n"))
+    code, out, err = run_cli(capsys, "init", "--root", str(root))
+    assert code == 0, err
+    assert "board [pi/nucleo/sim] (pi): " in out
+    assert "please answer one of" in err
+    config = load_config(clawseed_home / "config.toml").config
+    assert config.hardware.board == "rpi5"
+    assert (config.provider.name, config.provider.model) == ("openai", "gpt-4o-mini")
+    assert config.gateway.enabled
+
+
+def test_end_of_input_or_ctrl_c_leaves_nothing_written(
+    tmp_path: Path, clawseed_home: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    root = str(pi5_tree(tmp_path / "root"))
+    monkeypatch.setattr("sys.stdin", Terminal("sim\n"))  # ends after the first answer
+    code, _, err = run_cli(capsys, "init", "--root", root)
+    assert code == 130 and "nothing was written" in err
+    assert list(clawseed_home.iterdir()) == []
+
+    def interrupt(prompt: str = "") -> str:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("sys.stdin", Terminal(""))
+    monkeypatch.setattr("builtins.input", interrupt)
+    code, _, err = run_cli(capsys, "init", "--root", root)
+    assert code == 130 and "nothing was written" in err
+    assert list(clawseed_home.iterdir()) == []
+    with pytest.raises(ConfigError):
+        load_config(clawseed_home / "config.toml")
+
+
+def test_a_pi_with_a_nucleo_on_its_usb_gets_both(
+    tmp_path: Path, clawseed_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = nucleo_on_usb(pi5_tree(tmp_path / "root"))
+    code, out, err = run_cli(capsys, "init", "--root", str(root), "--yes")
+    assert code == 0, err
+    config = load_config(clawseed_home / "config.toml").config
+    assert config.hardware.board == "rpi5"
+    assert [(p["type"], p["board"]) for p in config.peripherals] == [("nucleo", "nucleo-f401re")]
+    assert "0483:374B" in out

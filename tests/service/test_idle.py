@@ -1,0 +1,75 @@
+"""An idle service loads no provider SDK and touches no network before it is ready.
+
+Checked in a fresh interpreter (``sys.modules`` is per process), with an audit hook that records
+every outgoing connection and name lookup the process makes.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+HEAVY = ("ollama", "anthropic", "pydantic", "httpx")
+
+SCRIPT = """
+import asyncio, json, sys
+
+network = []
+
+def audit(event, args):
+    if event in ("socket.connect", "socket.getaddrinfo"):
+        address = args[1] if event == "socket.connect" else args[:2]
+        if not isinstance(address, (str, bytes)):  # a Unix socket path is not the network
+            network.append([event, repr(address)])
+
+sys.addaudithook(audit)
+
+from clawseed_edge.config.file import load_config
+from clawseed_edge.service.process import Service, ServiceOptions
+
+async def main():
+    service = Service(load_config(sys.argv[1]), ServiceOptions(sim=True, say=lambda line: None))
+    await service.start()
+    # nothing awaited between start() returning and this snapshot
+    ready = {"network": list(network), "modules": [m for m in HEAVY if m in sys.modules]}
+    task = service.runtime.probe_task
+    await asyncio.wait_for(asyncio.shield(task), 30)
+    probed = {"network": list(network), "modules": [m for m in HEAVY if m in sys.modules]}
+    await service.aclose()
+    print(json.dumps({"ready": ready, "probed": probed}))
+
+HEAVY = %r
+asyncio.run(main())
+"""
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])  # closed again when this returns: nothing listens
+
+
+def test_the_idle_service_has_no_sdk_and_did_no_network_io_before_ready(tmp_path: Path) -> None:
+    port = _closed_port()
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[provider]\nname = "ollama"\nmodel = "qwen2.5:3b"\nbase_url = "http://127.0.0.1:{port}"\n'
+        "[gateway]\nenabled = false\n",
+        encoding="utf-8",
+    )
+    env = {"PATH": "", "PYTHONNOUSERSITE": "1", "CLAWSEED_HOME": str(tmp_path / "home")}
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT % (HEAVY,), str(config)],
+        capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result["ready"] == {"network": [], "modules": []}
+    # The background probe did reach for the model server (so the hook sees connections) ...
+    assert any(str(port) in address for _, address in result["probed"]["network"])
+    # ... without loading the SDK: it loads at the first turn.
+    assert result["probed"]["modules"] == []
+    assert f"no model server at http://127.0.0.1:{port}" in out.stderr
