@@ -34,6 +34,11 @@ def register(sub: Any) -> None:
     p_install.add_argument("--now", action="store_true", help="start it as well")
     p_install.add_argument("--no-enable", action="store_true", help="write the files only")
     p_install.add_argument("--user", default="clawseed", help="system user (default clawseed)")
+    p_install.add_argument(
+        "--gateway", action="store_true",
+        help="a new config hosts the gateway on the network (the phone web app; each phone "
+        "pairs with a code from `sudo clawseed-edge pair`)",
+    )
     _root_option(p_install)
     p_install.set_defaults(func=_install)
     p_uninstall = actions.add_parser("uninstall", help="stop, disable and remove the unit")
@@ -57,7 +62,10 @@ def _install(args: argparse.Namespace) -> int:
     from clawseed_edge.service.install import ServiceInstallError, install
 
     try:
-        lines = install(args.root, user=args.user, enable=not args.no_enable, now=args.now)
+        lines = install(
+            args.root, user=args.user, enable=not args.no_enable, now=args.now,
+            init_args=["--gateway"] if args.gateway else [],
+        )
     except ServiceInstallError as exc:
         return fail(str(exc))
     print("\n".join(lines))

@@ -223,8 +223,19 @@ def starter_config(c: InitChoices) -> str:
             "(docs/gateway.md)",
             f"enabled = {'true' if c.gateway else 'false':<26} # true: `clawseed-edge run` "
             "hosts it",
-            'host = "127.0.0.1"                   # another address also needs '
-            "allow_public_bind = true",
+            *(
+                [
+                    'host = "0.0.0.0"                     # every address: phones on your '
+                    "network reach http://<this device>:42617/",
+                    "allow_public_bind = true             # each phone pairs once with a "
+                    "code from `clawseed-edge pair`",
+                ]
+                if c.gateway else
+                [
+                    'host = "127.0.0.1"                   # another address also needs '
+                    "allow_public_bind = true",
+                ]
+            ),
             "port = 42617",
         ],
         board,

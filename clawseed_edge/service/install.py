@@ -152,8 +152,12 @@ def install(
     now: bool = False,
     executable: Path | None = None,
     run: Runner = _subprocess_run,
+    init_args: Sequence[str] = (),
 ) -> list[str]:
     """Install the service; returns the lines that say what was done.
+
+    ``init_args`` go to ``clawseed-edge init`` when the state directory has no config yet
+    (``--gateway``: phones on the network reach the web app).
 
     Raises:
         ServiceInstallError: Not root on a live install, no ``clawseed-edge`` script, or a
@@ -170,7 +174,7 @@ def install(
             "a venv in /opt/clawseed-edge scores better")
     _write(paths.unit, render_unit(settings), say)
     _write(paths.udev_rule, render_udev_rule(), say)
-    _ensure_config(exe, paths, run, say)
+    _ensure_config(exe, paths, run, say, init_args)
     steps: list[list[str]] = [
         ["udevadm", "control", "--reload-rules"],
         ["udevadm", "trigger", "--subsystem-match=tty", "--subsystem-match=usb"],
@@ -211,8 +215,11 @@ def _create_groups_and_user(user: str, paths: InstallPaths, run: Runner, say: Re
         raise ServiceInstallError(f"could not create the system user {user!r} ({command[0]})")
 
 
-def _ensure_config(exe: Path, paths: InstallPaths, run: Runner, say: Report) -> None:
-    """``clawseed-edge init`` in the state directory unless it has a config.toml already."""
+def _ensure_config(
+    exe: Path, paths: InstallPaths, run: Runner, say: Report, init_args: Sequence[str] = ()
+) -> None:
+    """``clawseed-edge init [init_args]`` in the state directory unless it has a config.toml
+    already."""
     config = paths.state_dir / "config.toml"
     if config.exists():
         say(f"kept {config}")
@@ -221,8 +228,8 @@ def _ensure_config(exe: Path, paths: InstallPaths, run: Runner, say: Report) -> 
     env = {**os.environ, "CLAWSEED_HOME": str(paths.state_dir)}
     # This interpreter's package: the same code the unit's ExecStart runs.
     code = subprocess.run(
-        [sys.executable, "-m", "clawseed_edge", "init"], env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-        check=False,
+        [sys.executable, "-m", "clawseed_edge", "init", *init_args],
+        env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, check=False,
     ).returncode
     if code != 0 or not config.exists():
         raise ServiceInstallError(

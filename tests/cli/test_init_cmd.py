@@ -44,6 +44,11 @@ def test_every_variant_loads_with_the_real_loader(
     config = load_config(path).config
     assert config.provider.name == provider
     assert config.gateway.enabled is gateway
+    # A gateway is for phones: it listens on the network (pairing still required).
+    assert (config.gateway.host, config.gateway.allow_public_bind) == (
+        ("0.0.0.0", True) if gateway else ("127.0.0.1", False)
+    )
+    assert config.gateway.require_pairing
     if kind == "nucleo":
         assert config.peripherals[0]["board"] == board
     else:

@@ -75,6 +75,16 @@ def test_install_keeps_an_existing_config(tmp_path: Path) -> None:
     assert any(line.startswith("kept ") for line in lines)
 
 
+def test_install_with_gateway_writes_a_config_phones_can_reach(tmp_path: Path) -> None:
+    from clawseed_edge.cli.main import main
+    from clawseed_edge.config.file import load_config
+
+    assert main(["service", "install", "--root", str(tmp_path), "--gateway"]) == 0
+    config = load_config(InstallPaths(tmp_path).state_dir / "config.toml").config
+    assert config.gateway.enabled and config.gateway.host == "0.0.0.0"
+    assert config.gateway.allow_public_bind and config.gateway.require_pairing
+
+
 def _must_not_run(command: object) -> int:
     raise AssertionError(f"a staged install ran {command}")
 
