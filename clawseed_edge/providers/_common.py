@@ -1,7 +1,7 @@
 """Pieces every provider shares: HTTP status and transport errors -> the api error tree.
 
-The translation is by duck-typing on the exception class names of httpx (used by the ollama SDK
-and by the OpenAI-compatible provider) and httpx2 (used by the anthropic SDK), which share one
+The translation is by duck-typing on the exception class names of httpx (used by the Ollama
+and OpenAI-compatible providers) and httpx2 (used by the anthropic SDK), which share one
 exception hierarchy; that keeps this module free of either import.
 """
 

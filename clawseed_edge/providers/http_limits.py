@@ -2,8 +2,8 @@
 
 ``timeout_s`` bounds each read, so a server that sends one byte a second keeps a request alive
 for ever, and nothing bounded the body: a 50 MB answer was read whole into memory. Every
-built-in provider therefore talks through :func:`bounded_transport`, an httpx transport (the
-ollama SDK and our OpenAI-compatible client use httpx; the anthropic 2.x SDK uses its fork,
+built-in provider therefore talks through :func:`bounded_transport`, an httpx transport (our
+Ollama and OpenAI-compatible clients use httpx; the anthropic 2.x SDK uses its fork,
 httpx2, with the same transport interface) that wraps the real one:
 
 * the whole request, from sending it to the last byte of the answer, must finish within

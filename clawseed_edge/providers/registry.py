@@ -45,7 +45,7 @@ ProviderFactory = Callable[[ProviderConfig], Provider]
 
 
 def ollama_factory(config: ProviderConfig) -> Provider:
-    """An :class:`~clawseed_edge.providers.ollama.OllamaProvider` (imports the ollama SDK)."""
+    """An :class:`~clawseed_edge.providers.ollama.OllamaProvider` (loads httpx at its first request)."""
     from .ollama import OllamaProvider
 
     return OllamaProvider(config)

@@ -1,9 +1,9 @@
 """One small JSON request over the standard library's ``http.client``, for capability probes.
 
-A probe runs in the background of an idle service. Through the SDK it would load the SDK
-(the ollama SDK brings pydantic and httpx: about 29 MB of RSS measured here, and 0.4 s of
-imports) into a process that may never take a turn; ``http.client`` costs about 1 MB. Chat,
-streaming and embeddings still go through the SDK, which loads at the first request.
+A probe runs in the background of an idle service. Through httpx (or a provider's SDK) it
+would load that library (httpx alone is about 15 MB of RSS measured here) into a process that
+may never take a turn; ``http.client`` costs about 1 MB. Chat, streaming and embeddings still
+go through httpx or the SDK, which load at the first request.
 
 The request runs on its own daemon thread with a socket timeout, and the answer is read up
 to ``max_bytes``: both bounded. A daemon thread, not the loop's default executor: a shutdown

@@ -1,4 +1,8 @@
-"""Only the configured provider's SDK is imported (checked in fresh interpreters)."""
+"""Only the configured provider's SDK is imported (checked in fresh interpreters).
+
+The Ollama provider has none: it speaks the REST API over httpx, and never loads the ``ollama``
+package or pydantic even when they are installed.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +16,7 @@ import pytest
 from clawseed_edge.api import ConfigInvalid
 from clawseed_edge.providers import ProviderConfig, create_provider
 
-SDKS = ("anthropic", "ollama", "httpx")
+SDKS = ("anthropic", "ollama", "pydantic", "httpx")
 
 PROBE = """
 import json, sys
@@ -40,7 +44,7 @@ def test_importing_the_package_loads_no_sdk_and_no_httpx() -> None:
         (
             "from clawseed_edge.providers import OllamaProvider, ProviderConfig\n"
             "OllamaProvider(ProviderConfig())",
-            {"anthropic": False, "ollama": False, "httpx": False},
+            {"anthropic": False, "ollama": False, "pydantic": False, "httpx": False},
         ),
         (
             "from clawseed_edge.providers import OpenAICompatProvider, ProviderConfig\n"
@@ -50,7 +54,7 @@ def test_importing_the_package_loads_no_sdk_and_no_httpx() -> None:
         (
             "from clawseed_edge.providers import create_provider, ProviderConfig\n"
             "create_provider(ProviderConfig(name='local'))",
-            {"anthropic": False, "ollama": False},
+            {"anthropic": False, "ollama": False, "pydantic": False},
         ),
         (
             "from clawseed_edge.providers import create_provider, ProviderConfig\n"
@@ -99,7 +103,7 @@ asyncio.run(main())
 
 
 @pytest.mark.parametrize(
-    ("name", "sdk"), [("ollama", "ollama"), ("anthropic", "anthropic"), ("llamacpp", "httpx")]
+    ("name", "sdk"), [("ollama", "httpx"), ("anthropic", "anthropic"), ("llamacpp", "httpx")]
 )
 def test_the_sdk_loads_at_the_first_request_not_at_the_probe(name: str, sdk: str) -> None:
     code = _FIRST_REQUEST.format(name=name, sdk=sdk)
@@ -110,8 +114,9 @@ def test_the_sdk_loads_at_the_first_request_not_at_the_probe(name: str, sdk: str
     assert (constructed, probed, asked) == (False, False, True)
 
 
-def test_the_default_provider_sdk_is_a_base_dependency() -> None:
-    # A plain `pip install -e .` must run the default provider (ollama) without an extra.
+def test_the_default_provider_needs_no_sdk_only_the_base_dependencies() -> None:
+    # A plain `pip install -e .` must run the default provider (ollama) without an extra: it
+    # talks HTTP through httpx, a base dependency, and the `ollama` SDK is no dependency at all.
     import tomllib
 
     pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
@@ -119,13 +124,21 @@ def test_the_default_provider_sdk_is_a_base_dependency() -> None:
     names = [
         dep.split(">")[0].split("=")[0].split(";")[0].strip() for dep in project["dependencies"]
     ]
-    assert "ollama" in names
+    assert "httpx" in names and "ollama" not in names
+    # `pip install 'clawseed-edge[ollama]'` still resolves (to nothing more)
+    assert project["optional-dependencies"]["ollama"] == []
     assert ProviderConfig().name == "ollama"
 
 
-@pytest.mark.parametrize(
-    ("name", "sdk"), [("anthropic", "anthropic"), ("claude", "anthropic"), ("ollama", "ollama")]
-)
+def test_the_ollama_provider_runs_without_the_ollama_package(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "ollama", None)  # `import ollama` fails as if not installed
+    provider = create_provider(ProviderConfig(name="ollama"))
+    assert provider.name == "ollama"
+
+
+@pytest.mark.parametrize(("name", "sdk"), [("anthropic", "anthropic"), ("claude", "anthropic")])
 def test_a_missing_sdk_is_a_one_line_error_naming_the_extra(
     monkeypatch: pytest.MonkeyPatch, name: str, sdk: str
 ) -> None:

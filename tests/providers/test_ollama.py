@@ -1,4 +1,4 @@
-"""OllamaProvider through the real ollama SDK against a fake Ollama speaking NDJSON."""
+"""OllamaProvider (its own HTTP client, no SDK) against a fake Ollama speaking NDJSON."""
 
 from __future__ import annotations
 
