@@ -23,7 +23,7 @@ import sys
 import time
 
 SDKS = ("ollama", "anthropic", "httpx", "httpx2", "pydantic")
-EXPECTED_SDK = {"ollama": "ollama", "anthropic": "anthropic", "openai": None}
+EXPECTED_SDK = {"ollama": None, "anthropic": "anthropic", "openai": None}  # ollama: REST over httpx
 
 CHILD = r"""
 import json, sys, time
