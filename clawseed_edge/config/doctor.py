@@ -62,9 +62,9 @@ QUICK_CHECK_TIMEOUT_S = 5.0
 DISK_FAIL_MB = 100
 DISK_WARN_MB = 500
 
-_PACKAGES = ("msgspec", "httpx", "aiosqlite", "gpiozero", "lgpio", "smbus2", "pyserial", "ollama")
+_PACKAGES = ("msgspec", "httpx", "aiosqlite", "gpiozero", "lgpio", "smbus2", "pyserial")
 #: Base dependencies: without one of these something fails at run time.
-_REQUIRED = ("msgspec", "httpx", "aiosqlite", "gpiozero", "smbus2", "pyserial", "ollama")
+_REQUIRED = ("msgspec", "httpx", "aiosqlite", "gpiozero", "smbus2", "pyserial")
 
 
 # --- software ---------------------------------------------------------------------------------
