@@ -441,3 +441,24 @@ def test_keyboard_alone_reaches_the_composer_and_sends(
     expect(page.locator("#messages li.assistant").last.locator(".text")).to_have_text(
         "Typed without a mouse.")
     page.context.close()
+
+
+def test_a_scheduled_jobs_answer_reaches_the_open_app(
+    browser: Any, gateway: GatewayThread
+) -> None:
+    from clawseed_edge.scheduler import Job, Schedule
+
+    scheduler = gateway.service.scheduler
+    assert scheduler is not None
+    gateway.call(scheduler.resume)  # an earlier test's estop paused it (module-wide gateway)
+    page = open_paired(browser, gateway)
+    page.get_by_role("button", name="Devices").click()  # the app listens on any screen
+    expect(device_state(page, "red_led")).to_be_visible()
+    job = Job.build("wiring_report", Schedule.parse("every", 3600), tool="hardware_status",
+                    deliver=("phones",))
+    gateway.run(scheduler.store.add(job))
+    run = gateway.run(scheduler.run_now("wiring_report"))
+    assert run.status == "ok", run.error
+    expect(page.get_by_role("alert")).to_contain_text("Scheduled job wiring_report: ")
+    expect(page.get_by_role("alert")).to_contain_text("red_led")
+    page.context.close()

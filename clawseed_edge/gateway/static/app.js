@@ -50,6 +50,11 @@ function pretty(value) {
   try { return JSON.stringify(value, null, 2); } catch { return String(value); }
 }
 
+function clip(value, limit) {
+  const text = String(value ?? "");
+  return text.length > limit ? `${text.slice(0, limit)}…` : text;
+}
+
 function showBanner(text, kind = "warn") {
   const banner = $("banner");
   banner.textContent = text;
@@ -382,6 +387,9 @@ function onEvent(frame) {
     case "sensor": renderSensor(frame); break;
     case "approval_request": addApproval(frame); break;
     case "approval_resolved": removeApproval(frame.id); break;
+    case "job_result": // a scheduled job delivered to phones ([[jobs]] deliver = ["phones"])
+      showBanner(`Scheduled job ${clip(frame.job, 64)}: ${clip(frame.text, 600)}`, "info");
+      break;
     case "estop":
       showBanner(frame.failures.length ? `Emergency stop: some outputs failed: ${frame.failures.join("; ")}` : "Emergency stop: every output is at its safe value.", "info");
       break;
