@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from typing import Any, Protocol
 
 import msgspec
@@ -46,6 +45,14 @@ __all__ = [
 ]
 
 ENTRY_POINT_GROUP = "clawseed_edge.peripherals"
+
+
+def entry_points(group: str) -> Any:
+    """``importlib.metadata.entry_points``, imported only when an unknown name is looked up
+    (the module and its email/zipfile imports cost about 2 MB of an idle service)."""
+    from importlib.metadata import entry_points as installed
+
+    return installed(group=group)
 
 
 class PeripheralFactory(Protocol):

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable
-from importlib.metadata import entry_points
+from typing import Any
 
 import msgspec
 
@@ -40,6 +40,14 @@ __all__ = [
 ]
 
 ENTRY_POINT_GROUP = "clawseed_edge.providers"
+
+
+def entry_points(group: str) -> Any:
+    """``importlib.metadata.entry_points``, imported only when an unknown name is looked up
+    (the module and its email/zipfile imports cost about 2 MB of an idle service)."""
+    from importlib.metadata import entry_points as installed
+
+    return installed(group=group)
 
 ProviderFactory = Callable[[ProviderConfig], Provider]
 

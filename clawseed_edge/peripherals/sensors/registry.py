@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from importlib.metadata import entry_points
 from typing import Any
 
 from clawseed_edge.api import ConfigInvalid
@@ -22,6 +21,14 @@ from clawseed_edge.api import ConfigInvalid
 __all__ = ["ENTRY_POINT_GROUP", "DriverRegistry", "default_driver_registry", "load_object"]
 
 ENTRY_POINT_GROUP = "clawseed_edge.sensors"
+
+
+def entry_points(group: str) -> Any:
+    """``importlib.metadata.entry_points``, imported only when an unknown name is looked up
+    (the module and its email/zipfile imports cost about 2 MB of an idle service)."""
+    from importlib.metadata import entry_points as installed
+
+    return installed(group=group)
 
 _I2C = "clawseed_edge.peripherals.i2c"
 _SYSFS = "clawseed_edge.peripherals.sysfs"
