@@ -165,6 +165,10 @@ def _add(args: argparse.Namespace) -> int:
             return fail(str(exc))
         if kind == "at" and schedule.once_at(zone) <= now:
             return fail(f"--at: {value} has passed; give a time in the future")
+        if args.tool:
+            problem = await _tool_problem(loaded, args.tool, arguments)
+            if problem is not None:
+                return fail(problem)
         if args.shell:
             refused = _refuse_shell(loaded, args.shell, args.yes)
             if refused is not None:
@@ -183,6 +187,23 @@ def _add(args: argparse.Namespace) -> int:
         return 0
 
     return run_async(args, main)
+
+
+async def _tool_problem(loaded: Any, tool: str, arguments: dict[str, Any]) -> str | None:
+    """Why the agent this config builds could never run ``tool(arguments)``, or None.
+
+    The agent is assembled without connecting any hardware, as ``tools list`` does.
+    """
+    from clawseed_edge.agent.approval import StaticApprover
+    from clawseed_edge.config.assemble import assemble
+    from clawseed_edge.scheduler.tools import check_tool_job
+
+    async with await assemble(loaded, approver=StaticApprover(False), connect=False) as runtime:
+        try:
+            check_tool_job(runtime.agent, tool, arguments)
+        except ValueError as exc:
+            return f"--tool {tool[:64]}: {exc}"
+    return None
 
 
 def _refuse_shell(loaded: Any, command: str, yes: bool) -> str | None:

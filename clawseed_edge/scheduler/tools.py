@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
     from .runner import Scheduler
 
-__all__ = ["CronAdd", "CronList", "CronRemove", "cron_tools"]
+__all__ = ["CronAdd", "CronList", "CronRemove", "check_tool_job", "cron_tools"]
 
 
 def cron_tools(scheduler: Scheduler, agent: Agent, *, supervised: bool) -> list[BaseTool]:
@@ -152,18 +152,29 @@ class CronAdd(_CronTool):
         )
 
     def _check_tool(self, name: str, arguments: dict[str, Any]) -> None:
-        if name.startswith("cron_"):
-            raise ValueError("tool: a job cannot schedule other jobs")
-        if name == "shell":
-            raise ValueError("tool: to schedule a command, use shell = \"...\" instead")
-        tool = self.agent.registry.get(name)
-        if tool is None:
-            raise ValueError(
-                f"tool: no tool is named {name!r}; available: {', '.join(self.agent.registry.names())}"
-            )
-        problem = self.agent.schema_validator.problem(tool, ToolCall(name, arguments))
-        if problem is not None:
-            raise ValueError(f"arguments: {problem}")
+        check_tool_job(self.agent, name, arguments)
+
+
+def check_tool_job(agent: Agent, name: str, arguments: Mapping[str, Any]) -> None:
+    """Refuse a tool job the agent could never run: an unknown tool, a cron or shell tool, or
+    arguments that fail the tool's schema (checked when the job is made, not at 3 a.m.).
+
+    Raises:
+        ValueError: Naming the tool or the argument and what to write.
+    """
+    if name.startswith("cron_"):
+        raise ValueError("tool: a job cannot schedule other jobs")
+    if name == "shell":
+        raise ValueError("tool: to schedule a command, use shell = \"...\" instead")
+    tool = agent.registry.get(name)
+    if tool is None:
+        raise ValueError(
+            f"tool: no tool is named {name[:64]!r}; available: "
+            f"{', '.join(agent.registry.names())}"
+        )
+    problem = agent.schema_validator.problem(tool, ToolCall(name, dict(arguments)))
+    if problem is not None:
+        raise ValueError(f"arguments: {problem}")
 
 
 class CronList(_CronTool):

@@ -88,3 +88,22 @@ def test_a_shell_job_in_supervised_needs_yes_off_a_terminal(
     assert main(["cron", "add", "up", "--every", "1h", "--shell", "uptime"]) == 1
     assert "needs approval in supervised" in capsys.readouterr().err
     assert main(["cron", "add", "up", "--every", "1h", "--shell", "uptime", "--yes"]) == 0
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "said"),
+    [
+        ("gpio_swich", "{}", "no tool is named 'gpio_swich'"),
+        ("gpio_switch", '{"device": "porch_light"}', "must contain ['on']"),
+        ("cron_add", "{}", "a job cannot schedule other jobs"),
+    ],
+)
+def test_a_tool_job_the_agent_could_never_run_is_refused_when_added(
+    config: Path, capsys: pytest.CaptureFixture[str], tool: str, args: str, said: str
+) -> None:
+    code = main(["cron", "add", "porch_off", "--cron", "0 0 * * *", "--tool", tool,
+                 "--args", args])
+    err = capsys.readouterr().err
+    assert code == 1 and f"--tool {tool}: " in err and said in err
+    assert main(["cron", "list", "--json"]) == 0
+    assert capsys.readouterr().out.strip() == "", "nothing was stored"
