@@ -119,12 +119,10 @@ async def _systemctl_state() -> str | None:
         )  # fmt: skip
     except OSError:
         return None
-    try:
-        async with asyncio.timeout(2.0):
-            out, _ = await process.communicate()
-    except TimeoutError:
-        process.kill()
-        await process.wait()
+    from clawseed_edge.tools.subprocesses import communicate_within
+
+    out = await communicate_within(process, 2.0)
+    if out is None:
         return None
     state = out.decode(errors="replace").strip()[:40]
     # "inactive" also means "no such unit"; systemctl in a container without systemd says

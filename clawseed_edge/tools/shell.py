@@ -13,7 +13,6 @@ the model even where a path check misses.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import shlex
 from collections.abc import Callable, Mapping
@@ -21,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from clawseed_edge.api import BaseTool, ResourceAccess, RiskClass, ToolContext, ToolResult
+
+from .subprocesses import communicate_within
 
 __all__ = ["ShellTool"]
 
@@ -106,15 +107,8 @@ class ShellTool(BaseTool):
             return ToolResult.fail(f"no program named {argv[0]!r} on this device")
         except OSError as exc:
             return ToolResult.fail(f"cannot run {argv[0]!r}: {exc.strerror}")
-        try:
-            async with asyncio.timeout(self.command_timeout_s):
-                out, _ = await proc.communicate()
-        except (TimeoutError, asyncio.CancelledError) as exc:
-            with contextlib.suppress(ProcessLookupError):
-                proc.kill()
-            await proc.wait()
-            if isinstance(exc, asyncio.CancelledError):
-                raise
+        out = await communicate_within(proc, self.command_timeout_s)
+        if out is None:
             return ToolResult.fail(
                 f"{argv[0]!r} did not finish within {self.command_timeout_s:g} s"
             )

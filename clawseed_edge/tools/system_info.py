@@ -24,6 +24,8 @@ from typing import Any
 
 from clawseed_edge.api import BaseTool, RiskClass, ToolContext, ToolResult
 
+from .subprocesses import communicate_within
+
 __all__ = ["SystemInfoTool", "decode_throttled", "format_system_info", "read_system_info"]
 
 # A Pi starts to throttle at 80 °C (the soft limit can start at 60 on some models; bit 3 says).
@@ -126,15 +128,8 @@ async def _throttled_vcgencmd(program: str) -> int | None:
         )
     except OSError:
         return None
-    try:
-        async with asyncio.timeout(3.0):
-            out, _ = await proc.communicate()
-    except (TimeoutError, asyncio.CancelledError) as exc:
-        with contextlib.suppress(ProcessLookupError):
-            proc.kill()
-        await proc.wait()
-        if isinstance(exc, asyncio.CancelledError):
-            raise
+    out = await communicate_within(proc, 3.0)
+    if out is None:
         return None
     _, _, value = out.decode("ascii", errors="replace").strip().partition("=")
     try:
