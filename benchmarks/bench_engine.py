@@ -165,9 +165,7 @@ async def main(repeats: int, turns: int, calls: int) -> None:
     ]
     if checks:
         k = statistics.median(checks)
-        rows.append(
-            ("schema check alone", f"{k * 1e6:,.2f} us", f"{1 / k:,.0f} checks/s", "", "")
-        )
+        rows.append(("schema check alone", f"{k * 1e6:,.2f} us", f"{1 / k:,.0f} checks/s", "", ""))
     head = ("measure", "median", "rate", "baseline (same run)", "ratio")
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
     print(f"engine overhead, median of {repeats} runs ({turns} turns, {calls} calls per run)")

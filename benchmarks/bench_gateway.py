@@ -182,14 +182,20 @@ async def run_clients(port: int, clients: int, turns: int, gateway: bool) -> dic
     async with asyncio.timeout(STEP_TIMEOUT_S * 5):
         await asyncio.gather(*(one(ws) for ws in sockets))
     elapsed = time.perf_counter() - started
-    return {"sockets": sockets, "rate": clients * turns / elapsed,
-            "p95_ms": statistics.quantiles(latencies, n=20)[-1] * 1000}
+    return {
+        "sockets": sockets,
+        "rate": clients * turns / elapsed,
+        "p95_ms": statistics.quantiles(latencies, n=20)[-1] * 1000,
+    }
 
 
 async def measure(kind: str, clients: int, turns: int) -> dict[str, float]:
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, __file__, f"--serve-{kind}",
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        sys.executable,
+        __file__,
+        f"--serve-{kind}",
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
     )
     assert proc.stdin is not None and proc.stdout is not None
     try:
@@ -210,9 +216,14 @@ async def measure(kind: str, clients: int, turns: int) -> dict[str, float]:
         except TimeoutError:
             proc.kill()
             await proc.wait()
-    return {"rate": result["rate"], "p95_ms": result["p95_ms"], "cpu_ms": cpu_ms,
-            "rss_before": before,
-            "rss_after": after, "per_client_kb": (after - before) * 1024 / clients}
+    return {
+        "rate": result["rate"],
+        "p95_ms": result["p95_ms"],
+        "cpu_ms": cpu_ms,
+        "rss_before": before,
+        "rss_after": after,
+        "per_client_kb": (after - before) * 1024 / clients,
+    }
 
 
 def median(runs: list[dict[str, float]], key: str) -> float:
@@ -221,11 +232,15 @@ def median(runs: list[dict[str, float]], key: str) -> float:
 
 async def main(args: argparse.Namespace) -> None:
     counts = [int(x) for x in args.clients.split(",")]
-    print(f"{args.turns} turns per client, median of {args.repeats} runs; "
-          "servers on 127.0.0.1, clients in this process\n")
-    header = ("clients | gateway turns/s | p95 ms | CPU ms/turn | RSS before -> after MB | "
-              "KB/client || echo msgs/s | p95 ms | CPU ms/msg | RSS before -> after MB | "
-              "KB/client || rate ratio")
+    print(
+        f"{args.turns} turns per client, median of {args.repeats} runs; "
+        "servers on 127.0.0.1, clients in this process\n"
+    )
+    header = (
+        "clients | gateway turns/s | p95 ms | CPU ms/turn | RSS before -> after MB | "
+        "KB/client || echo msgs/s | p95 ms | CPU ms/msg | RSS before -> after MB | "
+        "KB/client || rate ratio"
+    )
     print(header)
     print("-" * len(header))
     for n in counts:

@@ -87,10 +87,12 @@ def main() -> None:
         service = [sys.executable, "-m", "clawseed_edge"]
         cases = {
             "baseline: import starlette, uvicorn": (
-                [sys.executable, "-c", BASELINE], "baseline running"
+                [sys.executable, "-c", BASELINE],
+                "baseline running",
             ),
             "run --sim, Ollama configured": (
-                [*service, "--config", str(config), "run", "--sim"], READY_LINE
+                [*service, "--config", str(config), "run", "--sim"],
+                READY_LINE,
             ),
             "run --sim, embedded default": ([*service, "run", "--sim"], READY_LINE),
         }

@@ -70,8 +70,10 @@ async def phase(service: Any, seconds: float, chatters: int) -> dict[str, Any]:
     store = scheduler.store
     before = {r.id for r in await store.runs("blink", limit=1000)}
     stop, done = asyncio.Event(), [0]
-    tasks = [asyncio.create_task(chat_loop(service.runtime.agent, i, stop, done))
-             for i in range(chatters)]
+    tasks = [
+        asyncio.create_task(chat_loop(service.runtime.agent, i, stop, done))
+        for i in range(chatters)
+    ]
     started = time.time()
     await asyncio.sleep(seconds)
     ended = time.time()
@@ -80,8 +82,11 @@ async def phase(service: Any, seconds: float, chatters: int) -> dict[str, Any]:
     # A run due just before the window closed may not have started yet: give it a second.
     await asyncio.sleep(1.5)
     await scheduler.wait_idle()
-    runs = [r for r in await store.runs("blink", limit=1000)
-            if r.id not in before and started <= r.scheduled_for < ended]
+    runs = [
+        r
+        for r in await store.runs("blink", limit=1000)
+        if r.id not in before and started <= r.scheduled_for < ended
+    ]
     job = await store.get("blink")
     anchor = job.created_at if job is not None else started
     # Due times in the window: anchor + k seconds, started <= t < ended.
@@ -109,8 +114,9 @@ async def main(seconds: float, chatters: int) -> None:
         os.environ["CLAWSEED_HOME"] = home
         path = Path(home) / "config.toml"
         path.write_text(CONFIG, encoding="utf-8")
-        options = ServiceOptions(sim=True, gateway=False, control_socket=False,
-                                 say=lambda line: None)
+        options = ServiceOptions(
+            sim=True, gateway=False, control_socket=False, say=lambda line: None
+        )
         async with Service(load_config(path), options) as service:
             await asyncio.sleep(2.0)  # warm up: imports, first runs
             results = {
@@ -118,12 +124,16 @@ async def main(seconds: float, chatters: int) -> None:
                 "chat": await phase(service, seconds, chatters),
             }
     print(f"1-second job for {seconds:g} s per phase; chat phase: {chatters} chat loops")
-    print(f"{'phase':<9} {'runs':>9} {'skipped':>7} {'failed':>6} {'median ms':>9} "
-          f"{'p95 ms':>7} {'max ms':>7} {'chat turns':>10}")
+    print(
+        f"{'phase':<9} {'runs':>9} {'skipped':>7} {'failed':>6} {'median ms':>9} "
+        f"{'p95 ms':>7} {'max ms':>7} {'chat turns':>10}"
+    )
     for name, r in results.items():
-        print(f"{name:<9} {r['runs']:>4}/{r['expected']:<4} {r['skipped']:>7} {r['failed']:>6} "
-              f"{r['median_ms']:>9.2f} {r['p95_ms']:>7.2f} {r['max_ms']:>7.2f} "
-              f"{r['chat_turns']:>10}")
+        print(
+            f"{name:<9} {r['runs']:>4}/{r['expected']:<4} {r['skipped']:>7} {r['failed']:>6} "
+            f"{r['median_ms']:>9.2f} {r['p95_ms']:>7.2f} {r['max_ms']:>7.2f} "
+            f"{r['chat_turns']:>10}"
+        )
     base, chat = results["baseline"], results["chat"]
     if base["median_ms"] > 0:
         print(f"median drift with chat / baseline: {chat['median_ms'] / base['median_ms']:.2f}x")

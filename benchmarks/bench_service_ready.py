@@ -142,12 +142,17 @@ def measure(kind: str, ollama_url: str, idle_s: float) -> dict[str, float]:
     else:
         command = [sys.executable, "-c", BASELINE, str(port)]
     started = time.perf_counter()
-    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        command,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+    )
     result: dict[str, float] = {}
     try:
         deadline = started + STEP_TIMEOUT_S
-        while ("health_s" not in result or (notify and "ready_s" not in result)):
+        while "health_s" not in result or (notify and "ready_s" not in result):
             now = time.perf_counter()
             if now > deadline or proc.poll() is not None:
                 raise RuntimeError(f"{kind} did not become ready (exit {proc.poll()})")

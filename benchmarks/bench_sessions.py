@@ -184,7 +184,9 @@ def bench_facts(count: int, window: int, conflict_count: int) -> None:
     first_steps = statistics.median(steps[:window])
     last_steps = statistics.median(steps[-window:])
     print(f"\nstoring {count} core facts one by one (synchronous=FULL), median per store:")
-    print(f"  first {window}: {first:.2f} ms   last {window}: {last:.2f} ms   ratio {last / first:.2f}")
+    print(
+        f"  first {window}: {first:.2f} ms   last {window}: {last:.2f} ms   ratio {last / first:.2f}"
+    )
     print(
         f"  SQLite VM steps (x100): first {first_steps:g}, last {last_steps:g}, ratio "
         f"{last_steps / max(first_steps, 1):.2f}"
@@ -214,7 +216,9 @@ def bench_facts(count: int, window: int, conflict_count: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="0,10000,100000", help="stored messages, comma-separated")
+    parser.add_argument(
+        "--sizes", default="0,10000,100000", help="stored messages, comma-separated"
+    )
     parser.add_argument("--runs", type=int, default=5, help="runs per size and variant")
     parser.add_argument("--facts", type=int, default=1000, help="core facts to store")
     parser.add_argument("--window", type=int, default=50, help="stores per median")

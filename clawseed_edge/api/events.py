@@ -331,5 +331,11 @@ class ErrorObserved:
 
 
 ObserverEvent = (
-    TurnStarted | TurnEnded | LlmRequest | LlmResponse | ToolExecuted | PolicyDecision | ErrorObserved
+    TurnStarted
+    | TurnEnded
+    | LlmRequest
+    | LlmResponse
+    | ToolExecuted
+    | PolicyDecision
+    | ErrorObserved
 )

@@ -361,9 +361,7 @@ class SessionInfo:
 class SessionStore(Protocol):
     """Conversation history per session, so a reconnecting client resumes its conversation."""
 
-    async def load_history(
-        self, session_id: str, *, limit: int | None = None
-    ) -> list[ChatMessage]:
+    async def load_history(self, session_id: str, *, limit: int | None = None) -> list[ChatMessage]:
         """The session's messages, oldest first; with ``limit``, only the newest ``limit``."""
         ...
 

@@ -48,12 +48,22 @@ def register(sub: Any) -> None:
     what.add_argument("--tool", metavar="NAME", help="call this tool directly, no model")
     what.add_argument("--shell", metavar="COMMAND", help="run this command (the shell tool)")
     p.add_argument("--args", metavar="JSON", default="{}", help="the tool's arguments as JSON")
-    p.add_argument("--deliver", default="log",
-                   help="where the result goes: log, memory, phones (comma separated)")
-    p.add_argument("--missed", choices=("skip", "run_once"), default="skip",
-                   help="after downtime: skip the missed run or run it once (default skip)")
-    p.add_argument("--yes", action="store_true",
-                   help="approve a shell job in supervised autonomy without asking")
+    p.add_argument(
+        "--deliver",
+        default="log",
+        help="where the result goes: log, memory, phones (comma separated)",
+    )
+    p.add_argument(
+        "--missed",
+        choices=("skip", "run_once"),
+        default="skip",
+        help="after downtime: skip the missed run or run it once (default skip)",
+    )
+    p.add_argument(
+        "--yes",
+        action="store_true",
+        help="approve a shell job in supervised autonomy without asking",
+    )
     p.set_defaults(func=_add)
 
     p = actions.add_parser("remove", help="remove a job and its run history")
@@ -120,9 +130,13 @@ def _list(args: argparse.Namespace) -> int:
         for job in jobs:
             last = lasts[job.name][0] if lasts[job.name] else None
             row = {
-                "name": job.name, "schedule": job.schedule.describe(zone),
-                "action": job.summary(), "deliver": list(job.deliver), "missed": job.missed,
-                "enabled": job.enabled, "origin": job.origin,
+                "name": job.name,
+                "schedule": job.schedule.describe(zone),
+                "action": job.summary(),
+                "deliver": list(job.deliver),
+                "missed": job.missed,
+                "enabled": job.enabled,
+                "origin": job.origin,
                 "next_run": format_local(job.next_run, zone) if job.next_run else None,
                 "last": last.status if last else None,
             }
@@ -150,17 +164,28 @@ def _add(args: argparse.Namespace) -> int:
             if not isinstance(arguments, dict):
                 raise ValueError("not an object")
         except ValueError:
-            return fail(f"--args: {args.args[:60]!r} is not a JSON object; e.g. "
-                        '\'{"device": "porch_light", "on": false}\'')
-        kind, value = next((k, getattr(args, k)) for k in ("cron", "every", "at")
-                           if getattr(args, k) is not None)
+            return fail(
+                f"--args: {args.args[:60]!r} is not a JSON object; e.g. "
+                '\'{"device": "porch_light", "on": false}\''
+            )
+        kind, value = next(
+            (k, getattr(args, k)) for k in ("cron", "every", "at") if getattr(args, k) is not None
+        )
         now = time.time()
         try:
             schedule = Schedule.parse(kind, value)
-            job = Job.build(args.name, schedule, prompt=args.prompt, tool=args.tool,
-                            arguments=arguments if args.tool else None, shell=args.shell,
-                            deliver=[p.strip() for p in args.deliver.split(",") if p.strip()],
-                            missed=args.missed, origin="cli", created_at=now)
+            job = Job.build(
+                args.name,
+                schedule,
+                prompt=args.prompt,
+                tool=args.tool,
+                arguments=arguments if args.tool else None,
+                shell=args.shell,
+                deliver=[p.strip() for p in args.deliver.split(",") if p.strip()],
+                missed=args.missed,
+                origin="cli",
+                created_at=now,
+            )
         except ValueError as exc:
             return fail(str(exc))
         if kind == "at" and schedule.once_at(zone) <= now:
@@ -176,7 +201,9 @@ def _add(args: argparse.Namespace) -> int:
         job = replace(job, next_run=schedule.first_run(now, zone, now))
         async with _store(loaded) as store:
             if not await store.add(job):
-                return fail(f"a job named {job.name!r} exists; remove it first or pick another name")
+                return fail(
+                    f"a job named {job.name!r} exists; remove it first or pick another name"
+                )
         shown = describe_runs(schedule, zone, now, now)
         print(f"added {job.name}: {job.summary()}")
         print(f"  {shown['schedule']}")
@@ -218,8 +245,10 @@ def _refuse_shell(loaded: Any, command: str, yes: bool) -> str | None:
         return reason
     if autonomy.level == "supervised" and not yes:
         if not sys.stdin.isatty():
-            return ("a shell job needs approval in supervised autonomy; run it on a terminal "
-                    "to be asked, or pass --yes")
+            return (
+                "a shell job needs approval in supervised autonomy; run it on a terminal "
+                "to be asked, or pass --yes"
+            )
         answer = input(f"schedule the shell command `{command}` to run unattended? [y/N] ")
         if answer.strip().lower() not in ("y", "yes"):
             return "not approved; nothing was added"
@@ -234,8 +263,10 @@ def _remove(args: argparse.Namespace) -> int:
             if job is None:
                 return fail(f"no job is named {args.name!r}; see `clawseed-edge cron list`")
             if job.origin == "config":
-                return fail(f"job {args.name!r} is declared in {loaded.source} ([[jobs]]); "
-                            "remove it there (it comes back at the next start otherwise)")
+                return fail(
+                    f"job {args.name!r} is declared in {loaded.source} ([[jobs]]); "
+                    "remove it there (it comes back at the next start otherwise)"
+                )
             await store.remove(args.name)
         await _tell_service(loaded)
         print(f"removed {args.name}")
@@ -259,17 +290,25 @@ def _runs(args: argparse.Namespace) -> int:
             started = datetime.fromtimestamp(run.started_at, zone).strftime("%Y-%m-%d %H:%M:%S")
             took = f" in {run.finished_at - run.started_at:.1f} s" if run.finished_at else ""
             detail = run.error or run.output
-            print(f"{started} {run.job}: {run.status}{took}"
-                  + (f": {detail[:200]}" if detail else ""))
+            print(
+                f"{started} {run.job}: {run.status}{took}" + (f": {detail[:200]}" if detail else "")
+            )
         return 0
 
     return run_async(args, main)
 
 
 def _run_row(run: Any) -> dict[str, Any]:
-    return {"id": run.id, "job": run.job, "scheduled_for": run.scheduled_for,
-            "started_at": run.started_at, "finished_at": run.finished_at,
-            "status": run.status, "output": run.output, "error": run.error}
+    return {
+        "id": run.id,
+        "job": run.job,
+        "scheduled_for": run.scheduled_for,
+        "started_at": run.started_at,
+        "finished_at": run.finished_at,
+        "status": run.status,
+        "output": run.output,
+        "error": run.error,
+    }
 
 
 def _run_now(args: argparse.Namespace) -> int:
@@ -280,8 +319,9 @@ def _run_now(args: argparse.Namespace) -> int:
         path = control_path(loaded.home)
         if path.exists():
             try:
-                answer = await control_request(path, "cron_run_now", name=args.name,
-                                               timeout_s=600.0)
+                answer = await control_request(
+                    path, "cron_run_now", name=args.name, timeout_s=600.0
+                )
             except ControlError as exc:
                 if "no clawseed-edge service answers" not in str(exc):
                     return fail(str(exc))

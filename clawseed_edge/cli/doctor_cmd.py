@@ -87,9 +87,7 @@ def _service_check(*, real_machine: bool) -> Any:
                     "service", "warn", f"{socket} exists but no service answers{unit_text}",
                     "a service that crashed leaves it; the next start replaces it",
                 )  # fmt: skip
-            return CheckResult(
-                "service", "ok", f"running: {answer.get('summary', '')}{unit_text}"
-            )
+            return CheckResult("service", "ok", f"running: {answer.get('summary', '')}{unit_text}")
         if unit == "active":
             return CheckResult(
                 "service", "ok", f"systemd unit {UNIT} is active (its home is not {home})"
@@ -128,4 +126,3 @@ async def _systemctl_state() -> str | None:
     # "inactive" also means "no such unit"; systemctl in a container without systemd says
     # "offline" or prints nothing.
     return state if state in ("active", "failed", "activating", "inactive") else None
-

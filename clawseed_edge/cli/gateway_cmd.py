@@ -23,9 +23,7 @@ def register(sub: Any) -> None:
     )
     add_runtime_options(gateway)
     gateway.add_argument("--host", help="address to listen on (default: [gateway] host)")
-    gateway.add_argument(
-        "--port", type=int, help="TCP port (default: [gateway] port, 42617)"
-    )
+    gateway.add_argument("--port", type=int, help="TCP port (default: [gateway] port, 42617)")
     gateway.set_defaults(func=_gateway)
 
 

@@ -35,8 +35,9 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=lambda args: (parser.print_help(), 2)[1])
 
     p_estop = subparsers.add_parser(
-        "estop", help="drive every output to its safe value (emergency stop; asks the running "
-        "service first, over its control socket)"
+        "estop",
+        help="drive every output to its safe value (emergency stop; asks the running "
+        "service first, over its control socket)",
     )
     _common(p_estop)
     p_estop.add_argument(
@@ -165,11 +166,12 @@ def estop_running_service(out: TextIO | None = None) -> int | None:
     for line in failures:
         print(f"error: {line}", file=sys.stderr)
     if failures:
-        print("estop: the running service did NOT bring every output to its safe state",
-              file=out)
+        print("estop: the running service did NOT bring every output to its safe state", file=out)
         return 1
-    print(f"estop: the running service aborted its turns and applied its safe state ({path})",
-          file=out)
+    print(
+        f"estop: the running service aborted its turns and applied its safe state ({path})",
+        file=out,
+    )
     return 0
 
 

@@ -55,22 +55,33 @@ async def _offline(home: Any, op: str, token_id: str) -> dict[str, Any]:
     async with await StateDB.open(home / "state.db") as db:
         tokens = PairingTokens(db)
         if op == "pair_list":
-            return {"tokens": [
-                {"id": t.id, "name": t.name, "created_at": t.created_at,
-                 "last_used_at": t.last_used_at} for t in await tokens.list()
-            ]}
+            return {
+                "tokens": [
+                    {
+                        "id": t.id,
+                        "name": t.name,
+                        "created_at": t.created_at,
+                        "last_used_at": t.last_used_at,
+                    }
+                    for t in await tokens.list()
+                ]
+            }
         return {"revoked": await tokens.revoke(token_id)}
 
 
 def _show(op: str, answer: dict[str, Any], token_id: str | None) -> int:
     if op == "pair":
         print(f"pairing code: {answer['code']}")
-        print(f"on the phone: POST {answer.get('url', '')}/pair with header X-Pairing-Code; "
-              "the code works once")
+        print(
+            f"on the phone: POST {answer.get('url', '')}/pair with header X-Pairing-Code; "
+            "the code works once"
+        )
         return 0
     if op == "pair_revoke":
         if not answer.get("revoked"):
-            return fail(f"no paired client has the id {token_id!r}; see `clawseed-edge pair --list`")
+            return fail(
+                f"no paired client has the id {token_id!r}; see `clawseed-edge pair --list`"
+            )
         print(f"revoked {token_id}")
         return 0
     tokens = answer.get("tokens", [])

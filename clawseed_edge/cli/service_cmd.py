@@ -35,7 +35,8 @@ def register(sub: Any) -> None:
     p_install.add_argument("--no-enable", action="store_true", help="write the files only")
     p_install.add_argument("--user", default="clawseed", help="system user (default clawseed)")
     p_install.add_argument(
-        "--gateway", action="store_true",
+        "--gateway",
+        action="store_true",
         help="a new config hosts the gateway on the network (the phone web app; each phone "
         "pairs with a code from `sudo clawseed-edge pair`)",
     )
@@ -52,7 +53,10 @@ def register(sub: Any) -> None:
 
 def _root_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--root", metavar="DIR", type=Path, default=Path("/"),
+        "--root",
+        metavar="DIR",
+        type=Path,
+        default=Path("/"),
         help="write the files under DIR and print the system commands instead of running "
         "them (for tests and images)",
     )
@@ -63,7 +67,10 @@ def _install(args: argparse.Namespace) -> int:
 
     try:
         lines = install(
-            args.root, user=args.user, enable=not args.no_enable, now=args.now,
+            args.root,
+            user=args.user,
+            enable=not args.no_enable,
+            now=args.now,
             init_args=["--gateway"] if args.gateway else [],
         )
     except ServiceInstallError as exc:
@@ -91,7 +98,10 @@ def systemd_state(unit: str) -> dict[str, str]:
     try:
         done = subprocess.run(
             ["systemctl", "show", unit, f"--property={props}"],
-            capture_output=True, text=True, timeout=10, check=False,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return {"error": f"systemctl show failed: {exc}"}
@@ -120,8 +130,10 @@ def _status(args: argparse.Namespace) -> int:
         if "error" in state:
             print(f"systemd: {state['error']}")
         else:
-            print(f"systemd: {state.get('ActiveState', '?')} ({state.get('SubState', '?')}), "
-                  f"pid {state.get('MainPID', '?')}, restarts {state.get('NRestarts', '?')}")
+            print(
+                f"systemd: {state.get('ActiveState', '?')} ({state.get('SubState', '?')}), "
+                f"pid {state.get('MainPID', '?')}, restarts {state.get('NRestarts', '?')}"
+            )
             if state.get("StatusText"):
                 print(f"  status: {state['StatusText']}")
         if "error" in answer:

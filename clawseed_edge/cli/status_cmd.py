@@ -20,14 +20,18 @@ __all__ = ["register"]
 
 def register(sub: Any) -> None:
     status = sub.add_parser(
-        "status", help="what the running service is doing (over its control socket)",
-        description=described(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter,
+        "status",
+        help="what the running service is doing (over its control socket)",
+        description=described(__doc__),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     status.add_argument("--json", action="store_true", help="print JSON")
     status.set_defaults(func=_status)
     reload = sub.add_parser(
-        "reload", help="re-read provider, model and autonomy in the running service",
-        description=described(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter,
+        "reload",
+        help="re-read provider, model and autonomy in the running service",
+        description=described(__doc__),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     reload.add_argument("--json", action="store_true", help="print JSON")
     reload.set_defaults(func=_reload)
@@ -60,8 +64,17 @@ def _status(args: argparse.Namespace) -> int:
             print(json.dumps(answer, indent=2))
             return 0
         print(f"running: {answer.get('summary', '')}")
-        for key in ("pid", "uptime_s", "provider", "autonomy", "gateway", "connections",
-                    "scheduler", "config", "watchdog_s"):
+        for key in (
+            "pid",
+            "uptime_s",
+            "provider",
+            "autonomy",
+            "gateway",
+            "connections",
+            "scheduler",
+            "config",
+            "watchdog_s",
+        ):
             if answer.get(key) is not None:
                 print(f"  {key}: {answer[key]}")
         return 0
@@ -76,14 +89,15 @@ def _reload(args: argparse.Namespace) -> int:
             print(json.dumps(answer, indent=2))
             return 0
         applied = answer.get("applied") or []
-        print(f"reloaded: {', '.join(applied) if applied else 'provider and autonomy unchanged'}"
-              f" (now {answer.get('provider')}, autonomy {answer.get('autonomy')})")
+        print(
+            f"reloaded: {', '.join(applied) if applied else 'provider and autonomy unchanged'}"
+            f" (now {answer.get('provider')}, autonomy {answer.get('autonomy')})"
+        )
         restart = answer.get("needs_restart") or []
         if restart:
-            print(f"needs a restart to apply: {', '.join(restart)} "
-                  "(systemctl restart clawseed-edge)")
+            print(
+                f"needs a restart to apply: {', '.join(restart)} (systemctl restart clawseed-edge)"
+            )
         return 0
 
     return run_async(args, main)
-
-

@@ -175,8 +175,12 @@ class GatewayClient:
         self._ready.clear()
         try:
             async with asyncio.timeout(timeout_s):
-                ws = await connect(self._ws_url(), additional_headers=headers,
-                                   max_size=4 << 20, open_timeout=timeout_s)
+                ws = await connect(
+                    self._ws_url(),
+                    additional_headers=headers,
+                    max_size=4 << 20,
+                    open_timeout=timeout_s,
+                )
                 first = _json(await ws.recv())
                 if first.get("type") == "error":
                     await ws.close()
@@ -188,14 +192,20 @@ class GatewayClient:
                 self._ws = ws
                 self.connections += 1
                 if self._tools:
-                    await self._send({
-                        "type": "register_tools",
-                        "tools": [
-                            {"name": t.name, "description": t.description,
-                             "parameters": t.parameters, "risk": t.risk}
-                            for t in self._tools.values()
-                        ],
-                    })
+                    await self._send(
+                        {
+                            "type": "register_tools",
+                            "tools": [
+                                {
+                                    "name": t.name,
+                                    "description": t.description,
+                                    "parameters": t.parameters,
+                                    "risk": t.risk,
+                                }
+                                for t in self._tools.values()
+                            ],
+                        }
+                    )
                     while True:  # wait for the confirmation so tools are callable on return
                         frame = _json(await ws.recv())
                         if frame.get("type") == "tools_registered":
@@ -236,8 +246,13 @@ class GatewayClient:
                     failures += 1
                     log.info("reconnect %d failed: %s", failures, exc)
                     if failures >= self.max_reconnects:
-                        self._put({"type": "error", "code": "gateway_unreachable",
-                                   "message": f"gave up after {failures} reconnects: {exc}"})
+                        self._put(
+                            {
+                                "type": "error",
+                                "code": "gateway_unreachable",
+                                "message": f"gave up after {failures} reconnects: {exc}",
+                            }
+                        )
                         self._closed = True
                         return
         self._put({"type": "disconnected"})
@@ -270,11 +285,14 @@ class GatewayClient:
             output = tool.handler(frame.get("arguments") or {})
             if inspect.isawaitable(output):
                 output = await output
-            reply = {"type": "tool_result", "id": call_id, "output": _text(output),
-                     "success": True}
+            reply = {"type": "tool_result", "id": call_id, "output": _text(output), "success": True}
         except Exception as exc:  # reported to the model as the tool's failure
-            reply = {"type": "tool_error", "id": call_id, "error": f"{type(exc).__name__}: {exc}",
-                     "success": False}
+            reply = {
+                "type": "tool_error",
+                "id": call_id,
+                "error": f"{type(exc).__name__}: {exc}",
+                "success": False,
+            }
         with contextlib.suppress(Exception):
             await self._send(reply)
 
@@ -338,8 +356,9 @@ class GatewayClient:
 
         Safe to cancel.
         """
-        await self._send({"type": "approval_response", "id": request_id, "approved": approved,
-                          "reason": reason})
+        await self._send(
+            {"type": "approval_response", "id": request_id, "approved": approved, "reason": reason}
+        )
 
     async def abort(self) -> None:
         """Ask the gateway to abort the running turn. Safe to cancel."""
@@ -384,4 +403,3 @@ def _text(output: Any) -> str:
         return json.dumps(output, ensure_ascii=False)
     except (TypeError, ValueError):
         return str(output)
-

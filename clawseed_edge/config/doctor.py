@@ -271,9 +271,7 @@ def default_checks() -> list[Check]:
     ]
 
 
-def make_context(
-    config_path: str | Path | None, machine: Machine | None = None
-) -> DoctorContext:
+def make_context(config_path: str | Path | None, machine: Machine | None = None) -> DoctorContext:
     """Load the config (an error is kept for the config check) and detect the boards."""
     from clawseed_edge.api import ConfigError
 

@@ -209,8 +209,7 @@ def starter_config(c: InitChoices) -> str:
             "flags",
             "web_fetch = false                    # true: read web pages from [tools.http] "
             "allowed_domains",
-            "http_request = false                 # true: HTTP requests (asks first in "
-            "supervised)",
+            "http_request = false                 # true: HTTP requests (asks first in supervised)",
             "",
             "# [tools.http]",
             '# allowed_domains = ["api.open-meteo.com"]   # "*.example.com" for subdomains, '
@@ -219,8 +218,7 @@ def starter_config(c: InitChoices) -> str:
             "refused)",
         ],
         [
-            "[gateway]                            # for phones and other clients "
-            "(docs/gateway.md)",
+            "[gateway]                            # for phones and other clients (docs/gateway.md)",
             f"enabled = {'true' if c.gateway else 'false':<26} # true: `clawseed-edge run` "
             "hosts it",
             *(
@@ -230,8 +228,8 @@ def starter_config(c: InitChoices) -> str:
                     "allow_public_bind = true             # each phone pairs once with a "
                     "code from `clawseed-edge pair`",
                 ]
-                if c.gateway else
-                [
+                if c.gateway
+                else [
                     'host = "127.0.0.1"                   # another address also needs '
                     "allow_public_bind = true",
                 ]

@@ -204,7 +204,7 @@ class JobSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
         if self.shell is not None and not 0 < len(self.shell.strip()) <= MAX_SHELL_CHARS:
             raise ValueError(f"shell: must be a command of 1..{MAX_SHELL_CHARS} characters")
         if self.arguments and self.tool is None:
-            raise ValueError("arguments: only a tool job takes arguments; add tool = \"...\"")
+            raise ValueError('arguments: only a tool job takes arguments; add tool = "..."')
         if len(json.dumps(self.arguments)) > MAX_ARGUMENTS_CHARS:
             raise ValueError(f"arguments: more than {MAX_ARGUMENTS_CHARS} characters as JSON")
         if not self.deliver:

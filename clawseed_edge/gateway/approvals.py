@@ -97,12 +97,16 @@ class ApprovalBroker:
             waited = asyncio.get_running_loop().time() - started
             log.warning(
                 "approval of %r refused: no answer after %.0f s (approval_timeout_s passed, or "
-                "the turn was aborted)", summary, waited,
+                "the turn was aborted)",
+                summary,
+                waited,
             )
             raise
         except TimeoutError:
             outcome = "timeout"
-            reason = f"no answer from {self.answerers} connected client(s) within {self.timeout_s:g} s"
+            reason = (
+                f"no answer from {self.answerers} connected client(s) within {self.timeout_s:g} s"
+            )
             log.warning("approval of %r refused: %s", summary, reason)
             return NoAnswer(False, reason, asked=True)
         finally:

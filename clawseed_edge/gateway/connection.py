@@ -152,8 +152,12 @@ class ChatConnection:
                 self._handle(parse_client_frame(raw, self.hub.limits))
             except ClientError as exc:
                 # Debug only: a misbehaving client must not be able to flood the service log.
-                log.debug("client %s sent a refused frame (%d bytes): %s", self.who.name,
-                          len(raw), exc.code)
+                log.debug(
+                    "client %s sent a refused frame (%d bytes): %s",
+                    self.who.name,
+                    len(raw),
+                    exc.code,
+                )
                 self.send(error_frame(exc.code, str(exc)))
 
     async def close(self, reason: str, *, grace_s: float = 0.0) -> None:
@@ -205,37 +209,46 @@ class ChatConnection:
             if self.calls.resolve(frame):
                 self.send({"type": "result_acknowledged", "id": frame.id})
             else:
-                self.send(error_frame(
-                    "tool_result_unexpected",
-                    f"no tool_call_request {frame.id!r} is waiting (answered already, timed "
-                    "out, or never sent); answer only requests you received",
-                ))
+                self.send(
+                    error_frame(
+                        "tool_result_unexpected",
+                        f"no tool_call_request {frame.id!r} is waiting (answered already, timed "
+                        "out, or never sent); answer only requests you received",
+                    )
+                )
         elif isinstance(frame, AbortFrame):
             if not self.agent.abort(self.session_id, "aborted by the client"):
                 self.send(error_frame("no_turn", "no turn is running; nothing to abort"))
         elif isinstance(frame, RegenerateFrame):
             if self.last_message is None:
-                self.send(error_frame(
-                    "nothing_to_regenerate",
-                    "no message was sent on this connection yet; send a message first",
-                ))
+                self.send(
+                    error_frame(
+                        "nothing_to_regenerate",
+                        "no message was sent on this connection yet; send a message first",
+                    )
+                )
             else:
                 self._start_turn(self.last_message, regenerate=True)
         elif isinstance(frame, ApprovalResponseFrame):
-            if not self.hub.broker.resolve(frame.id, frame.approved, frame.reason,
-                                           by=self.who.name):
-                self.send(error_frame(
-                    "approval_unknown",
-                    f"approval {frame.id!r} is not waiting (answered by another client, timed "
-                    "out, or unknown)",
-                ))
+            if not self.hub.broker.resolve(
+                frame.id, frame.approved, frame.reason, by=self.who.name
+            ):
+                self.send(
+                    error_frame(
+                        "approval_unknown",
+                        f"approval {frame.id!r} is not waiting (answered by another client, timed "
+                        "out, or unknown)",
+                    )
+                )
 
     def _start_turn(self, text: str, *, regenerate: bool = False) -> None:
         previous = self.turn
         if previous is not None and not previous.done() and not self._final_sent:
-            self.send(error_frame(
-                "turn_busy", "a turn is still running; wait for 'done' or send 'abort' first"
-            ))
+            self.send(
+                error_frame(
+                    "turn_busy", "a turn is still running; wait for 'done' or send 'abort' first"
+                )
+            )
             return
         self.last_message = text
         self._final_sent = False
@@ -288,25 +301,32 @@ class ChatConnection:
                     rejected.append({"name": spec.name, "reason": "denied by [tools] filters"})
                     continue
             except ToolNameClash:
-                rejected.append({
-                    "name": spec.name,
-                    "reason": "the name is taken by another tool; rename it on the client",
-                })
+                rejected.append(
+                    {
+                        "name": spec.name,
+                        "reason": "the name is taken by another tool; rename it on the client",
+                    }
+                )
                 continue
             self.agent.registry.register(tool, self.source)
             self.remote_names.add(spec.name)
             registered.append(spec.name)
         reply: dict[str, Any] = {
-            "type": "tools_registered", "count": len(registered), "registered": registered,
+            "type": "tools_registered",
+            "count": len(registered),
+            "registered": registered,
         }
         if rejected:
             reply["rejected"] = rejected
         self.send(reply)
         if rejected:
             names = ", ".join(r["name"] for r in rejected)
-            self.send(error_frame(
-                "tools_rejected", f"not registered: {names} (see 'rejected' in tools_registered)"
-            ))
+            self.send(
+                error_frame(
+                    "tools_rejected",
+                    f"not registered: {names} (see 'rejected' in tools_registered)",
+                )
+            )
 
     def _drop_remote_tools(self) -> None:
         self.hub.registry.unregister_by_source(self.source)

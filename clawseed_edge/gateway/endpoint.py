@@ -96,9 +96,9 @@ def error_response(exc: ClientError) -> JSONResponse:
 Handler = Callable[[RequestContext], Awaitable[Any]]
 
 
-def endpoint(hub: GatewayHub, handler: Handler, *, public: bool = False) -> Callable[
-    [Request], Awaitable[Response]
-]:
+def endpoint(
+    hub: GatewayHub, handler: Handler, *, public: bool = False
+) -> Callable[[Request], Awaitable[Response]]:
     """Wrap ``handler`` with auth, the rate limit and the error shape."""
 
     async def wrapped(request: Request) -> Response:

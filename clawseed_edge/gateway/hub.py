@@ -128,9 +128,7 @@ class GatewayHub:
         policy = build_policy(
             runtime.loaded, approver=CallbackApprover(approve), observer=shared.observer
         )
-        hooks = self.hook_factories.build_all(
-            [{"name": h.name, **h.options} for h in config.hooks]
-        )
+        hooks = self.hook_factories.build_all([{"name": h.name, **h.options} for h in config.hooks])
         builder = (
             AgentBuilder()
             .provider(runtime.provider)

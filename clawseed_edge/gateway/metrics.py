@@ -49,12 +49,24 @@ async def gateway_metrics_text(hub: GatewayHub) -> str:
     """
     head = hub.metrics.prometheus_text() if hub.metrics is not None else ""
     out: list[str] = []
-    _gauge(out, "gateway_connections", "Connected WebSocket clients.",
-           [("", float(len(hub.connections)))])
-    _gauge(out, "gateway_remote_tools", "Remote tools registered by connected clients.",
-           [("", float(sum(len(c.remote_names) for c in hub.connections.values())))])
-    _gauge(out, "gateway_pending_approvals", "Approval requests waiting for an answer.",
-           [("", float(len(hub.broker.pending())))])
+    _gauge(
+        out,
+        "gateway_connections",
+        "Connected WebSocket clients.",
+        [("", float(len(hub.connections)))],
+    )
+    _gauge(
+        out,
+        "gateway_remote_tools",
+        "Remote tools registered by connected clients.",
+        [("", float(sum(len(c.remote_names) for c in hub.connections.values())))],
+    )
+    _gauge(
+        out,
+        "gateway_pending_approvals",
+        "Approval requests waiting for an answer.",
+        [("", float(len(hub.broker.pending())))],
+    )
     try:
         async with asyncio.timeout(2.0):
             entries = await hub.runtime.memory.count(namespace=None)
@@ -70,12 +82,18 @@ async def gateway_metrics_text(hub: GatewayHub) -> str:
             for pin, state in pin_states().items():
                 value = state.get("value")
                 if isinstance(value, int | float):
-                    labels = (f'{{peripheral="{_escape(p.name)}",device="'
-                              f'{_escape(str(state.get("device")))}",pin="{_escape(pin)}"}}')
+                    labels = (
+                        f'{{peripheral="{_escape(p.name)}",device="'
+                        f'{_escape(str(state.get("device")))}",pin="{_escape(pin)}"}}'
+                    )
                     states.append((labels, float(value)))
         except Exception:
             log.debug("pin states failed for /metrics", exc_info=True)
     _gauge(out, "peripheral_device_value", "Current value of each wired device (0..1).", states)
-    _gauge(out, "process_resident_memory_bytes", "Resident memory of the service process.",
-           [("", float(rss_bytes()))])
+    _gauge(
+        out,
+        "process_resident_memory_bytes",
+        "Resident memory of the service process.",
+        [("", float(rss_bytes()))],
+    )
     return head + "\n".join(out) + "\n"

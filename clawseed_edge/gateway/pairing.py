@@ -96,7 +96,10 @@ class PairingGate:
         current = self._code
         # Compared in constant time even when no code is active, so timing says nothing.
         expected = current if current is not None else "-" * 6
-        if not hmac.compare_digest(expected.encode(), code.strip().encode()[:16]) or current is None:
+        if (
+            not hmac.compare_digest(expected.encode(), code.strip().encode()[:16])
+            or current is None
+        ):
             window = self._failures.setdefault(client, deque())
             window.append(now)
             left = MAX_FAILURES - len(window)

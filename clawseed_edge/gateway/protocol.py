@@ -162,8 +162,9 @@ def _tool_spec(item: object, index: int, limits: FrameLimits) -> RemoteToolSpec:
             f"{where}.name {clip(repr(name), 70)} is not a valid tool name: use 1-64 letters, "
             "digits, '_' or '-'",
         )
-    description = _text(item.get("description", ""), "description", where,
-                        limits.max_description_chars)
+    description = _text(
+        item.get("description", ""), "description", where, limits.max_description_chars
+    )
     parameters = item.get("parameters", {"type": "object", "properties": {}})
     if isinstance(parameters, str):
         # The Android SDK sends the schema as a JSON string; accept both forms.
@@ -179,7 +180,9 @@ def _tool_spec(item: object, index: int, limits: FrameLimits) -> RemoteToolSpec:
         )
     risk = item.get("risk", "act")
     if risk not in ("read", "act"):
-        raise _bad("frame_invalid", f"{where}.risk must be 'read' or 'act', got {clip(repr(risk), 30)}")
+        raise _bad(
+            "frame_invalid", f"{where}.risk must be 'read' or 'act', got {clip(repr(risk), 30)}"
+        )
     return RemoteToolSpec(name, description, parameters, risk)
 
 
@@ -217,10 +220,10 @@ def parse_client_frame(raw: str | bytes, limits: FrameLimits) -> ClientFrame:
     if kind in ("tool_result", "tool_error"):
         frame_id = _frame_id(data.get("id"), kind)
         success = kind == "tool_result" and data.get("success", True) is not False
-        output = _text(data.get("output", ""), "output", kind, limits.max_output_chars,
-                       required=False)
-        error = _text(data.get("error", ""), "error", kind, limits.max_output_chars,
-                      required=False)
+        output = _text(
+            data.get("output", ""), "output", kind, limits.max_output_chars, required=False
+        )
+        error = _text(data.get("error", ""), "error", kind, limits.max_output_chars, required=False)
         if not success and not error:
             error = output or "the client reported a failure without a reason"
         return ToolResultFrame(frame_id, success, output, error)
@@ -262,8 +265,12 @@ def turn_event_frame(event: TurnEvent) -> dict[str, Any] | None:
         return {"type": "thinking", "content": event.text}
     if isinstance(event, ToolCallEvent):
         call = event.call
-        return {"type": "tool_call", "id": call.id, "name": call.name,
-                "arguments": _echo(dict(call.arguments))}
+        return {
+            "type": "tool_call",
+            "id": call.id,
+            "name": call.name,
+            "arguments": _echo(dict(call.arguments)),
+        }
     if isinstance(event, ToolResultEvent):
         result = event.result
         return {
@@ -271,8 +278,9 @@ def turn_event_frame(event: TurnEvent) -> dict[str, Any] | None:
             "id": event.call.id,
             "name": event.call.name,
             "success": result.success,
-            "output": clip(result.output, ECHO_OUTPUT_CHARS) if len(result.output) >
-            ECHO_OUTPUT_CHARS else result.output,
+            "output": clip(result.output, ECHO_OUTPUT_CHARS)
+            if len(result.output) > ECHO_OUTPUT_CHARS
+            else result.output,
             "error": result.error,
         }
     if isinstance(event, DoneEvent):

@@ -56,14 +56,19 @@ class RemoteCalls:
         self._pending[call_id] = fut
         try:
             self._send(
-                {"type": "tool_call_request", "id": call_id, "name": name,
-                 "arguments": dict(arguments)}
+                {
+                    "type": "tool_call_request",
+                    "id": call_id,
+                    "name": name,
+                    "arguments": dict(arguments),
+                }
             )
             async with asyncio.timeout(self.timeout_s):
                 return await fut
         except TimeoutError:
-            log.warning("remote tool %s on %s: no answer within %g s", name, self.client,
-                        self.timeout_s)
+            log.warning(
+                "remote tool %s on %s: no answer within %g s", name, self.client, self.timeout_s
+            )
             return ToolResult.fail(
                 f"remote tool {name!r} on {self.client} did not answer within "
                 f"{self.timeout_s:g} s; check that the client app is open and its handler "

@@ -79,13 +79,15 @@ async def list_tools(ctx: RequestContext) -> dict[str, Any]:
     tools = []
     for spec in registry.specs():
         tool = registry.get(spec.name)
-        tools.append({
-            "name": spec.name,
-            "description": spec.description,
-            "parameters": spec.parameters,
-            "source": str(registry.source_of(spec.name)),
-            "risk": str(getattr(getattr(tool, "risk", None), "value", "")),
-        })
+        tools.append(
+            {
+                "name": spec.name,
+                "description": spec.description,
+                "parameters": spec.parameters,
+                "source": str(registry.source_of(spec.name)),
+                "risk": str(getattr(getattr(tool, "risk", None), "value", "")),
+            }
+        )
     return {"tools": tools}
 
 
@@ -95,11 +97,19 @@ async def list_peripherals(ctx: RequestContext) -> dict[str, Any]:
     for p in ctx.hub.runtime.peripherals:
         try:
             health = await p.health_check()
-            entry: dict[str, Any] = {"name": p.name, "board_type": p.board_type,
-                                     "healthy": health.healthy, "detail": health.detail}
+            entry: dict[str, Any] = {
+                "name": p.name,
+                "board_type": p.board_type,
+                "healthy": health.healthy,
+                "detail": health.detail,
+            }
         except Exception as exc:
-            entry = {"name": p.name, "board_type": p.board_type, "healthy": False,
-                     "detail": clip(exc, 200)}
+            entry = {
+                "name": p.name,
+                "board_type": p.board_type,
+                "healthy": False,
+                "detail": clip(exc, 200),
+            }
         peripherals.append(entry)
     devices: list[Any] = []
     if ctx.hub.runtime.agent.registry.get("hardware_status") is not None:
@@ -132,8 +142,9 @@ async def act_on_device(ctx: RequestContext) -> JSONResponse:
         status = 403 if "security policy" in (result.error or "") else 400
         code = "policy_refused" if status == 403 else "action_failed"
         return JSONResponse({"error": {"code": code, "message": result.error}}, status)
-    return JSONResponse({"ok": True, "device": device, "output": result.output,
-                         "data": result.data})
+    return JSONResponse(
+        {"ok": True, "device": device, "output": result.output, "data": result.data}
+    )
 
 
 async def list_sessions(ctx: RequestContext) -> dict[str, Any]:
@@ -145,11 +156,15 @@ async def list_sessions(ctx: RequestContext) -> dict[str, Any]:
     stored: list[dict[str, Any]] = []
     if isinstance(store, SessionStore):
         for info in await store.list_sessions(limit=100):
-            stored.append({
-                "session_id": info.session_id, "title": info.title,
-                "message_count": info.message_count, "updated_at": info.updated_at,
-                "connected": info.session_id in live,
-            })
+            stored.append(
+                {
+                    "session_id": info.session_id,
+                    "title": info.title,
+                    "message_count": info.message_count,
+                    "updated_at": info.updated_at,
+                    "connected": info.session_id in live,
+                }
+            )
     return {"sessions": stored, "connected": live}
 
 
@@ -160,7 +175,7 @@ def _shown_message(role: str, content: str) -> dict[str, Any]:
     stamp = _TIME_PREFIX.match(content) if role == "user" else None
     if stamp is not None:
         entry["time"] = stamp.group(1)
-        content = content[stamp.end():]
+        content = content[stamp.end() :]
     if len(content) > HISTORY_MESSAGE_CHARS:
         content = content[: HISTORY_MESSAGE_CHARS - 3] + "..."
     entry["content"] = content
@@ -226,7 +241,7 @@ async def answer_approval(ctx: RequestContext) -> JSONResponse:
     body = await ctx.json_object()
     approved = body.get("approved")
     if not isinstance(approved, bool):
-        raise ClientError("body_invalid", "send {\"approved\": true|false}")
+        raise ClientError("body_invalid", 'send {"approved": true|false}')
     request_id = ctx.request.path_params["request_id"]
     if not ctx.hub.broker.resolve(request_id, approved, by=ctx.who.name):
         raise ClientError(
@@ -264,8 +279,9 @@ async def sse(ctx: RequestContext) -> StreamingResponse:
             unsubscribe()
             hub.close_sse(queue)
 
-    return StreamingResponse(stream(), media_type="text/event-stream",
-                             headers={"Cache-Control": "no-cache"})
+    return StreamingResponse(
+        stream(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"}
+    )
 
 
 def api_routes(hub: GatewayHub) -> list[Route]:

@@ -88,8 +88,9 @@ def chat_endpoint(hub: GatewayHub) -> Callable[[WebSocket], Awaitable[None]]:
         try:
             await connection.serve()
         finally:
-            hub.publish({"type": "client_disconnected", "client": who.name,
-                         "session_id": session_id})
+            hub.publish(
+                {"type": "client_disconnected", "client": who.name, "session_id": session_id}
+            )
 
     return chat
 

@@ -33,8 +33,9 @@ __all__ = ["PERSONALITY_FILES", "config_routes", "redact"]
 PERSONALITY_FILES = ("SOUL.md", "IDENTITY.md", "USER.md", "TOOLS.md", "AGENTS.md", "MEMORY.md")
 REDACTED = "***"
 _SECRET_KEY = re.compile(r"(api_key|token|secret|password)", re.I)
-_SECRET_LINE = re.compile(r"^(\s*[A-Za-z0-9_]*(?:api_key|token|secret|password)\s*=\s*).*$",
-                          re.I | re.M)
+_SECRET_LINE = re.compile(
+    r"^(\s*[A-Za-z0-9_]*(?:api_key|token|secret|password)\s*=\s*).*$", re.I | re.M
+)
 MAX_PERSONALITY_BYTES = 32768
 
 
@@ -42,8 +43,11 @@ def redact(value: Any) -> Any:
     """``value`` with every secret-looking key's value replaced by ``***``."""
     if isinstance(value, dict):
         return {
-            k: (REDACTED if _SECRET_KEY.search(k) and v not in (None, "") and
-                not k.endswith("_env") else redact(v))
+            k: (
+                REDACTED
+                if _SECRET_KEY.search(k) and v not in (None, "") and not k.endswith("_env")
+                else redact(v)
+            )
             for k, v in value.items()
         }
     if isinstance(value, list):
@@ -75,7 +79,7 @@ async def put_config(ctx: RequestContext) -> dict[str, Any]:
     if f'"{REDACTED}"' in text:
         raise ClientError(
             "config_redacted_value",
-            "the file still holds a redacted \"***\" value; put the real secret back, or remove "
+            'the file still holds a redacted "***" value; put the real secret back, or remove '
             "the line and keep the key in $CLAWSEED_HOME/secrets",
         )
     path = _config_path(ctx.hub)
@@ -102,7 +106,8 @@ async def put_config(ctx: RequestContext) -> dict[str, Any]:
         "restart_required": changed,
         "message": (
             "saved; restart the service to apply: " + ", ".join(changed)
-            if changed else "saved; nothing changed"
+            if changed
+            else "saved; nothing changed"
         ),
     }
 
@@ -147,8 +152,12 @@ async def put_personality(ctx: RequestContext) -> dict[str, Any]:
     ctx.hub.runtime.agent.invalidate_prompt()
     for connection in list(ctx.hub.connections.values()):
         connection.agent.invalidate_prompt()
-    return {"ok": True, "file": path.name, "bytes": len(content.encode("utf-8")),
-            "message": "saved; applies from the next turn"}
+    return {
+        "ok": True,
+        "file": path.name,
+        "bytes": len(content.encode("utf-8")),
+        "message": "saved; applies from the next turn",
+    }
 
 
 def config_routes(hub: GatewayHub) -> list[Route]:

@@ -34,7 +34,10 @@ async def ready(ctx: RequestContext) -> JSONResponse:
         if probe is not None:
             async with asyncio.timeout(3.0):
                 await probe()
-        checks["provider"] = {"ok": True, "detail": f"{runtime.provider.name}/{runtime.provider.model}"}
+        checks["provider"] = {
+            "ok": True,
+            "detail": f"{runtime.provider.name}/{runtime.provider.model}",
+        }
     except Exception as exc:
         checks["provider"] = {"ok": False, "detail": clip(exc, 200)}
     try:

@@ -44,9 +44,9 @@ _HEADERS = {
 }
 
 
-def _static_file(body: bytes, media_type: str, *, worker: bool = False) -> Callable[
-    [Request], Awaitable[Response]
-]:
+def _static_file(
+    body: bytes, media_type: str, *, worker: bool = False
+) -> Callable[[Request], Awaitable[Response]]:
     etag = '"' + hashlib.sha256(body).hexdigest()[:20] + '"'
     headers = {**_HEADERS, "ETag": etag}
     if worker:
@@ -68,8 +68,7 @@ def static_routes() -> list[Route]:
         suffix = PurePosixPath(item.name).suffix
         if not item.is_file() or suffix not in CONTENT_TYPES:
             continue
-        serve = _static_file(item.read_bytes(), CONTENT_TYPES[suffix],
-                             worker=item.name == "sw.js")
+        serve = _static_file(item.read_bytes(), CONTENT_TYPES[suffix], worker=item.name == "sw.js")
         routes.append(Route(f"/{item.name}", serve, methods=["GET", "HEAD"]))
         if item.name == "index.html":
             routes.append(Route("/", serve, methods=["GET", "HEAD"]))

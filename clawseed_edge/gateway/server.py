@@ -45,7 +45,7 @@ def check_bind(host: str, allow_public_bind: bool) -> None:
     raise GatewayBindRefused(
         f"refusing to listen on {host}: it is not a loopback address, so other machines could "
         "reach the gateway. Set [gateway] allow_public_bind = true to allow it (pairing stays "
-        "required), or use host = \"127.0.0.1\""
+        'required), or use host = "127.0.0.1"'
     )
 
 

@@ -157,8 +157,12 @@ class DeviceWatch:
         names = [n for n in schema.get("enum", []) if isinstance(n, str)]
         for name in names:
             ok, data, error = await self._read("sensor_read", {"sensor": name})
-            frame: dict[str, Any] = {"type": "sensor", "sensor": name, "ok": ok,
-                                     "time": time.time()}
+            frame: dict[str, Any] = {
+                "type": "sensor",
+                "sensor": name,
+                "ok": ok,
+                "time": time.time(),
+            }
             if ok and isinstance(data, dict):
                 frame["reading"] = data
             else:
@@ -171,11 +175,23 @@ class DeviceWatch:
             try:
                 async with asyncio.timeout(READ_TIMEOUT_S):
                     health = await p.health_check()
-                boards.append({"name": p.name, "board_type": p.board_type,
-                               "healthy": health.healthy, "detail": health.detail})
+                boards.append(
+                    {
+                        "name": p.name,
+                        "board_type": p.board_type,
+                        "healthy": health.healthy,
+                        "detail": health.detail,
+                    }
+                )
             except Exception as exc:
-                boards.append({"name": p.name, "board_type": p.board_type, "healthy": False,
-                               "detail": clip(exc, 200) or type(exc).__name__})
+                boards.append(
+                    {
+                        "name": p.name,
+                        "board_type": p.board_type,
+                        "healthy": False,
+                        "detail": clip(exc, 200) or type(exc).__name__,
+                    }
+                )
         if force or boards != self._last_boards:
             self._last_boards = boards
             self._publish({"type": "boards", "boards": boards, "time": time.time()})

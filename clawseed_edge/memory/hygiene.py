@@ -243,7 +243,9 @@ class HygieneMethods:
                 (str(time.time() if now is None else now),),
             )
         if messages:
-            log.info("memory: pruned %d session messages older than %g days", messages, retention_days)
+            log.info(
+                "memory: pruned %d session messages older than %g days", messages, retention_days
+            )
         return len(ids)
 
     async def prune_if_due(

@@ -183,9 +183,7 @@ class SessionMethods:
             for m in messages
         ]
 
-    async def load_history(
-        self, session_id: str, *, limit: int | None = None
-    ) -> list[ChatMessage]:
+    async def load_history(self, session_id: str, *, limit: int | None = None) -> list[ChatMessage]:
         """The session's messages in order (empty for an unknown session).
 
         Args:

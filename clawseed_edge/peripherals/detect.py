@@ -128,9 +128,7 @@ def usb_boards(root: Path = Path("/"), registry: BoardRegistry | None = None) ->
     return found
 
 
-def detect_boards(
-    root: Path = Path("/"), registry: BoardRegistry | None = None
-) -> DetectedBoards:
+def detect_boards(root: Path = Path("/"), registry: BoardRegistry | None = None) -> DetectedBoards:
     """The Pi this runs on (if any), the boards on its USB, and its RAM. Never raises."""
     registry = registry or default_registry()
     model = pi_model(root)

@@ -134,7 +134,9 @@ class PeripheralFactoryRegistry:
             )
         return factory
 
-    def _from_entry_point(self, type_: str, source: str | None, key: str) -> PeripheralFactory | None:
+    def _from_entry_point(
+        self, type_: str, source: str | None, key: str
+    ) -> PeripheralFactory | None:
         for ep in entry_points(group=ENTRY_POINT_GROUP):
             if ep.name == type_:
                 try:
@@ -158,7 +160,9 @@ class PeripheralFactoryRegistry:
         """
         where = f"peripherals[{index}]"
         if not isinstance(table, Mapping):
-            raise ConfigInvalid("each [[peripherals]] entry must be a table", file=source, key=where)
+            raise ConfigInvalid(
+                "each [[peripherals]] entry must be a table", file=source, key=where
+            )
         type_ = table.get("type")
         if not isinstance(type_, str) or not type_:
             raise ConfigInvalid(

@@ -49,6 +49,7 @@ def entry_points(group: str) -> Any:
 
     return installed(group=group)
 
+
 ProviderFactory = Callable[[ProviderConfig], Provider]
 
 

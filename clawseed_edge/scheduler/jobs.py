@@ -254,8 +254,9 @@ class JobExecutor:
                 if place == "memory":
                     await self._to_memory(job, output)
                 elif place == "phones" and self.publish is not None:
-                    self.publish({"type": "job_result", "job": job.name, "text": output,
-                                  "at": self.clock()})
+                    self.publish(
+                        {"type": "job_result", "job": job.name, "text": output, "at": self.clock()}
+                    )
                 elif place == "phones":
                     log.info("job %s (no gateway to reach phones): %s", job.name, output)
                 else:

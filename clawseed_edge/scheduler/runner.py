@@ -126,8 +126,7 @@ class Scheduler:
                 cancelled.append(name)
         if cancelled:
             log.warning("%s: cancelled the running job(s) %s", why, ", ".join(cancelled))
-        log.warning("%s: the scheduler is paused; `clawseed-edge cron resume` runs jobs again",
-                    why)
+        log.warning("%s: the scheduler is paused; `clawseed-edge cron resume` runs jobs again", why)
         self._changed.set()
         return cancelled
 
@@ -164,17 +163,24 @@ class Scheduler:
             if job.next_run is None or job.next_run >= now:
                 continue
             if job.missed == "run_once":
-                log.info("job %s missed its run at %s; running it once now", job.name,
-                         self._local(job.next_run))
+                log.info(
+                    "job %s missed its run at %s; running it once now",
+                    job.name,
+                    self._local(job.next_run),
+                )
                 continue  # still due: the first pass runs it once and moves next_run past now
             await self.store.start_run(
-                job.name, job.next_run, now, status="missed",
+                job.name,
+                job.next_run,
+                now,
+                status="missed",
                 error=f"missed: the service was not running at {self._local(job.next_run)}; "
-                      "skipped (missed = skip)",
+                "skipped (missed = skip)",
             )
             following = job.schedule.next_after(now, self.zone, job.created_at)
-            await self.store.set_times(job.name, next_run=following,
-                                       enabled=None if following is not None else False)
+            await self.store.set_times(
+                job.name, next_run=following, enabled=None if following is not None else False
+            )
 
     async def run_due(self) -> list[str]:
         """Start every job whose time has come; returns the names started."""
@@ -187,17 +193,18 @@ class Scheduler:
                 job = await self._schedule_new(job, now)
             if job.next_run is None or job.next_run > now:
                 continue
-            following = job.schedule.next_after(max(now, job.next_run), self.zone,
-                                                job.created_at)
+            following = job.schedule.next_after(max(now, job.next_run), self.zone, job.created_at)
             keep = None if following is not None else False  # a one-off is done after this
             if self.paused is not None or job.name in self._running:
                 reason = (
                     f"skipped: the scheduler is paused ({self.paused}); `clawseed-edge cron "
-                    "resume` runs jobs again" if self.paused is not None else
-                    "skipped: the previous run was still going (a job never overlaps itself)"
+                    "resume` runs jobs again"
+                    if self.paused is not None
+                    else "skipped: the previous run was still going (a job never overlaps itself)"
                 )
-                await self.store.start_run(job.name, job.next_run, now, status="skipped",
-                                           error=reason)
+                await self.store.start_run(
+                    job.name, job.next_run, now, status="skipped", error=reason
+                )
                 await self.store.set_times(job.name, next_run=following, enabled=keep)
                 continue
             await self.store.set_times(job.name, next_run=following, last_run=now, enabled=keep)
@@ -216,8 +223,7 @@ class Scheduler:
             raise JobFailed(f"no job is named {name!r}; see `clawseed-edge cron list`")
         if self.paused is not None:
             raise JobFailed(
-                f"the scheduler is paused ({self.paused}); run `clawseed-edge cron resume` "
-                "first"
+                f"the scheduler is paused ({self.paused}); run `clawseed-edge cron resume` first"
             )
         if name in self._running:
             raise JobFailed(f"job {name!r} is running already; a job never overlaps itself")
@@ -228,8 +234,9 @@ class Scheduler:
 
     async def next_wake(self) -> float | None:
         """The earliest next run of an enabled job, or None."""
-        times = [j.next_run for j in await self.store.list()
-                 if j.enabled and j.next_run is not None]
+        times = [
+            j.next_run for j in await self.store.list() if j.enabled and j.next_run is not None
+        ]
         return min(times) if times else None
 
     # --- internals -----------------------------------------------------------------------

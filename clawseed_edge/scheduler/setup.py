@@ -45,7 +45,8 @@ async def scheduler_for(
         raise ConfigInvalid(
             f"{len(loaded.config.jobs)} jobs are declared, more than max_jobs = "
             f"{settings.max_jobs}; raise it or declare fewer",
-            file=loaded.source, key="scheduler.max_jobs",
+            file=loaded.source,
+            key="scheduler.max_jobs",
         )
     now = clock.now()
     removed = await store.sync_declared([job_from_settings(j, now) for j in loaded.config.jobs])
@@ -60,6 +61,7 @@ async def scheduler_for(
         keep_runs=settings.keep_runs,
     )
     supervised = loaded.config.autonomy.level == "supervised"
-    runtime.agent.registry.register_many(cron_tools(scheduler, runtime.agent,
-                                                    supervised=supervised))
+    runtime.agent.registry.register_many(
+        cron_tools(scheduler, runtime.agent, supervised=supervised)
+    )
     return scheduler

@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 
 __all__ = ["JobRun", "JobStore", "TooManyJobs"]
 
-_COLUMNS = "name, schedule, action, deliver, missed, enabled, origin, created_at, next_run, last_run"
+_COLUMNS = (
+    "name, schedule, action, deliver, missed, enabled, origin, created_at, next_run, last_run"
+)
 
 
 class TooManyJobs(ClawseedError, ValueError):
@@ -127,7 +129,11 @@ class JobStore:
         return changed > 0
 
     async def set_times(
-        self, name: str, *, next_run: float | None, last_run: float | None = None,
+        self,
+        name: str,
+        *,
+        next_run: float | None,
+        last_run: float | None = None,
         enabled: bool | None = None,
     ) -> None:
         """Record a job's next run (and its last start, and whether it stays enabled)."""
@@ -155,17 +161,21 @@ class JobStore:
                 continue
             await self.add(replace(job, next_run=None), replace_existing=True)
         keep = {j.name for j in declared}
-        removed = [
-            j.name for j in current.values() if j.origin == "config" and j.name not in keep
-        ]
+        removed = [j.name for j in current.values() if j.origin == "config" and j.name not in keep]
         for name in removed:
             await self.remove(name)
         return removed
 
     # --- runs ------------------------------------------------------------------------------
 
-    async def start_run(self, job: str, scheduled_for: float, started_at: float,
-                        status: str = "running", error: str | None = None) -> int:
+    async def start_run(
+        self,
+        job: str,
+        scheduled_for: float,
+        started_at: float,
+        status: str = "running",
+        error: str | None = None,
+    ) -> int:
         """Insert a run row; returns its id."""
         async with self.db.immediate() as conn:
             cur = await conn.execute(
@@ -175,8 +185,14 @@ class JobStore:
             )
             return int(cur.lastrowid or 0)
 
-    async def finish_run(self, run_id: int, finished_at: float, status: str, output: str = "",
-                         error: str | None = None) -> None:
+    async def finish_run(
+        self,
+        run_id: int,
+        finished_at: float,
+        status: str,
+        output: str = "",
+        error: str | None = None,
+    ) -> None:
         await self.db.execute(
             "UPDATE job_runs SET finished_at = ?, status = ?, output = ?, error = ? WHERE id = ?",
             (finished_at, status, output, error, run_id),
@@ -211,5 +227,9 @@ class JobStore:
 
 def _same(a: Job, b: Job) -> bool:
     return (a.schedule, dict(a.action), a.deliver, a.missed, a.enabled) == (
-        b.schedule, dict(b.action), b.deliver, b.missed, b.enabled
+        b.schedule,
+        dict(b.action),
+        b.deliver,
+        b.missed,
+        b.enabled,
     )

@@ -37,8 +37,11 @@ __all__ = ["CronAdd", "CronList", "CronRemove", "check_tool_job", "cron_tools"]
 
 def cron_tools(scheduler: Scheduler, agent: Agent, *, supervised: bool) -> list[BaseTool]:
     """The three cron tools over ``scheduler``, checking tool jobs against ``agent``'s tools."""
-    return [CronAdd(scheduler, agent, supervised=supervised), CronList(scheduler),
-            CronRemove(scheduler)]
+    return [
+        CronAdd(scheduler, agent, supervised=supervised),
+        CronList(scheduler),
+        CronRemove(scheduler),
+    ]
 
 
 class _CronTool(BaseTool):
@@ -62,8 +65,11 @@ class CronAdd(_CronTool):
     parameters: Mapping[str, Any] = {
         "type": "object",
         "properties": {
-            "name": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$",
-                     "description": "A short unique name, e.g. porch_light_off."},
+            "name": {
+                "type": "string",
+                "pattern": "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$",
+                "description": "A short unique name, e.g. porch_light_off.",
+            },
             "cron": {"type": "string", "maxLength": 200},
             "every": {"type": "string", "maxLength": 40},
             "at": {"type": "string", "maxLength": 40},
@@ -71,10 +77,16 @@ class CronAdd(_CronTool):
             "arguments": {"type": "object"},
             "prompt": {"type": "string", "maxLength": 4000},
             "shell": {"type": "string", "maxLength": 1000},
-            "deliver": {"type": "array", "items": {"enum": list(DELIVERIES)}, "maxItems": 3,
-                        "description": "Where the result goes (default: log)."},
-            "missed": {"enum": ["skip", "run_once"],
-                       "description": "After downtime: skip the missed run or run it once."},
+            "deliver": {
+                "type": "array",
+                "items": {"enum": list(DELIVERIES)},
+                "maxItems": 3,
+                "description": "Where the result goes (default: log).",
+            },
+            "missed": {
+                "enum": ["skip", "run_once"],
+                "description": "After downtime: skip the missed run or run it once.",
+            },
         },
         "required": ["name"],
         "additionalProperties": False,
@@ -96,9 +108,12 @@ class CronAdd(_CronTool):
         if not (self.supervised and isinstance(shell, str)):
             return None
         return DeviceAction(
-            "scheduler", "job", "write", requires_approval=True,
+            "scheduler",
+            "job",
+            "write",
+            requires_approval=True,
             summary=f"schedule the shell command `{shell[:80]}` as job "
-                    f"{str(arguments.get('name', '?'))[:64]!r}",
+            f"{str(arguments.get('name', '?'))[:64]!r}",
         )
 
     async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolResult:
@@ -165,12 +180,11 @@ def check_tool_job(agent: Agent, name: str, arguments: Mapping[str, Any]) -> Non
     if name.startswith("cron_"):
         raise ValueError("tool: a job cannot schedule other jobs")
     if name == "shell":
-        raise ValueError("tool: to schedule a command, use shell = \"...\" instead")
+        raise ValueError('tool: to schedule a command, use shell = "..." instead')
     tool = agent.registry.get(name)
     if tool is None:
         raise ValueError(
-            f"tool: no tool is named {name[:64]!r}; available: "
-            f"{', '.join(agent.registry.names())}"
+            f"tool: no tool is named {name[:64]!r}; available: {', '.join(agent.registry.names())}"
         )
     problem = agent.schema_validator.problem(tool, ToolCall(name, dict(arguments)))
     if problem is not None:
@@ -181,7 +195,9 @@ class CronList(_CronTool):
     """List the scheduled jobs with their schedules and next runs."""
 
     name = "cron_list"
-    description = "List the scheduled jobs: name, what each does, when, its next run and last result."
+    description = (
+        "List the scheduled jobs: name, what each does, when, its next run and last result."
+    )
     risk = RiskClass.READ
 
     async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolResult:
@@ -197,8 +213,15 @@ class CronList(_CronTool):
             state = "" if job.enabled else " (disabled)"
             when = job.schedule.describe(scheduler.zone)
             lines.append(f"- {job.name}{state}: {job.summary()}; {when}; next {nxt}; {status}")
-            data.append({"name": job.name, "schedule": when, "next_run": job.next_run,
-                         "enabled": job.enabled, "origin": job.origin})
+            data.append(
+                {
+                    "name": job.name,
+                    "schedule": when,
+                    "next_run": job.next_run,
+                    "enabled": job.enabled,
+                    "origin": job.origin,
+                }
+            )
         return ToolResult.ok("\n".join(lines), data=data)
 
 

@@ -111,8 +111,9 @@ def find_executable() -> Path:
 def unit_settings(executable: Path, user: str) -> UnitSettings:
     """``ProtectHome=read-only`` when the venv is under /home or /root (``yes`` hides it)."""
     in_home = any(executable.is_relative_to(p) for p in (Path("/home"), Path("/root")))
-    return UnitSettings(executable=executable, user=user,
-                        protect_home="read-only" if in_home else "yes")
+    return UnitSettings(
+        executable=executable, user=user, protect_home="read-only" if in_home else "yes"
+    )
 
 
 def _run_or_show(command: Sequence[str], paths: InstallPaths, run: Runner, say: Report) -> int:
@@ -170,8 +171,10 @@ def install(
     _create_groups_and_user(user, paths, run, say)
     settings = unit_settings(exe, user)
     if settings.protect_home != "yes":
-        say(f"note: {exe} is under a home directory, so the unit has ProtectHome=read-only; "
-            "a venv in /opt/clawseed-edge scores better")
+        say(
+            f"note: {exe} is under a home directory, so the unit has ProtectHome=read-only; "
+            "a venv in /opt/clawseed-edge scores better"
+        )
     _write(paths.unit, render_unit(settings), say)
     _write(paths.udev_rule, render_udev_rule(), say)
     _ensure_config(exe, paths, run, say, init_args)
@@ -207,9 +210,17 @@ def _create_groups_and_user(user: str, paths: InstallPaths, run: Runner, say: Re
         command = ["usermod", "--append", "--groups", ",".join(SUPPLEMENTARY_GROUPS), user]
     else:
         command = [
-            "useradd", "--system", "--user-group", "--no-create-home",
-            "--home-dir", str(STATE_DIR), "--shell", "/usr/sbin/nologin",
-            "--groups", ",".join(SUPPLEMENTARY_GROUPS), user,
+            "useradd",
+            "--system",
+            "--user-group",
+            "--no-create-home",
+            "--home-dir",
+            str(STATE_DIR),
+            "--shell",
+            "/usr/sbin/nologin",
+            "--groups",
+            ",".join(SUPPLEMENTARY_GROUPS),
+            user,
         ]
     if _run_or_show(command, paths, run, say) != 0:
         raise ServiceInstallError(f"could not create the system user {user!r} ({command[0]})")
@@ -229,7 +240,11 @@ def _ensure_config(
     # This interpreter's package: the same code the unit's ExecStart runs.
     code = subprocess.run(
         [sys.executable, "-m", "clawseed_edge", "init", *init_args],
-        env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, check=False,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        check=False,
     ).returncode
     if code != 0 or not config.exists():
         raise ServiceInstallError(
@@ -257,8 +272,10 @@ def uninstall(root: Path = Path("/"), *, run: Runner = _subprocess_run) -> list[
             say(f"removed {path}")
     _run_or_show(["systemctl", "daemon-reload"], paths, run, say)
     _run_or_show(["udevadm", "control", "--reload-rules"], paths, run, say)
-    say(f"kept {paths.state_dir} (config, memory) and the user; remove them yourself if "
-        "you want them gone")
+    say(
+        f"kept {paths.state_dir} (config, memory) and the user; remove them yourself if "
+        "you want them gone"
+    )
     return say.lines
 
 

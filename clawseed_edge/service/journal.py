@@ -27,7 +27,9 @@ def priority(levelno: int) -> int:
     return next((p for level, p in _PRIORITY if levelno >= level), 7)
 
 
-def stream_is_journal(stream: IO[str] | None = None, environ: Mapping[str, str] | None = None) -> bool:
+def stream_is_journal(
+    stream: IO[str] | None = None, environ: Mapping[str, str] | None = None
+) -> bool:
     """Whether ``stream`` (default stderr) is the journal stream systemd named."""
     env = os.environ if environ is None else environ
     dev, _, ino = env.get("JOURNAL_STREAM", "").partition(":")
@@ -44,8 +46,9 @@ class JournalFormatter(logging.Formatter):
     """``<4>clawseed_edge.run: message`` (journal) or ``WARNING clawseed_edge.run: message``."""
 
     def __init__(self, *, journal: bool) -> None:
-        super().__init__("%(name)s: %(message)s" if journal else
-                         "%(levelname)s %(name)s: %(message)s")
+        super().__init__(
+            "%(name)s: %(message)s" if journal else "%(levelname)s %(name)s: %(message)s"
+        )
         self.journal = journal
 
     def format(self, record: logging.LogRecord) -> str:
@@ -58,6 +61,9 @@ def use_journal_format(environ: Mapping[str, str] | None = None) -> bool:
     """Give the root logger's stderr handlers a :class:`JournalFormatter`; returns ``journal``."""
     journal = stream_is_journal(environ=environ)
     for handler in logging.getLogger().handlers:
-        if isinstance(handler, logging.StreamHandler) and handler.stream in (sys.stderr, sys.stdout):
+        if isinstance(handler, logging.StreamHandler) and handler.stream in (
+            sys.stderr,
+            sys.stdout,
+        ):
             handler.setFormatter(JournalFormatter(journal=journal))
     return journal

@@ -75,7 +75,9 @@ class ServiceOptions:
     remote_timeout_s: float | None = None
     control_socket: bool = True
     scheduler: dict[str, Any] = field(default_factory=dict)
-    say: Callable[[str], None] = field(default=lambda line: print(line, file=sys.stderr, flush=True))
+    say: Callable[[str], None] = field(
+        default=lambda line: print(line, file=sys.stderr, flush=True)
+    )
     notifier: Notifier | None = None
 
 
@@ -181,8 +183,9 @@ class Service:
                 self.control = ControlServer(control_path(self.loaded.home), self._handlers())
                 await self.control.start()
             self._consumers = [
-                asyncio.create_task(consume_input_events(self.runtime.agent, p),
-                                    name=f"events-{p.name}")
+                asyncio.create_task(
+                    consume_input_events(self.runtime.agent, p), name=f"events-{p.name}"
+                )
                 for p in self.runtime.peripherals
                 if getattr(p, "events", None) is not None
             ]
@@ -245,7 +248,9 @@ class Service:
 
         assert self.runtime is not None
         self.scheduler = await scheduler_for(
-            self.runtime, await self._open_state(), publish=self._publish_job_result,
+            self.runtime,
+            await self._open_state(),
+            publish=self._publish_job_result,
             **self.options.scheduler,
         )
         await self.scheduler.start()
@@ -464,8 +469,10 @@ class Service:
 
         assert self.hub is not None
         if stream_is_journal():
-            return ("pairing: run `sudo clawseed-edge pair` for a one-time code (codes are "
-                    "kept out of the journal)")
+            return (
+                "pairing: run `sudo clawseed-edge pair` for a one-time code (codes are "
+                "kept out of the journal)"
+            )
         code = self.hub.pairing.new_code()
         return f"pairing code: {code} (works once; `clawseed-edge pair` prints a new one)"
 
@@ -490,8 +497,11 @@ class Service:
             "autonomy": str(getattr(autonomy, "value", autonomy or "")),
             "gateway": self.server.url if self.server is not None else None,
             "scheduler": (
-                "off" if self.scheduler is None else
-                f"paused ({self.scheduler.paused})" if self.scheduler.paused else "running"
+                "off"
+                if self.scheduler is None
+                else f"paused ({self.scheduler.paused})"
+                if self.scheduler.paused
+                else "running"
             ),
             "config": self.loaded.source,
             "watchdog_s": self.notifier.watchdog_s if self.notifier.enabled else None,
@@ -522,7 +532,8 @@ class Service:
         finally:
             self.notifier.ready(f"running: {self.summary()}")
         log.info(
-            "reloaded %s: applied %s; needs a restart: %s", self.loaded.source,
+            "reloaded %s: applied %s; needs a restart: %s",
+            self.loaded.source,
             ", ".join(report.applied) or "nothing changed",
             ", ".join(report.needs_restart) or "nothing",
         )

@@ -345,9 +345,7 @@ async def test_device_rate_charges_the_switches_a_call_makes() -> None:
 
 async def test_device_rate_refuses_a_call_that_can_never_fit_with_what_fits() -> None:
     policy = SecurityPolicy(autonomy="full", max_actions_per_hour=None)
-    ok, reason = await decide(
-        policy, DeviceTool(max_per_minute=4, switches=6, repeats=3), value=1
-    )
+    ok, reason = await decide(policy, DeviceTool(max_per_minute=4, switches=6, repeats=3), value=1)
     assert not ok
     assert "needs 6 switches" in reason and "at most 2 repetitions" in reason
     assert "try again" not in reason

@@ -31,9 +31,7 @@ class BusyStore:
     def __init__(self) -> None:
         self.saved: list[ChatMessage] = []
 
-    async def load_history(
-        self, session_id: str, *, limit: int | None = None
-    ) -> list[ChatMessage]:
+    async def load_history(self, session_id: str, *, limit: int | None = None) -> list[ChatMessage]:
         return []
 
     async def append_history(self, session_id: str, messages: Sequence[ChatMessage]) -> None:

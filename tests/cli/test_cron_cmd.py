@@ -35,8 +35,19 @@ def config(clawseed_home: Path) -> Path:
 def test_add_shows_the_schedule_in_words_and_lists_it(
     config: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = main(["cron", "add", "porch_off", "--cron", "0 0 * * *", "--tool", "gpio_switch",
-                 "--args", '{"device": "porch_light", "on": false}'])
+    code = main(
+        [
+            "cron",
+            "add",
+            "porch_off",
+            "--cron",
+            "0 0 * * *",
+            "--tool",
+            "gpio_switch",
+            "--args",
+            '{"device": "porch_light", "on": false}',
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0
     assert "At 00:00 every day (Europe/Berlin)" in out
@@ -101,8 +112,7 @@ def test_a_shell_job_in_supervised_needs_yes_off_a_terminal(
 def test_a_tool_job_the_agent_could_never_run_is_refused_when_added(
     config: Path, capsys: pytest.CaptureFixture[str], tool: str, args: str, said: str
 ) -> None:
-    code = main(["cron", "add", "porch_off", "--cron", "0 0 * * *", "--tool", tool,
-                 "--args", args])
+    code = main(["cron", "add", "porch_off", "--cron", "0 0 * * *", "--tool", tool, "--args", args])
     err = capsys.readouterr().err
     assert code == 1 and f"--tool {tool}: " in err and said in err
     assert main(["cron", "list", "--json"]) == 0

@@ -29,7 +29,8 @@ class Terminal(io.StringIO):
 
 @pytest.mark.parametrize("provider", ["ollama", "anthropic", "openai", "demo"])
 @pytest.mark.parametrize(
-    ("kind", "board"), [("pi", "rpi5"), ("pi", "rpizero2w"), ("nucleo", "nucleo-f411re"), ("sim", "sim")]
+    ("kind", "board"),
+    [("pi", "rpi5"), ("pi", "rpizero2w"), ("nucleo", "nucleo-f411re"), ("sim", "sim")],
 )
 @pytest.mark.parametrize("gateway", [True, False])
 def test_every_variant_loads_with_the_real_loader(

@@ -55,10 +55,14 @@ async def test_the_client_reconnects_and_resumes_its_session(clawseed_home: Path
 async def test_on_approval_answers_and_a_failed_turn_raises(clawseed_home: Path) -> None:
     from tests.gateway.conftest import CONFIG
 
-    provider = ScriptedProvider([
-        ScriptedProvider.call("gpio_switch", device="porch_light", on=True), "Switched.",
-        ScriptedProvider.call("phone_fail"), RuntimeError("model broke"),
-    ])
+    provider = ScriptedProvider(
+        [
+            ScriptedProvider.call("gpio_switch", device="porch_light", on=True),
+            "Switched.",
+            ScriptedProvider.call("phone_fail"),
+            RuntimeError("model broke"),
+        ]
+    )
     asked: list[dict[str, object]] = []
 
     def approve(frame: dict[str, object]) -> bool:

@@ -44,7 +44,9 @@ class AuditHook(BaseHook):
         return HookDecision.proceed()
 
 
-async def test_assemble_agent_with_a_custom_provider_registry_and_hook_factory(tmp_path: Path) -> None:
+async def test_assemble_agent_with_a_custom_provider_registry_and_hook_factory(
+    tmp_path: Path,
+) -> None:
     path = tmp_path / "config.toml"
     path.write_text(CONFIG, encoding="utf-8")
     scripted = ScriptedProvider(
@@ -62,9 +64,7 @@ async def test_assemble_agent_with_a_custom_provider_registry_and_hook_factory(t
     hooks = HookFactoryRegistry()
     hooks.register("audit", lambda options: AuditHook(options["label"], seen))
 
-    agent = await assemble_agent(
-        path, sim=True, provider_registry=providers, hook_factories=hooks
-    )
+    agent = await assemble_agent(path, sim=True, provider_registry=providers, hook_factories=hooks)
     async with agent:
         assert await agent.run("pump on") == "Pump on."
         (gpio,) = agent.peripherals

@@ -72,7 +72,11 @@ def test_good_values_still_load(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "key", "allowed"),
     [
-        ('[[devices]]\nname = "a"\npin = 17\nkind = "LED"\n', "devices[0].kind", "led, motion_sensor, pwm_led"),
+        (
+            '[[devices]]\nname = "a"\npin = 17\nkind = "LED"\n',
+            "devices[0].kind",
+            "led, motion_sensor, pwm_led",
+        ),
         ('[autonomy]\nlevel = "yolo"\n', "autonomy.level", "full, read_only, supervised"),
         ('[hardware]\nboard = "rpi4"\n', "hardware.board", "rpi4b"),
     ],

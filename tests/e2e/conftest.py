@@ -28,8 +28,7 @@ CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--no-first-run",
 ]  # fmt: skip
-ARTIFACTS = Path(os.environ.get("CLAWSEED_E2E_ARTIFACTS",
-                                Path(__file__).with_name("artifacts")))
+ARTIFACTS = Path(os.environ.get("CLAWSEED_E2E_ARTIFACTS", Path(__file__).with_name("artifacts")))
 
 CONFIG = """
 [provider]
@@ -168,8 +167,11 @@ def no_leaked_threads() -> Iterator[None]:
     deadline = time.monotonic() + 5.0
     while True:
         leaked = [
-            t for t in threading.enumerate()
-            if t not in before and t.is_alive() and not t.daemon
+            t
+            for t in threading.enumerate()
+            if t not in before
+            and t.is_alive()
+            and not t.daemon
             and not t.name.startswith(EXECUTOR_PREFIX)
         ]
         if not leaked or time.monotonic() > deadline:

@@ -31,8 +31,20 @@ PHONE = {"width": 360, "height": 780}
 DESKTOP = {"width": 1280, "height": 800}
 OUTPUTS = ("red_led", "pump", "fan")
 #: Roles a person operates; each must have an accessible name.
-CONTROL_ROLES = ("button", "link", "textbox", "switch", "slider", "combobox", "checkbox",
-                 "spinbutton", "radio", "tab", "menuitem", "searchbox")
+CONTROL_ROLES = (
+    "button",
+    "link",
+    "textbox",
+    "switch",
+    "slider",
+    "combobox",
+    "checkbox",
+    "spinbutton",
+    "radio",
+    "tab",
+    "menuitem",
+    "searchbox",
+)
 
 
 def expect(locator: Any) -> Any:
@@ -41,8 +53,9 @@ def expect(locator: Any) -> Any:
     return playwright_expect(locator)
 
 
-def open_app(browser: Any, gateway: GatewayThread, viewport: dict[str, int] = PHONE,
-             **options: Any) -> Any:
+def open_app(
+    browser: Any, gateway: GatewayThread, viewport: dict[str, int] = PHONE, **options: Any
+) -> Any:
     context = browser.new_context(viewport=viewport, base_url=gateway.url, **options)
     context.set_default_timeout(10_000)
     page = context.new_page()
@@ -124,13 +137,18 @@ def test_pair_then_a_streamed_answer_with_thinking_and_a_tool_card(
 ) -> None:
     page = open_app(browser, gateway)
     frames: list[dict[str, Any]] = []
-    page.on("websocket", lambda ws: ws.on(
-        "framereceived", lambda payload: frames.append(json.loads(payload))))
+    page.on(
+        "websocket",
+        lambda ws: ws.on("framereceived", lambda payload: frames.append(json.loads(payload))),
+    )
     pair(page, gateway)
     gateway.script(
-        ChatResponse(text="", thinking="The user wants the state of the devices.",
-                     tool_calls=(ToolCall("hardware_status", {}),),
-                     stop_reason=StopReason.TOOL_USE),
+        ChatResponse(
+            text="",
+            thinking="The user wants the state of the devices.",
+            tool_calls=(ToolCall("hardware_status", {}),),
+            stop_reason=StopReason.TOOL_USE,
+        ),
         "All quiet: the red LED and the pump are off.",
     )
     page.get_by_label("Message").fill("what is switched on?")
@@ -158,8 +176,9 @@ def test_approving_a_switch_from_chat_changes_the_dashboard(
 ) -> None:
     switch_directly(gateway, "red_led", False)
     page = open_paired(browser, gateway)
-    gateway.script(ScriptedProvider.call("gpio_switch", device="red_led", on=True),
-                   "The red LED is on.")
+    gateway.script(
+        ScriptedProvider.call("gpio_switch", device="red_led", on=True), "The red LED is on."
+    )
     page.get_by_label("Message").fill("turn on the red led")
     page.get_by_role("button", name="Send").click()
     dialog = page.get_by_role("dialog", name="Approve this action?")
@@ -174,7 +193,8 @@ def test_approving_a_switch_from_chat_changes_the_dashboard(
     answer = page.locator("#messages li.assistant").last
     expect(answer.locator(".text")).to_have_text("The red LED is on.")
     expect(answer.get_by_role("article", name="Tool call gpio_switch")).to_have_class(
-        re.compile(r"\bok\b"))
+        re.compile(r"\bok\b")
+    )
     page.get_by_role("button", name="Devices").click()
     expect(device_state(page, "red_led")).to_have_text("State: on")
     assert level(gateway, "red_led") == 1
@@ -238,7 +258,8 @@ def test_dashboard_switch_and_level_go_through_the_policy_and_show_live_state(
     approve(page, "pump")  # supervised: a dashboard switch asks, as a model's call would
     expect(device_state(page, "pump")).to_have_text("State: on")
     expect(page.get_by_role("switch", name=re.compile(r"^pump on"))).to_have_attribute(
-        "aria-checked", "true")
+        "aria-checked", "true"
+    )
     assert level(gateway, "pump") == 1
 
     page.get_by_role("slider", name="fan level").fill("0.5")
@@ -273,7 +294,8 @@ def test_estop_sets_every_output_safe(
 
     page.get_by_role("button", name=re.compile("^Emergency stop")).click()
     expect(page.get_by_role("alert").filter(has_text="Emergency stop")).to_contain_text(
-        "every output is at its safe value")
+        "every output is at its safe value"
+    )
     for device in ("red_led", "pump"):
         expect(device_state(page, device)).to_have_text("State: off")
     expect(device_state(page, "fan")).to_have_text("State: level 0.00")
@@ -290,7 +312,8 @@ def test_reload_resumes_the_session_and_sessions_can_be_resumed(
     page.get_by_label("Message").fill("remember the seed")
     page.get_by_role("button", name="Send").click()
     expect(page.locator("#messages li.assistant").last.locator(".text")).to_have_text(
-        "Noted: the seed is planted.")
+        "Noted: the seed is planted."
+    )
     session_id = page.evaluate("localStorage.getItem('clawseed.session')")
     assert session_id
     wait_saved(gateway, session_id)
@@ -342,8 +365,11 @@ def test_a_model_that_cannot_be_reached_leaves_devices_and_estop_working(
     browser: Any, gateway: GatewayThread
 ) -> None:
     page = open_paired(browser, gateway)
-    gateway.script(ProviderUnreachable("nothing answered at 127.0.0.1:11434",
-                                       provider="ollama", model="llama3"))
+    gateway.script(
+        ProviderUnreachable(
+            "nothing answered at 127.0.0.1:11434", provider="ollama", model="llama3"
+        )
+    )
     page.get_by_label("Message").fill("hello?")
     page.get_by_role("button", name="Send").click()
     expect(page.locator("#banner")).to_contain_text("The model cannot be reached")
@@ -393,7 +419,8 @@ def test_every_screen_has_named_controls_and_is_screenshotted(
     for screen in ("Chat", "Devices", "Sessions", "Settings"):
         page.get_by_role("button", name=screen, exact=True).click()
         expect(page.get_by_role("button", name=screen, exact=True)).to_have_attribute(
-            "aria-current", "page")
+            "aria-current", "page"
+        )
         if screen == "Devices":
             expect(page.locator('#sensors li[data-name="greenhouse"]')).to_be_visible()
         if screen == "Settings":
@@ -405,9 +432,7 @@ def test_every_screen_has_named_controls_and_is_screenshotted(
     page.context.close()
 
 
-def test_the_personality_file_is_edited_from_settings(
-    browser: Any, gateway: GatewayThread
-) -> None:
+def test_the_personality_file_is_edited_from_settings(browser: Any, gateway: GatewayThread) -> None:
     page = open_paired(browser, gateway)
     page.get_by_role("button", name="Settings").click()
     page.get_by_label("Personality file").select_option("USER.md")
@@ -430,7 +455,9 @@ def test_keyboard_alone_reaches_the_composer_and_sends(
     focused = []
     for _ in range(15):
         page.keyboard.press("Tab")
-        focused.append(page.evaluate("document.activeElement.id || document.activeElement.textContent"))
+        focused.append(
+            page.evaluate("document.activeElement.id || document.activeElement.textContent")
+        )
         if focused[-1] == "message":
             break
     # The order a person meets them: skip link, STOP, the screens, then the conversation.
@@ -439,13 +466,12 @@ def test_keyboard_alone_reaches_the_composer_and_sends(
     page.keyboard.type("hello by keyboard")
     page.keyboard.press("Enter")
     expect(page.locator("#messages li.assistant").last.locator(".text")).to_have_text(
-        "Typed without a mouse.")
+        "Typed without a mouse."
+    )
     page.context.close()
 
 
-def test_a_scheduled_jobs_answer_reaches_the_open_app(
-    browser: Any, gateway: GatewayThread
-) -> None:
+def test_a_scheduled_jobs_answer_reaches_the_open_app(browser: Any, gateway: GatewayThread) -> None:
     from clawseed_edge.scheduler import Job, Schedule
 
     scheduler = gateway.service.scheduler
@@ -454,8 +480,9 @@ def test_a_scheduled_jobs_answer_reaches_the_open_app(
     page = open_paired(browser, gateway)
     page.get_by_role("button", name="Devices").click()  # the app listens on any screen
     expect(device_state(page, "red_led")).to_be_visible()
-    job = Job.build("wiring_report", Schedule.parse("every", 3600), tool="hardware_status",
-                    deliver=("phones",))
+    job = Job.build(
+        "wiring_report", Schedule.parse("every", 3600), tool="hardware_status", deliver=("phones",)
+    )
     gateway.run(scheduler.store.add(job))
     run = gateway.run(scheduler.run_now("wiring_report"))
     assert run.status == "ok", run.error

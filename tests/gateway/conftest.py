@@ -57,22 +57,24 @@ def base_url(service: Service) -> str:
 
 
 def ws_url(service: Service, query: str = "") -> str:
-    return base_url(service).replace("http://", "ws://") + "/ws/chat" + (f"?{query}" if query else "")
+    return (
+        base_url(service).replace("http://", "ws://") + "/ws/chat" + (f"?{query}" if query else "")
+    )
 
 
 async def pair_token(service: Service, name: str = "test-phone") -> str:
     assert service.hub is not None
     code = service.hub.pairing.new_code()
     async with httpx.AsyncClient(base_url=base_url(service)) as http:
-        response = await http.post("/pair", headers={"X-Pairing-Code": code,
-                                                      "X-Client-Name": name})
+        response = await http.post("/pair", headers={"X-Pairing-Code": code, "X-Client-Name": name})
     assert response.status_code == 200, response.text
     return str(response.json()["token"])
 
 
 async def open_ws(service: Service, token: str, query: str = "") -> ClientConnection:
-    return await connect(ws_url(service, query),
-                         additional_headers={"Authorization": f"Bearer {token}"})
+    return await connect(
+        ws_url(service, query), additional_headers={"Authorization": f"Bearer {token}"}
+    )
 
 
 async def recv(ws: ClientConnection) -> dict[str, Any]:

@@ -23,7 +23,9 @@ class Inbox(list[dict[str, Any]]):
         self.arrived.set()
 
 
-REQUEST = ApprovalRequest("r1", "gpio_switch", {"device": "fan", "on": True}, "act", "switch fan on")
+REQUEST = ApprovalRequest(
+    "r1", "gpio_switch", {"device": "fan", "on": True}, "act", "switch fan on"
+)
 
 
 async def test_no_answer_in_time_is_a_refusal_with_a_log_line(

@@ -45,8 +45,9 @@ async def test_a_doorbell_turn_asks_the_phone_and_its_answer_decides(
             mock_pin(gpio, "doorbell").drive_low()  # pressed (the button pulls up)
             request = await recv(ws)
             assert pin_level(gpio, "porch_light") == 0, "nothing switched before the answer"
-            await ws.send(json.dumps({"type": "approval_response", "id": request["id"],
-                                      "approved": approved}))
+            await ws.send(
+                json.dumps({"type": "approval_response", "id": request["id"], "approved": approved})
+            )
             await provider.answered.wait()
             level = pin_level(gpio, "porch_light")
     assert request["type"] == "approval_request"
@@ -80,8 +81,9 @@ async def test_with_no_client_connected_the_approval_is_refused_at_once(
     told = provider.requests[1].messages[-1].content
     assert "no paired client is connected" in told
     assert "no one was asked to approve" in told and "was refused" not in told  # no one said no
-    assert any("approval of" in r.getMessage() and "refused" in r.getMessage()
-               for r in caplog.records)
+    assert any(
+        "approval of" in r.getMessage() and "refused" in r.getMessage() for r in caplog.records
+    )
 
 
 async def test_the_first_answer_wins_and_a_late_one_is_told(clawseed_home: Path) -> None:
@@ -99,11 +101,13 @@ async def test_the_first_answer_wins_and_a_late_one_is_told(clawseed_home: Path)
             first = await recv(phone)
             second = await recv(tab)
             assert first["id"] == second["id"]
-            await phone.send(json.dumps({"type": "approval_response", "id": first["id"],
-                                         "approved": True}))
+            await phone.send(
+                json.dumps({"type": "approval_response", "id": first["id"], "approved": True})
+            )
             await provider.answered.wait()
-            await tab.send(json.dumps({"type": "approval_response", "id": first["id"],
-                                       "approved": False}))
+            await tab.send(
+                json.dumps({"type": "approval_response", "id": first["id"], "approved": False})
+            )
             late = await recv(tab)
             level = pin_level(gpio, "porch_light")
     assert level == 1

@@ -11,8 +11,12 @@ import pytest
 
 @pytest.mark.parametrize(
     "package",
-    ["clawseed_edge.gateway", "clawseed_edge.service", "clawseed_edge.client",
-     "clawseed_edge.state"],
+    [
+        "clawseed_edge.gateway",
+        "clawseed_edge.service",
+        "clawseed_edge.client",
+        "clawseed_edge.state",
+    ],
 )
 def test_every_exported_name_resolves(package: str) -> None:
     module = importlib.import_module(package)
@@ -25,8 +29,9 @@ def test_client_and_state_import_only_the_api_layer() -> None:
         "import sys; import clawseed_edge.client, clawseed_edge.state; "
         "print(sorted({m.split('.')[1] for m in sys.modules if m.startswith('clawseed_edge.')}))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert eval(out) == ["api", "client", "state"]
 
 
@@ -36,6 +41,7 @@ def test_the_cli_parser_and_agent_command_do_not_import_starlette_or_uvicorn() -
         "import clawseed_edge.service, clawseed_edge.gateway; "
         "print([m for m in ('starlette', 'uvicorn', 'websockets') if m in sys.modules])"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == "[]"

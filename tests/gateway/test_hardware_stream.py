@@ -16,13 +16,16 @@ from clawseed_edge.testing import ScriptedProvider
 
 from .conftest import CONFIG, base_url, open_ws, pair_token, recv_until, running_service
 
-SENSOR_CONFIG = CONFIG.replace("[autonomy]\nlevel = \"supervised\"", "[autonomy]\nlevel = \"full\"") + """
+SENSOR_CONFIG = (
+    CONFIG.replace('[autonomy]\nlevel = "supervised"', '[autonomy]\nlevel = "full"')
+    + """
 [[sensors]]
 name = "greenhouse"
 driver = "bme280"
 bus = 1
 address = 0x76
 """
+)
 
 
 async def _events(lines: AsyncIterator[str]) -> AsyncIterator[dict[str, Any]]:

@@ -27,8 +27,9 @@ async def test_the_webhook_answers_once_per_idempotency_key(
             key = {"X-Idempotency-Key": "delivery-7"}
             first = await http.post("/webhook", json={"message": "ping"}, headers=key)
             again = await http.post("/webhook", json={"message": "ping"}, headers=key)
-            other = await http.post("/webhook", json={"message": "ping"},
-                                    headers={"X-Idempotency-Key": "delivery-8"})
+            other = await http.post(
+                "/webhook", json={"message": "ping"}, headers={"X-Idempotency-Key": "delivery-8"}
+            )
     assert first.json()["response"] == "Answer one."
     assert again.json() == first.json()
     assert again.headers["X-Idempotent-Replay"] == "true"
@@ -50,8 +51,9 @@ async def test_metrics_parse_as_prometheus_text(
     turns = {s.labels.get("outcome"): s.value for s in families["clawseed_turns"].samples}
     assert turns["done"] == 1
     assert families["clawseed_process_resident_memory_bytes"].samples[0].value > 1_000_000
-    devices = {s.labels["device"]: s.value
-               for s in families["clawseed_peripheral_device_value"].samples}
+    devices = {
+        s.labels["device"]: s.value for s in families["clawseed_peripheral_device_value"].samples
+    }
     assert devices["porch_light"] == 0
     assert "clawseed_memory_entries" in families
     assert families["clawseed_gateway_connections"].samples[0].value == 0
@@ -63,8 +65,9 @@ async def test_oversized_and_malformed_bodies_get_json_errors_and_the_server_kee
     async with running_service(clawseed_home, provider) as service:
         token = await pair_token(service)
         async with httpx.AsyncClient(base_url=base_url(service), headers=_auth(token)) as http:
-            big = await http.post("/webhook", content=b"x" * 5000,
-                                  headers={"Content-Type": "application/json"})
+            big = await http.post(
+                "/webhook", content=b"x" * 5000, headers={"Content-Type": "application/json"}
+            )
 
             async def chunks():  # type: ignore[no-untyped-def]
                 for _ in range(10):

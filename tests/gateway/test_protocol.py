@@ -37,10 +37,18 @@ def parse(frame: object) -> object:
 
 def test_the_android_sdks_frames_parse() -> None:
     assert parse({"type": "message", "content": "你好"}) == MessageFrame("你好")
-    tools = parse({"type": "register_tools", "tools": [{
-        "name": "device_info", "description": "phone info",
-        "parameters": '{"type":"object","properties":{},"required":[]}',
-    }]})
+    tools = parse(
+        {
+            "type": "register_tools",
+            "tools": [
+                {
+                    "name": "device_info",
+                    "description": "phone info",
+                    "parameters": '{"type":"object","properties":{},"required":[]}',
+                }
+            ],
+        }
+    )
     assert isinstance(tools, RegisterToolsFrame)
     assert tools.tools[0].parameters["type"] == "object" and tools.tools[0].risk == "act"
     assert parse({"type": "tool_result", "id": "tc1", "output": "ok", "success": True}) == (
@@ -57,8 +65,13 @@ def test_the_android_sdks_frames_parse() -> None:
         ({"type": "register_tools", "tools": [{"name": "bad name"}]}, "tool_name_invalid"),
         ({"type": "register_tools", "tools": [{"name": "a"}, {"name": "a"}]}, "frame_invalid"),
         ({"type": "register_tools", "tools": [{"name": "a", "risk": "nuke"}]}, "frame_invalid"),
-        ({"type": "register_tools", "tools": [{"name": "a", "parameters": {
-            "description": "x" * 9000}}]}, "too_large"),
+        (
+            {
+                "type": "register_tools",
+                "tools": [{"name": "a", "parameters": {"description": "x" * 9000}}],
+            },
+            "too_large",
+        ),
         ({"type": "tool_result", "id": "bad id!", "output": "x"}, "frame_invalid"),
         ({"type": "approval_response", "id": "a1", "approved": "yes"}, "frame_invalid"),
         ({"kind": "message"}, "frame_unknown"),

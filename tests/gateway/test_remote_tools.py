@@ -30,8 +30,11 @@ async def test_a_tool_registered_by_the_sdk_is_called_by_the_agent(
         token = await pair_token(service)
         async with GatewayClient(base_url(service), token=token) as client:
 
-            @client.tool("phone_battery", "Battery level of the phone",
-                         {"type": "object", "properties": {"unit": {"type": "string"}}})
+            @client.tool(
+                "phone_battery",
+                "Battery level of the phone",
+                {"type": "object", "properties": {"unit": {"type": "string"}}},
+            )
             async def battery(arguments: dict[str, object]) -> str:
                 seen.append(dict(arguments))
                 return "87"
@@ -55,9 +58,21 @@ async def test_a_remote_tool_that_never_answers_fails_with_a_clear_message(
         token = await pair_token(service)
         async with await open_ws(service, token) as ws:
             await recv_until(ws, "connected")
-            await ws.send(json.dumps({"type": "register_tools", "tools": [
-                {"name": "phone_camera", "description": "take a photo", "parameters": "{}",
-                 "risk": "read"}]}))
+            await ws.send(
+                json.dumps(
+                    {
+                        "type": "register_tools",
+                        "tools": [
+                            {
+                                "name": "phone_camera",
+                                "description": "take a photo",
+                                "parameters": "{}",
+                                "risk": "read",
+                            }
+                        ],
+                    }
+                )
+            )
             registered = await recv(ws)
             await ws.send(json.dumps({"type": "message", "content": "take a photo"}))
             frames = await recv_until(ws, "done")  # the request is never answered
@@ -80,8 +95,14 @@ async def test_disconnect_removes_remote_tools_from_both_registries(
         async with await open_ws(service, token) as ws:
             session = (await recv(ws))["sessionId"]
             await recv(ws)
-            await ws.send(json.dumps({"type": "register_tools", "tools": [
-                {"name": "phone_light", "description": "flashlight"}]}))
+            await ws.send(
+                json.dumps(
+                    {
+                        "type": "register_tools",
+                        "tools": [{"name": "phone_light", "description": "flashlight"}],
+                    }
+                )
+            )
             await recv(ws)
             connection = hub.connections[session]
             agent = connection.agent
@@ -105,8 +126,20 @@ async def test_read_only_refuses_an_act_class_remote_tool(
         token = await pair_token(service)
         async with await open_ws(service, token) as ws:
             await recv_until(ws, "connected")
-            await ws.send(json.dumps({"type": "register_tools", "tools": [
-                {"name": "phone_unlock", "description": "unlock the door", "risk": "act"}]}))
+            await ws.send(
+                json.dumps(
+                    {
+                        "type": "register_tools",
+                        "tools": [
+                            {
+                                "name": "phone_unlock",
+                                "description": "unlock the door",
+                                "risk": "act",
+                            }
+                        ],
+                    }
+                )
+            )
             await recv(ws)
             await ws.send(json.dumps({"type": "message", "content": "unlock"}))
             frames = await recv_until(ws, "done")
@@ -122,8 +155,14 @@ async def test_a_tool_name_taken_by_a_builtin_is_rejected_by_name(
         token = await pair_token(service)
         async with await open_ws(service, token) as ws:
             await recv_until(ws, "connected")
-            await ws.send(json.dumps({"type": "register_tools", "tools": [
-                {"name": "gpio_switch"}, {"name": "phone_ok"}]}))
+            await ws.send(
+                json.dumps(
+                    {
+                        "type": "register_tools",
+                        "tools": [{"name": "gpio_switch"}, {"name": "phone_ok"}],
+                    }
+                )
+            )
             registered = await recv(ws)
             error = await recv(ws)
     assert registered["registered"] == ["phone_ok"]
@@ -131,9 +170,7 @@ async def test_a_tool_name_taken_by_a_builtin_is_rejected_by_name(
     assert error["code"] == "tools_rejected"
 
 
-async def test_too_many_tools_are_refused(
-    clawseed_home: Path, provider: ScriptedProvider
-) -> None:
+async def test_too_many_tools_are_refused(clawseed_home: Path, provider: ScriptedProvider) -> None:
     async with running_service(clawseed_home, provider) as service:
         token = await pair_token(service)
         async with await open_ws(service, token) as ws:

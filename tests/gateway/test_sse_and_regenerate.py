@@ -39,8 +39,7 @@ async def test_an_sse_listener_gets_the_approval_and_answers_it_over_http(
                 assert (await anext(lines)).startswith(": connected")
                 mock_pin(gpio, "doorbell").drive_low()
                 request = await _next_sse_event(lines)
-                answer = await http.post(f"/api/approvals/{request['id']}",
-                                         json={"approved": True})
+                answer = await http.post(f"/api/approvals/{request['id']}", json={"approved": True})
                 resolved = await _next_sse_event(lines)
                 await provider.answered.wait()  # the approved call has run
                 level = pin_level(gpio, "porch_light")

@@ -57,14 +57,16 @@ async def _frames(watch: DeviceWatch, frames: list[dict[str, Any]], count: int) 
 async def test_a_failing_read_is_published_as_an_error_and_the_watch_keeps_going() -> None:
     tool = Status(OSError("i2c bus 1 vanished"))
     frames: list[dict[str, Any]] = []
-    watch = DeviceWatch({"hardware_status": tool}.get, [Board(healthy=False)], frames.append,
-                        interval_s=0.01)
+    watch = DeviceWatch(
+        {"hardware_status": tool}.get, [Board(healthy=False)], frames.append, interval_s=0.01
+    )
     await _frames(watch, frames, 2)
     devices = next(f for f in frames if f["type"] == "devices")
     boards = next(f for f in frames if f["type"] == "boards")
     assert devices["ok"] is False and "i2c bus 1 vanished" in devices["error"]
-    assert boards["boards"] == [{"name": "pi", "board_type": "sim", "healthy": False,
-                                 "detail": "the USB cable was pulled"}]
+    assert boards["boards"] == [
+        {"name": "pi", "board_type": "sim", "healthy": False, "detail": "the USB cable was pulled"}
+    ]
 
 
 async def test_unchanged_states_are_published_once_and_a_new_listener_gets_them_again() -> None:

@@ -59,8 +59,15 @@ async def test_malformed_and_unknown_frames_get_errors_and_the_connection_keeps_
     codes = [e["code"] for e in errors]
     assert all(e["type"] == "error" for e in errors)
     assert codes == [
-        "json_invalid", "frame_invalid", "frame_unknown", "frame_invalid", "too_large",
-        "json_too_deep", "too_large", "tool_result_unexpected", "approval_unknown",
+        "json_invalid",
+        "frame_invalid",
+        "frame_unknown",
+        "frame_invalid",
+        "too_large",
+        "json_too_deep",
+        "too_large",
+        "tool_result_unexpected",
+        "approval_unknown",
     ]
     assert "launch_rockets" in errors[2]["message"] and "message" in errors[2]["message"]
     assert frames[-1]["full_response"] == "still here"

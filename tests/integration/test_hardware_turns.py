@@ -135,9 +135,7 @@ def clock() -> FakeClock:
 async def board(clock: FakeClock) -> AsyncIterator[PiGpio]:
     """The WIRING on the sim board, on a fresh MockFactory with PWM pins, connected."""
     factory = MockFactory(pin_class=ReleaseRecordingPin)
-    gpio = PiGpio(
-        loads_hardware_toml(WIRING, "<wiring>"), pin_factory=factory, source="<wiring>"
-    )
+    gpio = PiGpio(loads_hardware_toml(WIRING, "<wiring>"), pin_factory=factory, source="<wiring>")
     await gpio.connect()
     try:
         yield gpio

@@ -63,7 +63,9 @@ async def test_prune_drops_session_messages_past_retention(memory: SqliteMemory)
     await memory.append_history("mixed", turn(2))
     ancient = time.time() - 40 * 86400
     async with memory._write("age the rows") as conn:
-        await conn.execute("UPDATE session_messages SET created_at=? WHERE session_id='old'", (ancient,))
+        await conn.execute(
+            "UPDATE session_messages SET created_at=? WHERE session_id='old'", (ancient,)
+        )
         await conn.execute(
             "UPDATE session_messages SET created_at=? WHERE id=(SELECT MIN(id) FROM "
             "session_messages WHERE session_id='mixed')",

@@ -68,7 +68,9 @@ def test_pi_gpio_is_built_in_and_entry_points_are_not_scanned_for_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     looked_up: list[str] = []
-    monkeypatch.setattr(registry_module, "entry_points", lambda group: looked_up.append(group) or [])
+    monkeypatch.setattr(
+        registry_module, "entry_points", lambda group: looked_up.append(group) or []
+    )
     registry = default_registry()
     table = registry.parse(
         {"name": "bench", "type": "pi_gpio", "board": "sim"}, source="c.toml", index=0

@@ -102,7 +102,9 @@ def recalled(previous: str, latest: str) -> str:
 
 async def test_recalled_memory_does_not_pick_the_device() -> None:
     # "the lamp" has no switch tool; the red LED named only in recalled memory must not switch
-    response = await DemoProvider().chat(request(recalled("turn on the red led", "turn on the lamp")))
+    response = await DemoProvider().chat(
+        request(recalled("turn on the red led", "turn on the lamp"))
+    )
     assert all(c.arguments.get("device") != "red_led" for c in response.tool_calls)
     assert response.tool_calls == ()
 

@@ -71,8 +71,14 @@ async def test_a_tool_job_stores_a_simulated_sensor_reading_in_memory(
 ) -> None:
     clock = ManualClock(T0)
     sched = await scheduler_for(runtime, state, clock=clock)
-    job = Job.build("greenhouse_log", Schedule.parse("every", "10m"), tool="sensor_read",
-                    arguments={"sensor": "greenhouse"}, deliver=["memory"], created_at=T0)
+    job = Job.build(
+        "greenhouse_log",
+        Schedule.parse("every", "10m"),
+        tool="sensor_read",
+        arguments={"sensor": "greenhouse"},
+        deliver=["memory"],
+        created_at=T0,
+    )
     await sched.store.add(job)
     await sched.prepare()
     clock.set(T0 + 600)
@@ -92,10 +98,15 @@ async def test_a_scheduled_switch_refused_by_the_rate_limit_is_recorded_as_faile
 ) -> None:
     clock = ManualClock(T0)
     sched = await scheduler_for(runtime, state, clock=clock)
-    await sched.store.add(Job.build(
-        "blink", Schedule.parse("every", "1s"), tool="gpio_switch",
-        arguments={"device": "porch_light", "on": True}, created_at=T0,
-    ))
+    await sched.store.add(
+        Job.build(
+            "blink",
+            Schedule.parse("every", "1s"),
+            tool="gpio_switch",
+            arguments={"device": "porch_light", "on": True},
+            created_at=T0,
+        )
+    )
     await sched.prepare()
     for second in (1, 2):
         clock.set(T0 + second)
@@ -118,8 +129,13 @@ async def test_the_model_schedules_a_switch_through_a_full_turn(
     provider = runtime.provider
     assert isinstance(provider, ScriptedProvider)
     provider.add(
-        ScriptedProvider.call("cron_add", name="porch_off", cron="0 0 * * *", tool="gpio_switch",
-                              arguments={"device": "porch_light", "on": False}),
+        ScriptedProvider.call(
+            "cron_add",
+            name="porch_off",
+            cron="0 0 * * *",
+            tool="gpio_switch",
+            arguments={"device": "porch_light", "on": False},
+        ),
         ScriptedProvider.text("Done: the porch light goes off at midnight."),
     )
     answer = await runtime.agent.run("turn the porch light off at midnight")
@@ -175,16 +191,28 @@ async def test_a_prompt_job_runs_a_turn_in_its_own_session_and_reaches_the_phone
     provider = runtime.provider
     assert isinstance(provider, ScriptedProvider)
     provider.add(ScriptedProvider.text("It is 21 °C in the greenhouse."))
-    await sched.store.add(Job.build("morning", Schedule.parse("cron", "0 7 * * *"),
-                                    prompt="How warm is the greenhouse?",
-                                    deliver=["phones", "log"], created_at=T0))
+    await sched.store.add(
+        Job.build(
+            "morning",
+            Schedule.parse("cron", "0 7 * * *"),
+            prompt="How warm is the greenhouse?",
+            deliver=["phones", "log"],
+            created_at=T0,
+        )
+    )
     await sched.prepare()
     seven = (await sched.store.get("morning")).next_run  # type: ignore[union-attr]
     clock.set(seven)  # type: ignore[arg-type]
     await sched.run_due()
     await sched.wait_idle()
-    assert frames == [{"type": "job_result", "job": "morning",
-                       "text": "It is 21 °C in the greenhouse.", "at": seven}]
+    assert frames == [
+        {
+            "type": "job_result",
+            "job": "morning",
+            "text": "It is 21 °C in the greenhouse.",
+            "at": seven,
+        }
+    ]
     assert runtime.agent.history("job-morning")[-1].content == "It is 21 °C in the greenhouse."
     assert runtime.agent.history("default") == ()
 
@@ -197,14 +225,30 @@ async def test_cron_list_and_remove_and_the_refusals_of_cron_add(
     add, listing, remove = (registry.get(n) for n in ("cron_add", "cron_list", "cron_remove"))
     assert add is not None and listing is not None and remove is not None
     ctx = ToolContext(channel="test")
-    ok = await add.execute({"name": "soil", "every": "10m", "tool": "sensor_read",
-                            "arguments": {"sensor": "greenhouse"}}, ctx)
+    ok = await add.execute(
+        {
+            "name": "soil",
+            "every": "10m",
+            "tool": "sensor_read",
+            "arguments": {"sensor": "greenhouse"},
+        },
+        ctx,
+    )
     assert ok.success and "every 10 minutes" in ok.output
     refusals = {
         "no tool is named 'teleport'": {"name": "a", "every": "1m", "tool": "teleport"},
-        "cannot schedule other jobs": {"name": "a", "every": "1m", "tool": "cron_remove", "arguments": {"name": "x"}},
-        "greenhouse": {"name": "a", "every": "1m", "tool": "sensor_read",
-                       "arguments": {"sensor": "attic"}},
+        "cannot schedule other jobs": {
+            "name": "a",
+            "every": "1m",
+            "tool": "cron_remove",
+            "arguments": {"name": "x"},
+        },
+        "greenhouse": {
+            "name": "a",
+            "every": "1m",
+            "tool": "sensor_read",
+            "arguments": {"sensor": "attic"},
+        },
         "exactly one schedule": {"name": "a", "every": "1m", "cron": "* * * * *", "prompt": "x"},
         "has passed": {"name": "a", "at": "2020-01-01T00:00", "prompt": "x"},
         "exists": {"name": "soil", "every": "1m", "prompt": "x"},
@@ -214,8 +258,11 @@ async def test_cron_list_and_remove_and_the_refusals_of_cron_add(
         assert not result.success and needle in (result.error or ""), (needle, result.error)
     shown = await listing.execute({}, ctx)
     assert "- soil: call sensor_read" in shown.output and "every 10 minutes" in shown.output
-    await sched.store.add(Job.build("declared", Schedule.parse("every", 60), prompt="x",
-                                    origin="config", created_at=T0))
+    await sched.store.add(
+        Job.build(
+            "declared", Schedule.parse("every", 60), prompt="x", origin="config", created_at=T0
+        )
+    )
     refused = await remove.execute({"name": "declared"}, ctx)
     assert not refused.success and "declared in the config file" in (refused.error or "")
     assert (await remove.execute({"name": "soil"}, ctx)).success

@@ -16,8 +16,9 @@ UTC = ZoneInfo("UTC")
 
 
 def every(name: str, seconds: int, missed: str = "skip") -> Job:
-    return Job.build(name, Schedule.parse("every", seconds), prompt="hello", missed=missed,
-                     created_at=T0)
+    return Job.build(
+        name, Schedule.parse("every", seconds), prompt="hello", missed=missed, created_at=T0
+    )
 
 
 def scheduler(store: JobStore, runner: RecordingRunner, clock: ManualClock) -> Scheduler:
@@ -225,14 +226,17 @@ async def test_a_0230_job_runs_exactly_once_on_both_dst_nights_minute_by_minute(
     store: JobStore, runner: RecordingRunner
 ) -> None:
     berlin = ZoneInfo("Europe/Berlin")
-    nights = {"spring": datetime(2026, 3, 29, 0, 0, tzinfo=berlin),
-              "fall": datetime(2026, 10, 25, 0, 0, tzinfo=berlin)}
+    nights = {
+        "spring": datetime(2026, 3, 29, 0, 0, tzinfo=berlin),
+        "fall": datetime(2026, 10, 25, 0, 0, tzinfo=berlin),
+    }
     for label, start in nights.items():
         await store.remove("night")
         begin = start.timestamp()
         clock = ManualClock(begin)
-        await store.add(Job.build("night", Schedule.parse("cron", "30 2 * * *"), prompt="x",
-                                  created_at=begin))
+        await store.add(
+            Job.build("night", Schedule.parse("cron", "30 2 * * *"), prompt="x", created_at=begin)
+        )
         sched = Scheduler(store, runner, zone=berlin, clock=clock)
         await sched.prepare()
         ran_at = []

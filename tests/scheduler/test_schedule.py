@@ -31,14 +31,16 @@ def runs_between(schedule: Schedule, start: float, end: float, anchor: float = 0
 
 
 def test_a_job_in_the_skipped_hour_runs_once_at_the_end_of_the_gap() -> None:
-    runs = runs_between(Schedule.parse("cron", "30 2 * * *"), local(2026, 3, 28, 12),
-                        local(2026, 3, 30, 12))
+    runs = runs_between(
+        Schedule.parse("cron", "30 2 * * *"), local(2026, 3, 28, 12), local(2026, 3, 30, 12)
+    )
     assert runs == ["29 03:00 +0200", "30 02:30 +0200"]
 
 
 def test_a_fixed_time_in_the_repeated_hour_runs_once() -> None:
-    runs = runs_between(Schedule.parse("cron", "30 2 * * *"), local(2026, 10, 24, 12),
-                        local(2026, 10, 26, 12))
+    runs = runs_between(
+        Schedule.parse("cron", "30 2 * * *"), local(2026, 10, 24, 12), local(2026, 10, 26, 12)
+    )
     assert runs == ["25 02:30 +0200", "26 02:30 +0100"]
 
 

@@ -37,8 +37,9 @@ async def test_pair_prints_a_code_that_pairs_and_list_and_revoke_manage_tokens(
         printed = capsys.readouterr().out
         pairing_code = printed.split("pairing code: ")[1].split()[0]
         async with httpx.AsyncClient(base_url=base_url(service)) as http:
-            paired = await http.post("/pair", headers={"X-Pairing-Code": pairing_code,
-                                                        "X-Client-Name": "tablet"})
+            paired = await http.post(
+                "/pair", headers={"X-Pairing-Code": pairing_code, "X-Client-Name": "tablet"}
+            )
             token = paired.json()["token"]
             listed_code = await asyncio.to_thread(main, ["pair", "--list"])
             listing = capsys.readouterr().out

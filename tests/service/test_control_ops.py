@@ -94,9 +94,11 @@ async def test_reload_applies_provider_and_autonomy_and_names_what_needs_a_resta
 ) -> None:
     async with running_service(clawseed_home, ScriptedProvider(), CONFIG) as service:
         assert service.runtime is not None
-        changed = (CONFIG.replace('level = "supervised"', 'level = "read_only"')
-                   .replace('model = "demo-rules"', 'model = "demo-echo"')
-                   .replace("port = 0", "port = 0\nmax_connections = 7"))
+        changed = (
+            CONFIG.replace('level = "supervised"', 'level = "read_only"')
+            .replace('model = "demo-rules"', 'model = "demo-echo"')
+            .replace("port = 0", "port = 0\nmax_connections = 7")
+        )
         (clawseed_home / "config.toml").write_text(changed, encoding="utf-8")
         code = await asyncio.to_thread(main, ["reload"])
         out = capsys.readouterr().out

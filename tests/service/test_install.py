@@ -117,8 +117,9 @@ def test_uninstall_removes_unit_and_rule_and_keeps_the_state(tmp_path: Path) -> 
 def test_systemd_analyze_verify_passes_on_the_installed_unit(tmp_path: Path) -> None:
     analyze = _systemd_analyze()
     unit, _ = _installed(tmp_path)
-    done = subprocess.run([analyze, "verify", str(unit)], capture_output=True, text=True,
-                          check=False)
+    done = subprocess.run(
+        [analyze, "verify", str(unit)], capture_output=True, text=True, check=False
+    )
     output = done.stdout + done.stderr
     assert done.returncode == 0, output
     assert "Unknown key" not in output and "Unknown section" not in output, output
@@ -130,7 +131,9 @@ def test_systemd_analyze_security_scores_two_or_lower(tmp_path: Path) -> None:
     unit, _ = _installed(tmp_path)
     done = subprocess.run(
         [analyze, "security", "--offline=true", "--no-pager", str(unit)],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     output = done.stdout + done.stderr
     assert "Unknown key" not in output, output
@@ -144,8 +147,12 @@ def test_the_stack_runs_a_turn_with_write_execute_memory_denied(tmp_path: Path) 
     same rule systemd's seccomp filter enforces) refuses no mapping a turn, a ctypes callback
     or the gateway's import stack needs."""
     probe = subprocess.run(
-        [sys.executable, "-c", "import ctypes; l = ctypes.CDLL(None, use_errno=True); "
-         "raise SystemExit(0 if l.prctl(65, 1, 0, 0, 0) == 0 else 1)"],
+        [
+            sys.executable,
+            "-c",
+            "import ctypes; l = ctypes.CDLL(None, use_errno=True); "
+            "raise SystemExit(0 if l.prctl(65, 1, 0, 0, 0) == 0 else 1)",
+        ],
         check=False,
     )
     if probe.returncode != 0:
@@ -160,7 +167,13 @@ def test_the_stack_runs_a_turn_with_write_execute_memory_denied(tmp_path: Path) 
         "raise SystemExit(main(['agent', '--sim', '-m', 'turn on the red led']))\n"
     )
     env = {**os.environ, "CLAWSEED_HOME": str(tmp_path)}
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          env=env, timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert "red_led (GPIO17) is now on" in done.stdout

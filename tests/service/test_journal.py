@@ -56,11 +56,17 @@ def test_gateway_under_a_journal_stream_prefixes_its_log_lines_and_hides_the_cod
 ) -> None:
     read_end, write_end = os.pipe()
     st = os.fstat(write_end)
-    env = {**os.environ, "CLAWSEED_HOME": str(tmp_path),
-           "JOURNAL_STREAM": f"{st.st_dev}:{st.st_ino}"}
-    proc = subprocess.Popen([sys.executable, "-m", "clawseed_edge", "gateway", "--sim",
-                             "--port", "0"],
-                            stderr=write_end, stdout=subprocess.DEVNULL, env=env)
+    env = {
+        **os.environ,
+        "CLAWSEED_HOME": str(tmp_path),
+        "JOURNAL_STREAM": f"{st.st_dev}:{st.st_ino}",
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "clawseed_edge", "gateway", "--sim", "--port", "0"],
+        stderr=write_end,
+        stdout=subprocess.DEVNULL,
+        env=env,
+    )
     os.close(write_end)
     with os.fdopen(read_end, encoding="utf-8") as stderr:
         try:

@@ -123,7 +123,9 @@ def test_a_socket_that_went_away_is_not_an_error(tmp_path: Path) -> None:
         ({}, None),
     ],
 )
-def test_watchdog_interval_honours_usec_and_pid(env: dict[str, str], expected: float | None) -> None:
+def test_watchdog_interval_honours_usec_and_pid(
+    env: dict[str, str], expected: float | None
+) -> None:
     assert watchdog_interval_s(env) == expected
 
 
@@ -134,8 +136,11 @@ async def _service(home: Path, notifier: Notifier) -> Service:
     path = home / "config.toml"
     path.write_text(CONFIG, encoding="utf-8")
     options = ServiceOptions(
-        sim=True, gateway=False, assemble={"provider": ScriptedProvider()},
-        say=lambda line: None, notifier=notifier,
+        sim=True,
+        gateway=False,
+        assemble={"provider": ScriptedProvider()},
+        say=lambda line: None,
+        notifier=notifier,
     )
     return Service(load_config(path), options)
 
@@ -156,7 +161,9 @@ async def test_ready_status_watchdog_and_stopping_in_process(
         await service.aclose()
     stopped = _messages(sock)
     assert ready[0]["READY"] == "1"
-    assert "pi: sim with 1 device" in ready[0]["STATUS"] and ready[0]["STATUS"].startswith("running: ")
+    assert "pi: sim with 1 device" in ready[0]["STATUS"] and ready[0]["STATUS"].startswith(
+        "running: "
+    )
     assert any(m.get("WATCHDOG") == "1" for m in pings), pings
     assert stopped[0]["STOPPING"] == "1"
 
@@ -222,12 +229,19 @@ def test_run_sim_subprocess_notifies_ready_pings_and_stops_on_sigterm(tmp_path: 
     home = tmp_path / "home"
     home.mkdir()
     (home / "config.toml").write_text(CONFIG, encoding="utf-8")
-    env = {**os.environ, "CLAWSEED_HOME": str(home), "NOTIFY_SOCKET": "@" + name,
-           "WATCHDOG_USEC": "200000"}
+    env = {
+        **os.environ,
+        "CLAWSEED_HOME": str(home),
+        "NOTIFY_SOCKET": "@" + name,
+        "WATCHDOG_USEC": "200000",
+    }
     env.pop("WATCHDOG_PID", None)
     proc = subprocess.Popen(
         [sys.executable, "-m", "clawseed_edge", "run", "--sim"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
     )
     try:
         until_ready = _wait_for(sock, "READY")

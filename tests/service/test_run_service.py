@@ -18,7 +18,10 @@ def _start(home: Path, *args: str) -> tuple[subprocess.Popen[str], list[str]]:
     env = {**os.environ, "CLAWSEED_HOME": str(home)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "clawseed_edge", *args],
-        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        env=env,
     )
     assert proc.stderr is not None
     lines = []
@@ -45,8 +48,11 @@ def test_gateway_serves_and_sigterm_stops_it_within_ten_seconds(tmp_path: Path) 
     try:
         text = "".join(lines)
         assert "pairing code: " in text, text
-        url = next(x.split("gateway listening on ")[1].strip() for x in lines
-                   if "gateway listening on" in x)
+        url = next(
+            x.split("gateway listening on ")[1].strip()
+            for x in lines
+            if "gateway listening on" in x
+        )
         assert url.startswith("http://127.0.0.1:")
         with urllib.request.urlopen(f"{url}/health", timeout=10) as response:
             health = json.loads(response.read())

@@ -39,10 +39,16 @@ tool = "hardware_status"
 def service(home: Path, config: str, clock: ManualClock) -> Service:
     path = home / "config.toml"
     path.write_text(config, encoding="utf-8")
-    return Service(load_config(path), ServiceOptions(
-        sim=True, gateway=False, assemble={"provider": ScriptedProvider()},
-        scheduler={"clock": clock}, say=lambda line: None,
-    ))
+    return Service(
+        load_config(path),
+        ServiceOptions(
+            sim=True,
+            gateway=False,
+            assemble={"provider": ScriptedProvider()},
+            scheduler={"clock": clock},
+            say=lambda line: None,
+        ),
+    )
 
 
 async def test_declared_jobs_are_synced_and_run_now_goes_through_the_service(
@@ -91,21 +97,31 @@ port = 0
 """
     clock = ManualClock(T0)
     provider = ScriptedProvider([ScriptedProvider.text("Good morning, it is 4 °C.")])
-    async with running_gateway(clawseed_home, provider, config,
-                               scheduler={"clock": clock}) as gw:
+    async with running_gateway(clawseed_home, provider, config, scheduler={"clock": clock}) as gw:
         hub, sched = gw.service.hub, gw.service.scheduler
         assert hub is not None and sched is not None
         assert "cron_add" in hub.registry.names()  # the phones' agents get the tools too
         queue = hub.open_sse()
-        cli = ["cron", "add", "hello", "--every", "1m", "--prompt", "morning?",
-               "--deliver", "phones"]
+        cli = [
+            "cron",
+            "add",
+            "hello",
+            "--every",
+            "1m",
+            "--prompt",
+            "morning?",
+            "--deliver",
+            "phones",
+        ]
         assert await asyncio.to_thread(main, cli) == 0
         run = await sched.run_now("hello")
         assert run.status == "ok"
         frame = await asyncio.wait_for(queue.get(), 10)
     assert frame is not None
     assert (frame["type"], frame["job"], frame["text"]) == (
-        "job_result", "hello", "Good morning, it is 4 °C."
+        "job_result",
+        "hello",
+        "Good morning, it is 4 °C.",
     )
 
 
@@ -134,8 +150,9 @@ async def test_the_phone_apps_estop_pauses_the_scheduler_too(clawseed_home: Path
 
     config = '[provider]\nname = "demo"\n[gateway]\nenabled = true\nport = 0\n'
     clock = ManualClock(T0)
-    async with running_gateway(clawseed_home, ScriptedProvider(), config,
-                               scheduler={"clock": clock}) as gw:
+    async with running_gateway(
+        clawseed_home, ScriptedProvider(), config, scheduler={"clock": clock}
+    ) as gw:
         hub, sched = gw.service.hub, gw.service.scheduler
         assert hub is not None and sched is not None
         assert await emergency_stop(hub, "estop from phone") == []

@@ -39,8 +39,9 @@ async def test_a_stop_signal_applies_the_safe_state_before_the_service_stops(
 ) -> None:
     path = clawseed_home / "config.toml"
     path.write_text(CONFIG, encoding="utf-8")
-    options = ServiceOptions(sim=True, gateway=False, assemble={"provider": ScriptedProvider()},
-                             say=lambda line: None)
+    options = ServiceOptions(
+        sim=True, gateway=False, assemble={"provider": ScriptedProvider()}, say=lambda line: None
+    )
     service = Service(load_config(path), options)
     remove = service.install_signal_handlers()
     try:
@@ -61,8 +62,13 @@ def test_sighup_stops_run_with_the_safe_state_and_exit_code_zero(tmp_path: Path)
     (tmp_path / "config.toml").write_text(CONFIG, encoding="utf-8")
     env = {**os.environ, "CLAWSEED_HOME": str(tmp_path)}
     env.pop("NOTIFY_SOCKET", None)
-    proc = subprocess.Popen([sys.executable, "-m", "clawseed_edge", "run", "--sim"],
-                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "clawseed_edge", "run", "--sim"],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    )
     assert proc.stderr is not None
     try:
         for line in proc.stderr:

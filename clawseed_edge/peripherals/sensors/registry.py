@@ -30,6 +30,7 @@ def entry_points(group: str) -> Any:
 
     return installed(group=group)
 
+
 _I2C = "clawseed_edge.peripherals.i2c"
 _SYSFS = "clawseed_edge.peripherals.sysfs"
 BUILTIN_DRIVERS: dict[str, str] = {

@@ -220,7 +220,11 @@ async def test_one_tool_set_routes_by_device_across_boards() -> None:
         assert left.pin_factory.pin("GPIO17").state == 0  # the other board's GPIO17 untouched
 
         action = tools["gpio_blink"].describe_action({"device": "right_led", "count": 2})
-        assert (action.peripheral, action.device, action.max_per_minute) == ("right", "right_led", 3)
+        assert (action.peripheral, action.device, action.max_per_minute) == (
+            "right",
+            "right_led",
+            3,
+        )
         status = await tools["hardware_status"].execute({}, CTX)
         assert "left_led: led on GPIO17 (left), off" in status.output
         assert "right_led: led on GPIO17 (right), on" in status.output
@@ -233,5 +237,7 @@ async def test_a_device_name_on_two_boards_is_refused() -> None:
 
     left = wired_sim_board(LEFT, name="left")
     again = wired_sim_board(LEFT, name="again")
-    with pytest.raises(ConfigInvalid, match=r"'left_led' is used by peripherals 'left' and 'again'"):
+    with pytest.raises(
+        ConfigInvalid, match=r"'left_led' is used by peripherals 'left' and 'again'"
+    ):
         share_gpio_tools([left, again])
