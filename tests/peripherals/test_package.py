@@ -129,3 +129,22 @@ def test_no_module_is_over_500_lines() -> None:
         for p in ROOT.rglob("*.py")
     }
     assert {k: v for k, v in sizes.items() if v > 500} == {}
+
+
+def _edges_between(sources: tuple[str, ...], targets: tuple[str, ...]) -> list[str]:
+    graph = _graph()
+    return sorted(
+        f"{module} -> {target}"
+        for module, imported in graph.items()
+        if module.startswith(sources)
+        for target in imported
+        if target.startswith(targets)
+    )
+
+
+def test_sensor_drivers_do_not_point_back_up_at_the_sensor_bank() -> None:
+    # The driver base sits below every transport: i2c/drivers and sysfs/ import it, and
+    # sensors/ (the bank) builds on them, never the other way round.
+    transports = (f"{PREFIX}.i2c", f"{PREFIX}.sysfs", f"{PREFIX}.sensor_driver")
+    assert _edges_between(transports, (f"{PREFIX}.sensors",)) == []
+    assert f"{PREFIX}.sensor_driver" in _graph()[f"{PREFIX}.i2c.drivers.bme280"]
