@@ -104,13 +104,14 @@ def build_peripherals(
 
     The legacy Pi header comes first (when it has devices), then the ``[[peripherals]]`` in
     file order. With several peripherals the first one carries the shared tool set (see
-    :func:`~clawseed_edge.peripherals.gpio.share_gpio_tools`), so an agent that registers every
+    :func:`~clawseed_edge.peripherals.wired.share_gpio_tools`), so an agent that registers every
     peripheral's tools registers each tool once.
 
     Raises:
         ConfigInvalid / HardwareError: The config or the wiring is wrong (names file and key).
     """
-    from clawseed_edge.peripherals.gpio import PiGpio, share_gpio_tools
+    from clawseed_edge.peripherals.gpio import PiGpio
+    from clawseed_edge.peripherals.wired import share_gpio_tools
 
     check_hardware(config, source, registry)
     peripherals: list[Peripheral] = []
