@@ -15,7 +15,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Coroutine, Sequence
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Self, TypeVar
 
 from clawseed_edge.api import (
     DeviceNotFound,
@@ -151,7 +151,7 @@ class WiredBoard(Generic[D]):
         """Where the peripheral is in its life: unopened, open, closing or closed."""
         return self._state
 
-    async def __aenter__(self) -> Any:
+    async def __aenter__(self) -> Self:
         await self.connect()
         return self
 
