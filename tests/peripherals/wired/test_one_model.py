@@ -8,7 +8,7 @@ safe state drive devices on both; only how a value reaches a pin differs.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,8 @@ from clawseed_edge.peripherals.serial.board import SerialBoard
 from clawseed_edge.peripherals.serial.devices import SerialDevice
 from clawseed_edge.peripherals.wired import InputEvent, PinDevice, WiredBoard
 from clawseed_edge.testing.hardware import pin_level, press
+
+from ..serial.test_board import until
 
 CTX = ToolContext(channel="test")
 
@@ -75,14 +77,6 @@ pin = "user_button"
 kind = "button"
 bounce_ms = 0
 """
-
-
-async def until(condition: Callable[[], bool], timeout_s: float = 20.0) -> None:
-    for _ in range(int(timeout_s / 0.01)):
-        if condition():
-            return
-        await asyncio.sleep(0.01)
-    pytest.fail(f"condition not met within {timeout_s} s")
 
 
 @pytest.fixture
