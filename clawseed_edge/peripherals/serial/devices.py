@@ -75,14 +75,6 @@ class SerialDevice(PinDevice):
         # The pin level for "on"/"off" (a relay board wired active-low inverts it).
         return int(on) if self.wired.config.active_high else int(not on)
 
-    def _active_low_input(self) -> bool:
-        cfg = self.wired.config
-        if cfg.kind == "button":
-            return True if cfg.pull_up is None else cfg.pull_up
-        if cfg.pull_up is None:
-            return not cfg.active_high
-        return cfg.pull_up
-
     def setup(self) -> tuple[list[tuple[str, dict[str, Any]]], float | None]:
         """(requests, resulting value) that configure the pin at connect.
 
@@ -91,9 +83,7 @@ class SerialDevice(PinDevice):
         """
         cfg = self.wired.config
         if not self.is_output:
-            pull = None
-            if cfg.kind == "button" or cfg.pull_up is not None:
-                pull = "up" if self._active_low_input() else "down"
+            pull = {True: "up", False: "down", None: None}[cfg.effective_pull_up]
             bounce = cfg.bounce_ms if cfg.bounce_ms is not None else 20
             args = {"pin": self.pin_name, "mode": "in", "pull": pull, "edges": "both"}
             return [("pin.mode", {**args, "bounce_ms": bounce})], None
@@ -136,5 +126,5 @@ class SerialDevice(PinDevice):
     def value_of_level(self, level: int) -> float:
         """The logical value of an input (1 active) or switch (1 on) at pin ``level``."""
         if not self.is_output:
-            return float(level == (0 if self._active_low_input() else 1))
+            return float(level == (0 if self.wired.config.active_low else 1))
         return float(level == self._bit(True))

@@ -133,6 +133,13 @@ class DeviceConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, fro
         """The input's pull: ``pull_up`` if set, else its kind's default (None: external)."""
         return self.spec.default_pull_up if self.pull_up is None else self.pull_up
 
+    @property
+    def active_low(self) -> bool:
+        """Whether an input is active at the low level: with a pull-up (a button to ground),
+        or, with no internal pull, when ``active_high`` is false. One rule for every backend."""
+        pull = self.effective_pull_up
+        return not self.active_high if pull is None else pull
+
     def level_range(self) -> tuple[float, float]:
         """The (min, max) value a write may carry, the cap included (degrees for a servo with
         angles: the cap shrinks the travel around its middle)."""
