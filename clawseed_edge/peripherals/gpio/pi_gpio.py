@@ -1,7 +1,10 @@
 """``PiGpio``: the Raspberry Pi's GPIO header as a Peripheral, through gpiozero.
 
-The same code runs on hardware (lgpio pins) and in simulation/tests (gpiozero's MockFactory with
-PWM pins); only the pin factory differs, and it is chosen once (:func:`~.pins.make_pin_factory`).
+The Pi header's backend of the shared wired-device model (:class:`~..wired.WiredBoard`): the
+devices, their checks, tools, blinking and events are those of every board; here a value reaches
+a pin through a gpiozero device. The same code runs on hardware (lgpio pins) and in
+simulation/tests (gpiozero's MockFactory with PWM pins); only the pin factory differs, and it is
+chosen once (:func:`~.pins.make_pin_factory`).
 
 Threading: every gpiozero call runs on one worker thread per PiGpio (a
 :class:`~clawseed_edge.peripherals.worker.BlockingWorker`, the class every blocking bus uses).

@@ -3,8 +3,8 @@
 The Nucleo's backend of the shared wired-device model (:class:`~..wired.WiredBoard`): the
 devices, their checks, tools, blinking and events are those of a Pi header; what differs is how a
 value reaches a pin (a request to the firmware). The wiring is validated against the board file,
-plus the Nucleo's own rules (one PWM signal per timer
-channel, safe values that are pin levels). The board is reached through a
+plus the Nucleo's own rules (one PWM signal per timer channel, safe values that are pin levels).
+The board is reached through a
 :class:`~.link.BoardLink` (pyserial, a reader thread, reconnection); with ``sim`` a
 :class:`~.virtual.VirtualBoard` running the same firmware is started and attached instead.
 
