@@ -323,7 +323,7 @@ async def assemble(
     # Log lines (ours and the libraries', e.g. a URL with a key) pass the scrubber too.
     install_log_redaction(scrubber)
     hooks = _build_hooks(config, loaded.source, hook_factories or HookFactoryRegistry())
-    peripherals = _build_peripherals(config, loaded.source, sim=sim)
+    peripherals = _build_peripherals(loaded, sim=sim)
     provider = provider if provider is not None else build_provider(loaded, provider_registry)
 
     opened: list[Callable[[], Awaitable[None]]] = [provider.aclose, ledger.aclose]
@@ -460,8 +460,9 @@ def _device_ledger(home: Path) -> Any:
     return DeviceLedger(home / "state.db")
 
 
-def _build_peripherals(config: Config, source: str, *, sim: bool) -> list[Peripheral]:
-    """The Pi header of ``[hardware]`` + ``[[devices]]`` and every ``[[peripherals]]`` table."""
+def _build_peripherals(loaded: LoadedConfig, *, sim: bool) -> list[Peripheral]:
+    """The Pi header of ``[hardware]`` + ``[[devices]]`` and every ``[[peripherals]]`` table, from
+    the tables the loader validated (none is validated twice)."""
     from .hardware import build_peripherals
 
-    return build_peripherals(config, source, sim=sim)
+    return build_peripherals(loaded.config, loaded.source, sim=sim, tables=loaded.peripheral_tables)

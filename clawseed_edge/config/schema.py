@@ -65,7 +65,7 @@ The sections of the other layers are defined next to the code they configure and
 here: ``[provider]`` (:class:`~clawseed_edge.providers.config.ProviderConfig`), ``[memory]``
 (:class:`~clawseed_edge.memory.config.MemoryConfig`), ``[hardware]`` and ``[[devices]]``
 (the Pi header called ``pi``: :class:`HardwareSettings`,
-:class:`~clawseed_edge.peripherals.gpio.DeviceConfig`). ``[[peripherals]]`` tables are kept
+:class:`~clawseed_edge.peripherals.wired.DeviceConfig`). ``[[peripherals]]`` tables are kept
 as written here and validated at load by the factory their ``type`` names
 (:mod:`clawseed_edge.peripherals.registry`; see :mod:`clawseed_edge.config.hardware`).
 ``[[sensors]]``, ``[[displays]]`` and ``[i2c]`` describe the sensor bank
@@ -79,8 +79,9 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from clawseed_edge.memory.config import MemoryConfig
-from clawseed_edge.peripherals.gpio import DeviceConfig, HardwareConfig, PinFactoryKind
+from clawseed_edge.peripherals.gpio import HardwareConfig, PinFactoryKind
 from clawseed_edge.peripherals.sensors.config import I2CSettings, SensorConfig
+from clawseed_edge.peripherals.wired import DeviceConfig
 from clawseed_edge.providers.config import ProviderConfig
 
 from .jobs import JobSettings, SchedulerSettings

@@ -30,9 +30,9 @@ from clawseed_edge.api import (
     ToolArgumentsInvalid,
 )
 
+from ..sensor_driver import Reading
 from ..worker import BlockingWorker
 from .config import I2CSettings, ValidSensor, where
-from .driver import Reading
 from .registry import DriverRegistry, default_driver_registry
 from .sim import SensorSimulation
 

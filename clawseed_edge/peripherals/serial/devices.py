@@ -1,8 +1,9 @@
 """Configured devices on a Nucleo's pins, as firmware requests.
 
-A :class:`SerialDevice` turns a device's logical values (on/off, a PWM level, a servo
-position, an input being active) into protocol requests and back, honouring ``active_high``
-and the device's safe value. It does no I/O: :class:`~.board.SerialBoard` sends what it builds.
+A :class:`SerialDevice` is the Nucleo's :class:`~..wired.PinDevice`: the shared model says what a
+value means; this turns it into protocol requests and back (a pin level honouring
+``active_high``, a PWM duty, a servo pulse, an input being active). It does no I/O:
+:class:`~.board.SerialBoard` sends what it builds.
 
 :func:`check_nucleo_devices` adds what a Nucleo needs beyond the common wiring checks: two PWM
 devices cannot share a timer channel, and a safe value must be a pin level (the firmware's
@@ -17,8 +18,7 @@ from typing import Any
 from clawseed_edge.api import ConfigInvalid, PinInUse
 
 from ..boards import BoardSpec
-from ..gpio.config import DeviceConfig, WiredDevice
-from ..gpio.kinds import KindSpec
+from ..wired import PinDevice, WiredDevice
 
 __all__ = ["PWM_FREQ_HZ", "SERVO_FREQ_HZ", "SerialDevice", "check_nucleo_devices"]
 
@@ -63,7 +63,7 @@ def check_nucleo_devices(
                 channels[timer] = dev
 
 
-class SerialDevice:
+class SerialDevice(PinDevice):
     """One device on a Nucleo pin.
 
     Attributes:
@@ -71,47 +71,9 @@ class SerialDevice:
         value: The last logical value (0/1, a level, a servo position, None when detached).
     """
 
-    def __init__(self, wired: WiredDevice) -> None:
-        self.wired = wired
-        self.value: float | None = None
-
-    @property
-    def name(self) -> str:
-        return self.wired.config.name
-
-    @property
-    def kind(self) -> str:
-        return self.wired.config.kind
-
-    @property
-    def pin_name(self) -> str:
-        return self.wired.pin.name
-
-    @property
-    def spec(self) -> KindSpec:
-        """What the device's kind can do."""
-        return self.wired.config.spec
-
-    @property
-    def config(self) -> DeviceConfig:
-        """The device's configuration."""
-        return self.wired.config
-
-    @property
-    def is_output(self) -> bool:
-        return self.spec.is_output
-
     def _bit(self, on: bool) -> int:
         # The pin level for "on"/"off" (a relay board wired active-low inverts it).
         return int(on) if self.wired.config.active_high else int(not on)
-
-    def _active_low_input(self) -> bool:
-        cfg = self.wired.config
-        if cfg.kind == "button":
-            return True if cfg.pull_up is None else cfg.pull_up
-        if cfg.pull_up is None:
-            return not cfg.active_high
-        return cfg.pull_up
 
     def setup(self) -> tuple[list[tuple[str, dict[str, Any]]], float | None]:
         """(requests, resulting value) that configure the pin at connect.
@@ -121,13 +83,11 @@ class SerialDevice:
         """
         cfg = self.wired.config
         if not self.is_output:
-            pull = None
-            if cfg.kind == "button" or cfg.pull_up is not None:
-                pull = "up" if self._active_low_input() else "down"
+            pull = {True: "up", False: "down", None: None}[cfg.effective_pull_up]
             bounce = cfg.bounce_ms if cfg.bounce_ms is not None else 20
             args = {"pin": self.pin_name, "mode": "in", "pull": pull, "edges": "both"}
             return [("pin.mode", {**args, "bounce_ms": bounce})], None
-        initial = cfg.initial if cfg.initial is not None else cfg.safe
+        initial = self.start_value()
         on = initial == "on"
         mode = {
             "pin": self.pin_name,
@@ -138,7 +98,7 @@ class SerialDevice:
         requests: list[tuple[str, dict[str, Any]]] = [("pin.mode", mode)]
         value: float | None = None if cfg.spec.detaches else float(on)
         if cfg.spec.level and initial != "off":
-            level = cfg.level_range()[1] if initial == "on" else float(initial)
+            level = self.level_of(initial)
             requests.append(self.write_request(level))
             value = level
         return requests, value
@@ -166,24 +126,5 @@ class SerialDevice:
     def value_of_level(self, level: int) -> float:
         """The logical value of an input (1 active) or switch (1 on) at pin ``level``."""
         if not self.is_output:
-            return float(level == (0 if self._active_low_input() else 1))
+            return float(level == (0 if self.wired.config.active_low else 1))
         return float(level == self._bit(True))
-
-    def safe_value(self) -> float | None:
-        """The logical value the safe state leaves (None: a detached servo)."""
-        cfg = self.wired.config
-        if cfg.spec.detaches and cfg.safe == "off":
-            return None
-        if cfg.safe == "on":
-            return cfg.level_range()[1] if cfg.spec.level else 1.0
-        return 0.0
-
-    def state(self) -> dict[str, Any]:
-        """The device as plain data, shaped like the Pi GPIO devices' state."""
-        return {
-            "pin": self.pin_name,
-            "device": self.name,
-            "kind": self.kind,
-            "mode": "output" if self.is_output else "input",
-            "value": self.value,
-        }

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import ClassVar
 
 from clawseed_edge.api import DeviceNoResponse, DeviceNotFound, SensorDataInvalid
-from clawseed_edge.peripherals.sensors.driver import Quantity, Transport, check_values
 
+from ..sensor_driver import Quantity, Transport, check_values
 from .files import FileReader, describe_os_error, read_attribute
 
 __all__ = ["DHT11", "DHT22", "IIO_DEVICES"]

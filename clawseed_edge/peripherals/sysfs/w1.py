@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import ClassVar
 
 from clawseed_edge.api import DeviceNotFound, SensorDataInvalid
-from clawseed_edge.peripherals.sensors.driver import Quantity, Transport, check_values
 
+from ..sensor_driver import Quantity, Transport, check_values
 from .files import FileReader, read_attribute
 
 __all__ = ["DS18B20", "W1_DEVICES", "dallas_crc8", "parse_w1_slave"]

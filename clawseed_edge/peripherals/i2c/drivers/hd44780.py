@@ -15,8 +15,8 @@ import time
 from typing import ClassVar
 
 from clawseed_edge.api import ToolArgumentsInvalid
-from clawseed_edge.peripherals.sensors.driver import Transport
 
+from ...sensor_driver import Transport
 from ..smbus import SMBusLike
 
 __all__ = ["HD44780", "encode_text", "layout"]
