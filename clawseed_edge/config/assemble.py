@@ -338,7 +338,9 @@ async def assemble(
             opened.append(p.disconnect)  # disconnect applies the safe values first
             if connect:
                 await p.connect()
-        tools: list[Tool] = all_tools(config, memory, workspace=workspace, scrub=scrubber.scrub)
+        tools: list[Tool] = all_tools(
+            config, memory, workspace=workspace, scrub=scrubber.scrub, source=loaded.source
+        )
         tools.extend(extra_tools)
         builder = (
             AgentBuilder()
