@@ -262,9 +262,19 @@ class PluginRegistry(Generic[T]):
             loaded = self._load(canonical, path, None, file, key)
             self._objects[canonical] = loaded
             return loaded
-        ep = self._entry_point(canonical, file, key) if self.load_entry_points else None
-        if ep is None:
-            raise PluginNotFound(self._unknown(name), file=file, key=key)
+        installed = self._installed() if self.load_entry_points else {}
+        candidates = installed.get(canonical, [])
+        if len(candidates) > 1:
+            offers = " and ".join(f"{_distribution(ep)} ({ep.value})" for ep in candidates)
+            raise PluginConflict(
+                f"two installed plugins offer the {self.noun} {name!r} in the entry-point "
+                f"group {self.group!r}: {offers}; uninstall one of them",
+                file=file,
+                key=key,
+            )
+        if not candidates:
+            raise PluginNotFound(self._unknown(name, installed), file=file, key=key)
+        ep = candidates[0]
         dist = _distribution(ep)
         loaded = self._load(canonical, str(ep.value), dist, file, key)
         self._objects[canonical] = loaded
@@ -282,13 +292,13 @@ class PluginRegistry(Generic[T]):
         if canonical in self._plugins:
             return self._plugins[canonical]
         if not self._registered(canonical):
-            raise PluginNotFound(self._unknown(name), key=self.key)
+            raise PluginNotFound(self._unknown(name, {}), key=self.key)
         return PluginInfo(canonical, "built-in", self._paths.get(canonical))
 
     # --- internals ----------------------------------------------------------------------------
 
-    def _unknown(self, name: str) -> str:
-        known = self.available() if self.load_entry_points else self._names()
+    def _unknown(self, name: str, installed: dict[str, list[Any]]) -> str:
+        known = sorted({*self._names(), *installed})
         choice = f"use one of {', '.join(known)}, or" if known else f"no {self.noun} is known;"
         return (
             f"unknown {self.noun} {name!r}: {choice} install a plugin that registers it in the "
@@ -316,18 +326,6 @@ class PluginRegistry(Generic[T]):
             if not any(_distribution(other) == _distribution(ep) for other in same):
                 same.append(ep)
         return found
-
-    def _entry_point(self, name: str, file: str | None, key: str | None) -> Any:
-        candidates = self._installed().get(name, [])
-        if len(candidates) > 1:
-            offers = " and ".join(f"{_distribution(ep)} ({ep.value})" for ep in candidates)
-            raise PluginConflict(
-                f"two installed plugins offer the {self.noun} {name!r} in the entry-point "
-                f"group {self.group!r}: {offers}; uninstall one of them",
-                file=file,
-                key=key,
-            )
-        return candidates[0] if candidates else None
 
     def _load(self, name: str, path: str, dist: str | None, file: str | None, key: str | None) -> T:
         try:
