@@ -257,7 +257,10 @@ async def test_a_provider_plugin_validates_its_settings_table(kit: None, tmp_pat
     text = '[provider]\nname = "scripted"\n[provider.settings]\ncity = "Oslo"\ncolour = "red"\n'
     with pytest.raises(ConfigInvalid) as info:
         await assemble(load_config(write(tmp_path, text)), sim=True)
-    assert info.value.key == "provider.settings.colour"
+    assert (info.value.file, info.value.key) == (
+        str(tmp_path / "config.toml"),
+        "provider.settings.colour",
+    )
     assert "provider 'scripted': unknown key 'colour'" in str(info.value)
     text = '[provider]\nname = "scripted"\n'
     with pytest.raises(ConfigInvalid, match="missing required key 'city'") as info:
