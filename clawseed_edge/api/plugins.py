@@ -125,12 +125,16 @@ class PluginInfo:
             ``"plugin"`` (found in the entry-point group).
         value: The import path, when known (``"pkg.mod:factory"``).
         distribution: The installed distribution of a plugin (None for a built-in).
+        problem: Why an installed plugin is not used (it shadows a built-in, or another
+            distribution offers the same name); None when it is fine.
     """
 
     name: str
     origin: str
     value: str | None = None
     distribution: str | None = None
+    problem: str | None = None
+    aliases: tuple[str, ...] = ()
 
 
 class PluginRegistry(Generic[T]):
@@ -293,7 +297,28 @@ class PluginRegistry(Generic[T]):
             return self._plugins[canonical]
         if not self._registered(canonical):
             raise PluginNotFound(self._unknown(name, {}), key=self.key)
-        return PluginInfo(canonical, "built-in", self._paths.get(canonical))
+        aliases = tuple(sorted(a for a, target in self._aliases.items() if target == canonical))
+        return PluginInfo(canonical, "built-in", self._paths.get(canonical), aliases=aliases)
+
+    def catalogue(self) -> list[PluginInfo]:
+        """Every registered name and every installed entry point of the group, sorted by
+        name, each installed one with the problem that keeps it from being used, if any.
+        Reads the group (imports ``importlib.metadata``): for listings, not for a start."""
+        rows = [self.info(name) for name in self._order if name not in self._plugins]
+        offered: dict[str, list[Any]] = {}
+        if self.load_entry_points:
+            for ep in entry_points(group=self.group):
+                offered.setdefault(ep.name, []).append(ep)
+        for name, eps in offered.items():
+            dists = sorted({_distribution(ep) for ep in eps})
+            for ep in eps:
+                problem = None
+                if name in self._aliases or (self._registered(name) and name not in self._plugins):
+                    problem = f"ignored: a built-in {self.noun} has that name"
+                elif len(dists) > 1:
+                    problem = f"conflict: offered by {' and '.join(dists)}"
+                rows.append(PluginInfo(name, "plugin", str(ep.value), _distribution(ep), problem))
+        return sorted(rows, key=lambda row: (row.name, row.origin))
 
     # --- internals ----------------------------------------------------------------------------
 
