@@ -7,6 +7,9 @@ this module.
 
 from __future__ import annotations
 
+import re
+import sys
+import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -302,3 +305,59 @@ def test_built_in_tools_register_through_the_same_registry(tmp_path: Path) -> No
     registry.register("system_info", lambda setup: WeatherNow("K"), replace=True)
     built = all_tools(load_config(None).config, NoneMemory(), workspace=tmp_path, registry=registry)
     assert [t for t in built if isinstance(t, WeatherNow)]
+
+
+# --- the examples of docs/plugins.md, run as written -----------------------------------------
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "plugins.md"
+RUNNABLE = ("[provider]", "[[tools.plugins]]", "[[hooks]]")
+
+
+def doc_examples() -> tuple[dict[str, str], dict[str, dict[str, str]], list[str]]:
+    """(module name -> code, entry-point group -> entries, config snippets) from the page."""
+    text = DOC.read_text(encoding="utf-8")
+    modules = {}
+    for code in re.findall(r"```python\n(.*?)```", text, re.S):
+        first = code.splitlines()[0]
+        if first.startswith("# clawseed_"):
+            modules[first.removeprefix("# ").removesuffix(".py")] = code
+    groups: dict[str, dict[str, str]] = {}
+    configs = []
+    for block in re.findall(r"```toml\n(.*?)```", text, re.S):
+        data = tomllib.loads(block)
+        if "project" in data:
+            for group, entries in data["project"]["entry-points"].items():
+                groups.setdefault(group, {}).update(entries)
+        elif any(table in block for table in RUNNABLE):
+            configs.append(block)
+    return modules, groups, configs
+
+
+async def test_the_examples_of_docs_plugins_md_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    modules, groups, configs = doc_examples()
+    assert {"clawseed_echo", "clawseed_weather", "clawseed_deny"} <= set(modules)
+    assert set(groups) == set(KIT)  # an example entry point for every kind
+    assert len(configs) == len(RUNNABLE)
+    site = tmp_path / "site"
+    site.mkdir()
+    for name, code in modules.items():
+        (site / f"{name}.py").write_text(code, encoding="utf-8")
+    install(monkeypatch, site, "clawseed-doc-examples", groups)
+    try:
+        config = "\n".join(configs) + '\n[autonomy]\nlevel = "full"\n'
+        runtime = await assemble(load_config(write(tmp_path, config)), sim=True)
+        async with runtime:
+            answer = await runtime.agent.run("hello")
+            assert answer.startswith(">> ") and answer.endswith("hello")
+            weather = runtime.agent.registry.get("weather_now")
+            assert weather is not None
+            result = await weather.execute({"city": "Oslo"}, ToolContext())
+            assert result.output == "Oslo: 4 F"
+            (deny,) = runtime.agent.hooks.hooks
+            decision = await deny.before_tool(ToolCall("shell", {}), None, ToolContext())
+            assert decision.outcome == "cancel"
+    finally:
+        for name in modules:
+            sys.modules.pop(name, None)
