@@ -356,9 +356,10 @@ class PluginRegistry(Generic[T]):
         try:
             loaded: T = load_object(path)
         except Exception as exc:  # a plugin's import may raise anything; say which one failed
-            origin = f", from {dist}" if dist else ""
+            # A built-in named by path is not a plugin: only a plugin names its distribution.
+            what, origin = (f"{self.noun} plugin", f", from {dist}") if dist else (self.noun, "")
             raise PluginLoadFailed(
-                f"{self.noun} plugin {name!r} ({path}{origin}) failed to load: "
+                f"{what} {name!r} ({path}{origin}) failed to load: "
                 f"{type(exc).__name__}: {exc}; reinstall it, or uninstall it and stop naming "
                 f"{name!r} in the config",
                 file=file,

@@ -231,3 +231,10 @@ def test_entry_points_are_read_only_for_an_unknown_name(tmp_path: Path) -> None:
     )
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout.strip().splitlines()[-1]) == [False, True]
+
+
+def test_a_built_in_path_that_does_not_import_is_not_called_a_plugin() -> None:
+    registry: PluginRegistry[object] = PluginRegistry("sensors", noun="sensor driver")
+    registry.register("bme280", "no_such_module_xyz:BME280")
+    with pytest.raises(PluginLoadFailed, match=r"^driver: sensor driver 'bme280' \(no_such"):
+        registry.get("bme280", key="driver")
