@@ -140,8 +140,9 @@ def all_tools(
                 key=f"{where}.name",
             )
         if name in builtins:
+            how = _turn_on(builtins[name]) or "it is always on"
             raise ConfigInvalid(
-                f"{name!r} is a built-in tool, not a plugin: {_turn_on(builtins[name]) or 'it is always on'}",
+                f"{name!r} is a built-in tool, not a plugin: {how}",
                 file=source,
                 key=f"{where}.name",
             )

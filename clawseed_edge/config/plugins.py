@@ -1,7 +1,9 @@
 """The plugin registry of every kind, each with its built-ins: what ``plugins list`` shows.
 
 Each kind keeps its own registry class where its objects are used (providers, peripherals,
-sensor drivers, tools, hooks); this module only gathers them, in the order of ``clawseed_edge.api.plugins.PLUGIN_GROUPS``.
+sensor drivers, tools, hooks); this module only gathers them, in the order of
+``clawseed_edge.api.plugins.PLUGIN_GROUPS``. Channels have no built-in here yet: the channels
+floor registers its ways in (the gateway first) in the same registry.
 """
 
 from __future__ import annotations
