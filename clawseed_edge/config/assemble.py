@@ -252,7 +252,14 @@ def build_provider(loaded: LoadedConfig, registry: Any | None = None) -> Provide
     from clawseed_edge.providers.registry import create_provider, default_registry
 
     config = _with_key(loaded.config.provider, loaded.home / "secrets")
-    return create_provider(config, registry or default_registry())
+    try:
+        return create_provider(config, registry or default_registry())
+    except ConfigInvalid as exc:
+        if exc.file is not None:
+            raise
+        # An unknown name or a plugin's [provider.settings]: say which file it is in.
+        message = str(exc).removeprefix(f"{exc.key}: ") if exc.key else str(exc)
+        raise type(exc)(message, file=loaded.source, key=exc.key) from exc
 
 
 def build_embedder(loaded: LoadedConfig, registry: Any | None = None) -> EmbeddingProvider | None:
@@ -338,7 +345,9 @@ async def assemble(
             opened.append(p.disconnect)  # disconnect applies the safe values first
             if connect:
                 await p.connect()
-        tools: list[Tool] = all_tools(config, memory, workspace=workspace, scrub=scrubber.scrub)
+        tools: list[Tool] = all_tools(
+            config, memory, workspace=workspace, scrub=scrubber.scrub, source=loaded.source
+        )
         tools.extend(extra_tools)
         builder = (
             AgentBuilder()

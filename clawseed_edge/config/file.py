@@ -101,7 +101,16 @@ def load_config(
 
 
 # The settings that belong to one model server; they do not carry over to another provider.
-_SERVER_KEYS = ("model", "base_url", "api_key_env", "api_key", "keep_alive", "num_ctx", "think")
+_SERVER_KEYS = (
+    "model",
+    "base_url",
+    "api_key_env",
+    "api_key",
+    "keep_alive",
+    "num_ctx",
+    "think",
+    "settings",
+)
 
 
 def _switch_provider(data: dict[str, object], name: str) -> None:

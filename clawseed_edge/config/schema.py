@@ -253,6 +253,9 @@ class ToolsSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
         web_fetch: Offer ``web_fetch`` (GET, a page as readable text; risk ``read``); needs
             ``[tools.http] allowed_domains``.
         http: Where the HTTP tools may connect, and their limits.
+        plugins: Tool plugins to add, each a table with the ``name`` of a factory in the
+            entry-point group ``clawseed_edge.tools`` and the plugin's own keys (see
+            docs/plugins.md).
     """
 
     allowed: list[str] = msgspec.field(default_factory=lambda: ["*"])
@@ -263,6 +266,7 @@ class ToolsSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     http_request: bool = False
     web_fetch: bool = False
     http: HttpSettings = msgspec.field(default_factory=HttpSettings)
+    plugins: list[dict[str, Any]] = msgspec.field(default_factory=list)
 
     def __post_init__(self) -> None:
         for name in ("http_request", "web_fetch"):

@@ -8,6 +8,7 @@ from importlib.metadata import EntryPoint
 import pytest
 
 from clawseed_edge.api import ChatResponse, ConfigInvalid, ProviderCapabilities
+from clawseed_edge.api import plugins as registry_module  # entry points are read there
 from clawseed_edge.providers import (
     ENTRY_POINT_GROUP,
     OllamaProvider,
@@ -18,7 +19,6 @@ from clawseed_edge.providers import (
     create_provider,
     default_registry,
 )
-from clawseed_edge.providers import registry as registry_module
 from clawseed_edge.testing.fake_servers import FakeOllama
 
 

@@ -12,7 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-HEAVY = ("ollama", "anthropic", "pydantic", "httpx")
+# importlib.metadata: entry points are read only for a plugin name the config uses (api.plugins).
+HEAVY = ("ollama", "anthropic", "pydantic", "httpx", "importlib.metadata")
 
 SCRIPT = """
 import asyncio, json, sys
