@@ -185,3 +185,23 @@ async def test_status_can_read_every_sensor_and_reports_failures(sim_i2c: SimI2C
     assert status["porch"]["values"] == {"temperature": 21.0, "humidity": 45.0}
     assert "no device answered at 0x23" in status["light"]["error"]
     assert status["lcd"]["lines"] == ["", ""]
+
+
+async def test_a_16x4_lcd_shows_four_lines_where_the_module_shows_them(sim_i2c: SimI2C) -> None:
+    bank = await sim_i2c(
+        '[[displays]]\nname = "lcd"\ndriver = "hd44780"\noptions = { columns = 16, rows = 4 }'
+    )
+    result = await call(bank, "display_show", text="one\ntwo\nthree\nfour")
+    assert result.output == "lcd shows: one | two | three | four"
+    assert bank.sim.sensor("lcd").text == "one\ntwo\nthree\nfour"
+
+
+async def test_bh1750_options_mode_and_mtreg_from_the_config(sim_i2c: SimI2C) -> None:
+    bank = await sim_i2c(
+        '[[sensors]]\nname = "light"\ndriver = "bh1750"\n'
+        'options = { mode = "one_time_high2", mtreg = 138 }'
+    )
+    bank.sim.sensor("light").set(illuminance=20.0)
+    result = await call(bank, "sensor_read", sensor="light")
+    assert "illuminance 20 lx" in result.output, result.output
+    assert bank.sim.sensor("light").mtreg == 138

@@ -118,3 +118,22 @@ def test_hd44780_layout_wraps_and_refuses_what_does_not_fit() -> None:
     assert hd44780.layout("a\nb", 16, 2) == ["a", "b"]
     with pytest.raises(ToolArgumentsInvalid, match="2 lines of 16"):
         hd44780.layout("x" * 40, 16, 2)
+
+
+def test_hd44780_16x4_rows_3_and_4_are_at_0x10_and_0x50() -> None:
+    # A 4-line module splits the controller's two 40-character lines: rows 3-4 start right
+    # after the visible width (16x4: 0x10/0x50; 20x4: 0x14/0x54).
+    assert hd44780.row_offsets(16) == (0x00, 0x40, 0x10, 0x50)
+    assert hd44780.row_offsets(20) == (0x00, 0x40, 0x14, 0x54)
+
+
+def test_bh1750_mtreg_opcodes_and_mode2_formula() -> None:
+    # MTreg is written as 01000_hhh then 011_lllll: 69 = 010_00101 -> 0x42, 0x65; 254 -> 0x47, 0x7E.
+    assert bh1750.mtreg_opcodes(69) == (0x42, 0x65)
+    assert bh1750.mtreg_opcodes(254) == (0x47, 0x7E)
+    assert bh1750.mtreg_opcodes(31) == (0x40, 0x7F)
+    # lux = count / 1.2 * (69 / MTreg), halved in H-resolution mode2.
+    assert bh1750.counts_to_lux(0x83, 0x90, mtreg=138) == pytest.approx(28067 / 2, abs=0.5)
+    assert bh1750.counts_to_lux(0x83, 0x90, mode2=True) == pytest.approx(28067 / 2, abs=0.5)
+    assert bh1750.measurement_time_s("one_time_low") == pytest.approx(0.024)
+    assert bh1750.measurement_time_s("continuous_high", 138) == pytest.approx(0.36)
