@@ -91,7 +91,9 @@ class SensorSimulation:
                     "with --sim; give its class a sim_model, or run on hardware",
                     key=f"{sensor.key}.driver",
                 )
-            options = {k: v for k, v in cfg.options.items() if k in ("columns", "rows")}
+            options = {
+                k: v for k, v in cfg.options.items() if k in ("columns", "rows", "width", "height")
+            }
             model = factory(**options) if sensor.display else factory()
             assert sensor.address is not None
             self.bus(cfg.bus).attach(sensor.address, model)

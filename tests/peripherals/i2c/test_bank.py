@@ -205,3 +205,18 @@ async def test_bh1750_options_mode_and_mtreg_from_the_config(sim_i2c: SimI2C) ->
     result = await call(bank, "sensor_read", sensor="light")
     assert "illuminance 20 lx" in result.output, result.output
     assert bank.sim.sensor("light").mtreg == 138
+
+
+@pytest.mark.parametrize(("height", "rows"), [(64, 8), (32, 4)])
+async def test_display_show_on_an_ssd1306_oled(sim_i2c: SimI2C, height: int, rows: int) -> None:
+    bank = await sim_i2c(
+        f'[[displays]]\nname = "oled"\ndriver = "ssd1306"\noptions = {{ height = {height} }}'
+    )
+    result = await call(bank, "display_show", text="greenhouse 21.5°C\nall windows shut")
+    assert result.output == "oled shows: greenhouse 21.5°C | all windows shut"
+    oled = bank.sim.sensor("oled")
+    assert oled.text == "greenhouse 21.5°C\nall windows shut"
+    too_long = await call(bank, "display_show", text="word " * 40)
+    assert too_long.error is not None and f"{rows} lines of 21" in too_long.error
+    status = {s["device"]: s for s in await bank.status()}
+    assert status["oled"]["lines"][:2] == ["greenhouse 21.5°C", "all windows shut"]

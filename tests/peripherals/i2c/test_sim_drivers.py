@@ -174,3 +174,41 @@ def test_bh1750_refuses_an_unknown_mode_and_mtreg(bus: SimI2CBus) -> None:
         BH1750(bus, mode="fast")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"31\.\.254"):
         BH1750(bus, mtreg=300)
+
+
+@pytest.mark.parametrize(("height", "rows"), [(64, 8), (32, 4)])
+def test_ssd1306_text_reads_back_from_the_pixels(bus: SimI2CBus, height: int, rows: int) -> None:
+    from clawseed_edge.peripherals.i2c.drivers.ssd1306 import SSD1306
+    from clawseed_edge.peripherals.i2c.sim import SSD1306Model
+
+    oled = bus.attach(0x3C, SSD1306Model(height=height))
+    driver = SSD1306(bus, 0x3C, height=height)
+    assert (driver.columns, driver.rows) == (21, rows)
+    driver.setup()
+    text = ["greenhouse 21.5°C", "humidity 40%RH", "x" * 21, "last line"][:rows]
+    driver.show(text)
+    assert oled.lines[: len(text)] == [line.ljust(21) for line in text]
+    # The top row of 'g' (row 2 of its cell is 0x0f: pixels 1-4) and the blank spacing column.
+    assert [oled.pixel(x, 2) for x in range(6)] == [False, True, True, True, True, False]
+    assert not any(oled.pixel(x, 0) for x in range(5))  # row 0 of 'g' is empty
+    driver.show(["hi"])
+    assert oled.text == "hi"
+
+
+def test_ssd1306_without_setup_stays_dark(bus: SimI2CBus) -> None:
+    from clawseed_edge.peripherals.i2c.drivers.ssd1306 import SSD1306
+    from clawseed_edge.peripherals.i2c.sim import SSD1306Model
+
+    oled = bus.attach(0x3C, SSD1306Model())
+    SSD1306(bus, 0x3C).show(["hello"])
+    assert oled.text == "" and "charge pump off (8Dh 14h): the panel stays dark" in oled.problems()
+
+
+def test_ssd1306_refuses_sizes_and_overlong_lines(bus: SimI2CBus) -> None:
+    from clawseed_edge.api import ToolArgumentsInvalid
+    from clawseed_edge.peripherals.i2c.drivers.ssd1306 import SSD1306
+
+    with pytest.raises(ValueError, match="height = 64 or 32"):
+        SSD1306(bus, 0x3C, height=48)
+    with pytest.raises(ToolArgumentsInvalid, match="4 lines of 21"):
+        SSD1306(bus, 0x3C, height=32).show(["x" * 22])
