@@ -220,3 +220,15 @@ async def test_display_show_on_an_ssd1306_oled(sim_i2c: SimI2C, height: int, row
     assert too_long.error is not None and f"{rows} lines of 21" in too_long.error
     status = {s["device"]: s for s in await bank.status()}
     assert status["oled"]["lines"][:2] == ["greenhouse 21.5°C", "all windows shut"]
+
+
+async def test_a_display_option_its_model_lacks_is_left_to_the_driver() -> None:
+    # The simulated panel takes only its own geometry; the driver judges the option, as on a Pi.
+    from clawseed_edge.api import ConfigInvalid
+    from clawseed_edge.testing.sensors import sim_sensor_bank
+
+    bank = sim_sensor_bank(
+        '[[displays]]\nname = "lcd"\ndriver = "hd44780"\noptions = { height = 32 }'
+    )
+    with pytest.raises(ConfigInvalid, match="driver hd44780 does not take these options"):
+        await bank.connect()
