@@ -86,6 +86,11 @@ def runtime_summary(runtime: Any, gateway_url: str | None = None) -> str:
     p = runtime.provider
     parts = [f"model {p.name}/{p.model}"]
     for x in runtime.peripherals:
+        # A peripheral that is not a pin board (a sensor bank) says what it holds itself.
+        contents = getattr(x, "contents", None)
+        if callable(contents):
+            parts.append(f"{x.name}: {x.board_type} with {contents()}")
+            continue
         n = len(getattr(getattr(x, "hardware", None), "devices", ()))
         parts.append(f"{x.name}: {x.board_type} with {n} device{'' if n == 1 else 's'}")
     if gateway_url is not None:

@@ -344,6 +344,14 @@ class SensorBank:
 
     # --- description, tools -------------------------------------------------------------------
 
+    def contents(self) -> str:
+        """What the bank holds, for the service's start line: ``2 sensors and 1 display``."""
+        sensors, displays = len(self.sensor_names()), len(self.display_names())
+        parts = [f"{sensors} sensor{'' if sensors == 1 else 's'}"]
+        if displays:
+            parts.append(f"{displays} display{'' if displays == 1 else 's'}")
+        return " and ".join(parts)
+
     def describe(self) -> str:
         """Lines for the system prompt: each sensor, where it is, what it measures, in what."""
         lines = ["Sensors (read them with sensor_read; values come with units):"]

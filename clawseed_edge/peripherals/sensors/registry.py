@@ -31,6 +31,7 @@ BUILTIN_DRIVERS: dict[str, str] = {
     "bh1750": f"{_I2C}.drivers.bh1750:BH1750",
     "ads1115": f"{_I2C}.drivers.ads1115:ADS1115",
     "hd44780": f"{_I2C}.drivers.hd44780:HD44780",
+    "ssd1306": f"{_I2C}.drivers.ssd1306:SSD1306",
     "ds18b20": f"{_SYSFS}.w1:DS18B20",
     "dht22": f"{_SYSFS}.iio:DHT22",
     "dht11": f"{_SYSFS}.iio:DHT11",
@@ -48,6 +49,7 @@ BUILTIN_MODELS: dict[str, str] = {
     "bh1750": f"{_I2C}.sim.bh1750:BH1750Model",
     "ads1115": f"{_I2C}.sim.ads1115:ADS1115Model",
     "hd44780": f"{_I2C}.sim.hd44780:HD44780Model",
+    "ssd1306": f"{_I2C}.sim.ssd1306:SSD1306Model",
 }
 
 
