@@ -93,6 +93,28 @@ def check_python(ctx: DoctorContext) -> CheckResult:
     return CheckResult("python", "ok", summary)
 
 
+def check_packages(ctx: DoctorContext) -> CheckResult:
+    """The packages of everything the config turns on (the gateway, a provider's SDK)."""
+    from .packages import package_needs
+
+    if ctx.loaded is None:
+        return CheckResult("packages", "skip", "no config: nothing turned on to check")
+    needs = package_needs(ctx.loaded.config)
+    missing = [need for need in needs if need.missing()]
+    if missing:
+        return CheckResult(
+            "packages",
+            "fail",
+            "; ".join(
+                f"{n.feature} needs {', '.join(n.missing())} (not installed)" for n in missing
+            ),
+            "; ".join(dict.fromkeys(n.install_command() for n in missing)),
+        )
+    if not needs:
+        return CheckResult("packages", "ok", "nothing turned on needs an optional package")
+    return CheckResult("packages", "ok", "installed for " + ", ".join(n.feature for n in needs))
+
+
 def check_config(ctx: DoctorContext) -> CheckResult:
     """The config file loads (the loader's error names file and key)."""
     if ctx.loaded is None:
@@ -259,6 +281,7 @@ def default_checks() -> list[Check]:
     return [
         check_python,
         check_config,
+        check_packages,
         check_board,
         check_gpio,
         check_i2c,
