@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import re
 import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
-from .common import add_runtime_options, open_runtime, run_async
+from .common import add_runtime_options, fail, open_runtime, run_async
 from .signals import SignalStop
 
 if TYPE_CHECKING:
@@ -19,7 +20,12 @@ if TYPE_CHECKING:
 
 __all__ = ["register"]
 
-_CHAT_HELP = "commands: /reset (forget this conversation), /status (pins), /exit (or Ctrl-D)"
+_CHAT_HELP = (
+    "commands: /help, /reset (forget this conversation), /status (pins), /exit (or Ctrl-D); "
+    "// at the start sends a message that begins with /"
+)
+#: A chat line that is a command: one word after the slash (``/etc/hosts?`` is a message).
+_COMMAND = re.compile(r"/[A-Za-z][\w-]*")
 
 
 def register(sub: Any) -> None:
@@ -51,6 +57,9 @@ def register(sub: Any) -> None:
 
 def _agent(args: argparse.Namespace) -> int:
     # One turn is a conversation of its own: it must not carry (or add to) chat's history.
+    if not args.message.strip():
+        # Refused before anything opens: an empty turn only costs a model call.
+        return fail("the message (-m) is empty: say what the agent should do")
     throwaway = not args.session
     if throwaway:
         import uuid
@@ -107,15 +116,23 @@ async def _repl(
         text = line.strip()
         if not text:
             continue
-        if text in ("/exit", "/quit"):
-            return 0
-        if text == "/reset":
-            await _forget_session(runtime, args.session)
-            print("(conversation forgotten)", file=sys.stderr)
+        command = text.split(maxsplit=1)[0]
+        if _COMMAND.fullmatch(command):
+            # Commands are answered here, never sent to the model (an unknown one included).
+            if command in ("/exit", "/quit"):
+                return 0
+            if command == "/reset":
+                await _forget_session(runtime, args.session)
+                print("(conversation forgotten)", file=sys.stderr)
+            elif command == "/status":
+                _print_pins(_pin_states(runtime))
+            elif command == "/help":
+                print(_CHAT_HELP, file=sys.stderr)
+            else:
+                print(f"unknown command {command}; {_CHAT_HELP}", file=sys.stderr)
             continue
-        if text == "/status":
-            _print_pins(_pin_states(runtime))
-            continue
+        if text.startswith("//"):
+            text = text[1:]
         before = _pin_states(runtime)
         await _one_turn(runtime, text, args, stop)
         _print_pin_changes(before, _pin_states(runtime))
