@@ -115,8 +115,20 @@ def check_packages(ctx: DoctorContext) -> CheckResult:
     return CheckResult("packages", "ok", "installed for " + ", ".join(n.feature for n in needs))
 
 
-def check_config(ctx: DoctorContext) -> CheckResult:
-    """The config file loads (the loader's error names file and key)."""
+async def check_config(ctx: DoctorContext) -> CheckResult:
+    """The config file loads and passes every check a run makes (the error names file and key)."""
+    from clawseed_edge.api import ConfigError, HardwareError
+
+    from .check import check_as_a_run
+
+    if ctx.loaded is not None:
+        try:
+            await check_as_a_run(ctx.loaded)
+        except (ConfigError, HardwareError) as exc:
+            return CheckResult(
+                "config", "fail", str(exc), "fix what is named above (`clawseed-edge config "
+                "check` checks again without opening hardware)",
+            )  # fmt: skip
     if ctx.loaded is None:
         return CheckResult(
             "config",

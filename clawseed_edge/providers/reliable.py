@@ -60,9 +60,7 @@ async def probe_quietly(provider: Provider) -> None:
     try:
         await probe()
     except ProviderError as exc:
-        log.info(
-            "could not probe provider %s (model %s): %s", provider.name, provider.model, exc
-        )
+        log.info("could not probe provider %s (model %s): %s", provider.name, provider.model, exc)
 
 
 class ReliableProvider:
