@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import re
 import signal
 import sys
@@ -13,7 +14,7 @@ from .common import add_runtime_options, fail, open_runtime, run_async
 from .signals import SignalStop
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import AsyncIterator, Callable
 
     from clawseed_edge.agent.approval import TerminalLines
     from clawseed_edge.config.assemble import Runtime
@@ -68,7 +69,11 @@ def _agent(args: argparse.Namespace) -> int:
 
     async def main() -> int:
         runtime = await open_runtime(args)
-        async with runtime, SignalStop(runtime, _stopped_report(runtime)) as stop:
+        async with (
+            runtime,
+            _job_book(runtime),
+            SignalStop(runtime, _stopped_report(runtime)) as stop,
+        ):
             try:
                 before = _pin_states(runtime)
                 try:
@@ -92,7 +97,11 @@ def _chat(args: argparse.Namespace) -> int:
         # timed out or was interrupted must reach the prompt, not the abandoned question.
         lines = TerminalLines()
         runtime = await open_runtime(args, approver=CliApprover(lines=lines))
-        async with runtime, SignalStop(runtime, _stopped_report(runtime)) as stop:
+        async with (
+            runtime,
+            _job_book(runtime),
+            SignalStop(runtime, _stopped_report(runtime)) as stop,
+        ):
             try:
                 return stop.exit_code(await _repl(runtime, lines, args, stop))
             except asyncio.CancelledError:
@@ -154,6 +163,23 @@ async def _one_turn(runtime: Runtime, text: str, args: argparse.Namespace, stop:
         async for event in runtime.agent.turn(text, session_id=session, context=context):
             printer.handle(event)
     return printer.exit_code
+
+
+@contextlib.asynccontextmanager
+async def _job_book(runtime: Runtime) -> AsyncIterator[None]:
+    """The cron tools over state.db while the runtime is open: what the model schedules here
+    is written as `cron add` writes it, and a running service is told (it runs the jobs)."""
+    if not runtime.loaded.config.scheduler.enabled:
+        yield
+        return
+    from clawseed_edge.scheduler import register_job_book
+    from clawseed_edge.state import StateDB
+
+    from .cron_cmd import tell_service
+
+    async with await StateDB.open(runtime.loaded.home / "state.db") as db:
+        register_job_book(runtime, db, notify=lambda: tell_service(runtime.loaded))
+        yield
 
 
 def _stopped_report(runtime: Runtime) -> Callable[[signal.Signals], None]:
