@@ -71,15 +71,21 @@ def _show(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     import asyncio
 
-    from clawseed_edge.api import ConfigError, HardwareError
+    from clawseed_edge.api import ClawseedError
     from clawseed_edge.config.check import check_as_a_run
     from clawseed_edge.config.file import load_config
     from clawseed_edge.config.paths import default_config_path
 
     path = args.path or getattr(args, "config", None) or default_config_path()
     try:
-        asyncio.run(check_as_a_run(load_config(path)))
-    except (ConfigError, HardwareError) as exc:
+        loaded = load_config(path)
+        asyncio.run(check_as_a_run(loaded))
+        gateway = loaded.config.gateway
+        if gateway.enabled:  # `run` refuses this address before it opens anything
+            from clawseed_edge.gateway.server import check_bind
+
+            check_bind(gateway.host, gateway.allow_public_bind)
+    except ClawseedError as exc:
         return fail(str(exc))
     print(f"ok: {path}")
     return 0

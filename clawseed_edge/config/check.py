@@ -14,8 +14,10 @@ from .file import LoadedConfig
 __all__ = ["check_as_a_run"]
 
 
-async def check_as_a_run(loaded: LoadedConfig) -> None:
+async def check_as_a_run(loaded: LoadedConfig, *, packages: bool = True) -> None:
     """Build what a run builds from ``loaded`` before it connects anything, then drop it.
+
+    ``packages=False`` leaves out the installed-packages check (``doctor`` has its own line).
 
     Raises:
         ConfigInvalid / HardwareError: what a run would raise at start (names file and key).
@@ -33,7 +35,8 @@ async def check_as_a_run(loaded: LoadedConfig) -> None:
     from .packages import require_packages
 
     config = loaded.config
-    require_packages(config)
+    if packages:
+        require_packages(config)
     build_policy(loaded)
     secret_scrubber(loaded)
     _build_hooks(config, loaded.source, HookFactoryRegistry())

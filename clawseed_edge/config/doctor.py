@@ -123,7 +123,7 @@ async def check_config(ctx: DoctorContext) -> CheckResult:
 
     if ctx.loaded is not None:
         try:
-            await check_as_a_run(ctx.loaded)
+            await check_as_a_run(ctx.loaded, packages=False)  # the packages check says it
         except (ConfigError, HardwareError) as exc:
             return CheckResult(
                 "config", "fail", str(exc), "fix what is named above (`clawseed-edge config "

@@ -180,3 +180,26 @@ def test_check_opens_no_hardware_and_writes_nothing(
     assert main(["config", "check", str(path)]) == 0, capsys.readouterr().err
     assert capsys.readouterr().out == f"ok: {path}\n"
     assert sorted(clawseed_home.rglob("*")) == before
+
+
+def test_check_refuses_a_public_gateway_address_as_run_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(
+        '[provider]\nname = "demo"\n[gateway]\nenabled = true\nhost = "0.0.0.0"\n',
+        encoding="utf-8",
+    )
+    import subprocess
+    import sys
+
+    run = subprocess.run(
+        [sys.executable, "-m", "clawseed_edge", "--config", str(path), "run", "--sim"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert run.returncode == 1, run.stderr
+    run_error = run.stderr.strip().splitlines()[-1]
+    assert "allow_public_bind" in run_error
+    capsys.readouterr()
+    assert main(["config", "check", str(path)]) == 1
+    assert capsys.readouterr().err.strip() == run_error
