@@ -113,3 +113,22 @@ def test_the_example_passes_in_a_fresh_venv_after_the_install_the_readme_names(
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert re.search(r"\b2 passed", proc.stdout), proc.stdout
     assert "Warning" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+
+
+def test_without_pytest_asyncio_the_example_says_what_to_install(tmp_path: Path) -> None:
+    project = tmp_path / "greenhouse"
+    (project / "tests").mkdir(parents=True)
+    (project / "pyproject.toml").write_text(PYPROJECT.format(extra=""), encoding="utf-8")
+    (project / "tests" / "test_my_setup.py").write_text(block("example-test"), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:asyncio",
+         "--rootdir", str(project)],
+        cwd=project, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1, out
+    assert (
+        out.count("pytest-asyncio is not installed: run pip install 'clawseed-edge[testing]'") == 2
+    )
+    assert "Unknown pytest.mark.asyncio" not in out

@@ -68,9 +68,26 @@ def pytest_pycollect_makeitem(
         return
     result = outcome.get_result()
     items = result if isinstance(result, list) else [result]
+    if not collector.config.pluginmanager.hasplugin("asyncio"):
+        return  # no loop to give it: pytest_runtest_setup below says what to install
     for item in items:
         if isinstance(item, pytest.Function) and _wants_our_loop(item):
             item.add_marker("asyncio")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Without pytest-asyncio an async test on these fixtures cannot run: say what to install
+    (instead of pytest's "requested an async fixture ... with no plugin")."""
+    if item.config.pluginmanager.hasplugin("asyncio") or not isinstance(item, pytest.Function):
+        return
+    if inspect.iscoroutinefunction(item.obj) and _wants_our_loop(item):
+        pytest.fail(
+            f"{item.name} is an async test on clawseed-edge's fixtures, which run on "
+            "pytest-asyncio's loop, and pytest-asyncio is not installed: run "
+            "pip install 'clawseed-edge[testing]'",
+            pytrace=False,
+        )
 
 
 def _wants_our_loop(item: pytest.Function) -> bool:
