@@ -150,8 +150,12 @@ class Service:
             StaticApprover,
         )
         from clawseed_edge.config.assemble import assemble
+        from clawseed_edge.config.packages import require_packages
 
         settings = self.settings
+        # One line with the install command, before any hardware, rather than an import error
+        # half-way through start-up (under systemd: a crash loop).
+        require_packages(self.loaded.config, gateway=settings.enabled)
         broker = None
         if settings.enabled:
             from clawseed_edge.gateway.approvals import ApprovalBroker

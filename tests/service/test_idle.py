@@ -16,7 +16,9 @@ from pathlib import Path
 HEAVY = ("ollama", "anthropic", "pydantic", "httpx", "importlib.metadata")
 
 SCRIPT = """
-import asyncio, json, sys
+import asyncio, json, logging, sys
+
+logging.basicConfig(level=logging.INFO)  # as `run` logs (the probe's failure is at INFO)
 
 network = []
 
