@@ -393,6 +393,17 @@ class SecurityPolicy:
         if not decision.approved:
             raise _Denied(_refusal_text(summary, decision), "refused")
 
+    def forbidden_path(self, path: Path) -> str | None:
+        """The configured forbidden path that ``path`` lies in (symlinks resolved), or None.
+
+        For what is read without a tool call (the prompt's identity files); a path that
+        cannot be checked counts as forbidden.
+        """
+        try:
+            return self._forbidden.hit(str(path), self._base_dir())
+        except (OSError, ValueError):
+            return "(a path that cannot be checked)"
+
     def _base_dir(self) -> Path:
         """Where relative paths start: the workspace (the shell tool's working directory)."""
         return self.workspace_dir or Path.cwd()

@@ -9,6 +9,7 @@ the next turn on (the system prompt is rebuilt).
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,11 @@ from clawseed_edge.config.paths import default_config_path
 from clawseed_edge.config.redaction import REDACTED, redact_document
 from clawseed_edge.config.schema import Config
 from clawseed_edge.config.toml_text import dumps
+from clawseed_edge.tools.files import (
+    WorkspaceFileRefused,
+    read_workspace_file,
+    write_workspace_file,
+)
 
 from .endpoint import RequestContext, endpoint, read_body
 from .errors import ClientError
@@ -129,8 +135,24 @@ def _personality_path(ctx: RequestContext) -> Path:
 
 async def get_personality(ctx: RequestContext) -> dict[str, Any]:
     path = _personality_path(ctx)
-    text = path.read_text("utf-8") if path.exists() else ""
-    return {"file": path.name, "content": text, "exists": path.exists()}
+    # Read like file_read reads (no link followed, one name only) and scrubbed: a
+    # USER.md -> ../secrets link must not send the secrets file to a phone.
+    scrubber = secret_scrubber(ctx.hub.runtime.loaded)
+    try:
+        text = await asyncio.to_thread(
+            read_workspace_file,
+            path.parent,
+            path.name,
+            max_bytes=MAX_PERSONALITY_BYTES,
+            scrub=scrubber.scrub,
+        )
+    except WorkspaceFileRefused as exc:
+        raise ClientError("personality_file_refused", clip(str(exc), 300), 409) from None
+    except OSError as exc:
+        raise ClientError(
+            "personality_file_unreadable", f"cannot read {path.name}: {exc.strerror}", 409
+        ) from None
+    return {"file": path.name, "content": text or "", "exists": text is not None}
 
 
 async def put_personality(ctx: RequestContext) -> dict[str, Any]:
@@ -148,9 +170,10 @@ async def put_personality(ctx: RequestContext) -> dict[str, Any]:
         except UnicodeDecodeError:
             raise ClientError("body_invalid", "the file must be UTF-8 text") from None
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(content, "utf-8")
-    os.replace(tmp, path)
+    try:  # atomic, and never through a planted link
+        await asyncio.to_thread(write_workspace_file, path.parent, path.name, content)
+    except WorkspaceFileRefused as exc:
+        raise ClientError("personality_file_refused", clip(str(exc), 300), 409) from None
     # The system prompt is built from these files: rebuild it for every agent from now on.
     ctx.hub.runtime.agent.invalidate_prompt()
     for connection in list(ctx.hub.connections.values()):
