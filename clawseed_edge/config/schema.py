@@ -155,7 +155,8 @@ class AutonomySettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True)
             built-in list (``/etc/shadow``, ``~/.ssh``, and ``$CLAWSEED_HOME``'s secrets,
             config.toml, memory.db); ``~`` expands.
         auto_approve: Tools (glob patterns) that need no approval in ``supervised``; never a
-            device configured with ``approval = true``.
+            device configured with ``approval = true``, and not for the rest of a turn that has
+            read outside content (``web_fetch``, ``http_request``, a remote tool).
     """
 
     level: Literal["read_only", "supervised", "full"] = "supervised"
