@@ -154,9 +154,8 @@ async def test_a_blocking_sync_approval_handler_runs_off_the_event_loop(
         entered.set()
         return release.wait(10)  # False if the loop was blocked and never released it
 
-    async def release_when_asked() -> None:
-        while not entered.is_set():
-            await asyncio.sleep(0.01)
+    async def release_when_asked() -> None:  # runs only while the loop is free
+        await asyncio.to_thread(entered.wait, 10)
         release.set()
 
     async with running_service(clawseed_home, provider, CONFIG + APPROVAL_CONFIG_EXTRA) as service:
