@@ -306,6 +306,13 @@ class GatewaySettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
         remote_tool_timeout_s: Seconds to wait for a client to answer a remote tool call.
         requests_per_minute: Per token (and per client address before pairing); 0: no limit.
         max_connections: Open connections at once.
+        trusted_proxies: Addresses of reverse proxies whose ``X-Forwarded-For`` is believed
+            (empty: none, so the client address is the socket's peer; ``*`` trusts everyone).
+        pairing_code_ttl_s: Seconds a pairing code lives.
+        pairing_code_max_failures: Wrong guesses, from all clients together, that end a
+            pairing code (a new one is asked for with ``clawseed-edge pair``).
+        pairing_attempts_per_minute: Wrong pairing codes accepted a minute from all clients
+            together (each address is also locked out after 5); 0: no global budget.
     """
 
     enabled: bool = False
@@ -321,6 +328,12 @@ class GatewaySettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     remote_tool_timeout_s: Annotated[float, msgspec.Meta(gt=0)] = 30.0
     requests_per_minute: Annotated[int, msgspec.Meta(ge=0)] = 120
     max_connections: Annotated[int, msgspec.Meta(ge=1)] = 256
+    trusted_proxies: list[Annotated[str, msgspec.Meta(min_length=1)]] = msgspec.field(
+        default_factory=list
+    )
+    pairing_code_ttl_s: Annotated[float, msgspec.Meta(ge=10, le=86400)] = 600.0
+    pairing_code_max_failures: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 10
+    pairing_attempts_per_minute: Annotated[int, msgspec.Meta(ge=0)] = 30
 
 
 class HardwareSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):

@@ -180,9 +180,7 @@ async def test_a_drop_during_the_turn_raises_turn_lost(clawseed_home: Path) -> N
     async with running_service(clawseed_home, provider) as service:
         assert service.hub is not None
         token = await pair(base_url(service), service.hub.pairing.new_code())
-        async with GatewayClient(
-            base_url(service), token=token, backoff_s=(0.01, 0.05)
-        ) as client:
+        async with GatewayClient(base_url(service), token=token, backoff_s=(0.01, 0.05)) as client:
             await client.connect()
             session = client.session_id
             asking = asyncio.create_task(client.ask("slow question"))
