@@ -306,6 +306,9 @@ class GatewaySettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
         remote_tool_timeout_s: Seconds to wait for a client to answer a remote tool call.
         requests_per_minute: Per token (and per client address before pairing); 0: no limit.
         max_connections: Open connections at once.
+        allowed_hosts: Names besides IP addresses, ``localhost`` and this machine's host name
+            under which the gateway is reached (a reverse proxy's name): accepted as ``Host``
+            and as the ``Origin`` of a web page that may change state.
         trusted_proxies: Addresses of reverse proxies whose ``X-Forwarded-For`` is believed
             (empty: none, so the client address is the socket's peer; ``*`` trusts everyone).
         pairing_code_ttl_s: Seconds a pairing code lives.
@@ -328,6 +331,9 @@ class GatewaySettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     remote_tool_timeout_s: Annotated[float, msgspec.Meta(gt=0)] = 30.0
     requests_per_minute: Annotated[int, msgspec.Meta(ge=0)] = 120
     max_connections: Annotated[int, msgspec.Meta(ge=1)] = 256
+    allowed_hosts: list[Annotated[str, msgspec.Meta(min_length=1, max_length=253)]] = msgspec.field(
+        default_factory=list
+    )
     trusted_proxies: list[Annotated[str, msgspec.Meta(min_length=1)]] = msgspec.field(
         default_factory=list
     )

@@ -158,17 +158,11 @@ async def get_personality(ctx: RequestContext) -> dict[str, Any]:
 async def put_personality(ctx: RequestContext) -> dict[str, Any]:
     path = _personality_path(ctx)
     raw = await read_body(ctx.request, min(ctx.hub.settings.max_body_bytes, MAX_PERSONALITY_BYTES))
-    content_type = ctx.request.headers.get("content-type", "")
-    if content_type.startswith("application/json"):
-        body = loads_bounded(raw, max_bytes=MAX_PERSONALITY_BYTES)
-        content = body.get("content") if isinstance(body, dict) else None
-        if not isinstance(content, str):
-            raise ClientError("body_invalid", 'send {"content": "..."} or a text/plain body')
-    else:
-        try:
-            content = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise ClientError("body_invalid", "the file must be UTF-8 text") from None
+    # JSON only: a text/plain body is what a page on another site can send without asking.
+    body = loads_bounded(raw, max_bytes=MAX_PERSONALITY_BYTES)
+    content = body.get("content") if isinstance(body, dict) else None
+    if not isinstance(content, str):
+        raise ClientError("body_invalid", 'send {"content": "..."} as application/json')
     path.parent.mkdir(parents=True, exist_ok=True)
     try:  # atomic, and never through a planted link
         await asyncio.to_thread(write_workspace_file, path.parent, path.name, content)

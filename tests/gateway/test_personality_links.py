@@ -32,7 +32,7 @@ async def test_a_linked_personality_file_is_refused_and_never_written_through(
         async with httpx.AsyncClient(base_url=base_url(service), headers=_auth(token)) as http:
             got = await http.get("/api/personality/USER.md")
             await http.post("/webhook", json={"message": "hi"})
-            put = await http.put("/api/personality/USER.md", content="I am Ada.")
+            put = await http.put("/api/personality/USER.md", json={"content": "I am Ada."})
             again = await http.get("/api/personality/USER.md")
     assert got.status_code == 409, got.text
     assert got.json()["error"]["code"] == "personality_file_refused"
