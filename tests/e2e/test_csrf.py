@@ -68,7 +68,7 @@ def test_a_page_on_another_origin_switches_nothing(browser: Any, gateway: Gatewa
     body = (ATTACK % {"target": json.dumps(gateway.url)}).encode()
 
     class Page(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 (the stdlib's name)
+        def do_GET(self) -> None:
             self.send_response(200)
             self.send_header("Content-Type", "text/html")
             self.send_header("Content-Length", str(len(body)))
