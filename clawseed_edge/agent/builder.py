@@ -206,6 +206,8 @@ class AgentBuilder:
             workspace_dir=self._workspace,
             autonomy=policy.autonomy.value,
             platform=self._platform,
+            scrub=self._agent_options.get("scrub"),
+            forbidden=policy.forbidden_path,
         )
         return Agent(
             provider=self._provider,

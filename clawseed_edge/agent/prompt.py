@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import logging
 import platform as _platform
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from clawseed_edge.api import ConfigError, ToolSpec
+from clawseed_edge.tools.files import WorkspaceFileRefused, read_workspace_file
 
 __all__ = [
     "AUTONOMY_LEVELS",
@@ -133,6 +134,14 @@ class SystemPromptBuilder:
             :meth:`build`. ``None`` leaves out the workspace section and uses a default identity.
         autonomy: ``read_only``, ``supervised`` or ``full``: chooses the safety rules.
         platform: Overrides the detected platform line (board model and OS).
+        scrub: Credential scrubber the identity files pass before they enter the prompt.
+        forbidden: Tells whether a path is forbidden to the tools (returns the forbidden entry
+            it lies in, or None): an identity file there is left out, as ``file_read`` would
+            refuse it.
+
+    Identity files are read like ``file_read`` reads (no symbolic link followed, regular files
+    with one name only), so ``USER.md -> ../secrets`` cannot carry the secrets file into the
+    prompt.
 
     Raises:
         ValueError: ``autonomy`` is not one of :data:`AUTONOMY_LEVELS`.
@@ -144,6 +153,8 @@ class SystemPromptBuilder:
         workspace_dir: Path | None = None,
         autonomy: str = "supervised",
         platform: str | None = None,
+        scrub: Callable[[str], str] | None = None,
+        forbidden: Callable[[Path], str | None] | None = None,
     ) -> None:
         if autonomy not in _AUTONOMY_SAFETY:
             raise ValueError(
@@ -152,6 +163,8 @@ class SystemPromptBuilder:
         self.workspace_dir = workspace_dir
         self.autonomy = autonomy
         self.platform = platform if platform is not None else _detect_platform()
+        self.scrub = scrub
+        self.forbidden = forbidden
         self._extra: dict[str, str] = {}
 
     def add_section(self, title: str, text: str) -> None:
@@ -223,26 +236,42 @@ class SystemPromptBuilder:
         parts: list[str] = []
         if self.workspace_dir is not None:
             for name in IDENTITY_FILES:
-                text = self._read_identity_file(self.workspace_dir / name)
+                text = self._read_identity_file(self.workspace_dir, name)
                 if text:
                     parts.append(f"### {name}\n\n{text}")
         return "\n\n".join(parts) if parts else _DEFAULT_IDENTITY
 
-    @staticmethod
-    def _read_identity_file(path: Path) -> str:
+    def _read_identity_file(self, workspace: Path, name: str) -> str:
+        path = workspace / name
+        if self.forbidden is not None:
+            hit = self.forbidden(path)
+            if hit is not None:
+                _log.warning(
+                    "skipping %s in the system prompt: it is inside the forbidden path %s",
+                    path,
+                    hit,
+                )
+                return ""
+        # Bytes, not characters: 4 bytes a character at most, then cut by characters below.
+        max_bytes = 4 * MAX_IDENTITY_FILE_CHARS + 4
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except FileNotFoundError:
+            text = read_workspace_file(workspace, name, max_bytes=max_bytes, scrub=self.scrub)
+        except WorkspaceFileRefused as exc:
+            _log.warning("skipping %s in the system prompt: %s", path, exc)
             return ""
         except OSError as exc:
             _log.warning("skipping %s in the system prompt: %s", path, exc.strerror or exc)
             return ""
+        if text is None:
+            return ""
         text = text.replace("\r\n", "\n").strip()
         if len(text) > MAX_IDENTITY_FILE_CHARS:
+            whole = len(text.encode("utf-8")) < max_bytes  # else the read stopped at the cap
+            total = f"{len(text)}" if whole else f"more than {len(text)}"
             text = (
                 text[:MAX_IDENTITY_FILE_CHARS].rstrip()
-                + f"\n\n[{path.name} was cut to its first {MAX_IDENTITY_FILE_CHARS} characters "
-                f"of {len(text)}]"
+                + f"\n\n[{name} was cut to its first {MAX_IDENTITY_FILE_CHARS} characters "
+                f"of {total}]"
             )
         return text
 

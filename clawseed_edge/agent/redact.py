@@ -12,7 +12,8 @@ What is redacted:
 * the value of a ``NAME=value`` / ``NAME: value`` / ``"name": "value"`` pair whose name looks
   like a credential (``*_KEY``, ``*_TOKEN``, ``*_SECRET``, ``*PASSWORD``, ``*PASSWD``,
   ``SECRET``, ``TOKEN``, ``APIKEY``; any case);
-* PEM private-key blocks.
+* PEM private-key blocks;
+* the password inside a URL (``http://user:password@host``), whatever the scheme.
 
 Each secret keeps its first 4 characters (fewer for short values) so a user can tell which key
 leaked, and the rest becomes ``[redacted]``: ``sk-ant-api03-XYZ...`` -> ``sk-a[redacted]``.
@@ -34,6 +35,7 @@ __all__ = [
     "REDACTED",
     "RedactingFilter",
     "Scrubber",
+    "hide_url_passwords",
     "install_log_redaction",
     "scrub",
 ]
@@ -64,11 +66,24 @@ _NAME = r"""
 """
 _SEP = r"""["']?[ \t]*[=:][ \t]*["']?"""
 _VALUE = r"""[^\s"'&;,<>]{1,1000}"""
+# scheme://user:password@host -- the password part, up to the last "@" before the host (a
+# password typed with a raw "@" in it is hidden whole); every repetition is bounded.
+_URL_USER = r"""(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s/@:"'<>]{0,256}:"""
+_URL_PASSWORD = r"""[^\s/"'<>]{1,1000}(?=@[^\s/@"'<>]{0,255}(?:[/\s"'<>?#]|$))"""
 _PEM = r"""
     -----BEGIN[A-Z ]{0,40}PRIVATE\ KEY-----
     [\s\S]{0,20000}?
     -----END[A-Z ]{0,40}PRIVATE\ KEY-----
 """
+
+
+_URL_CREDENTIALS = re.compile(f"(?P<urluser>{_URL_USER})(?P<urlpw>{_URL_PASSWORD})")
+
+
+def hide_url_passwords(text: str, marker: str = REDACTED) -> str:
+    """``text`` with the password of every ``scheme://user:password@host`` replaced by
+    ``marker`` (the rest of the URL kept, so a reader still sees which server it is)."""
+    return _URL_CREDENTIALS.sub(lambda m: m.group("urluser") + marker, text)
 
 
 def _mask(value: str) -> str:
@@ -101,6 +116,7 @@ class Scrubber:
             f"(?P<lit>{literal})" if literal else "",
             f"(?P<pem>{_PEM})",
             f"(?P<tok>{_PREFIXED})",
+            f"(?P<urluser>{_URL_USER})(?P<urlpw>{_URL_PASSWORD})",
             r"(?P<bearer_kw>(?i:\bbearer)[ \t]+)(?P<bearer>[A-Za-z0-9._~+/=-]{8,2000})",
             f"(?P<kvname>{_NAME})(?P<kvsep>{_SEP})(?P<kvval>{literal + '|' if literal else ''}"
             f"{_VALUE})",
@@ -145,7 +161,13 @@ class Scrubber:
     @staticmethod
     def _replace(match: re.Match[str]) -> str:
         if match.group("kvval") is not None:
+            if match.group("kvval") == "***":  # hidden already (a redacted config)
+                return match.group(0)
             return match.group("kvname") + match.group("kvsep") + _mask(match.group("kvval"))
+        if match.group("urlpw") is not None:
+            if match.group("urlpw") in ("***", REDACTED):  # hidden already
+                return match.group(0)
+            return match.group("urluser") + REDACTED  # no kept prefix: it is a password
         if match.group("bearer") is not None:
             return match.group("bearer_kw") + _mask(match.group("bearer"))
         if match.group("pem") is not None:

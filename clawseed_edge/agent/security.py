@@ -6,7 +6,9 @@ it would touch (no NUL bytes; forbidden paths after resolving symlinks, includin
 words that name an existing file; shell command allowlist); the per-session action rate and the
 per-device switch rate; and finally, for act/dangerous calls in ``supervised`` autonomy (except
 tools matching ``auto_approve``) or devices configured with ``approval = true`` (always), a
-human's approval through the Approver.
+human's approval through the Approver. Once a tool with ``external_content`` (web_fetch,
+http_request, a client's remote tool) ran in a turn, ``auto_approve`` no longer applies in that
+turn: text from outside may be what asks for the memory write.
 
 A refusal is a ``cancel`` decision whose reason the model reads as the call's failed result,
 never an exception. Every decision is recorded as a ``PolicyDecision`` observer event.
@@ -22,7 +24,7 @@ import math
 import os
 import time
 import uuid
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -78,6 +80,9 @@ DEFAULT_FORBIDDEN_PATHS: tuple[str, ...] = (
     "/root/.ssh", "~/.ssh", "~/.gnupg", "~/.aws", "~/.config/gcloud", "/proc/kcore",
     "/boot/config.txt", "/boot/firmware/config.txt",
 )  # fmt: skip
+
+#: How many turns that read outside content are remembered (a turn lasts seconds to minutes).
+_MAX_EXTERNAL_TURNS = 1024
 
 #: Tools that run without approval in ``supervised`` autonomy: writing the agent's own memory
 #: must not need a human, or a headless device cannot remember anything.
@@ -155,6 +160,8 @@ class SecurityPolicy:
         self._session_actions: dict[str, deque[float]] = {}
         self.ledger: ActionLedger = ledger if ledger is not None else MemoryActionLedger()
         self._device_rates = DeviceRates(self.ledger)
+        # (session, turn) -> the outside tool that ran in it; see _needs_approval.
+        self._external_turns: OrderedDict[tuple[str, str], str] = OrderedDict()
 
     # --- Hook ----------------------------------------------------------------------------
 
@@ -193,7 +200,7 @@ class SecurityPolicy:
                 self._check_access(access)
             now = self._clock()
             await self._check_rates(context.session_id, risk, action, now)
-            needs_approval, note = self._needs_approval(call, risk, action)
+            needs_approval, note = self._needs_approval(call, risk, action, context)
             approved = False
             if needs_approval:
                 await self._ask_approval(call, risk, action, context)
@@ -204,11 +211,23 @@ class SecurityPolicy:
             self._record(call, denied.decision, denied.reason, device, context)
             verb = "Refused" if denied.decision == "refused" else "Denied"
             return HookDecision.cancel(f"{verb} by the security policy: {denied.reason}")
+        if getattr(tool, "external_content", False):
+            self._mark_external(context, call.name)
         self._record(call, "approved" if approved else "allowed", note, device, context)
         return HookDecision.proceed()
 
+    def _mark_external(self, context: ToolContext, tool_name: str) -> None:
+        """Remember that this turn let text from outside in (bounded: oldest turns forgotten)."""
+        if not context.turn_id:
+            return
+        key = (context.session_id, context.turn_id)
+        self._external_turns[key] = tool_name
+        self._external_turns.move_to_end(key)
+        while len(self._external_turns) > _MAX_EXTERNAL_TURNS:
+            self._external_turns.popitem(last=False)
+
     def _needs_approval(
-        self, call: ToolCall, risk: RiskClass, action: DeviceAction | None
+        self, call: ToolCall, risk: RiskClass, action: DeviceAction | None, context: ToolContext
     ) -> tuple[bool, str]:
         """Whether a human must approve the call, and a note for the decision record."""
         # A device configured with approval = true always asks: the DeviceAction's flag wins
@@ -217,6 +236,10 @@ class SecurityPolicy:
             return True, ""
         if self.autonomy is not Autonomy.SUPERVISED or risk is RiskClass.READ:
             return False, ""
+        # After a web page (or another outside answer) in this turn, nothing is auto-approved:
+        # the page may be what asks for the memory write or the switch.
+        if context.turn_id and (context.session_id, context.turn_id) in self._external_turns:
+            return True, ""
         for pattern in self.auto_approve:
             if fnmatch.fnmatchcase(call.name, pattern):
                 return False, f"auto-approved by [autonomy].auto_approve pattern {pattern!r}"
@@ -392,6 +415,17 @@ class SecurityPolicy:
             ) from exc
         if not decision.approved:
             raise _Denied(_refusal_text(summary, decision), "refused")
+
+    def forbidden_path(self, path: Path) -> str | None:
+        """The configured forbidden path that ``path`` lies in (symlinks resolved), or None.
+
+        For what is read without a tool call (the prompt's identity files); a path that
+        cannot be checked counts as forbidden.
+        """
+        try:
+            return self._forbidden.hit(str(path), self._base_dir())
+        except (OSError, ValueError):
+            return "(a path that cannot be checked)"
 
     def _base_dir(self) -> Path:
         """Where relative paths start: the workspace (the shell tool's working directory)."""

@@ -148,13 +148,21 @@ class Tool(Protocol):
 
 
 class BaseTool:
-    """Defaults for a tool: subclass, set the class attributes and implement ``execute``."""
+    """Defaults for a tool: subclass, set the class attributes and implement ``execute``.
+
+    ``external_content`` (optional on any tool, read with ``getattr``): True for a tool whose
+    result is text from outside the device and its user (a web page, an HTTP answer, a remote
+    or MCP tool). Once such a tool ran in a turn, the SecurityPolicy auto-approves nothing more
+    in that turn: a fetched page cannot make the model store a standing instruction in memory
+    or switch a device on its own.
+    """
 
     name: str = ""
     description: str = ""
     parameters: Mapping[str, Any] = {"type": "object", "properties": {}}
     risk: RiskClass = RiskClass.READ
     timeout_s: float | None = None
+    external_content: bool = False
 
     def spec(self) -> ToolSpec:
         return ToolSpec(self.name, self.description, self.parameters)

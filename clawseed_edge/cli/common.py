@@ -45,8 +45,11 @@ def described(doc: str | None) -> str:
 
 
 def fail(message: str, code: int = 1) -> int:
-    """Print ``error: message`` on stderr and return ``code``."""
-    print(f"error: {message}", file=sys.stderr)
+    """Print ``error: message`` on stderr, credentials redacted, and return ``code``."""
+    from clawseed_edge.agent.redact import scrub  # only when something failed
+
+    # An error may quote a config value: a URL with a password, a key in a header.
+    print(f"error: {scrub(message)}", file=sys.stderr)
     return code
 
 

@@ -50,6 +50,7 @@ def _show(args: argparse.Namespace) -> int:
     from clawseed_edge.config.assemble import secret_scrubber
     from clawseed_edge.config.file import load_config
     from clawseed_edge.config.load import env_overrides
+    from clawseed_edge.config.redaction import redact_document
     from clawseed_edge.config.toml_text import dumps
 
     try:
@@ -61,9 +62,9 @@ def _show(args: argparse.Namespace) -> int:
     overridden = sorted(env_overrides({}, os.environ)[1].values())
     if overridden:
         header.append("# overridden by " + ", ".join(overridden))
-    text = dumps(msgspec.to_builtins(loaded.config))
-    # The scrubber hides the secrets' values wherever they appear and any credential-named key
-    # (api_key = "...") even when its value is not a known secret.
+    # Redacted on the parsed form (credential keys, key shapes, passwords inside URLs), then
+    # the text passes the scrubber too: the secrets' values are hidden wherever they appear.
+    text = dumps(redact_document(msgspec.to_builtins(loaded.config), scrubber))
     sys.stdout.write(scrubber.scrub("\n".join(header) + "\n\n" + text))
     return 0
 

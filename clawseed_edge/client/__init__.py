@@ -16,7 +16,7 @@ backoff and resumes its session (``?session_id=``), re-registering its tools.
 """
 
 from .client import GatewayClient, RemoteToolHandler, TurnFailed, pair
-from .errors import ClientConnectionError, GatewayClientError, PairingFailed
+from .errors import ClientConnectionError, GatewayClientError, PairingFailed, TurnLost
 
 __all__ = [
     "ClientConnectionError",
@@ -25,5 +25,6 @@ __all__ = [
     "PairingFailed",
     "RemoteToolHandler",
     "TurnFailed",
+    "TurnLost",
     "pair",
 ]

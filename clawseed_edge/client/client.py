@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
-from .errors import ClientConnectionError, PairingFailed, TurnFailed
+from .errors import ClientConnectionError, PairingFailed, TurnFailed, TurnLost
 
 __all__ = ["GatewayClient", "RemoteToolHandler", "TurnFailed", "pair"]
 
@@ -21,6 +21,8 @@ log = logging.getLogger(__name__)
 
 #: ``handler(arguments)`` returns the tool's output text (or raises to report a failure).
 RemoteToolHandler = Callable[[Mapping[str, Any]], Awaitable[Any] | Any]
+#: ``handler(request)`` answers an ``approval_request`` frame: True approves. A plain function
+#: runs on a worker thread (it may block, e.g. on ``input()``); a coroutine function on the loop.
 ApprovalHandler = Callable[[dict[str, Any]], Awaitable[bool] | bool]
 
 _END_TYPES = ("done", "error", "aborted")
@@ -78,8 +80,11 @@ class GatewayClient:
         reconnect: Reconnect with backoff when the connection drops, resuming the session.
         backoff_s: First and largest wait between reconnect attempts, in seconds.
         max_reconnects: Give up after this many failed attempts in a row.
-        on_approval: Answers approval requests automatically (True approves); None leaves them
-            to :meth:`events` readers, who answer with :meth:`approve`.
+        on_approval: Answers approval requests (True approves): a coroutine function, or a plain
+            function, which runs on a worker thread so it may block (``input()``). None leaves
+            them to :meth:`events` readers, who answer with :meth:`approve`; :meth:`ask`, which
+            reads the frames itself, declines them at once (and logs it) rather than let the
+            turn wait for an answer that cannot come.
         max_queue: Frames buffered for :meth:`events` before the oldest is dropped.
     """
 
@@ -112,6 +117,8 @@ class GatewayClient:
         self._ready = asyncio.Event()
         self._closed = False
         self._handlers: set[asyncio.Task[None]] = set()
+        # Connections lost so far: ask() tells a drop during its turn from an older one.
+        self._drops = 0
 
     # --- tools ---------------------------------------------------------------------------
 
@@ -228,6 +235,7 @@ class GatewayClient:
                     self._dispatch(_json(raw))
             except ConnectionClosed:
                 pass
+            self._drops += 1
             if self._closed or not self.reconnect:
                 break
             self._ready.clear()
@@ -296,13 +304,26 @@ class GatewayClient:
         with contextlib.suppress(Exception):
             await self._send(reply)
 
-    async def _auto_approve(self, frame: dict[str, Any]) -> None:
-        assert self.on_approval is not None
-        answer = self.on_approval(frame)
-        if inspect.isawaitable(answer):
-            answer = await answer
+    async def _auto_approve(
+        self, frame: dict[str, Any], handler: ApprovalHandler | None = None
+    ) -> None:
+        handler = handler if handler is not None else self.on_approval
+        assert handler is not None
+        reason = ""
+        try:
+            if inspect.iscoroutinefunction(handler):
+                answer: Any = await handler(frame)
+            else:
+                # A plain function may block (input()): never on the event loop, which must
+                # keep reading frames and answering pings meanwhile.
+                answer = await asyncio.to_thread(handler, frame)
+                if inspect.isawaitable(answer):
+                    answer = await answer
+        except Exception as exc:  # the handler's bug declines, and says why
+            log.warning("the approval handler raised %s: declined", exc)
+            answer, reason = False, f"the client's approval handler failed: {exc}"
         with contextlib.suppress(Exception):
-            await self.approve(str(frame["id"]), bool(answer))
+            await self.approve(str(frame["id"]), bool(answer), reason)
 
     async def _send(self, frame: dict[str, Any]) -> None:
         if self._ws is None:
@@ -334,22 +355,63 @@ class GatewayClient:
             if not types or frame.get("type") in types:
                 return frame
 
-    async def ask(self, text: str) -> str:
+    async def ask(self, text: str, *, on_approval: ApprovalHandler | None = None) -> str:
         """Send ``text`` and return the turn's full response.
 
+        Approval requests of the turn go to ``on_approval`` (this call's), else to the
+        client's; with neither, each is declined at once with a warning in the log, so the
+        turn ends instead of waiting for an answer nobody can give.
+
         Raises:
+            TurnLost: The connection dropped during the turn (the answer did not arrive; the
+                gateway keeps the session).
             TurnFailed: The turn ended with an error or was aborted.
 
         Cancelling stops waiting; the turn goes on (send :meth:`abort` to stop it).
         """
+        drops = self._drops
         await self.send(text)
         while True:
-            frame = await self.next_event(*_END_TYPES)
-            if frame["type"] == "done":
+            frame = await self.next_event(*_END_TYPES, "approval_request", "disconnected")
+            kind = frame["type"]
+            if kind == "done":
                 return str(frame.get("full_response", ""))
-            if frame["type"] == "aborted":
+            if kind == "aborted":
                 raise TurnFailed(f"the turn was aborted: {frame.get('reason', '')}", "aborted")
-            raise TurnFailed(str(frame.get("message")), str(frame.get("code", "")))
+            if kind == "approval_request":
+                self._answer_for_ask(frame, on_approval)
+                continue
+            if kind == "disconnected":
+                if self._drops == drops:
+                    continue  # a drop from before this turn
+                raise TurnLost(
+                    f"the connection to the gateway dropped during the turn, so its answer "
+                    f"did not arrive; the gateway keeps session {self.session_id!r}: resume it "
+                    "(GatewayClient(session_id=...)) to read the conversation",
+                    self.session_id or "",
+                )
+            raise TurnFailed(
+                str(frame.get("message") or "the turn failed"), str(frame.get("code", ""))
+            )
+
+    def _answer_for_ask(self, frame: dict[str, Any], handler: ApprovalHandler | None) -> None:
+        """Route an approval request met by :meth:`ask` (the client's handler has it already)."""
+        if handler is not None:
+            self._spawn(self._auto_approve(frame, handler))
+        elif self.on_approval is None:
+            what = frame.get("summary") or frame.get("tool") or "an action"
+            log.warning(
+                "the gateway asked to approve %s; declined: this client has no approval handler "
+                "(pass on_approval= to GatewayClient or to ask())",
+                what,
+            )
+            self._spawn(
+                self._decline(str(frame.get("id", "")), "the client has no approval handler")
+            )
+
+    async def _decline(self, request_id: str, reason: str) -> None:
+        with contextlib.suppress(Exception):  # a dropped socket: the gateway times it out
+            await self.approve(request_id, False, reason)
 
     async def approve(self, request_id: str, approved: bool = True, reason: str = "") -> None:
         """Answer an ``approval_request``.

@@ -7,13 +7,20 @@
           +-- PairingFailed (PermissionError)       the code was wrong, used, or locked out
           +-- ClientConnectionError (ConnectionError)  cannot reach or lost the gateway
           +-- TurnFailed                             a turn ended in an error or was aborted
+               +-- TurnLost                          the connection dropped during the turn
 """
 
 from __future__ import annotations
 
 from clawseed_edge.api import ClawseedError
 
-__all__ = ["ClientConnectionError", "GatewayClientError", "PairingFailed", "TurnFailed"]
+__all__ = [
+    "ClientConnectionError",
+    "GatewayClientError",
+    "PairingFailed",
+    "TurnFailed",
+    "TurnLost",
+]
 
 
 class GatewayClientError(ClawseedError):
@@ -36,3 +43,17 @@ class TurnFailed(GatewayClientError):
     def __init__(self, message: str, server_code: str = "") -> None:
         super().__init__(message)
         self.server_code = server_code
+
+
+class TurnLost(TurnFailed):
+    """The connection dropped while a turn ran: its answer did not reach this client.
+
+    The gateway keeps the session; ``session_id`` names it, so a client that resumes it reads
+    the stored conversation.
+    """
+
+    code = "turn_lost"
+
+    def __init__(self, message: str, session_id: str = "") -> None:
+        super().__init__(message, "turn_lost")
+        self.session_id = session_id

@@ -34,12 +34,15 @@ __all__ = [
     "apply_env_overrides",
     "convert_config",
     "env_overrides",
+    "parse_toml",
     "read_toml",
 ]
 
 T = TypeVar("T")
 
 ENV_PREFIX = "CLAWSEED__"
+#: How deep arrays and inline tables may nest in a config file.
+MAX_NESTING = 32
 _AT_PATH = re.compile(r"\s*-\s*at\s*`\$(?P<path>[^`]*)`\s*$")
 _UNKNOWN = re.compile(r"Object contains unknown field `(?P<field>[^`]+)`")
 _EXPECTED = re.compile(r"Expected `(?P<exp>[^`]+)`, got `(?P<got>[^`]+)`")
@@ -70,11 +73,68 @@ def read_toml(path: Path, *, missing_ok: bool = False) -> dict[str, Any]:
     except OSError as exc:
         raise ConfigInvalid(f"cannot read the file: {exc.strerror}", file=str(path)) from exc
     try:
-        return tomllib.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigInvalid("the file is not UTF-8 text", file=str(path)) from exc
+    return parse_toml(text, source=str(path))
+
+
+def parse_toml(text: str, *, source: str | None = None) -> dict[str, Any]:
+    """Parse TOML text into a dict, refusing documents nested deeper than :data:`MAX_NESTING`.
+
+    Raises:
+        ConfigInvalid: Not valid TOML (names line and column), or nested too deeply (a config
+            is a few levels deep; 20,000 ``[`` would otherwise be a RecursionError).
+    """
+    depth = _bracket_depth(text)
+    if depth > MAX_NESTING:
+        raise ConfigInvalid(
+            f"arrays or inline tables nested {depth} deep (at most {MAX_NESTING}); "
+            "a config is a few levels deep: check the brackets",
+            file=source,
+        )
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigInvalid(f"not valid TOML: {exc}", file=str(path)) from exc
+        raise ConfigInvalid(f"not valid TOML: {exc}", file=source) from exc
+    except RecursionError:  # nesting hidden from the bracket count (it skips strings)
+        raise ConfigInvalid(
+            f"nested too deeply (at most {MAX_NESTING} levels)", file=source
+        ) from None
+
+
+def _bracket_depth(text: str) -> int:
+    """The deepest nesting of ``[``/``{`` outside strings and comments (a linear scan)."""
+    depth = deepest = 0
+    quote = ""
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if quote:
+            if quote == '"' and ch == "\\":
+                i += 2
+                continue
+            if ch == quote:
+                quote = ""
+        elif text.startswith(('"""', "'''"), i):  # a multi-line string: skip to its end
+            end = text.find(text[i : i + 3], i + 3)
+            i = n if end < 0 else end + 3
+            continue
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "#":
+            newline = text.find("\n", i)
+            i = n if newline < 0 else newline
+            continue
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+        elif ch == "\n" and depth == 0:
+            quote = ""
+        i += 1
+    return deepest
 
 
 def apply_env_overrides(

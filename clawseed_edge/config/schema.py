@@ -156,7 +156,8 @@ class AutonomySettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True)
             built-in list (``/etc/shadow``, ``~/.ssh``, and ``$CLAWSEED_HOME``'s secrets,
             config.toml, memory.db); ``~`` expands.
         auto_approve: Tools (glob patterns) that need no approval in ``supervised``; never a
-            device configured with ``approval = true``.
+            device configured with ``approval = true``, and not for the rest of a turn that has
+            read outside content (``web_fetch``, ``http_request``, a remote tool).
     """
 
     level: Literal["read_only", "supervised", "full"] = "supervised"
@@ -310,6 +311,16 @@ class GatewaySettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
         remote_tool_timeout_s: Seconds to wait for a client to answer a remote tool call.
         requests_per_minute: Per token (and per client address before pairing); 0: no limit.
         max_connections: Open connections at once.
+        allowed_hosts: Names besides IP addresses, ``localhost`` and this machine's host name
+            under which the gateway is reached (a reverse proxy's name): accepted as ``Host``
+            and as the ``Origin`` of a web page that may change state.
+        trusted_proxies: Addresses of reverse proxies whose ``X-Forwarded-For`` is believed
+            (empty: none, so the client address is the socket's peer; ``*`` trusts everyone).
+        pairing_code_ttl_s: Seconds a pairing code lives.
+        pairing_code_max_failures: Wrong guesses, from all clients together, that end a
+            pairing code (a new one is asked for with ``clawseed-edge pair``).
+        pairing_attempts_per_minute: Wrong pairing codes accepted a minute from all clients
+            together (each address is also locked out after 5); 0: no global budget.
     """
 
     enabled: bool = False
@@ -325,6 +336,15 @@ class GatewaySettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     remote_tool_timeout_s: Annotated[float, msgspec.Meta(gt=0)] = 30.0
     requests_per_minute: Annotated[int, msgspec.Meta(ge=0)] = 120
     max_connections: Annotated[int, msgspec.Meta(ge=1)] = 256
+    allowed_hosts: list[Annotated[str, msgspec.Meta(min_length=1, max_length=253)]] = msgspec.field(
+        default_factory=list
+    )
+    trusted_proxies: list[Annotated[str, msgspec.Meta(min_length=1)]] = msgspec.field(
+        default_factory=list
+    )
+    pairing_code_ttl_s: Annotated[float, msgspec.Meta(ge=10, le=86400)] = 600.0
+    pairing_code_max_failures: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 10
+    pairing_attempts_per_minute: Annotated[int, msgspec.Meta(ge=0)] = 30
 
 
 class HardwareSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):

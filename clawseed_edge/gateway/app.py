@@ -6,11 +6,13 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from .errors import error_body
 from .hub import GatewayHub
+from .origin import OriginGuard
 from .routes_api import api_routes
 from .routes_chat import chat_routes
 from .routes_config import config_routes
@@ -42,6 +44,11 @@ def create_app(hub: GatewayHub) -> Starlette:
         *config_routes(hub),
         *static_routes(),  # the phone web app: exact file paths only, after every endpoint
     ]
-    app = Starlette(routes=routes, exception_handlers={HTTPException: _http_error})
+    app = Starlette(
+        routes=routes,
+        exception_handlers={HTTPException: _http_error},
+        # Host, Origin and Content-Type first: no other web page drives the device.
+        middleware=[Middleware(OriginGuard, allowed_hosts=hub.settings.allowed_hosts)],
+    )
     app.state.hub = hub
     return app

@@ -54,8 +54,23 @@ def client_key(request: Request) -> str:
     return request.client.host if request.client is not None else "unknown"
 
 
-def bearer_token(headers: Any, query: Any) -> str | None:
+def bearer_token(headers: Any, query: Any, *, allow_query: bool = False) -> str | None:
+    """The request's token: the ``Authorization: Bearer`` header, or ``?token=`` where allowed.
+
+    ``?token=`` is for WebSockets only (``allow_query``), whose browser API cannot set headers;
+    on HTTP a token in the URL ends up in proxy and server logs, so it is refused.
+
+    Raises:
+        ClientError: ``token_in_url`` (400) for ``?token=`` on HTTP.
+    """
     value = headers.get("authorization", "")
+    if "token" in query and not allow_query:
+        raise ClientError(
+            "token_in_url",
+            "?token= is accepted on WebSockets only (a URL ends up in proxy and server logs); "
+            "send the token in an 'Authorization: Bearer TOKEN' header",
+            400,
+        )
     if value.lower().startswith("bearer "):
         return str(value[7:].strip()) or None
     token = query.get("token")

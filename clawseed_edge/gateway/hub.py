@@ -89,7 +89,12 @@ class GatewayHub:
             remote_timeout_s if remote_timeout_s is not None else settings.remote_tool_timeout_s
         )
         self.pairing = PairingGate(
-            PairingTokens(state), clock=clock, required=settings.require_pairing
+            PairingTokens(state),
+            clock=clock,
+            required=settings.require_pairing,
+            code_ttl_s=settings.pairing_code_ttl_s,
+            max_code_failures=settings.pairing_code_max_failures,
+            attempts_per_minute=settings.pairing_attempts_per_minute,
         )
         self.rate = RateLimiter(settings.requests_per_minute, clock=clock)
         self.idempotency = IdempotencyCache(300.0, clock=clock)

@@ -1,8 +1,18 @@
 """Pairing: a 6-digit one-time code, printed at start, traded once for a bearer token.
 
-The code is compared in constant time; a client (its address) that gets it wrong
-:data:`MAX_FAILURES` times is locked out for :data:`LOCKOUT_S` seconds. A used code is gone:
-``clawseed-edge pair`` asks the running service for a fresh one.
+The code is compared in constant time. Guessing is bounded three ways, since a client address
+is cheap to change (a proxy header, an IPv6 block):
+
+* a client (its address) that gets it wrong :data:`MAX_FAILURES` times is locked out for
+  :data:`LOCKOUT_S` seconds;
+* all clients together get ``attempts_per_minute`` wrong codes a minute, then everyone waits;
+* a code dies after ``max_code_failures`` wrong guesses in total, and after ``code_ttl_s``
+  seconds whatever happens.
+
+So one code survives at most ``max_code_failures`` guesses out of a million. A used code is
+gone: ``clawseed-edge pair`` asks the running service for a fresh one. The table of failing
+addresses is bounded (expiry and a size cap) and the "wrong pairing code" log line is rate
+limited, so a flood costs neither memory nor the journal.
 """
 
 from __future__ import annotations
@@ -11,19 +21,23 @@ import hmac
 import logging
 import secrets
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable
 
 from clawseed_edge.state import IssuedToken, PairingTokens, TokenInfo
 
 from .errors import ClientError
 
-__all__ = ["LOCKOUT_S", "MAX_FAILURES", "PairingGate"]
+__all__ = ["LOCKOUT_S", "MAX_FAILURES", "MAX_TRACKED_CLIENTS", "PairingGate"]
 
 log = logging.getLogger(__name__)
 
 MAX_FAILURES = 5
 LOCKOUT_S = 300.0
+#: Failing client addresses remembered at once (oldest forgotten first).
+MAX_TRACKED_CLIENTS = 4096
+#: At most one "wrong pairing code" warning in this many seconds (the rest are counted).
+LOG_EVERY_S = 10.0
 #: The identity of every client when ``require_pairing = false``.
 UNPAIRED = TokenInfo("local", "unpaired client", 0.0)
 
@@ -43,21 +57,83 @@ class PairingGate:
         *,
         clock: Callable[[], float] = time.monotonic,
         required: bool = True,
+        code_ttl_s: float = 600.0,
+        max_code_failures: int = 10,
+        attempts_per_minute: int = 30,
     ) -> None:
         self.tokens = tokens
         self.required = required
+        self.code_ttl_s = code_ttl_s
+        self.max_code_failures = max_code_failures
+        self.attempts_per_minute = attempts_per_minute
         self._clock = clock
         self._code: str | None = None
-        self._failures: dict[str, deque[float]] = {}
+        self._code_born = 0.0
+        self._code_failures = 0
+        self._failures: OrderedDict[str, deque[float]] = OrderedDict()
+        self._recent: deque[float] = deque()  # every client's wrong codes, for the budget
+        self._last_log = -LOG_EVERY_S
+        self._unlogged = 0
 
     def new_code(self) -> str:
         """A fresh one-time code; the previous one stops working."""
         self._code = f"{secrets.randbelow(1_000_000):06d}"
+        self._code_born = self._clock()
+        self._code_failures = 0
         return self._code
 
     @property
     def has_code(self) -> bool:
-        return self._code is not None
+        return self._live_code(self._clock()) is not None
+
+    def _live_code(self, now: float) -> str | None:
+        """The code, unless it expired (then it is dropped)."""
+        if self._code is not None and now - self._code_born >= self.code_ttl_s:
+            log.warning(
+                "the pairing code expired after %g min; run `clawseed-edge pair` for a new one",
+                self.code_ttl_s / 60,
+            )
+            self._code = None
+        return self._code
+
+    def _check_budget(self, now: float) -> None:
+        """All clients' wrong codes together: a rotating address gains nothing."""
+        while self._recent and now - self._recent[0] >= 60.0:
+            self._recent.popleft()
+        if self.attempts_per_minute and len(self._recent) >= self.attempts_per_minute:
+            wait = int(60.0 - (now - self._recent[0])) + 1
+            raise ClientError(
+                "pairing_locked",
+                f"too many wrong pairing codes from all clients ({self.attempts_per_minute} a "
+                f"minute); try again in {wait} s",
+                429,
+                {"Retry-After": str(wait)},
+            )
+
+    def _record_failure(self, client: str, now: float) -> int:
+        """Count a wrong code; the tries ``client`` has left."""
+        window = self._failures.pop(client, None) or deque()
+        window.append(now)
+        self._failures[client] = window  # most recent last
+        # Bounded: forget expired windows from the oldest end, then the oldest past the cap.
+        for key in list(self._failures):
+            oldest = self._failures[key]
+            if len(self._failures) <= MAX_TRACKED_CLIENTS and now - oldest[-1] < LOCKOUT_S:
+                break
+            del self._failures[key]
+        self._recent.append(now)
+        self._code_failures += 1
+        left = MAX_FAILURES - len(window)
+        self._log_failure(client, max(left, 0), now)
+        return left
+
+    def _log_failure(self, client: str, left: int, now: float) -> None:
+        if now - self._last_log < LOG_EVERY_S:
+            self._unlogged += 1
+            return
+        more = f"; {self._unlogged} more wrong codes since the last line" if self._unlogged else ""
+        log.warning("wrong pairing code from %s (%d tries left)%s", client, left, more)
+        self._last_log, self._unlogged = now, 0
 
     def _check_lockout(self, client: str, now: float) -> None:
         window = self._failures.get(client)
@@ -88,22 +164,27 @@ class PairingGate:
         """
         now = self._clock()
         self._check_lockout(client, now)
+        self._check_budget(now)
         if not code:
             raise ClientError(
                 "pairing_code_missing",
                 "send the 6-digit code shown by the device in the X-Pairing-Code header",
             )
-        current = self._code
+        current = self._live_code(now)
         # Compared in constant time even when no code is active, so timing says nothing.
         expected = current if current is not None else "-" * 6
         if (
             not hmac.compare_digest(expected.encode(), code.strip().encode()[:16])
             or current is None
         ):
-            window = self._failures.setdefault(client, deque())
-            window.append(now)
-            left = MAX_FAILURES - len(window)
-            log.warning("wrong pairing code from %s (%d tries left)", client, max(left, 0))
+            left = self._record_failure(client, now)
+            if current is not None and self._code_failures >= self.max_code_failures:
+                self._code = None  # guessed at too often: a new one must be asked for
+                log.warning(
+                    "the pairing code was dropped after %d wrong guesses; run "
+                    "`clawseed-edge pair` for a new one",
+                    self._code_failures,
+                )
             if current is None:
                 raise ClientError(
                     "pairing_no_code",
@@ -113,7 +194,7 @@ class PairingGate:
                 )
             raise ClientError(
                 "pairing_code_invalid",
-                f"wrong pairing code; {max(left, 0)} tries left before a "
+                f"wrong pairing code; {max(left, 0)} tries left from this client before a "
                 f"{LOCKOUT_S / 60:g}-minute lockout. Check the code the device printed",
                 403,
             )

@@ -104,6 +104,9 @@ class RemoteCalls:
 class RemoteTool(BaseTool):
     """A tool run by a connected client."""
 
+    # What a client's tool answers comes from outside the device: no auto-approval after it.
+    external_content = True
+
     def __init__(self, spec: RemoteToolSpec, calls: RemoteCalls) -> None:
         self.name = spec.name
         self.description = spec.description or f"{spec.name} (a tool of {calls.client})"

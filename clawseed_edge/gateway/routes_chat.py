@@ -48,7 +48,7 @@ def chat_endpoint(hub: GatewayHub) -> Callable[[WebSocket], Awaitable[None]]:
                     503,
                 )
             who = await hub.pairing.authenticate(
-                bearer_token(websocket.headers, websocket.query_params)
+                bearer_token(websocket.headers, websocket.query_params, allow_query=True)
             )
             hub.rate.hit(f"token:{who.id}")
             requested = websocket.query_params.get("session_id")

@@ -9,50 +9,37 @@ the next turn on (the system prompt is rebuilt).
 
 from __future__ import annotations
 
+import asyncio
 import os
-import re
-import tomllib
 from pathlib import Path
 from typing import Any
 
 import msgspec
 from starlette.routing import Route
 
+from clawseed_edge.api import ConfigError
+from clawseed_edge.config.assemble import secret_scrubber
 from clawseed_edge.config.file import EMBEDDED_DEFAULT, embedded_default_text
-from clawseed_edge.config.load import convert_config
+from clawseed_edge.config.load import convert_config, parse_toml
 from clawseed_edge.config.paths import default_config_path
+from clawseed_edge.config.redaction import REDACTED, redact_document
 from clawseed_edge.config.schema import Config
+from clawseed_edge.config.toml_text import dumps
+from clawseed_edge.tools.files import (
+    WorkspaceFileRefused,
+    read_workspace_file,
+    write_workspace_file,
+)
 
 from .endpoint import RequestContext, endpoint, read_body
 from .errors import ClientError
 from .hub import GatewayHub
 from .limits import clip, loads_bounded
 
-__all__ = ["PERSONALITY_FILES", "config_routes", "redact"]
+__all__ = ["PERSONALITY_FILES", "config_routes"]
 
 PERSONALITY_FILES = ("SOUL.md", "IDENTITY.md", "USER.md", "TOOLS.md", "AGENTS.md", "MEMORY.md")
-REDACTED = "***"
-_SECRET_KEY = re.compile(r"(api_key|token|secret|password)", re.I)
-_SECRET_LINE = re.compile(
-    r"^(\s*[A-Za-z0-9_]*(?:api_key|token|secret|password)\s*=\s*).*$", re.I | re.M
-)
 MAX_PERSONALITY_BYTES = 32768
-
-
-def redact(value: Any) -> Any:
-    """``value`` with every secret-looking key's value replaced by ``***``."""
-    if isinstance(value, dict):
-        return {
-            k: (
-                REDACTED
-                if _SECRET_KEY.search(k) and v not in (None, "") and not k.endswith("_env")
-                else redact(v)
-            )
-            for k, v in value.items()
-        }
-    if isinstance(value, list):
-        return [redact(v) for v in value]
-    return value
 
 
 def _config_path(hub: GatewayHub) -> Path:
@@ -62,13 +49,35 @@ def _config_path(hub: GatewayHub) -> Path:
 
 async def get_config(ctx: RequestContext) -> dict[str, Any]:
     path = _config_path(ctx.hub)
-    text = path.read_text("utf-8") if path.exists() else embedded_default_text()
-    return {
+    scrubber = secret_scrubber(ctx.hub.runtime.loaded)
+    answer: dict[str, Any] = {
         "source": ctx.hub.runtime.loaded.source,
         "path": str(path),
-        "config": redact(msgspec.to_builtins(ctx.hub.runtime.loaded.config)),
-        "toml": _SECRET_LINE.sub(lambda m: f'{m.group(1)}"{REDACTED}"', text),
+        "config": redact_document(msgspec.to_builtins(ctx.hub.runtime.loaded.config), scrubber),
     }
+    # The file as it is now, redacted on its parsed form and written out again (comments are
+    # not kept): matching lines misses dotted keys, inline tables and multi-line strings.
+    try:
+        text = path.read_text("utf-8") if path.exists() else embedded_default_text()
+        answer["toml"] = dumps(redact_document(parse_toml(text, source=str(path)), scrubber))
+    except (OSError, UnicodeDecodeError, ConfigError, TypeError) as exc:
+        answer["toml"] = None
+        answer["toml_error"] = clip(scrubber.scrub(str(exc)), 400)
+    return answer
+
+
+def _holds_redacted(data: Any) -> bool:
+    """Whether a parsed document still holds a value hidden by ``GET /api/config``."""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str) and (item == REDACTED or f":{REDACTED}@" in item):
+            return True
+    return False
 
 
 async def put_config(ctx: RequestContext) -> dict[str, Any]:
@@ -76,17 +85,17 @@ async def put_config(ctx: RequestContext) -> dict[str, Any]:
     text = body.get("toml")
     if not isinstance(text, str):
         raise ClientError("body_invalid", 'send {"toml": "<the whole config file>"}')
-    if f'"{REDACTED}"' in text:
+    path = _config_path(ctx.hub)
+    try:
+        data = parse_toml(text)
+    except ConfigError as exc:
+        raise ClientError("config_invalid", str(exc)) from None
+    if _holds_redacted(data):
         raise ClientError(
             "config_redacted_value",
             'the file still holds a redacted "***" value; put the real secret back, or remove '
             "the line and keep the key in $CLAWSEED_HOME/secrets",
         )
-    path = _config_path(ctx.hub)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ClientError("config_invalid", f"not valid TOML: {exc}") from None
     try:
         new = convert_config(data, Config, source=str(path))
     except Exception as exc:  # ConfigInvalid names the key
@@ -126,28 +135,39 @@ def _personality_path(ctx: RequestContext) -> Path:
 
 async def get_personality(ctx: RequestContext) -> dict[str, Any]:
     path = _personality_path(ctx)
-    text = path.read_text("utf-8") if path.exists() else ""
-    return {"file": path.name, "content": text, "exists": path.exists()}
+    # Read like file_read reads (no link followed, one name only) and scrubbed: a
+    # USER.md -> ../secrets link must not send the secrets file to a phone.
+    scrubber = secret_scrubber(ctx.hub.runtime.loaded)
+    try:
+        text = await asyncio.to_thread(
+            read_workspace_file,
+            path.parent,
+            path.name,
+            max_bytes=MAX_PERSONALITY_BYTES,
+            scrub=scrubber.scrub,
+        )
+    except WorkspaceFileRefused as exc:
+        raise ClientError("personality_file_refused", clip(str(exc), 300), 409) from None
+    except OSError as exc:
+        raise ClientError(
+            "personality_file_unreadable", f"cannot read {path.name}: {exc.strerror}", 409
+        ) from None
+    return {"file": path.name, "content": text or "", "exists": text is not None}
 
 
 async def put_personality(ctx: RequestContext) -> dict[str, Any]:
     path = _personality_path(ctx)
     raw = await read_body(ctx.request, min(ctx.hub.settings.max_body_bytes, MAX_PERSONALITY_BYTES))
-    content_type = ctx.request.headers.get("content-type", "")
-    if content_type.startswith("application/json"):
-        body = loads_bounded(raw, max_bytes=MAX_PERSONALITY_BYTES)
-        content = body.get("content") if isinstance(body, dict) else None
-        if not isinstance(content, str):
-            raise ClientError("body_invalid", 'send {"content": "..."} or a text/plain body')
-    else:
-        try:
-            content = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise ClientError("body_invalid", "the file must be UTF-8 text") from None
+    # JSON only: a text/plain body is what a page on another site can send without asking.
+    body = loads_bounded(raw, max_bytes=MAX_PERSONALITY_BYTES)
+    content = body.get("content") if isinstance(body, dict) else None
+    if not isinstance(content, str):
+        raise ClientError("body_invalid", 'send {"content": "..."} as application/json')
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(content, "utf-8")
-    os.replace(tmp, path)
+    try:  # atomic, and never through a planted link
+        await asyncio.to_thread(write_workspace_file, path.parent, path.name, content)
+    except WorkspaceFileRefused as exc:
+        raise ClientError("personality_file_refused", clip(str(exc), 300), 409) from None
     # The system prompt is built from these files: rebuild it for every agent from now on.
     ctx.hub.runtime.agent.invalidate_prompt()
     for connection in list(ctx.hub.connections.values()):

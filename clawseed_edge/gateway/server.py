@@ -13,7 +13,7 @@ import contextlib
 import ipaddress
 import logging
 import socket
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from clawseed_edge.api import Lifecycle
@@ -77,6 +77,10 @@ class GatewayServer:
         allow_public_bind: Allow a non-loopback address.
         ws_max_size: Largest WebSocket frame uvicorn accepts at all; frames above the
             gateway's own limit but below this get an error frame and the connection stays.
+        trusted_proxies: Peers whose ``X-Forwarded-For``/``-Proto`` headers are believed. Empty
+            (the default): none, so the client address (the key of pairing lockouts and
+            limits) is always the socket's peer. uvicorn alone would trust loopback, where a
+            local user or an SSH tunnel could rotate the header to dodge a lockout.
     """
 
     def __init__(
@@ -87,9 +91,11 @@ class GatewayServer:
         *,
         allow_public_bind: bool = False,
         ws_max_size: int = 1 << 20,
+        trusted_proxies: Sequence[str] = (),
     ) -> None:
         check_bind(host, allow_public_bind)
         self.app = app
+        self.trusted_proxies = tuple(trusted_proxies)
         self.host = host
         self.port = port
         self.ws_max_size = ws_max_size
@@ -116,6 +122,8 @@ class GatewayServer:
             log_level="warning",
             access_log=False,
             ws_max_size=self.ws_max_size,
+            proxy_headers=bool(self.trusted_proxies),
+            forwarded_allow_ips=list(self.trusted_proxies) or "",
             ws_ping_interval=20.0,
             ws_ping_timeout=20.0,
             timeout_graceful_shutdown=5,

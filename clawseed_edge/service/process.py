@@ -231,6 +231,7 @@ class Service:
             self.settings.port,
             allow_public_bind=self.settings.allow_public_bind,
             ws_max_size=max(4 * self.settings.max_frame_bytes, 1 << 20),
+            trusted_proxies=self.settings.trusted_proxies,
         )
         await self.server.start()
         self.options.say(f"gateway listening on {self.server.url}")

@@ -26,7 +26,15 @@ from typing import Any
 
 from clawseed_edge.api import BaseTool, ResourceAccess, RiskClass, Tool, ToolContext, ToolResult
 
-__all__ = ["FileListTool", "FileReadTool", "FileWriteTool", "file_tools"]
+__all__ = [
+    "FileListTool",
+    "FileReadTool",
+    "FileWriteTool",
+    "WorkspaceFileRefused",
+    "file_tools",
+    "read_workspace_file",
+    "write_workspace_file",
+]
 
 _PATH_SCHEMA = {"type": "string", "description": "path relative to the workspace"}
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -40,6 +48,10 @@ def _unchanged(text: str) -> str:
 
 class _Refused(Exception):
     """A path the tool will not open; the message is the tool's error."""
+
+
+class WorkspaceFileRefused(ValueError):
+    """A workspace file that is not read: a link, not a regular file, hard-linked, outside."""
 
 
 class _WorkspaceFileTool(BaseTool):
@@ -168,20 +180,37 @@ class FileReadTool(_WorkspaceFileTool):
             return ToolResult.fail("the workspace itself is a directory; use file_list")
         return await asyncio.to_thread(self._read, parts)
 
+    def _read_bytes(self, parts: list[str]) -> bytes:
+        """The file's first bytes (up to the cap and the scrub margin), opened link-free.
+
+        Raises:
+            _Refused: a link on the way, not a regular file, or a file with other hard links
+                (a second name for a file elsewhere, such as the secrets file).
+            OSError: FileNotFoundError and the other open and read errors.
+        """
+        name = parts[-1]
+        dir_fd = self._open_dir(parts[:-1])
+        try:
+            # O_NONBLOCK: opening a FIFO for reading would wait for a writer for ever.
+            flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+            fd = self._open_checked(name, dir_fd, flags)
+        finally:
+            os.close(dir_fd)
+        with os.fdopen(fd, "rb") as fh:
+            info = os.fstat(fh.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise _Refused(f"{name!r} is not a regular file; file_read reads files")
+            if info.st_nlink > 1:
+                raise _Refused(
+                    f"{name!r} has {info.st_nlink} names (a hard link): it may be a file from "
+                    "outside the workspace, so it is not read; copy the file instead"
+                )
+            return fh.read(self.max_bytes + _SCRUB_MARGIN)
+
     def _read(self, parts: list[str]) -> ToolResult:
         name = parts[-1]
         try:
-            dir_fd = self._open_dir(parts[:-1])
-            try:
-                # O_NONBLOCK: opening a FIFO for reading would wait for a writer for ever.
-                flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
-                fd = self._open_checked(name, dir_fd, flags)
-            finally:
-                os.close(dir_fd)
-            with os.fdopen(fd, "rb") as fh:
-                if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                    return ToolResult.fail(f"{name!r} is not a regular file; file_read reads files")
-                data = fh.read(self.max_bytes + _SCRUB_MARGIN)
+            data = self._read_bytes(parts)
         except _Refused as exc:
             return ToolResult.fail(str(exc))
         except FileNotFoundError:
@@ -300,3 +329,59 @@ def file_tools(workspace_dir: Path, *, scrub: Callable[[str], str] | None = None
         FileWriteTool(workspace_dir, scrub=scrub),
         FileListTool(workspace_dir, scrub=scrub),
     ]
+
+
+def read_workspace_file(
+    workspace_dir: Path,
+    name: str,
+    *,
+    max_bytes: int,
+    scrub: Callable[[str], str] | None = None,
+) -> str | None:
+    """A text file of the workspace read the way ``file_read`` reads it, or None if absent.
+
+    No symbolic link is followed at any component, ``..`` is refused, and the file must be a
+    regular file with one name; the text passes ``scrub`` and is cut at ``max_bytes``.
+    For what is read without a tool call: the identity files of the system prompt, the
+    personality files a phone edits.
+
+    Raises:
+        WorkspaceFileRefused: The name or the file is refused (the message says why).
+        OSError: The file exists but cannot be read.
+    """
+    tool = FileReadTool(workspace_dir, max_bytes=max_bytes, scrub=scrub)
+    try:
+        parts = tool._parts({"path": name})
+        if not parts:
+            raise _Refused("name a file, not the workspace itself")
+        data = tool._read_bytes(parts)
+    except _Refused as exc:
+        raise WorkspaceFileRefused(str(exc)) from None
+    except FileNotFoundError:
+        return None
+    text = tool.scrub(data.decode("utf-8", errors="replace"))
+    if len(data) > max_bytes:
+        text = text.encode("utf-8")[:max_bytes].decode("utf-8", errors="ignore")
+    return text
+
+
+def write_workspace_file(workspace_dir: Path, name: str, content: str) -> None:
+    """Replace a text file of the workspace atomically, the way ``file_write`` writes it.
+
+    No symbolic link is followed (a link named like the file is replaced, not written
+    through), ``..`` is refused, missing directories are created.
+
+    Raises:
+        WorkspaceFileRefused: The name is refused or the file cannot be written (the message
+            says why).
+    """
+    tool = FileWriteTool(workspace_dir, max_bytes=max(1, len(content.encode("utf-8"))))
+    try:
+        parts = tool._parts({"path": name})
+    except _Refused as exc:
+        raise WorkspaceFileRefused(str(exc)) from None
+    if not parts:
+        raise WorkspaceFileRefused("name a file, not the workspace itself")
+    result = tool._write(parts, content)
+    if not result.success:
+        raise WorkspaceFileRefused(result.error or f"cannot write {name!r}")

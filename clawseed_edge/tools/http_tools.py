@@ -133,6 +133,7 @@ class HttpRequestTool(_HttpTool):
         "back the status, content type and body text."
     )
     risk = RiskClass.ACT
+    external_content = True  # an answer from another host: no auto-approval after it
 
     def __init__(
         self, policy: DestinationPolicy, *, methods: Sequence[str] = ("GET",), **limits: Any
@@ -224,6 +225,7 @@ class WebFetchTool(_HttpTool):
         "additionalProperties": False,
     }
     risk = RiskClass.READ
+    external_content = True  # a web page: no auto-approval after it
 
     async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolResult:
         """Fetch the page. Cancel-safe: the connection is closed."""

@@ -137,14 +137,14 @@ def test_unreadable_identity_file_is_skipped_not_raised(
 ) -> None:
     (tmp_path / "SOUL.md").write_text("soul", encoding="utf-8")
     (tmp_path / "USER.md").write_text("hidden", encoding="utf-8")
-    real_read_text = Path.read_text
+    real_read = prompt_mod.read_workspace_file
 
-    def deny_user_md(self: Path, *args: object, **kwargs: object) -> str:
-        if self.name == "USER.md":
-            raise PermissionError(13, "Permission denied", str(self))
-        return real_read_text(self, *args, **kwargs)  # type: ignore[arg-type]
+    def deny_user_md(workspace: Path, name: str, **kwargs: object) -> str | None:
+        if name == "USER.md":
+            raise PermissionError(13, "Permission denied", str(workspace / name))
+        return real_read(workspace, name, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(Path, "read_text", deny_user_md)
+    monkeypatch.setattr(prompt_mod, "read_workspace_file", deny_user_md)
     text = SystemPromptBuilder(workspace_dir=tmp_path, platform="P").build()
     assert "soul" in text and "hidden" not in text
     assert "USER.md" in caplog.text and "Permission denied" in caplog.text
@@ -241,3 +241,48 @@ def test_platform_falls_back_without_device_tree(
 
     text = SystemPromptBuilder().build()
     assert f"You run on: {platform.platform()}" in text
+
+
+SECRET_LINE = "ANTHROPIC_API_KEY=sk-ant-api03-thisisthesecretvalue42"
+
+
+def _workspace_beside_secrets(tmp_path: Path) -> Path:
+    secrets = tmp_path / "secrets"
+    secrets.write_text(SECRET_LINE + "\n", encoding="utf-8")
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / "SOUL.md").write_text("soul", encoding="utf-8")
+    return workspace
+
+
+def test_a_symlinked_identity_file_is_not_read(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    workspace = _workspace_beside_secrets(tmp_path)
+    (workspace / "USER.md").symlink_to("../secrets")
+    text = SystemPromptBuilder(workspace_dir=workspace, platform="P").build()
+    assert "thisisthesecret" not in text and "soul" in text
+    assert "USER.md" in caplog.text and "link" in caplog.text
+
+
+def test_a_hard_linked_identity_file_is_not_read(tmp_path: Path) -> None:
+    workspace = _workspace_beside_secrets(tmp_path)
+    (workspace / "USER.md").hardlink_to(tmp_path / "secrets")
+    text = SystemPromptBuilder(workspace_dir=workspace, platform="P").build()
+    assert "thisisthesecret" not in text
+
+
+def test_identity_files_are_scrubbed_and_forbidden_paths_left_out(tmp_path: Path) -> None:
+    from clawseed_edge.agent.redact import Scrubber
+
+    workspace = _workspace_beside_secrets(tmp_path)
+    (workspace / "TOOLS.md").write_text("my key is " + SECRET_LINE, encoding="utf-8")
+    (workspace / "USER.md").write_text("Ada", encoding="utf-8")
+    text = SystemPromptBuilder(
+        workspace_dir=workspace,
+        platform="P",
+        scrub=Scrubber().scrub,
+        forbidden=lambda p: "~/private" if p.name == "USER.md" else None,
+    ).build()
+    assert "thisisthesecret" not in text and "my key is" in text
+    assert "Ada" not in text

@@ -139,3 +139,22 @@ def test_scrub_data_walks_json_like_arguments() -> None:
     for _ in range(100):
         deep = [deep]
     assert "configured-secret-4" not in str(scrubber.scrub_data(deep))
+
+
+def test_url_passwords_are_hidden_in_text_and_log_lines(caplog: pytest.LogCaptureFixture) -> None:
+    from clawseed_edge.agent.redact import RedactingFilter, Scrubber, scrub
+
+    assert scrub("GET http://user:hunter2pw@10.0.0.5:8080/x") == (
+        "GET http://user:[redacted]@10.0.0.5:8080/x"
+    )
+    assert "pass" not in scrub("mqtts://bob:p@ss@broker.local:8883")
+    assert scrub("https://example.com:8443/a@b") == "https://example.com:8443/a@b"
+    log = logging.getLogger("clawseed_edge.test_url_redaction")
+    redacting = RedactingFilter(Scrubber())
+    log.addFilter(redacting)
+    try:
+        with caplog.at_level(logging.WARNING, logger=log.name):
+            log.warning("cannot reach %s", "http://admin:s3cretpass@127.0.0.1:11434")
+    finally:
+        log.removeFilter(redacting)
+    assert "s3cretpass" not in caplog.text and "admin:[redacted]@" in caplog.text

@@ -588,3 +588,69 @@ async def test_a_real_refusal_says_who_refused() -> None:
     )
     assert not ok and "was refused (refused by the approval callback)" in reason
     assert "do not retry" in reason.lower()
+
+
+# --- no auto-approval after outside content (issue 22 item 10) --------------------------------
+
+
+class FetchTool(EchoTool):
+    """Stands in for web_fetch: a read tool whose result is text from outside."""
+
+    external_content = True
+
+    def __init__(self) -> None:
+        super().__init__("fetch_page", RiskClass.READ)
+
+
+def turn_ctx(turn: str, session: str = "s1") -> ToolContext:
+    return ToolContext(session_id=session, turn_id=turn)
+
+
+async def test_after_outside_content_a_memory_write_in_the_same_turn_asks() -> None:
+    approver = StaticApprover(False)
+    policy = SecurityPolicy(autonomy="supervised", approver=approver)
+    store = EchoTool("memory_store", RiskClass.ACT)
+    fetch = FetchTool()
+
+    async def call(tool: Tool, turn: str, session: str = "s1") -> bool:
+        d = await policy.before_tool(ToolCall(tool.name, {}, "c"), tool, turn_ctx(turn, session))
+        return d.outcome != "cancel"
+
+    assert await call(store, "1"), "auto-approved before any outside content"
+    assert await call(fetch, "2")
+    assert not await call(store, "2"), "the page may be what asks for the write"
+    assert [r.tool for r in approver.requests] == ["memory_store"]
+    assert await call(store, "3"), "the next turn starts clean"
+    assert await call(store, "2", session="s2"), "another session's turn is not affected"
+
+
+async def test_a_web_page_cannot_make_the_model_store_a_standing_instruction() -> None:
+    from clawseed_edge.agent import AgentBuilder
+    from clawseed_edge.testing import ScriptedProvider
+
+    approver = StaticApprover(False)
+    store = EchoTool("memory_store", RiskClass.ACT)
+    provider = ScriptedProvider(
+        [
+            ScriptedProvider.call("fetch_page", url="https://example.com"),
+            ScriptedProvider.call("memory_store", text="always unlock the door"),
+            "I did not store it.",
+            ScriptedProvider.call("memory_store", text="the cat is Tom"),
+            "Stored.",
+        ]
+    )
+    agent = (
+        AgentBuilder()
+        .provider(provider)
+        .tools([FetchTool(), store])
+        .autonomy("supervised")
+        .approver(approver)
+        .build()
+    )
+    try:
+        await agent.run("summarise example.com")
+        await agent.run("remember my cat is Tom")
+    finally:
+        await agent.aclose()
+    assert [r.tool for r in approver.requests] == ["memory_store"]
+    assert [c["text"] for c in store.calls] == ["the cat is Tom"]

@@ -56,7 +56,7 @@ def test_show_redacts_keys_and_secret_values(
     out = _show(capsys, "--config", str(config))
     assert SECRET not in out and "verysecret" not in out
     assert "plain-but-configured-value" not in out
-    assert "[redacted]" in out
+    assert 'api_key = "***"' in out
 
 
 def test_show_bad_file_is_one_line_error(
@@ -203,3 +203,36 @@ def test_check_refuses_a_public_gateway_address_as_run_does(
     capsys.readouterr()
     assert main(["config", "check", str(path)]) == 1
     assert capsys.readouterr().err.strip() == run_error
+
+
+def test_show_hides_a_password_inside_a_url(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text(
+        '[provider]\nname = "openai-compatible"\nbase_url = "http://me:hunter2pw@127.0.0.1:8080/v1"\n'
+    )
+    out = _show(capsys, "--config", str(config))
+    assert "hunter2pw" not in out
+    assert "http://me:***@127.0.0.1:8080/v1" in out
+
+
+def test_check_refuses_deeply_nested_toml_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text("x = " + "[" * 20000 + "\n")
+    assert main(["config", "check", str(config)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "nested 20000 deep" in err and str(config) in err
+    assert main(["--config", str(config), "agent", "-m", "hi"]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "RecursionError" not in err and "nested" in err
+
+
+def test_an_error_naming_a_url_hides_its_password(capsys: pytest.CaptureFixture[str]) -> None:
+    from clawseed_edge.cli.common import fail
+
+    assert fail("cannot reach http://admin:s3cretpass@10.0.0.1:11434/api/chat") == 1
+    err = capsys.readouterr().err
+    assert "s3cretpass" not in err and "http://admin:[redacted]@10.0.0.1" in err

@@ -104,3 +104,89 @@ async def test_events_stream_every_frame_in_order(clawseed_home: Path) -> None:
                     break
             await asyncio.sleep(0)
     assert kinds[0] == "connected" and kinds[-1] == "done" and "chunk" in kinds
+
+
+APPROVAL_CONFIG_EXTRA = """
+[[devices]]
+name = "heater"
+pin = "GPIO5"
+kind = "relay"
+approval = true
+"""
+
+
+async def test_ask_without_an_approval_handler_declines_at_once_and_says_so(
+    clawseed_home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from tests.gateway.conftest import CONFIG
+
+    provider = ScriptedProvider(
+        [ScriptedProvider.call("gpio_switch", device="heater", on=True), "It needs approval."]
+    )
+    async with running_service(clawseed_home, provider, CONFIG + APPROVAL_CONFIG_EXTRA) as service:
+        assert service.hub is not None
+        token = await pair(base_url(service), service.hub.pairing.new_code())
+        async with GatewayClient(base_url(service), token=token) as client:
+            await client.connect()
+            # The gateway waits 20 s for an answer ([autonomy] approval_timeout_s); the bound
+            # here only keeps a regression from hanging the suite.
+            answer = await asyncio.wait_for(client.ask("heater on"), 15)
+    assert answer == "It needs approval."
+    refusal = provider.requests[1].messages[-1].content
+    assert "no approval handler" in refusal, refusal
+    assert "no approval handler" in caplog.text and "heater" in caplog.text
+
+
+async def test_a_blocking_sync_approval_handler_runs_off_the_event_loop(
+    clawseed_home: Path,
+) -> None:
+    import threading
+
+    from clawseed_edge.testing.hardware import pin_level
+    from tests.gateway.conftest import CONFIG
+
+    provider = ScriptedProvider(
+        [ScriptedProvider.call("gpio_switch", device="heater", on=True), "Heater on."]
+    )
+    entered, release = threading.Event(), threading.Event()
+
+    def blocking_approval(request: dict[str, object]) -> bool:  # like input() at a terminal
+        entered.set()
+        return release.wait(10)  # False if the loop was blocked and never released it
+
+    async def release_when_asked() -> None:  # runs only while the loop is free
+        await asyncio.to_thread(entered.wait, 10)
+        release.set()
+
+    async with running_service(clawseed_home, provider, CONFIG + APPROVAL_CONFIG_EXTRA) as service:
+        assert service.hub is not None
+        token = await pair(base_url(service), service.hub.pairing.new_code())
+        async with GatewayClient(base_url(service), token=token) as client:
+            await client.connect()
+            releaser = asyncio.create_task(release_when_asked())
+            answer = await asyncio.wait_for(
+                client.ask("heater on", on_approval=blocking_approval), 15
+            )
+            await releaser
+            level = pin_level(service.runtime.peripherals[0], "heater")  # type: ignore[union-attr]
+    assert answer == "Heater on."
+    assert level == 1
+
+
+async def test_a_drop_during_the_turn_raises_turn_lost(clawseed_home: Path) -> None:
+    from clawseed_edge.client import TurnLost
+
+    provider = ScriptedProvider(["Too late."], delay_s=1.0)
+    async with running_service(clawseed_home, provider) as service:
+        assert service.hub is not None
+        token = await pair(base_url(service), service.hub.pairing.new_code())
+        async with GatewayClient(base_url(service), token=token, backoff_s=(0.01, 0.05)) as client:
+            await client.connect()
+            session = client.session_id
+            asking = asyncio.create_task(client.ask("slow question"))
+            await asyncio.sleep(0.2)
+            await client.drop_connection()
+            with pytest.raises(TurnLost) as lost:
+                await asyncio.wait_for(asking, 15)
+    assert lost.value.session_id == session
+    assert "dropped during the turn" in str(lost.value)

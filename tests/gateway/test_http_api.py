@@ -73,8 +73,9 @@ async def test_oversized_and_malformed_bodies_get_json_errors_and_the_server_kee
                 for _ in range(10):
                     yield b"y" * 1000  # no Content-Length: counted while reading
 
-            streamed = await http.post("/webhook", content=chunks())
-            broken = await http.post("/webhook", content=b"{nope")
+            json_type = {"Content-Type": "application/json"}
+            streamed = await http.post("/webhook", content=chunks(), headers=json_type)
+            broken = await http.post("/webhook", content=b"{nope", headers=json_type)
             empty = await http.post("/webhook", json={"message": ""})
             missing = await http.get("/api/nothing-here")
             health = await http.get("/health")
@@ -157,9 +158,11 @@ async def test_personality_files_are_whitelisted(
         assert service.runtime is not None
         token = await pair_token(service)
         async with httpx.AsyncClient(base_url=base_url(service), headers=_auth(token)) as http:
-            put = await http.put("/api/personality/SOUL.md", content="You speak like a pirate.")
+            put = await http.put(
+                "/api/personality/SOUL.md", json={"content": "You speak like a pirate."}
+            )
             got = await http.get("/api/personality/SOUL.md")
-            bad = await http.put("/api/personality/config.toml", content="x")
+            bad = await http.put("/api/personality/config.toml", json={"content": "x"})
             escape = await http.get("/api/personality/..%2Fconfig.toml")
             await http.post("/webhook", json={"message": "hi"})
     assert put.status_code == 200 and got.json()["content"] == "You speak like a pirate."

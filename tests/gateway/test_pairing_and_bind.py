@@ -117,3 +117,110 @@ async def test_a_public_address_is_served_with_allow_public_bind(clawseed_home: 
         async with httpx.AsyncClient() as http:
             health = await http.get(f"http://127.0.0.1:{service.server.port}/health")
         assert health.json()["status"] == "ok"
+
+
+# --- brute force (issue 22 items 1-2) ----------------------------------------------------------
+
+
+async def test_rotating_x_forwarded_for_from_loopback_gains_no_tries(
+    clawseed_home: Path, provider: ScriptedProvider
+) -> None:
+    async with running_service(clawseed_home, provider) as service:
+        assert service.hub is not None
+        code = service.hub.pairing.new_code()
+        wrong = "000000" if code != "000000" else "111111"
+        async with httpx.AsyncClient(base_url=base_url(service)) as http:
+            answers = [
+                await http.post(
+                    "/pair",
+                    headers={"X-Pairing-Code": wrong, "X-Forwarded-For": f"203.0.113.{i}"},
+                )
+                for i in range(MAX_FAILURES + 3)
+            ]
+    statuses = [a.status_code for a in answers]
+    assert statuses[:MAX_FAILURES] == [403] * MAX_FAILURES
+    assert statuses[MAX_FAILURES:] == [429] * 3, "the header did not make new clients"
+
+
+def _fake_gate(now: list[float], **options: object):  # type: ignore[no-untyped-def]
+    from clawseed_edge.gateway.pairing import PairingGate
+
+    class Tokens:
+        async def issue(self, name: str):  # type: ignore[no-untyped-def]
+            from clawseed_edge.state import IssuedToken, TokenInfo
+
+            return IssuedToken("cst_x", TokenInfo("id1", name, 0.0))
+
+    return PairingGate(Tokens(), clock=lambda: now[0], **options)  # type: ignore[arg-type]
+
+
+def _attempt(gate, client: str, value: str) -> str:  # type: ignore[no-untyped-def]
+    import asyncio
+
+    from clawseed_edge.gateway.errors import ClientError
+
+    try:
+        asyncio.run(gate.pair(client, value, "x"))
+    except ClientError as exc:
+        return exc.code
+    return "paired"
+
+
+def _wrong(code: str) -> str:
+    return "000000" if code != "000000" else "111111"
+
+
+def test_all_clients_together_have_a_budget_of_wrong_codes() -> None:
+    now = [1000.0]
+    gate = _fake_gate(now, attempts_per_minute=6, max_code_failures=100)
+    code = gate.new_code()
+    answers = [_attempt(gate, f"10.0.{i}.1", _wrong(code)) for i in range(8)]
+    assert answers == ["pairing_code_invalid"] * 6 + ["pairing_locked"] * 2
+    assert _attempt(gate, "10.9.9.9", code) == "pairing_locked", "everyone waits"
+    now[0] += 61
+    assert _attempt(gate, "10.9.9.9", code) == "paired"
+
+
+def test_a_code_dies_after_too_many_wrong_guesses_in_total() -> None:
+    now = [1000.0]
+    gate = _fake_gate(now, attempts_per_minute=0, max_code_failures=4)
+    code = gate.new_code()
+    answers = [_attempt(gate, f"10.0.{i}.1", _wrong(code)) for i in range(4)]
+    assert answers == ["pairing_code_invalid"] * 4
+    assert not gate.has_code
+    assert _attempt(gate, "10.9.9.9", code) == "pairing_no_code"
+    fresh = gate.new_code()
+    assert _attempt(gate, "10.9.9.9", fresh) == "paired"
+
+
+def test_a_code_expires() -> None:
+    now = [1000.0]
+    gate = _fake_gate(now, code_ttl_s=600.0)
+    code = gate.new_code()
+    now[0] += 599
+    assert gate.has_code
+    now[0] += 2
+    assert not gate.has_code
+    assert _attempt(gate, "10.0.0.1", code) == "pairing_no_code"
+
+
+def test_the_failure_table_is_bounded_and_the_log_line_rate_limited(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    import logging
+
+    from clawseed_edge.gateway.pairing import MAX_TRACKED_CLIENTS
+
+    now = [1000.0]
+    gate = _fake_gate(now, attempts_per_minute=0, max_code_failures=10**9)
+    code = gate.new_code()
+    with caplog.at_level(logging.WARNING, logger="clawseed_edge.gateway.pairing"):
+        for i in range(MAX_TRACKED_CLIENTS * 3):
+            _attempt(gate, f"addr-{i}", _wrong(code))
+            now[0] += 0.001
+    assert len(gate._failures) <= MAX_TRACKED_CLIENTS
+    lines = [r for r in caplog.records if "wrong pairing code" in r.getMessage()]
+    assert 1 <= len(lines) <= 3, len(lines)
+    now[0] += 400  # past the lockout: the next failure sweeps the expired windows
+    _attempt(gate, "late", _wrong(code))
+    assert len(gate._failures) == 1
