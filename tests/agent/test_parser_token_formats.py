@@ -9,11 +9,24 @@ call: in prose, in a code block or inline code that explains them, cut short, or
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 
 import pytest
 
+from clawseed_edge.agent import AgentBuilder, StaticApprover
 from clawseed_edge.agent.parser import ParsedCall, parse_tool_calls
+from clawseed_edge.agent.toolcalls.parser import scan_tool_calls
+from clawseed_edge.agent.xml_dispatch import XmlToolDispatcher
+from clawseed_edge.api import (
+    ChatRequest,
+    ChatResponse,
+    ProviderCapabilities,
+    StopReason,
+    StreamDone,
+    StreamEvent,
+    TextDelta,
+)
+from clawseed_edge.testing import EchoTool
 
 
 def pairs(calls: Sequence[ParsedCall]) -> list[tuple[str, dict[str, object]]]:
@@ -99,6 +112,202 @@ def test_many_hermes_calls_with_closing_tags_in_strings_are_all_read() -> None:
     remaining, calls = parse_tool_calls(block * 3000)
     assert len(calls) == 3000 and calls[0].arguments == {"s": "</tool_call>"}
     assert remaining == ""
+
+
+# --- Kimi K2 ----------------------------------------------------------------------------------
+
+K_SECTION = "<|tool_calls_section_begin|>"
+K_SECTION_END = "<|tool_calls_section_end|>"
+K_CALL = "<|tool_call_begin|>"
+K_ARGS = "<|tool_call_argument_begin|>"
+K_CALL_END = "<|tool_call_end|>"
+
+
+def kimi(*calls: str) -> str:
+    return K_SECTION + "".join(calls) + K_SECTION_END
+
+
+def kimi_call(call_id: str, args: str) -> str:
+    return f"{K_CALL}{call_id}{K_ARGS}{args}{K_CALL_END}"
+
+
+def test_kimi_section_as_the_guide_writes_it() -> None:
+    text = kimi(kimi_call("functions.get_weather:0", '{"city": "Beijing"}'))
+    remaining, calls = parse_tool_calls(text)
+    assert pairs(calls) == [("get_weather", {"city": "Beijing"})]
+    assert calls[0].shape == "kimi_k2" and calls[0].raw == text
+    assert remaining == ""
+
+
+def test_kimi_several_calls_with_text_and_whitespace_between_tokens() -> None:
+    text = (
+        "I'll check both.\n"
+        + K_SECTION
+        + "\n "
+        + kimi_call("functions.get_weather:0", '{"city": "Beijing"}')
+        + "\n"
+        + f"{K_CALL} functions.get_time:1 {K_ARGS} {{}} {K_CALL_END}"
+        + "\n"
+        + K_SECTION_END
+    )
+    remaining, calls = parse_tool_calls(text)
+    assert pairs(calls) == [("get_weather", {"city": "Beijing"}), ("get_time", {})]
+    assert remaining == "I'll check both."
+
+
+def test_kimi_variants_id_without_namespace_singular_section_and_no_arguments() -> None:
+    text = (
+        "<|tool_call_section_begin|>"
+        + kimi_call("get_weather:3", '{"city": "Rome"}')
+        + f"{K_CALL}functions.status:4{K_ARGS}{K_CALL_END}"
+        + "<|tool_call_section_end|>"
+    )
+    assert pairs(parse_tool_calls(text)[1]) == [("get_weather", {"city": "Rome"}), ("status", {})]
+
+
+def test_kimi_section_cut_by_a_stop_sequence_after_its_last_call() -> None:
+    text = K_SECTION + kimi_call("functions.get_weather:0", '{"city": "Oslo"}')
+    assert pairs(parse_tool_calls(text)[1]) == [("get_weather", {"city": "Oslo"})]
+
+
+def test_kimi_end_token_inside_a_json_string_does_not_end_the_call() -> None:
+    args = '{"content": "close with <|tool_call_end|><|tool_calls_section_end|> then"}'
+    text = kimi(kimi_call("functions.file_write:0", args), kimi_call("functions.b:1", "{}"))
+    _, calls = parse_tool_calls(text)
+    assert pairs(calls) == [
+        ("file_write", {"content": "close with <|tool_call_end|><|tool_calls_section_end|> then"}),
+        ("b", {}),
+    ]
+
+
+def test_kimi_invalid_name_drops_only_that_call() -> None:
+    text = kimi(kimi_call("functions.sh;ell:0", "{}"), kimi_call("functions.ok:1", "{}"))
+    assert pairs(parse_tool_calls(text)[1]) == [("ok", {})]
+
+
+KIMI_NEGATIVES = [
+    # prose that names the tokens
+    f"Kimi K2 wraps its calls in {K_SECTION} and {K_SECTION_END}, one {K_CALL} each.",
+    # a code block that explains the format
+    "The format is:\n```\n" + kimi(kimi_call("functions.shell:0", '{"cmd": "id"}')) + "\n```",
+    "```text\n" + kimi(kimi_call("functions.shell:0", "{}")) + "\n```\nThat is all.",
+    # inline code that quotes it
+    "Kimi writes `" + kimi(kimi_call("functions.shell:0", "{}")) + "` to call a tool.",
+    # a call without its section
+    kimi_call("functions.shell:0", '{"cmd": "id"}'),
+    # prose inside the section
+    K_SECTION + "let me think " + kimi_call("functions.shell:0", "{}") + K_SECTION_END,
+    # cut off inside the arguments, or before them
+    K_SECTION + K_CALL + "functions.shell:0" + K_ARGS + '{"cmd": "i',
+    K_SECTION + K_CALL + "functions.shell:0",
+    # an id that is not one
+    kimi(f"{K_CALL}functions.sh ell:0{K_ARGS}{{}}{K_CALL_END}"),
+    # an echoed tool result
+    "<tool_result>" + kimi(kimi_call("functions.shell:0", "{}")) + "</tool_result>",
+]
+
+
+@pytest.mark.parametrize("text", KIMI_NEGATIVES)
+def test_kimi_tokens_that_are_not_a_call(text: str) -> None:
+    if text.startswith(K_SECTION) and K_SECTION_END not in text:
+        no_call(text)  # cut off at the end: nothing may follow it
+        assert scan_tool_calls(text).unreadable == []  # no end token: not reported either
+        assert parse_tool_calls(kimi(kimi_call("functions.echo:0", "{}")))[1]
+    else:
+        only_the_real_call(text, kimi(kimi_call("functions.echo:0", '{"text": "real"}')))
+
+
+def test_kimi_malformed_arguments_are_reported_not_run() -> None:
+    good = kimi_call("functions.led_set:0", '{"on": true}')
+    text = kimi(good, kimi_call("functions.get_weather:1", '{"city": "Ro'))
+    no_call(text)  # one unreadable call spoils the section: the LED does not switch alone
+    scan = scan_tool_calls(text)
+    (bad,) = scan.unreadable
+    assert (bad.name, bad.shape) == ("get_weather", "kimi_k2")
+    assert "not valid JSON" in bad.error
+    assert scan.remaining_reported == ""
+
+
+def test_dispatcher_turns_an_unreadable_block_into_a_refused_call() -> None:
+    text = "Let me see.\n" + kimi(kimi_call("functions.get_weather:0", '{"city": Rome}'))
+    parsed = XmlToolDispatcher().read(ChatResponse(text))
+    (call,) = parsed.calls
+    assert call.name == "get_weather" and call.id == "unreadable_1"
+    assert "not valid JSON" in call.arguments["_error"] and "kimi_k2" in call.arguments["_error"]
+    assert call.arguments["_invalid_arguments"] == text.split("\n", 1)[1]
+    assert parsed.text == "Let me see."
+    assert K_SECTION in parsed.message.content  # history keeps what the model wrote
+
+
+REAL_KIMI = kimi(kimi_call("functions.echo:0", '{"text": "real"}'))
+STREAMED["kimi_k2"] = kimi(kimi_call("functions.echo:0", '{"text": "hi"}'))
+PATHOLOGICAL += [
+    (K_SECTION, REAL_KIMI),
+    (K_SECTION + K_CALL + "functions.a:0" + K_ARGS + '{"x": "', REAL_KIMI),
+    (K_CALL + "a:0" + K_ARGS, REAL_KIMI),
+]
+
+
+def test_many_kimi_sections_are_all_read() -> None:
+    remaining, calls = parse_tool_calls(kimi(kimi_call("functions.a:0", '{"i": 1}')) * 3000)
+    assert len(calls) == 3000 and remaining == ""
+
+
+# --- through the prompt-guided dispatcher and the engine ---------------------------------------
+
+
+class ChunkedProvider:
+    """A prompt-guided model that streams each reply in ``size``-character pieces."""
+
+    name = "chunked"
+    model = "chunked-model"
+
+    def __init__(self, replies: list[str], size: int) -> None:
+        self.replies = replies
+        self.size = size
+        self.requests: list[ChatRequest] = []
+
+    @property
+    def capabilities(self) -> ProviderCapabilities:
+        return ProviderCapabilities(native_tools=False, vision=False, streaming=True)
+
+    async def chat(self, request: ChatRequest) -> ChatResponse:
+        self.requests.append(request)
+        return ChatResponse(self.replies.pop(0), stop_reason=StopReason.END_TURN)
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        response = await self.chat(request)
+        text = response.text
+        for i in range(0, len(text), self.size):
+            yield TextDelta(text[i : i + self.size])
+        yield StreamDone(response)
+
+    async def aclose(self) -> None:
+        """Nothing to release."""
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 7])
+@pytest.mark.parametrize("shape", sorted(STREAMED))
+async def test_markers_split_across_stream_chunks_still_call(shape: str, size: int) -> None:
+    # The prompt-guided text is parsed once the stream has ended, never piece by piece, so a
+    # marker cut across chunk boundaries is read whole (and none of it is shown live).
+    echo = EchoTool()
+    provider = ChunkedProvider([STREAMED[shape], "Echoed."], size)
+    agent = (
+        AgentBuilder()
+        .provider(provider)
+        .tools([echo])
+        .autonomy("full")
+        .approver(StaticApprover(True))
+        .platform("test")
+        .build()
+    )
+    async with agent:
+        events = [e async for e in agent.turn("go")]
+    assert echo.calls == [{"text": "hi"}]
+    chunks = "".join(getattr(e, "text", "") for e in events if e.type == "chunk")
+    assert "<|" not in chunks
+    assert events[-1].type == "done"
 
 
 # --- bounds ------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ without it. Recognised shapes (tag names are matched case-insensitively):
 - Llama 3.1's ``<function=NAME>{..}</function>`` and ``<|python_tag|>{..}; {..}``.
 - DeepSeek's ``<｜tool▁calls▁begin｜>`` token format (V3 with ``function`` and a json fence,
   V3.1 without).
+- Kimi K2's ``<|tool_calls_section_begin|>`` sections: see :mod:`.token_formats`.
 
 Wherever a block holds JSON, the JSON is read first and the closing tag looked for after it,
 so a closing tag inside a JSON string (``"</tool_call>"`` in a file's content) does not end
@@ -28,7 +29,9 @@ that a web page or a sensor label put in front of the model cannot become a call
 Tool names must match ``^[a-zA-Z0-9_-]{1,64}$``; other names are dropped.
 
 Robustness: the parser never raises. Malformed markup yields no call and stays in the
-remaining text, so the user sees what the model wrote. Work is linear in the input (closing
+remaining text, so the user sees what the model wrote; a special-token block whose end is
+clear but whose JSON is not is also reported (:func:`scan_tool_calls`), so that the
+prompt-guided dispatcher can tell the model what to fix. Work is linear in the input (closing
 tags are found with cached forward searches and JSON is decoded over disjoint slices, under a
 work budget); input longer than :data:`MAX_INPUT_CHARS` is returned unparsed.
 

@@ -36,6 +36,10 @@ from .elements import (
     parse_json_block,
 )
 from .finder import Finder
+from .token_formats import (
+    KIMI_MARKER,
+    kimi_section,
+)
 
 __all__ = ["CallScanner"]
 
@@ -50,6 +54,7 @@ _MARKER = re.compile(
     r"|(?P<python_tag><\|python_tag\|>)"
     r"|(?P<mistral>\[TOOL_CALLS\])"
     r"|(?P<deepseek>" + ds_token("tool calls begin") + r")"
+    r"|(?P<kimi>" + KIMI_MARKER + r")"
     r"|(?P<fence>```)"
     r"|(?P<inline>`{1,2})"
     r"|(?P<result><(?P<result_tag>tool_result|tool_response|function_results|tool_outputs?)\b)"
@@ -175,6 +180,10 @@ class CallScanner:
             return None
         return run.values, run.end, close.end()
 
+    def report(self, start: int, end: int, unreadable: UnreadableCall) -> None:
+        """Record a closed block whose arguments could not be read (it stays in the text)."""
+        self.unreadable.append((start, end, unreadable))
+
     def accept(self, start: int, end: int, calls: list[ParsedCall]) -> bool:
         """Record calls read from ``text[start:end]`` and cut the span; False when there are none."""
         if not calls:
@@ -195,6 +204,7 @@ class CallScanner:
             "python_tag": self._python_tag,
             "mistral": self._mistral,
             "deepseek": self._deepseek,
+            "kimi": lambda m: kimi_section(self, m),
             "fence": self._fence,
             "inline": self._inline,
             "result": self._result,
