@@ -253,6 +253,97 @@ def test_many_kimi_sections_are_all_read() -> None:
     assert len(calls) == 3000 and remaining == ""
 
 
+# --- IBM Granite 3 and Phi-4-mini ---------------------------------------------------------------
+
+
+def test_granite_tool_call_token_and_json_list() -> None:
+    text = (
+        '<|tool_call|>[{"name": "get_current_weather", "arguments": {"location": "Boston"}},'
+        ' {"name": "get_time", "arguments": {}}]<|end_of_text|>'
+    )
+    remaining, calls = parse_tool_calls(text)
+    assert pairs(calls) == [("get_current_weather", {"location": "Boston"}), ("get_time", {})]
+    assert {c.shape for c in calls} == {"granite"}
+    assert remaining == ""
+
+
+def test_granite_without_end_token_and_with_text_after() -> None:
+    text = 'Checking.\n<|tool_call|>[{"name": "a", "arguments": {"x": 1}}]\nOne moment.'
+    remaining, calls = parse_tool_calls(text)
+    assert pairs(calls) == [("a", {"x": 1})]
+    assert remaining == "Checking.\nOne moment."
+
+
+def test_phi4_mini_as_its_template_writes_it() -> None:
+    # The template's own example, then a list with "parameters" as some builds write it.
+    one = '<|tool_call|>{"name": "foo", "arguments": {"a": 1}}<|/tool_call|>'
+    many = '<|tool_call|>[{"name":"tv_get_account","parameters":{}}]<|/tool_call|>Observed facts'
+    assert pairs(parse_tool_calls(one)[1]) == [("foo", {"a": 1})]
+    remaining, calls = parse_tool_calls(many)
+    assert pairs(calls) == [("tv_get_account", {})]
+    assert calls[0].shape == "phi4_mini"
+    assert remaining == "Observed facts"
+
+
+def test_phi4_mini_closing_token_inside_a_json_string() -> None:
+    text = (
+        '<|tool_call|>[{"name": "note", "arguments": {"text": "a <|/tool_call|> b"}}]'
+        '<|/tool_call|><|tool_call|>{"name": "c", "arguments": {}}<|/tool_call|>'
+    )
+    assert pairs(parse_tool_calls(text)[1]) == [
+        ("note", {"text": "a <|/tool_call|> b"}),
+        ("c", {}),
+    ]
+
+
+SPECIAL_NEGATIVES = [
+    "Granite and Phi-4-mini start a call with <|tool_call|> and Phi ends it with <|/tool_call|>.",
+    "<|tool_call|> is a special token.",
+    '```\n<|tool_call|>[{"name": "shell", "arguments": {}}]\n```',
+    'Phi writes `<|tool_call|>{"name": "shell", "arguments": {}}<|/tool_call|>`.',
+    '<|tool_call|>[{"name": "sh ell", "arguments": {}}]<|/tool_call|>',
+    "<|tool_call|>[1, 2]<|/tool_call|>",
+    '<|tool_call|>{"name": "a", "arguments": [1]}<|/tool_call|>',
+    '<tool_response><|tool_call|>[{"name": "shell", "arguments": {}}]</tool_response>',
+]
+
+
+@pytest.mark.parametrize("text", SPECIAL_NEGATIVES)
+def test_special_tool_call_tokens_that_are_not_a_call(text: str) -> None:
+    only_the_real_call(text, '<|tool_call|>[{"name": "echo", "arguments": {"text": "real"}}]')
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "shape"),
+    [
+        ('<|tool_call|>[{"name": "a", "arguments": {broken}}]<|/tool_call|>', "a", "phi4_mini"),
+        ('<|tool_call|>[{"name": "b", "arguments": {"x": ', "b", "granite"),
+    ],
+)
+def test_special_tool_call_malformed_json_is_reported(text: str, name: str, shape: str) -> None:
+    no_call(text)
+    (bad,) = scan_tool_calls(text).unreadable
+    assert (bad.name, bad.shape) == (name, shape)
+    assert "not valid JSON" in bad.error
+
+
+REAL_GRANITE = '<|tool_call|>[{"name": "echo", "arguments": {"text": "real"}}]'
+STREAMED["granite"] = '<|tool_call|>[{"name": "echo", "arguments": {"text": "hi"}}]'
+STREAMED["phi4_mini"] = '<|tool_call|>{"name": "echo", "arguments": {"text": "hi"}}<|/tool_call|>'
+PATHOLOGICAL += [
+    ("<|tool_call|>", REAL_GRANITE),
+    ('<|tool_call|>[{"a": "', REAL_GRANITE),
+    ("<|tool_call|>{", REAL_GRANITE),
+    ("`<|tool_call|>` ", REAL_GRANITE),
+]
+
+
+def test_many_phi4_mini_blocks_are_all_read() -> None:
+    block = '<|tool_call|>[{"name": "a", "arguments": {"i": 1}}]<|/tool_call|>'
+    remaining, calls = parse_tool_calls(block * 3000)
+    assert len(calls) == 3000 and remaining == ""
+
+
 # --- through the prompt-guided dispatcher and the engine ---------------------------------------
 
 

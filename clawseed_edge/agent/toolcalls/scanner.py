@@ -38,7 +38,9 @@ from .elements import (
 from .finder import Finder
 from .token_formats import (
     KIMI_MARKER,
+    SPECIAL_CALL_MARKER,
     kimi_section,
+    special_tool_call,
 )
 
 __all__ = ["CallScanner"]
@@ -55,6 +57,7 @@ _MARKER = re.compile(
     r"|(?P<mistral>\[TOOL_CALLS\])"
     r"|(?P<deepseek>" + ds_token("tool calls begin") + r")"
     r"|(?P<kimi>" + KIMI_MARKER + r")"
+    r"|(?P<special_call>" + SPECIAL_CALL_MARKER + r")"
     r"|(?P<fence>```)"
     r"|(?P<inline>`{1,2})"
     r"|(?P<result><(?P<result_tag>tool_result|tool_response|function_results|tool_outputs?)\b)"
@@ -205,6 +208,7 @@ class CallScanner:
             "mistral": self._mistral,
             "deepseek": self._deepseek,
             "kimi": lambda m: kimi_section(self, m),
+            "special_call": lambda m: special_tool_call(self, m),
             "fence": self._fence,
             "inline": self._inline,
             "result": self._result,

@@ -1,4 +1,4 @@
-"""Call formats written with a model's special tokens: Kimi K2.
+"""Call formats written with a model's special tokens: Kimi K2, Granite and Phi-4-mini.
 
 Handlers for :class:`~clawseed_edge.agent.toolcalls.scanner.CallScanner`, one per marker; each
 gets the scanner (through the narrow :class:`Scan` protocol) and the marker match and returns
@@ -7,6 +7,9 @@ where scanning resumes. The shapes, as the models' chat templates and docs write
 - Kimi K2: ``<|tool_calls_section_begin|>`` then, per call, ``<|tool_call_begin|>`` +
   ``functions.NAME:IDX`` + ``<|tool_call_argument_begin|>`` + JSON + ``<|tool_call_end|>``, then
   ``<|tool_calls_section_end|>``.
+- IBM Granite 3: ``<|tool_call|>`` followed by a JSON list of ``{"name", "arguments"}``
+  (no closing token; the turn ends with ``<|end_of_text|>``).
+- Phi-4-mini: ``<|tool_call|>`` + JSON (an object or a list) + ``<|/tool_call|>``.
 
 In every shape the JSON is read first and the end token looked for after it, so an end token
 inside a JSON string does not end the call. A call whose end is clear but whose arguments are
@@ -24,12 +27,15 @@ from .calls import JsonRun, ParsedCall, UnreadableCall, make_call
 
 __all__ = [
     "KIMI_MARKER",
+    "SPECIAL_CALL_MARKER",
     "Scan",
     "kimi_section",
+    "special_tool_call",
     "unreadable_reason",
 ]
 
 KIMI_MARKER = r"<\|tool_calls?_section_begin\|>"
+SPECIAL_CALL_MARKER = r"<\|tool_call\|>"
 
 _KIMI_SECTION_END = re.compile(r"<\|tool_calls?_section_end\|>")
 _KIMI_CALL_HEAD = re.compile(
@@ -40,6 +46,11 @@ _KIMI_CALL_END = re.compile(r"<\|tool_call_end\|>")
 _KIMI_OPEN = re.compile(r"<\|tool_call_begin\|>|" + KIMI_MARKER)
 _KIMI_INDEX = re.compile(r":\d{1,9}\Z")
 _SPACE = re.compile(r"\s*")
+
+_SPECIAL_OPEN = re.compile(SPECIAL_CALL_MARKER)
+# Phi-4-mini closes its block; Granite ends the turn instead.
+_SPECIAL_CLOSE = re.compile(r"<\|/tool_call\|>|<\|end_of_text\|>|<\|end\|>")
+_PHI_CLOSE = "<|/tool_call|>"
 
 #: How much of an unreadable body is decoded again to say what is wrong with it, in characters.
 _REASON_BUDGET = 100_000
@@ -144,3 +155,57 @@ def kimi_section(scan: Scan, m: re.Match[str]) -> int:
     calls = [c for name, args in found if (c := make_call(name, args, "kimi_k2", raw))]
     scan.accept(m.start(), end, calls)
     return end
+
+
+def special_tool_call(scan: Scan, m: re.Match[str]) -> int:
+    """``<|tool_call|>`` + JSON: Phi-4-mini (closed by ``<|/tool_call|>``) or Granite (unclosed)."""
+    text = scan.text
+    start = _SPACE.match(text, m.end())
+    assert start is not None  # \s* always matches
+    run = None
+    if start.end() < len(text) and text[start.end()] in "{[":
+        run = scan.json_run(start.end(), _SPECIAL_OPEN, closer=_SPECIAL_CLOSE)
+    if run is not None and run.values:
+        # Phi-4-mini closes the block; Granite has no closing token, so complete JSON right
+        # after the token is the call, whatever follows it.
+        after = _SPACE.match(text, run.end)
+        assert after is not None
+        close = _SPECIAL_CLOSE.match(text, after.end())
+        end = close.end() if close is not None else run.end
+        raw = text[m.start() : end]
+        shape = "phi4_mini" if close is not None and close.group() == _PHI_CLOSE else "granite"
+        calls: list[ParsedCall] = []
+        for value in run.values:
+            for item in value if isinstance(value, list) else [value]:
+                call = _call_from_item(item, shape, raw)
+                if call is not None:
+                    calls.append(call)
+        scan.accept(m.start(), end, calls)
+        return end
+    # Not readable: report it when its end is clear and it was meant as JSON.
+    close = scan.finder(_SPECIAL_CLOSE).find(m.end())
+    again = scan.finder(_SPECIAL_OPEN).find(m.end())
+    body_end = close.start() if close is not None else len(text)
+    if again is not None and again.start() < body_end:
+        return m.end()
+    body = text[m.end() : body_end]
+    if not body.lstrip().startswith(("{", "[")) or (close is None and "<|" in body):
+        return m.end()  # not meant as JSON, or unclosed with other tokens after it
+    scan.charge(len(body))
+    end = close.end() if close is not None else len(text)
+    shape = "phi4_mini" if close is not None and close.group() == _PHI_CLOSE else "granite"
+    name = re.search(r'"name"\s*:\s*"([a-zA-Z0-9_-]{1,64})"', body[:2000])
+    reason = unreadable_reason(body)
+    scan.report(
+        m.start(),
+        end,
+        UnreadableCall(name.group(1) if name else "", reason, text[m.start() : end], shape),
+    )
+    return end
+
+
+def _call_from_item(item: Any, shape: str, raw: str) -> ParsedCall | None:
+    if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+        return None
+    args = item["arguments"] if "arguments" in item else item.get("parameters")
+    return make_call(item["name"], args, shape, raw)
