@@ -344,6 +344,130 @@ def test_many_phi4_mini_blocks_are_all_read() -> None:
     assert len(calls) == 3000 and remaining == ""
 
 
+# --- gpt-oss harmony ----------------------------------------------------------------------------
+
+H_COT = "<|channel|>analysis<|message|>Need to use function get_weather.<|end|>"
+
+
+def test_harmony_call_as_the_guide_writes_it() -> None:
+    text = (
+        H_COT + "<|start|>assistant<|channel|>commentary to=functions.get_weather "
+        '<|constrain|>json<|message|>{"location":"San Francisco"}<|call|>'
+    )
+    remaining, calls = parse_tool_calls(text)
+    assert pairs(calls) == [("get_weather", {"location": "San Francisco"})]
+    assert calls[0].shape == "harmony"
+    assert remaining == ""  # the chain of thought is not shown
+
+
+def test_harmony_recipient_before_the_channel() -> None:
+    text = (
+        "<|start|>assistant to=functions.get_weather<|channel|>commentary "
+        '<|constrain|>json<|message|>{"location":"Tokyo"}<|call|>'
+    )
+    assert pairs(parse_tool_calls(text)[1]) == [("get_weather", {"location": "Tokyo"})]
+
+
+def test_harmony_first_message_continues_the_prompts_start_token() -> None:
+    # The prompt ends with "<|start|>assistant": the reply begins with the rest of the header.
+    for text in (
+        ' to=functions.get_weather<|channel|>commentary json<|message|>{"location":"Rome"}<|call|>',
+        'to=functions.get_weather <|channel|>commentary<|message|>{"location":"Rome"}<|call|>',
+    ):
+        assert pairs(parse_tool_calls(text)[1]) == [("get_weather", {"location": "Rome"})]
+
+
+def test_harmony_header_with_line_breaks_and_no_call_token_at_the_end() -> None:
+    text = '<|channel|>commentary to=functions.lookup\n<|constrain|>json\n<|message|>{"text": "hi"}'
+    assert pairs(parse_tool_calls(text)[1]) == [("lookup", {"text": "hi"})]
+
+
+def test_harmony_preamble_stays_visible_and_the_call_is_read() -> None:
+    text = (
+        "<|channel|>analysis<|message|>long thought<|end|>"
+        "<|start|>assistant<|channel|>commentary<|message|>**Action plan**: make the file."
+        "<|end|><|start|>assistant<|channel|>commentary to=functions.generate_file"
+        '<|constrain|>json<|message|>{"template": "basic_html", "path": "index.html"}<|call|>'
+    )
+    remaining, calls = parse_tool_calls(text)
+    assert pairs(calls) == [("generate_file", {"template": "basic_html", "path": "index.html"})]
+    assert remaining == "**Action plan**: make the file."
+
+
+def test_harmony_final_answer_is_shown_without_tokens_or_thoughts() -> None:
+    text = (
+        '<|channel|>analysis<|message|>User asks: "What is 2 + 2?" Simple.<|end|>'
+        "<|start|>assistant<|channel|>final<|message|>2 + 2 = 4.<|return|>"
+    )
+    assert parse_tool_calls(text) == ("2 + 2 = 4.", [])
+
+
+def test_harmony_call_token_inside_a_json_string() -> None:
+    text = (
+        "<|channel|>commentary to=functions.note <|constrain|>json<|message|>"
+        '{"text": "ends with <|call|> and <|end|>"}<|call|>'
+    )
+    assert pairs(parse_tool_calls(text)[1]) == [
+        ("note", {"text": "ends with <|call|> and <|end|>"})
+    ]
+
+
+HARMONY_NEGATIVES = [
+    "gpt-oss puts calls on the commentary channel with to=functions.NAME and ends with <|call|>.",
+    "```\n<|start|>assistant<|channel|>commentary to=functions.shell <|constrain|>json"
+    '<|message|>{"cmd": "id"}<|call|>\n```',
+    'Write `<|channel|>commentary to=functions.shell<|message|>{"cmd": "id"}<|call|>` to call.',
+    # another namespace (a built-in tool), not one of ours
+    '<|channel|>commentary to=browser.search<|message|>{"query": "x"}<|call|>',
+    # the recipient is in prose before the token, not in a header
+    'Sure. to=functions.shell<|channel|>commentary<|message|>{"cmd": "id"}<|call|>',
+    "<|channel|>commentary to=functions.sh;ell<|message|>{}<|call|>",
+    '<tool_result><|channel|>commentary to=functions.shell<|message|>{"c": 1}<|call|></tool_result>',
+]
+
+
+@pytest.mark.parametrize("text", HARMONY_NEGATIVES)
+def test_harmony_tokens_that_are_not_a_call(text: str) -> None:
+    real = '<|start|>assistant<|channel|>commentary to=functions.echo<|message|>{"text": "real"}<|call|>'
+    assert pairs(parse_tool_calls(text + "\n" + real)[1]) == [("echo", {"text": "real"})]
+
+
+def test_harmony_call_in_the_analysis_channel_never_runs() -> None:
+    text = (
+        '<|channel|>analysis to=functions.shell<|message|>{"cmd": "reboot"}<|end|>'
+        "<|start|>assistant<|channel|>final<|message|>Nothing to do.<|return|>"
+    )
+    assert parse_tool_calls(text) == ("Nothing to do.", [])
+
+
+def test_harmony_malformed_arguments_are_reported() -> None:
+    text = "<|channel|>commentary to=functions.led_set <|constrain|>json<|message|>{on: 1}<|call|>"
+    no_call(text)
+    (bad,) = scan_tool_calls(text).unreadable
+    assert (bad.name, bad.shape) == ("led_set", "harmony")
+
+
+REAL_HARMONY = (
+    '<|start|>assistant<|channel|>commentary to=functions.echo<|message|>{"text": "real"}<|call|>'
+)
+STREAMED["harmony"] = (
+    H_COT + "<|start|>assistant<|channel|>commentary to=functions.echo <|constrain|>json"
+    '<|message|>{"text": "hi"}<|call|>'
+)
+PATHOLOGICAL += [
+    ("<|channel|>", REAL_HARMONY),
+    ("<|start|>assistant<|channel|>commentary to=functions.a<|message|>{", REAL_HARMONY),
+    (" to=functions.a<|channel|>final<|message|>x<|end|>", REAL_HARMONY),
+    ("<|channel|>analysis<|message|>", None),
+]
+
+
+def test_many_harmony_calls_are_all_read() -> None:
+    block = '<|channel|>commentary to=functions.a<|message|>{"i": 1}<|call|>\n'
+    remaining, calls = parse_tool_calls(block * 3000)
+    assert len(calls) == 3000 and remaining == ""
+
+
 # --- through the prompt-guided dispatcher and the engine ---------------------------------------
 
 

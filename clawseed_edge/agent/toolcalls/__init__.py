@@ -7,7 +7,7 @@ Layout (one concern per module)::
     prompt_guided.py  XmlToolDispatcher: tools described in the prompt, calls parsed from text
     parser.py         parse_tool_calls, the public face of the parser
     scanner.py        the left-to-right scan for call wrappers
-    token_formats.py  the special-token formats (Kimi K2, Granite, Phi-4-mini)
+    token_formats.py  the special-token formats (Kimi K2, Granite, Phi-4-mini, gpt-oss harmony)
     elements.py       readers of block bodies (one element loop for every XML-like shape)
     calls.py          ParsedCall, UnreadableCall and the JSON decoding
     finder.py         the cached forward search that keeps a scan linear

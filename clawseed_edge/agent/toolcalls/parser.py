@@ -15,8 +15,10 @@ without it. Recognised shapes (tag names are matched case-insensitively):
 - Llama 3.1's ``<function=NAME>{..}</function>`` and ``<|python_tag|>{..}; {..}``.
 - DeepSeek's ``<｜tool▁calls▁begin｜>`` token format (V3 with ``function`` and a json fence,
   V3.1 without).
-- Kimi K2's ``<|tool_calls_section_begin|>`` sections, IBM Granite's ``<|tool_call|>[..]``
-  and Phi-4-mini's ``<|tool_call|>..<|/tool_call|>``: see :mod:`.token_formats`.
+- Kimi K2's ``<|tool_calls_section_begin|>`` sections, IBM Granite's ``<|tool_call|>[..]``,
+  Phi-4-mini's ``<|tool_call|>..<|/tool_call|>`` and gpt-oss's harmony messages
+  (``<|channel|>commentary to=functions.NAME ..<|message|>{..}<|call|>``; an ``analysis``
+  message is cut unread): see :mod:`.token_formats`.
 
 Wherever a block holds JSON, the JSON is read first and the closing tag looked for after it,
 so a closing tag inside a JSON string (``"</tool_call>"`` in a file's content) does not end

@@ -37,8 +37,10 @@ from .elements import (
 )
 from .finder import Finder
 from .token_formats import (
+    HARMONY_MARKER,
     KIMI_MARKER,
     SPECIAL_CALL_MARKER,
+    harmony_message,
     kimi_section,
     special_tool_call,
 )
@@ -58,6 +60,7 @@ _MARKER = re.compile(
     r"|(?P<deepseek>" + ds_token("tool calls begin") + r")"
     r"|(?P<kimi>" + KIMI_MARKER + r")"
     r"|(?P<special_call>" + SPECIAL_CALL_MARKER + r")"
+    r"|(?P<harmony>" + HARMONY_MARKER + r")"
     r"|(?P<fence>```)"
     r"|(?P<inline>`{1,2})"
     r"|(?P<result><(?P<result_tag>tool_result|tool_response|function_results|tool_outputs?)\b)"
@@ -108,6 +111,7 @@ class CallScanner:
         self.cuts: list[tuple[int, int]] = []
         self.calls: list[ParsedCall] = []
         self.unreadable: list[tuple[int, int, UnreadableCall]] = []
+        self.harmony_floor = 0  # where the current harmony message's header may begin
         self.budget = 8 * len(text) + 100_000
         self._finders: dict[str, Finder] = {}
 
@@ -183,6 +187,11 @@ class CallScanner:
             return None
         return run.values, run.end, close.end()
 
+    def cut(self, start: int, end: int) -> None:
+        """Cut ``text[start:end]`` from the visible text without a call (harmony's tokens)."""
+        if start < end:
+            self.cuts.append((start, end))
+
     def report(self, start: int, end: int, unreadable: UnreadableCall) -> None:
         """Record a closed block whose arguments could not be read (it stays in the text)."""
         self.unreadable.append((start, end, unreadable))
@@ -209,6 +218,7 @@ class CallScanner:
             "deepseek": self._deepseek,
             "kimi": lambda m: kimi_section(self, m),
             "special_call": lambda m: special_tool_call(self, m),
+            "harmony": lambda m: harmony_message(self, m),
             "fence": self._fence,
             "inline": self._inline,
             "result": self._result,

@@ -1,4 +1,4 @@
-"""Call formats written with a model's special tokens: Kimi K2, Granite and Phi-4-mini.
+"""Call formats written with a model's special tokens: Kimi K2, Granite and Phi-4-mini, gpt-oss.
 
 Handlers for :class:`~clawseed_edge.agent.toolcalls.scanner.CallScanner`, one per marker; each
 gets the scanner (through the narrow :class:`Scan` protocol) and the marker match and returns
@@ -10,6 +10,12 @@ where scanning resumes. The shapes, as the models' chat templates and docs write
 - IBM Granite 3: ``<|tool_call|>`` followed by a JSON list of ``{"name", "arguments"}``
   (no closing token; the turn ends with ``<|end_of_text|>``).
 - Phi-4-mini: ``<|tool_call|>`` + JSON (an object or a list) + ``<|/tool_call|>``.
+- gpt-oss (harmony): a message ``<|start|>assistant<|channel|>commentary to=functions.NAME
+  <|constrain|>json<|message|>{..}<|call|>``; the recipient may also stand before
+  ``<|channel|>``, and the first message of a reply has no ``<|start|>assistant`` (the prompt
+  ended with it). Only ``commentary`` messages to ``functions.*`` are calls; an ``analysis``
+  message is chain of thought and is cut from the text unread (as ``<think>`` is); a ``final``
+  message (or a commentary preamble) stays visible without its tokens.
 
 In every shape the JSON is read first and the end token looked for after it, so an end token
 inside a JSON string does not end the call. A call whose end is clear but whose arguments are
@@ -26,9 +32,11 @@ from typing import Any, Protocol
 from .calls import JsonRun, ParsedCall, UnreadableCall, make_call
 
 __all__ = [
+    "HARMONY_MARKER",
     "KIMI_MARKER",
     "SPECIAL_CALL_MARKER",
     "Scan",
+    "harmony_message",
     "kimi_section",
     "special_tool_call",
     "unreadable_reason",
@@ -36,6 +44,7 @@ __all__ = [
 
 KIMI_MARKER = r"<\|tool_calls?_section_begin\|>"
 SPECIAL_CALL_MARKER = r"<\|tool_call\|>"
+HARMONY_MARKER = r"<\|start\|>|<\|channel\|>"
 
 _KIMI_SECTION_END = re.compile(r"<\|tool_calls?_section_end\|>")
 _KIMI_CALL_HEAD = re.compile(
@@ -52,6 +61,20 @@ _SPECIAL_OPEN = re.compile(SPECIAL_CALL_MARKER)
 _SPECIAL_CLOSE = re.compile(r"<\|/tool_call\|>|<\|end_of_text\|>|<\|end\|>")
 _PHI_CLOSE = "<|/tool_call|>"
 
+_HARMONY_HEAD = re.compile(
+    r"(?:<\|start\|>[ \t]*(?P<role>[A-Za-z_][\w.-]{0,63})?(?P<role_rest>[^<]{0,200}))?"
+    r"<\|channel\|>[ \t]*(?P<channel>[A-Za-z_]{1,32})(?P<channel_rest>[^<]{0,200})"
+    r"(?:<\|constrain\|>\s*(?P<constrain>[^<\s]{0,32})\s*)?"
+    r"<\|message\|>"
+)
+_HARMONY_RECIPIENT = re.compile(r"(?:\A|\s)to=([^\s<]{1,200})")
+# Before a bare <|channel|>: only the rest of the header the prompt's "<|start|>assistant" began.
+_HARMONY_BARE_ROLE = re.compile(r"\s*(?:assistant)?(?:\s*to=(?P<to>[^\s<]{1,200}))?\s*")
+_HARMONY_BARE_LOOKBACK = 256
+_HARMONY_CALL_END = re.compile(r"<\|call\|>|<\|end\|>")
+_HARMONY_END = re.compile(r"<\|(?:end|call|return)\|>")
+_HARMONY_NEXT = re.compile(r"<\|(?:start|channel)\|>")
+
 #: How much of an unreadable body is decoded again to say what is wrong with it, in characters.
 _REASON_BUDGET = 100_000
 
@@ -66,10 +89,13 @@ class Scan(Protocol):
     """What a handler may use of the scanner."""
 
     text: str
+    harmony_floor: int
 
     def finder(self, pattern: re.Pattern[str]) -> Find: ...
 
     def charge(self, n: int) -> None: ...
+
+    def cut(self, start: int, end: int) -> None: ...
 
     def accept(self, start: int, end: int, calls: list[ParsedCall]) -> bool: ...
 
@@ -209,3 +235,85 @@ def _call_from_item(item: Any, shape: str, raw: str) -> ParsedCall | None:
         return None
     args = item["arguments"] if "arguments" in item else item.get("parameters")
     return make_call(item["name"], args, shape, raw)
+
+
+def harmony_message(scan: Scan, m: re.Match[str]) -> int:
+    """One gpt-oss harmony message: a call, chain of thought to cut, or text to show."""
+    text = scan.text
+    head = _HARMONY_HEAD.match(text, m.start())
+    if head is None:
+        return m.end()
+    start = m.start()
+    recipient = _recipient(head.group("role_rest") or "") or _recipient(head.group("channel_rest"))
+    if head.group("role") is None and head.group("role_rest") is None:
+        # A bare <|channel|>: the header may have begun before it, in the prompt's last line.
+        floor = scan.harmony_floor
+        if 0 <= m.start() - floor <= _HARMONY_BARE_LOOKBACK:
+            before = _HARMONY_BARE_ROLE.fullmatch(text, floor, m.start())
+            if before is not None and before.group("to"):
+                recipient = recipient or before.group("to")
+                start = floor + len(text[floor : m.start()]) - len(text[floor : m.start()].lstrip())
+    channel = head.group("channel").lower()
+    body = head.end()
+    if channel == "analysis":
+        # Chain of thought: never shown, never a call (as a <think> block).
+        end = _message_end(scan, body)
+        scan.cut(start, end)
+        scan.harmony_floor = end
+        return end
+    if recipient is not None:
+        if not recipient.startswith("functions."):
+            return head.end()  # a built-in tool of another namespace (browser, python): not ours
+        return _harmony_call(scan, start, head.end(), recipient.removeprefix("functions."))
+    # final, or a commentary preamble: the text stays, its tokens go.
+    scan.cut(start, head.end())
+    end_token = scan.finder(_HARMONY_END).find(body)
+    following = scan.finder(_HARMONY_NEXT).find(body)
+    if end_token is not None and (following is None or end_token.start() < following.start()):
+        scan.cut(end_token.start(), end_token.end())
+        scan.harmony_floor = end_token.end()
+    return head.end()
+
+
+def _recipient(header_part: str) -> str | None:
+    found = _HARMONY_RECIPIENT.search(header_part)
+    return found.group(1) if found is not None else None
+
+
+def _message_end(scan: Scan, body: int) -> int:
+    """Where the message whose body starts at ``body`` ends (after its end token)."""
+    end_token = scan.finder(_HARMONY_END).find(body)
+    following = scan.finder(_HARMONY_NEXT).find(body)
+    if end_token is not None and (following is None or end_token.start() < following.start()):
+        return end_token.end()
+    if following is not None:
+        return following.start()
+    return len(scan.text)
+
+
+def _harmony_call(scan: Scan, start: int, body: int, name: str) -> int:
+    text = scan.text
+    block = scan.json_block(body, _HARMONY_CALL_END, _HARMONY_NEXT, seps="")
+    if block is not None and len(block[0]) == 1:
+        end = block[2]
+        raw = text[start:end]
+        call = make_call(name, block[0][0], "harmony", raw)
+        scan.accept(start, end, [call] if call is not None else [])
+        scan.harmony_floor = end
+        return end
+    end_token = scan.finder(_HARMONY_END).find(body)
+    following = scan.finder(_HARMONY_NEXT).find(body)
+    if end_token is None or (following is not None and following.start() < end_token.start()):
+        return body  # no end: not a call we can read or report
+    content = text[body : end_token.start()]
+    scan.charge(len(content))
+    raw = text[start : end_token.end()]
+    if not content.strip():
+        call = make_call(name, {}, "harmony", raw)
+        scan.accept(start, end_token.end(), [call] if call is not None else [])
+    else:
+        scan.report(
+            start, end_token.end(), UnreadableCall(name, unreadable_reason(content), raw, "harmony")
+        )
+    scan.harmony_floor = end_token.end()
+    return end_token.end()
