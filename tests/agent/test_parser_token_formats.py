@@ -102,7 +102,7 @@ PATHOLOGICAL += [
     (QUOTED, '<tool_call>{"name": "echo", "arguments": {"text": "real"}}</tool_call>'),
     (
         '<tool_call>{"a": "',
-        '<tool_call>{"name": "echo", "arguments": {"text": "real"}}</tool_call>',
+        '<tool_call>{"name": "echo", "arguments": {"text": "real"}, "x": "</tool_call>"}</tool_call>',
     ),
 ]
 
