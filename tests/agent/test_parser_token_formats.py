@@ -539,3 +539,29 @@ def test_one_megabyte_of_repeated_tokens_returns(unit: str, real: str | None) ->
         return
     # A real call after the megabyte is still read: the work stayed within its budget.
     assert pairs(parse_tool_calls(text + "\n\n" + real)[1]) == [("echo", {"text": "real"})]
+
+
+async def test_an_unreadable_block_stops_the_whole_response_and_the_model_is_told() -> None:
+    # A good call beside a broken one: neither runs (one relay of a pair never switches alone),
+    # and the next request tells the model which JSON was broken and why.
+    echo = EchoTool()
+    first = (
+        '<tool_call>{"name": "echo", "arguments": {"text": "one"}}</tool_call>\n'
+        + '<|tool_call|>[{"name": "echo", "arguments": {"text": \'two\'}}]<|/tool_call|>'
+    )
+    provider = ChunkedProvider([first, "Sorry, resending."], 5)
+    agent = (
+        AgentBuilder()
+        .provider(provider)
+        .tools([echo])
+        .autonomy("full")
+        .approver(StaticApprover(True))
+        .platform("test")
+        .build()
+    )
+    async with agent:
+        assert await agent.run("go") == "Sorry, resending."
+    assert echo.calls == []
+    results = provider.requests[1].messages[-1].content
+    assert "phi4_mini call: the arguments are not valid JSON" in results
+    assert "not run" in results
