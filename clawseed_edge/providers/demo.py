@@ -63,7 +63,9 @@ class DemoProvider:
             return self._response(_summarise(tail, plan.skipped))
         if not plan.calls:
             if plan.skipped:
-                return self._response(_skipped_sentence(plan.skipped))
+                return self._response(
+                    _skipped_sentence(plan.skipped) + _devices_hint(request.tools)
+                )
             return self._response(_help(request.tools))
         calls = []
         for call in plan.calls:
@@ -144,11 +146,14 @@ def _summarise(results: Sequence[ChatMessage], skipped: Sequence[str] = ()) -> s
     return " ".join(parts) if parts else "Done."
 
 
-def _help(tools: Sequence[ToolSpec]) -> str:
+def _devices_hint(tools: Sequence[ToolSpec]) -> str:
     devices = sorted(device_names(tools))
-    hint = f" Devices: {', '.join(devices)}." if devices else " No devices are configured."
+    return f" Devices: {', '.join(devices)}." if devices else " No devices are configured."
+
+
+def _help(tools: Sequence[ToolSpec]) -> str:
     return (
         "I am the offline demo model (rules, not a language model): try "
         "'turn on <device>', 'turn off <device>', 'toggle <device>', 'blink <device>', "
-        "'set <device> to 30%', 'read <device>' or 'status'." + hint
+        "'set <device> to 30%', 'read <device>' or 'status'." + _devices_hint(tools)
     )

@@ -31,8 +31,11 @@ MAX_CALLS = 8
 # Where one instruction ends and the next begins. A "." only ends a clause before a space or
 # the end, so "30.5%" stays whole.
 _CLAUSE_BREAK = re.compile(
-    r"\s*(?:[,;!?]|\.(?=\s|$)|&|(?<![a-z])(?:and|then|but|also|plus|after that)(?![a-z]))\s*"
+    r"\s*([,;!?]|\.(?=\s|$)|&|(?<![a-z])(?:and|then|but|also|plus|after that|except(?: for)?|"
+    r"other than|apart from|besides)(?![a-z]))\s*"
 )
+# After these, a part without a verb of its own is what to leave alone ("all except the fan").
+_EXCEPT = re.compile(r"except(?: for)?|other than|apart from|besides")
 _NEGATION = re.compile(
     r"(?<![a-z])(?:don'?t|do not|dont|never|not|no longer|doesn'?t|mustn'?t|must not)(?![a-z])"
 )
@@ -104,7 +107,10 @@ def plan_sentence(text: str, tools: Sequence[ToolSpec]) -> DemoPlan:
     text = text.lower().replace("\u2019", "'")
     plan = DemoPlan()
     devices = device_names(tools)
-    clauses = [c for c in _CLAUSE_BREAK.split(text) if c.strip()]
+    # re.split with a group gives [clause, separator, clause, ...]: keep each clause's separator.
+    pieces = _CLAUSE_BREAK.split(text)
+    separated = [(pieces[i - 1] if i else "", pieces[i]) for i in range(0, len(pieces), 2)]
+    clauses = [(sep, c) for sep, c in separated if c.strip()]
     if len(clauses) > MAX_CLAUSES:
         plan.skip(f"everything after the first {MAX_CLAUSES} parts of the message")
         clauses = clauses[:MAX_CLAUSES]
@@ -113,7 +119,7 @@ def plan_sentence(text: str, tools: Sequence[ToolSpec]) -> DemoPlan:
     slots: list[ToolCall | None] = []  # a call per slot; None while a device waits for on/off
     waiting: list[_Waiting] = []
     last_named: list[str] = []
-    for clause in clauses:
+    for separator, clause in clauses:
         named = _named_devices(clause, devices)
         if not named and _PRONOUN.search(clause) and _ACTION_WORDS.search(clause):
             named = last_named  # "turn on the red led, then turn it off"
@@ -122,14 +128,16 @@ def plan_sentence(text: str, tools: Sequence[ToolSpec]) -> DemoPlan:
         if verb_at is not None:
             action = clause
             negated = _NEGATION.search(clause, 0, verb_at) is not None
-        elif _NEGATION.search(clause) is not None:
-            negated = True  # "..., not the red led": a negation with no verb of its own
+        elif _NEGATION.search(clause) is not None or _EXCEPT.fullmatch(separator):
+            negated = True  # "..., not the red led", "... except the fan": nothing to do to it
+        elif separator == "but":
+            action = ""  # "turn off the fan but the red led": what to do to it was not said
         elif not named and not any(w in clause for w in _STATUS_WORDS):
             continue  # "please", "thanks": nothing to do
         if negated:
             if named or verb_at is not None:
                 what = ", ".join(named) if named else f"'{clause.strip()}'"
-                plan.skip(f"left {what} as it is (you said not to)")
+                plan.skip(f"left {what} as it is (as you asked)")
             continue
         if any(w in clause for w in _STATUS_WORDS):
             status = next((t for t in tools if "status" in t.name), None)

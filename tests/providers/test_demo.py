@@ -162,6 +162,18 @@ def test_compound_phrasings_give_each_device_its_own_value(
     assert planned(text) == calls
 
 
+def test_except_and_but_never_lend_a_verb_to_what_follows() -> None:
+    assert planned("turn on the fan except the red led") == [switch("fan", True)]
+    assert planned("switch off the fan, other than the red led") == [switch("fan", False)]
+    plan = plan_sentence("turn off the fan but the red led", TOOLS)
+    assert [(c.name, dict(c.arguments)) for c in plan.calls] == [switch("fan", False)]
+    assert plan.skipped == ["red_led: say what to do"]
+    assert planned("turn on the fan but the red led off") == [
+        switch("fan", True),
+        switch("red_led", False),
+    ]
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -175,13 +187,24 @@ def test_compound_phrasings_give_each_device_its_own_value(
 def test_negations_make_no_call_and_say_so(text: str) -> None:
     plan = plan_sentence(text, TOOLS)
     assert plan.calls == []
-    assert plan.skipped and "as it is (you said not to)" in plan.skipped[0]
+    assert plan.skipped and "as it is (as you asked)" in plan.skipped[0]
 
 
 async def test_negation_only_answers_with_what_was_left() -> None:
     response = await DemoProvider().chat(request("don't turn on the red led"))
     assert response.tool_calls == ()
-    assert response.text == "Skipped: left red_led as it is (you said not to)."
+    assert response.text == (
+        "Skipped: left red_led as it is (as you asked). Devices: door, fan, lamp, red_led."
+    )
+
+
+async def test_a_request_naming_no_device_lists_the_devices() -> None:
+    response = await DemoProvider().chat(request("turn on the kitchen light"))
+    assert response.tool_calls == ()
+    assert response.text == (
+        "Skipped: 'turn on the kitchen light': it names no device I know. "
+        "Devices: door, fan, lamp, red_led."
+    )
 
 
 def test_a_device_without_on_or_off_is_skipped_not_guessed() -> None:

@@ -64,6 +64,7 @@ async def test_each_device_gets_its_own_verb(
         ("turn on the fan but don't turn on the red led", {RED: 0, FAN: 1}, "red_led"),
         ("turn on the fan, not the red led", {RED: 0, FAN: 1}, "red_led"),
         ("never turn on the lamp and turn on the red led", {RED: 1, LAMP: 0}, "lamp"),
+        ("turn on the lamp except the red led", {RED: 0, LAMP: 0.8}, "red_led"),
     ],
 )
 async def test_negated_parts_are_left_alone_and_said(
