@@ -1,19 +1,20 @@
 """DemoProvider: a rule-based stand-in for a model, for trying the runtime with no model server.
 
 It is not a language model. It reads the last user message (only the user's own text: the
-engine may put recalled memory and a time prefix in front of it), finds a device named in it (from
-the ``enum`` of a tool's ``device`` parameter) and a verb (on, off, toggle, blink, read, a
-percentage, status), and answers with one native tool call; after tool results it answers
-with a one-line summary. Anything else gets a short help text. It lets ``clawseed-edge sim``
-and the quick start run a complete turn — prompt, tool call, SecurityPolicy, pins — on a fresh
-machine. Configure ``[provider]`` for a real model.
+engine may put recalled memory and a time prefix in front of it) clause by clause
+(:mod:`clawseed_edge.providers.demo_plan`): each device it names (from the ``enum`` of a tool's
+``device`` parameter) gets the verb of its own clause (on, off, toggle, blink, read, a
+percentage, status), so "turn off the red led and turn on the fan" is two native tool calls,
+each with its own value; a negated clause ("don't ...") is left alone. After the tool results it
+answers with a short summary that also says what it skipped. Anything else gets a short help
+text. It lets ``clawseed-edge sim`` and the quick start run a complete turn — prompt, tool call,
+SecurityPolicy, pins — on a fresh machine. Configure ``[provider]`` for a real model.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import Any
+from collections.abc import AsyncIterator, Sequence
 
 from clawseed_edge.api import (
     ChatMessage,
@@ -30,26 +31,13 @@ from clawseed_edge.api import (
     Usage,
 )
 
+from .demo_plan import device_names, plan_sentence
+
 __all__ = ["DemoProvider"]
 
 # The engine's time prefix, at the start of the message or after the recalled-memory block
 # (which ends with a blank line); everything up to it is context, not the user's words.
 _TIME_PREFIX = re.compile(r"(?:\A|\n\n)\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[^\]\n]*\]\s*")
-_PERCENT = re.compile(r"(\d{1,3})\s*(%|percent)")
-# verb -> the word a tool name must contain to serve it, tried in this order
-_VERBS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("blink", ("blink", "flash")),
-    ("toggle", ("toggle", "flip")),
-    ("level", ("dim", "brightness", "level", "%", "percent")),
-    ("switch", ("turn", "switch", "on", "off", "enable", "disable", "start", "stop")),
-    ("read", ("read", "is", "state of", "check", "pressed", "open", "closed")),
-)
-_STATUS_WORDS = ("status", "state of everything", "what is on", "what's on", "list devices")
-# A question any configured sensor may answer: "how warm is it?" -> sensor_read.
-_SENSOR_WORDS = re.compile(
-    r"\b(warm|cold|hot|temperature|temp|humid|humidity|pressure|light|bright|dark|lux|"
-    r"sensor|measure|voltage)\b"
-)
 
 
 class DemoProvider:
@@ -69,16 +57,21 @@ class DemoProvider:
         """Answer from rules; never fails, never blocks. Safe to cancel."""
         messages = request.messages
         tail = _trailing_tool_messages(messages)
+        plan = plan_sentence(_user_text(messages), request.tools)
         if tail:
-            return self._response(_summarise(tail))
-        user = next((m for m in reversed(messages) if m.role == "user"), None)
-        text = latest_user_text(user.content if user else "")
-        call = _plan_call(text.lower(), request.tools)
-        if call is None:
+            # Said after the results, so that what was skipped is not lost among them.
+            return self._response(_summarise(tail, plan.skipped))
+        if not plan.calls:
+            if plan.skipped:
+                return self._response(
+                    _skipped_sentence(plan.skipped) + _devices_hint(request.tools)
+                )
             return self._response(_help(request.tools))
-        self._counter += 1
-        call = ToolCall(call.name, call.arguments, f"demo_{self._counter}")
-        return self._response("", (call,))
+        calls = []
+        for call in plan.calls:
+            self._counter += 1
+            calls.append(ToolCall(call.name, call.arguments, f"demo_{self._counter}"))
+        return self._response("", tuple(calls))
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         """The chat answer as events (one text piece, the calls, then StreamDone)."""
@@ -125,93 +118,42 @@ def _trailing_tool_messages(messages: Sequence[ChatMessage]) -> list[ChatMessage
     return list(reversed(tail))
 
 
-def _summarise(results: Sequence[ChatMessage]) -> str:
+def _user_text(messages: Sequence[ChatMessage]) -> str:
+    user = next((m for m in reversed(messages) if m.role == "user"), None)
+    return latest_user_text(user.content if user else "")
+
+
+def _sentence(text: str) -> str:
+    """``text`` ending in a full stop (or the punctuation it already ends with)."""
+    text = text.strip()
+    return text if not text or text[-1] in ".!?:" else text + "."
+
+
+def _skipped_sentence(skipped: Sequence[str]) -> str:
+    return _sentence("Skipped: " + "; ".join(skipped))
+
+
+def _summarise(results: Sequence[ChatMessage], skipped: Sequence[str] = ()) -> str:
     # A refused or failed call reads "Error: ..." (ToolResult.as_text): say it was not done.
     lines = [m.content.strip() or "(no output)" for m in results]
     done = [line for line in lines if not line.startswith("Error: ")]
     failed = [line.removeprefix("Error: ") for line in lines if line.startswith("Error: ")]
-    parts = (["Done. " + " ".join(done)] if done else []) + (
-        ["Not done: " + " ".join(failed)] if failed else []
+    parts = (["Done. " + _sentence("; ".join(done))] if done else []) + (
+        ["Not done: " + _sentence("; ".join(failed))] if failed else []
     )
+    if skipped:
+        parts.append(_skipped_sentence(skipped))
     return " ".join(parts) if parts else "Done."
 
 
+def _devices_hint(tools: Sequence[ToolSpec]) -> str:
+    devices = sorted(device_names(tools))
+    return f" Devices: {', '.join(devices)}." if devices else " No devices are configured."
+
+
 def _help(tools: Sequence[ToolSpec]) -> str:
-    devices = sorted({d for spec in tools for d in _device_enum(spec)})
-    hint = f" Devices: {', '.join(devices)}." if devices else " No devices are configured."
     return (
         "I am the offline demo model (rules, not a language model): try "
         "'turn on <device>', 'turn off <device>', 'toggle <device>', 'blink <device>', "
-        "'set <device> to 30%', 'read <device>' or 'status'." + hint
+        "'set <device> to 30%', 'read <device>' or 'status'." + _devices_hint(tools)
     )
-
-
-def _device_enum(spec: ToolSpec) -> list[str]:
-    props = spec.parameters.get("properties", {})
-    device = props.get("device", {}) if isinstance(props, Mapping) else {}
-    values = device.get("enum", []) if isinstance(device, Mapping) else []
-    return [v for v in values if isinstance(v, str)]
-
-
-def _mentions(text: str, device: str) -> bool:
-    spoken = device.replace("_", " ").replace("-", " ")
-    return device in text or spoken in text
-
-
-def _sensor_call(text: str, tools: Sequence[ToolSpec]) -> ToolCall | None:
-    """sensor_read of the sensor named in ``text``, else of the first configured one when
-    ``text`` asks about something sensors measure."""
-    spec = next((t for t in tools if t.name == "sensor_read"), None)
-    if spec is None:
-        return None
-    props = spec.parameters.get("properties", {})
-    sensors = [s for s in props.get("sensor", {}).get("enum", []) if isinstance(s, str)]
-    sensor = next((s for s in sensors if _mentions(text, s)), None)
-    if sensor is None and sensors and _SENSOR_WORDS.search(text):
-        sensor = sensors[0]
-    return None if sensor is None else ToolCall(spec.name, {"sensor": sensor})
-
-
-def _plan_call(text: str, tools: Sequence[ToolSpec]) -> ToolCall | None:
-    if any(w in text for w in _STATUS_WORDS):
-        status = next((t for t in tools if "status" in t.name), None)
-        if status is not None:
-            return ToolCall(status.name, {})
-    for verb, words in _VERBS:
-        if not any(re.search(rf"(?<![a-z]){re.escape(w)}(?![a-z])", text) for w in words):
-            continue
-        for spec in tools:
-            if verb not in spec.name:
-                continue
-            device = next((d for d in _device_enum(spec) if _mentions(text, d)), None)
-            if device is None:
-                continue
-            args = _fill_arguments(spec, device, text)
-            if args is not None:
-                return ToolCall(spec.name, args)
-    return _sensor_call(text, tools)
-
-
-def _fill_arguments(spec: ToolSpec, device: str, text: str) -> dict[str, Any] | None:
-    props: Mapping[str, Any] = spec.parameters.get("properties", {})
-    required = set(spec.parameters.get("required", ()))
-    args: dict[str, Any] = {"device": device}
-    for name, schema in props.items():
-        if name == "device" or not isinstance(schema, Mapping):
-            continue
-        kind = schema.get("type")
-        value: Any = None
-        if kind == "boolean":
-            if re.search(r"\b(on|enable|start)\b", text):
-                value = True
-            elif re.search(r"\b(off|disable|stop)\b", text):
-                value = False
-        elif kind == "number" and (m := _PERCENT.search(text)):
-            value = min(int(m.group(1)), 100) / 100
-        elif kind == "integer" and name == "count" and (m := re.search(r"(\d+)\s*times", text)):
-            value = int(m.group(1))
-        if value is not None:
-            args[name] = value
-        elif name in required:
-            return None
-    return args

@@ -26,13 +26,13 @@ def _agent(provider: ScriptedProvider, dispatcher: Any = None) -> Any:
 
 async def test_a_prompt_guided_response_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[str] = []
-    real = prompt_guided.read_tool_calls
+    real = prompt_guided.scan_tool_calls
 
     def counting(text: str) -> Any:
         seen.append(text)
         return real(text)
 
-    monkeypatch.setattr(prompt_guided, "read_tool_calls", counting)
+    monkeypatch.setattr(prompt_guided, "scan_tool_calls", counting)
     markup = ScriptedProvider.tool_call_markup("echo", text="hi")
     provider = ScriptedProvider([f"Echoing.\n{markup}", "Done."], native_tools=False)
     agent = _agent(provider)

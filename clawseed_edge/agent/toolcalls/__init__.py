@@ -7,8 +7,10 @@ Layout (one concern per module)::
     prompt_guided.py  XmlToolDispatcher: tools described in the prompt, calls parsed from text
     parser.py         parse_tool_calls, the public face of the parser
     scanner.py        the left-to-right scan for call wrappers
+    token_formats.py  the special-token formats (Kimi K2, Granite, Phi-4-mini, gpt-oss harmony)
     elements.py       readers of block bodies (one element loop for every XML-like shape)
-    calls.py          ParsedCall and the JSON decoding
+    calls.py          ParsedCall, UnreadableCall and the JSON decoding
+    finder.py         the cached forward search that keeps a scan linear
     text.py           <think> splitting, joining cut spans
 
 The old flat paths (``clawseed_edge.agent.dispatch``, ``.xml_dispatch``, ``.parser``) still
@@ -32,13 +34,20 @@ from .parsed import ParsedResponse
 
 if TYPE_CHECKING:
     from .calls import ParsedCall
-    from .parser import parse_tool_calls, read_tool_calls, split_thinking
+    from .parser import (
+        ToolCallScan,
+        parse_tool_calls,
+        read_tool_calls,
+        scan_tool_calls,
+        split_thinking,
+    )
     from .prompt_guided import XmlToolDispatcher, neutralise_markup
 
 __all__ = [
     "NativeToolDispatcher",
     "ParsedCall",
     "ParsedResponse",
+    "ToolCallScan",
     "ToolDispatcher",
     "XmlToolDispatcher",
     "ensure_call_ids",
@@ -46,16 +55,19 @@ __all__ = [
     "parse_tool_calls",
     "read_response",
     "read_tool_calls",
+    "scan_tool_calls",
     "select_dispatcher",
     "split_thinking",
 ]
 
 _LAZY = {
     "ParsedCall": ".calls",
+    "ToolCallScan": ".parser",
     "XmlToolDispatcher": ".prompt_guided",
     "neutralise_markup": ".prompt_guided",
     "parse_tool_calls": ".parser",
     "read_tool_calls": ".parser",
+    "scan_tool_calls": ".parser",
     "split_thinking": ".parser",
 }
 

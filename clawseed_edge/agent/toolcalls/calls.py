@@ -8,19 +8,22 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = [
     "JSON_DECODER",
     "TOOL_NAME_RE",
     "WHITESPACE",
+    "JsonRun",
     "ParsedCall",
+    "UnreadableCall",
     "call_from_obj",
     "calls_from_values",
     "decode_json",
     "decode_run",
     "decode_values",
     "is_json_content",
+    "json_at",
     "make_call",
     "strip_inner_fence",
 ]
@@ -42,7 +45,8 @@ class ParsedCall:
         arguments: The decoded arguments, always a dict.
         raw: The markup the call was read from (a whole block when it held several calls).
         shape: Which markup it came in: ``tool_call``, ``invoke``, ``fence``, ``xai_fence``,
-            ``mistral``, ``llama_function``, ``python_tag`` or ``deepseek``.
+            ``mistral``, ``llama_function``, ``python_tag``, ``deepseek``, ``kimi_k2``,
+            ``granite``, ``phi4_mini`` or ``harmony``.
     """
 
     name: str
@@ -76,6 +80,61 @@ def decode_run(s: str, seps: str) -> tuple[list[Any], int]:
             return values, end
         values.append(value)
         end = pos
+
+
+class JsonRun(NamedTuple):
+    """What :func:`json_at` read: the values, where they end, why reading stopped early."""
+
+    values: list[Any]
+    end: int
+    """Index just after the last value (the start position when there is none)."""
+    error: str
+    """Why the first value could not be read; empty when one was."""
+    reached: int
+    """How far the decoder read (for the scanner's work budget)."""
+
+
+def json_at(s: str, start: int, seps: str = ",;") -> JsonRun:
+    """JSON values beginning at ``s[start]`` (after whitespace), read in place (no copy).
+
+    The values run as in :func:`decode_run`. A closing tag inside a JSON string is part of
+    the string, so a block's end is found after its JSON, not by searching for the tag.
+    Work is linear in the characters the decoder reads; never raises.
+    """
+    values: list[Any] = []
+    pos = end = start
+    n = len(s)
+    while True:
+        while pos < n and (s[pos] in WHITESPACE or (values and s[pos] in seps)):
+            pos += 1
+        try:
+            value, pos = JSON_DECODER.raw_decode(s, pos)
+        except RecursionError:
+            why = "the JSON is nested too deeply"
+            return JsonRun(values, end, "" if values else why, n)
+        except ValueError as exc:
+            reached = exc.pos if isinstance(exc, json.JSONDecodeError) else n
+            why = f"not valid JSON ({exc.msg if isinstance(exc, json.JSONDecodeError) else exc})"
+            return JsonRun(values, end, "" if values else why, max(reached, end))
+        values.append(value)
+        end = pos
+
+
+@dataclass(frozen=True, slots=True)
+class UnreadableCall:
+    """A call whose markup was clear (a closed block) but whose arguments could not be read.
+
+    Attributes:
+        name: The tool's name when the markup gave one (else empty).
+        error: Why the arguments could not be read.
+        raw: The markup (the whole block).
+        shape: Which markup it came in (as :attr:`ParsedCall.shape`).
+    """
+
+    name: str
+    error: str
+    raw: str = field(repr=False)
+    shape: str
 
 
 def decode_values(s: str) -> list[Any] | None:

@@ -13,12 +13,14 @@ import html
 import json
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from clawseed_edge.api import ChatMessage, ChatResponse, ToolCall, ToolResult, ToolSpec
 
+from .calls import UnreadableCall
 from .parsed import ParsedResponse
-from .parser import ParsedCall, read_tool_calls
+from .parser import ParsedCall, read_tool_calls, scan_tool_calls
 
 __all__ = ["XmlToolDispatcher", "neutralise_markup"]
 
@@ -76,6 +78,25 @@ def unreadable_calls(text: str) -> tuple[str, list[ToolCall]]:
         pos = end
     kept.append(text[pos:])
     return re.sub(r"\n{3,}", "\n\n", "".join(kept)).strip(), calls
+
+
+def reported_calls(unreadable: Sequence[UnreadableCall]) -> list[ToolCall]:
+    """One refused call per block the parser reported as unreadable (special-token formats).
+
+    Named as the block names it (else ``tool_call``); the arguments carry the
+    ``_invalid_arguments`` marker with the markup and the reason, as :func:`unreadable_calls`.
+    """
+    return [
+        ToolCall(
+            u.name or "tool_call",
+            {
+                "_invalid_arguments": u.raw[:_UNREADABLE_KEEP],
+                "_error": f"the {u.shape} call: {u.error}",
+            },
+            "",
+        )
+        for u in unreadable
+    ]
 
 
 def neutralise_markup(text: str) -> str:
@@ -204,8 +225,12 @@ class XmlToolDispatcher:
 
     def read(self, response: ChatResponse) -> ParsedResponse:
         """Text, calls and history message of ``response``, parsing its text once."""
-        content, text, parsed = read_tool_calls(response.text)
-        text, unreadable = unreadable_calls(text)
+        scan = scan_tool_calls(response.text)
+        content, parsed = scan.content, scan.calls
+        # Blocks whose arguments could not be read become refused calls that say why.
+        text, unreadable = unreadable_calls(scan.remaining_reported)
+        unreadable = [*reported_calls(scan.unreadable), *unreadable]
+        unreadable = [replace(c, id=f"unreadable_{i}") for i, c in enumerate(unreadable, 1)]
         calls = self._merge(response, parsed)
         # The history message keeps the model's own markup, broken blocks included.
         message = self._message(content, parsed, calls)

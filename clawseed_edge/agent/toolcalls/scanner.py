@@ -3,7 +3,7 @@
 :class:`CallScanner` looks for the markers of every shape :mod:`clawseed_edge.agent.toolcalls.parser`
 recognises, hands each block's content to the body readers in
 :mod:`~clawseed_edge.agent.toolcalls.elements`, and records the calls and the spans to cut. Closing
-tags are found with cached forward searches (:class:`_Finder`) and work is charged against a
+tags are found with cached forward searches (:class:`Finder`) and work is charged against a
 budget, so a pass stays linear in the input.
 """
 
@@ -15,10 +15,13 @@ from collections.abc import Callable
 from .calls import (
     JSON_DECODER,
     WHITESPACE,
+    JsonRun,
     ParsedCall,
+    UnreadableCall,
     calls_from_values,
     decode_run,
     is_json_content,
+    json_at,
     make_call,
 )
 from .elements import (
@@ -31,6 +34,15 @@ from .elements import (
     function_body,
     parse_invokes,
     parse_json_block,
+)
+from .finder import Finder
+from .token_formats import (
+    HARMONY_MARKER,
+    KIMI_MARKER,
+    SPECIAL_CALL_MARKER,
+    harmony_message,
+    kimi_section,
+    special_tool_call,
 )
 
 __all__ = ["CallScanner"]
@@ -46,7 +58,11 @@ _MARKER = re.compile(
     r"|(?P<python_tag><\|python_tag\|>)"
     r"|(?P<mistral>\[TOOL_CALLS\])"
     r"|(?P<deepseek>" + ds_token("tool calls begin") + r")"
+    r"|(?P<kimi>" + KIMI_MARKER + r")"
+    r"|(?P<special_call>" + SPECIAL_CALL_MARKER + r")"
+    r"|(?P<harmony>" + HARMONY_MARKER + r")"
     r"|(?P<fence>```)"
+    r"|(?P<inline>`{1,2})"
     r"|(?P<result><(?P<result_tag>tool_result|tool_response|function_results|tool_outputs?)\b)"
     r"|(?P<ds_result>"
     + ds_token("tool outputs begin")
@@ -76,31 +92,15 @@ _DS_RESULT_CLOSE = re.compile(
 _DS_OPEN = re.compile(ds_token("tool calls begin"), re.IGNORECASE)
 _FENCE_CLOSE = re.compile(r"^[ \t]{0,3}(`{3,})[ \t]*$", re.MULTILINE)
 
+_INLINE_CLOSE = {
+    1: re.compile(r"(?<!`)`(?!`)|\n"),
+    2: re.compile(r"(?<!`)``(?!`)|\n"),
+}
+_SPACE = re.compile(r"\s*")
+#: How many times a JSON slice may grow past an opener quoted inside one of its strings.
+_STRING_EXTENSIONS = 3
+
 _TOOL_CALL_FENCE_INFOS = frozenset({"tool_call", "tool-call", "toolcall", "tool_calls"})
-
-
-class _Finder:
-    """Finds the next match of a pattern at or after a position, in amortised linear time.
-
-    A search is reused while the caller's position has not passed the match it found (or
-    when it found nothing), so repeated openers without a closer cost one scan in total.
-    """
-
-    __slots__ = ("_from", "_match", "_pattern", "_text")
-
-    def __init__(self, text: str, pattern: re.Pattern[str]) -> None:
-        self._text = text
-        self._pattern = pattern
-        self._from = -1
-        self._match: re.Match[str] | None = None
-
-    def find(self, pos: int) -> re.Match[str] | None:
-        m = self._match
-        if 0 <= self._from <= pos and (m is None or m.start() >= pos):
-            return m
-        self._match = self._pattern.search(self._text, pos)
-        self._from = pos
-        return self._match
 
 
 class CallScanner:
@@ -110,17 +110,91 @@ class CallScanner:
         self.text = text
         self.cuts: list[tuple[int, int]] = []
         self.calls: list[ParsedCall] = []
+        self.unreadable: list[tuple[int, int, UnreadableCall]] = []
+        self.harmony_floor = 0  # where the current harmony message's header may begin
         self.budget = 8 * len(text) + 100_000
-        self._finders: dict[str, _Finder] = {}
+        self._finders: dict[str, Finder] = {}
 
-    def finder(self, pattern: re.Pattern[str]) -> _Finder:
+    def finder(self, pattern: re.Pattern[str]) -> Finder:
         f = self._finders.get(pattern.pattern)
         if f is None:
-            f = self._finders[pattern.pattern] = _Finder(self.text, pattern)
+            f = self._finders[pattern.pattern] = Finder(self.text, pattern)
         return f
 
     def charge(self, n: int) -> None:
         self.budget -= n
+
+    def json_run(
+        self,
+        pos: int,
+        opener: re.Pattern[str],
+        seps: str = ",;",
+        closer: re.Pattern[str] | None = None,
+    ) -> JsonRun:
+        """The JSON values at ``pos`` (absolute positions), read before the next ``opener``.
+
+        The JSON is read from a slice that ends at the next block of the same kind, so the work
+        (and a decoding error's line count) stays within disjoint slices: linear in the text.
+        When the slice ends inside a JSON string (a string that quotes the opener) and a
+        ``closer`` follows, it is extended to the following opener, at most
+        :data:`_STRING_EXTENSIONS` times.
+        """
+        text = self.text
+        limit = pos
+        run = JsonRun([], pos, "not valid JSON", pos)
+        for _ in range(_STRING_EXTENSIONS + 1):
+            following = self.finder(opener).find(limit)
+            bound = following.start() if following is not None else len(text)
+            piece = text[pos:bound]
+            self.charge(len(piece))
+            found = json_at(piece, 0, seps)
+            run = JsonRun(found.values, pos + found.end, found.error, pos + found.reached)
+            if found.values or following is None or "Unterminated string" not in found.error:
+                return run
+            if closer is None or self.finder(closer).find(following.end()) is None:
+                return run  # no block end after the quoted opener: nothing to extend to
+            limit = following.end()
+        return run
+
+    def json_block(
+        self, pos: int, closer: re.Pattern[str] | None, opener: re.Pattern[str], seps: str = ",;"
+    ) -> tuple[list[object], int, int] | None:
+        """JSON values at ``pos`` that make up a whole block: ``(values, json_end, block_end)``.
+
+        The values must be followed (after whitespace) by ``closer`` or by the end of the
+        text (a model stopped by a stop sequence). The JSON is read first, so a closing tag
+        inside one of its strings does not end the block. None when the block does not start
+        with JSON or holds anything after it (then the caller reads it the older way).
+        """
+        text = self.text
+        p = _SPACE.match(text, pos).end()  # type: ignore[union-attr]
+        if p >= len(text) or text[p] not in "{[":
+            return None
+        if (
+            closer is not None
+            and self.finder(closer).find(p) is None
+            and self.finder(opener).find(p) is not None
+        ):
+            return None  # never closed and not the last of its kind: text, without decoding
+        run = self.json_run(p, opener, seps, closer)
+        if not run.values:
+            return None
+        q = _SPACE.match(text, run.end).end()  # type: ignore[union-attr]
+        if q >= len(text):
+            return run.values, run.end, len(text)
+        close = closer.match(text, q) if closer is not None else None
+        if close is None:
+            return None
+        return run.values, run.end, close.end()
+
+    def cut(self, start: int, end: int) -> None:
+        """Cut ``text[start:end]`` from the visible text without a call (harmony's tokens)."""
+        if start < end:
+            self.cuts.append((start, end))
+
+    def report(self, start: int, end: int, unreadable: UnreadableCall) -> None:
+        """Record a closed block whose arguments could not be read (it stays in the text)."""
+        self.unreadable.append((start, end, unreadable))
 
     def accept(self, start: int, end: int, calls: list[ParsedCall]) -> bool:
         """Record calls read from ``text[start:end]`` and cut the span; False when there are none."""
@@ -142,7 +216,11 @@ class CallScanner:
             "python_tag": self._python_tag,
             "mistral": self._mistral,
             "deepseek": self._deepseek,
+            "kimi": lambda m: kimi_section(self, m),
+            "special_call": lambda m: special_tool_call(self, m),
+            "harmony": lambda m: harmony_message(self, m),
             "fence": self._fence,
+            "inline": self._inline,
             "result": self._result,
             "ds_result": self._ds_result,
         }
@@ -175,6 +253,12 @@ class CallScanner:
         return len(self.text), len(self.text), False
 
     def _tool_call(self, m: re.Match[str]) -> int:
+        block = self.json_block(m.end(), _TOOL_CALL_CLOSE, _TOOL_CALL_OPEN)
+        if block is not None:
+            values, _, end = block
+            raw = self.text[m.start() : end]
+            self.accept(m.start(), end, calls_from_values(values, "tool_call", raw))
+            return end
         region = self._closed_region(m, _TOOL_CALL_OPEN, _TOOL_CALL_CLOSE)
         if isinstance(region, int):
             return region
@@ -189,6 +273,12 @@ class CallScanner:
         return end
 
     def _minimax(self, m: re.Match[str]) -> int:
+        block = self.json_block(m.end(), _MINIMAX_CLOSE, _MINIMAX_OPEN)
+        if block is not None:
+            values, _, end = block
+            raw = self.text[m.start() : end]
+            self.accept(m.start(), end, calls_from_values(values, "tool_call", raw))
+            return end
         region = self._closed_region(m, _MINIMAX_OPEN, _MINIMAX_CLOSE)
         if isinstance(region, int):
             return region
@@ -226,6 +316,13 @@ class CallScanner:
         head = FUNCTION_HEAD.match(self.text, m.start())
         if head is None:
             return m.end()
+        block = self.json_block(head.end(), FUNCTION_CLOSE, FUNCTION_OPEN, seps="")
+        if block is not None and len(block[0]) == 1:
+            values, _, end = block
+            raw = self.text[m.start() : end]
+            call = make_call(head.group(1), values[0], "llama_function", raw)
+            self.accept(m.start(), end, [call] if call is not None else [])
+            return end
         region = self._closed_region(m, FUNCTION_OPEN, FUNCTION_CLOSE)
         if isinstance(region, int):
             return region
@@ -360,6 +457,14 @@ class CallScanner:
             calls = parse_json_block(content, "fence", raw)
         self.accept(start, end, calls)
         return end
+
+    def _inline(self, m: re.Match[str]) -> int:
+        # An inline code span (`...` or ``...`` on one line) is quoted text, never a call:
+        # "Kimi writes `<|tool_call_begin|>...`" explains a format, it does not use one.
+        close = self.finder(_INLINE_CLOSE[m.end() - m.start()]).find(m.end())
+        if close is None or close.group() == "\n":
+            return m.end()
+        return close.end()
 
     def _result(self, m: re.Match[str]) -> int:
         tag = (m.group("result_tag") or "").lower()
