@@ -44,7 +44,7 @@ from ..worker import BlockingWorker
 from .bundle import EXPECTED_FIRMWARE
 from .pintable import table_hash
 from .ports import PortLister, find_ports, list_usb_ports
-from .protocol import BoardEvent, Item, Noise, ReplPrompt, Reply, SerialProtocol
+from .protocol import BoardEvent, Item, Malformed, Noise, ReplPrompt, Reply, SerialProtocol
 
 __all__ = ["BoardLink", "BoardTimeout", "LinkOptions", "Opener"]
 
@@ -366,6 +366,8 @@ class BoardLink:
 
     def _dispatch(self, item: Item) -> None:
         if isinstance(item, Reply):
+            if item.code == "bad_reply":
+                log.warning("%s: %s", self.name, item.message)
             future = self._pending.get(item.id) if item.id is not None else None
             if future is not None and not future.done():
                 future.set_result(item)
@@ -373,7 +375,14 @@ class BoardLink:
                 log.warning("%s could not read a request: %s", self.name, item.message)
         elif isinstance(item, BoardEvent):
             if self.on_event is not None:
-                self.on_event(item)
+                try:
+                    self.on_event(item)
+                except Exception:
+                    # The rest of the chunk (a reply someone awaits) must still be delivered.
+                    log.exception("%s: handling board event %r failed", self.name, item)
+        elif isinstance(item, Malformed):
+            log.warning("%s: dropped a malformed line (%s): %s", self.name, item.reason, item.text)
+            self.noise = [*self.noise[-9:], item.text]
         elif isinstance(item, ReplPrompt):
             if self._repl_seen is not None:
                 self._repl_seen.set()

@@ -233,3 +233,43 @@ async def test_nothing_answering_names_flash_and_deploy() -> None:
         await link.aclose()
         os.close(master)
         os.close(slave)
+
+
+async def test_malformed_events_in_a_chunk_do_not_lose_the_reply(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # What a noisy or buggy board may send before the reply, all in one write.
+    bad = (
+        b'{"event": "edge", "pin": "PC13", "value": "abc"}\n'
+        b'{"event": "edge", "pin": "PC13", "value": null}\n'
+        b'{"event": "edge", "pin": "PC13", "value": 1e999}\n'
+        b'{"event": "edge", "pin": "PC13", "value": NaN}\n'
+    )
+
+    def script(req: dict[str, Any]) -> bytes:
+        if req["op"] in ("pin.mode", "pin.read"):
+            result: dict[str, Any] = {"pin": "PC13", "mode": "in", "value": 1}  # not pressed
+        else:
+            result = {"pong": True}
+        return bad + json.dumps({"id": req["id"], "ok": True, "result": result}).encode() + b"\n"
+
+    from clawseed_edge.peripherals.gpio import DeviceConfig
+    from clawseed_edge.peripherals.serial import SerialBoard
+
+    scripted = ScriptedBoard(script)
+    board = SerialBoard(
+        BOARD,
+        [DeviceConfig(name="button", pin="PC13", kind="button")],
+        port=scripted.path,
+        options=FAST,
+    )
+    try:
+        await board.connect()
+        assert board.link is not None
+        assert await board.link.request("ping") == {"pong": True}
+        assert await board.read("button") == 0.0
+    finally:
+        await board.disconnect()
+        scripted.close()
+    assert "Exception in callback" not in caplog.text
+    assert caplog.text.count("dropped a malformed line") >= 4
