@@ -107,3 +107,21 @@ def test_init_writes_config_workspace_and_private_secrets(
     from clawseed_edge.config.file import load_config
 
     assert load_config().config.provider.name == "ollama"
+
+
+def test_pin_lines_of_a_nucleo_show_the_line_level(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(
+        '[provider]\nname = "demo"\n[autonomy]\nlevel = "full"\n'
+        '[[peripherals]]\nname = "bench"\ntype = "nucleo"\nboard = "nucleo-f401re"\n'
+        "watchdog_ms = 0\n"
+        '[[peripherals.devices]]\nname = "red_led"\npin = "D13"\nkind = "led"\n',
+        encoding="utf-8",
+    )
+    code, _, err = run_cli(
+        capsys, "--config", str(cfg), "agent", "--sim", "-m", "turn on the red led"
+    )
+    assert code == 0, err
+    assert "[pin] PA5 (red_led): off -> on (line 0 -> 1)" in err

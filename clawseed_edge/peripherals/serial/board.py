@@ -106,6 +106,7 @@ class SerialBoard:
         self._wall_clock = wall_clock
         self._blinks = BlinkTasks()
         self._tools: list[Tool] | None = None
+        self._at_safe = False
 
     # --- lifecycle ----------------------------------------------------------------------------
 
@@ -113,9 +114,10 @@ class SerialBoard:
     def connected(self) -> bool:
         return self.link is not None and self.link.connected
 
-    async def connect(self) -> None:
+    async def connect(self, *, at_safe: bool = False) -> None:
         """Open the link (starting a virtual board with ``sim``), check the firmware, set up
-        every device.
+        every device (with ``at_safe``, as for an estop, every output at its safe value: never
+        at ``initial``).
 
         Raises:
             BoardNotFound, BoardProtocolError (stale firmware: run deploy), BoardTimeout,
@@ -127,6 +129,7 @@ class SerialBoard:
             return
         if self.state is not Lifecycle.UNOPENED:
             raise PeripheralClosed(f"peripheral {self.name!r} was disconnected; make a new one")
+        self._at_safe = at_safe
         port, lister = self.port, None
         if self.sim:
             from .virtual import VirtualBoard
@@ -153,9 +156,10 @@ class SerialBoard:
     async def _setup_devices(self) -> None:
         assert self.link is not None
         for dev in self._devices.values():
-            requests, value = dev.setup()
+            requests, value = dev.setup(at_safe=self._at_safe)
             for op, args in requests:
                 result = await self.link.request(op, args)
+                dev.record(op, args, result)
             if value is None and not dev.is_output:
                 value = dev.value_of_level(int(result["value"]))
             dev.value = value
@@ -204,6 +208,7 @@ class SerialBoard:
         for dev in self._devices.values():
             if dev.is_output:
                 dev.value = dev.safe_value()
+                dev.record("safe", {})
 
     async def health_check(self) -> HealthStatus:
         """Healthy when the link is up and the firmware answers a ping."""
@@ -320,6 +325,7 @@ class SerialBoard:
         if dev.is_output:
             return dev.value
         result = await self._request("pin.read", {"pin": dev.pin_name})
+        dev.record("pin.read", {}, result)
         dev.value = dev.value_of_level(int(result["value"]))
         return dev.value
 
@@ -375,6 +381,7 @@ class SerialBoard:
             dev = self._by_pin.get(str(event.data.get("pin")))
             if dev is None or dev.is_output:
                 return
+            dev.record("edge", {}, event.data)
             value = dev.value_of_level(int(event.data.get("value", 0)))
             if value == dev.value:
                 return  # the level came back before we saw it leave
@@ -385,6 +392,7 @@ class SerialBoard:
             for dev in self._devices.values():
                 if dev.is_output:
                     dev.value = dev.safe_value()
+                    dev.record("safe", {})
 
     # --- internals ----------------------------------------------------------------------------
 
@@ -408,6 +416,7 @@ class SerialBoard:
     async def _send_write(self, dev: SerialDevice, value: float | None) -> float | None:
         op, args = dev.write_request(value)
         await self._request(op, args)
+        dev.record(op, args)
         dev.value = value
         return value
 

@@ -74,6 +74,23 @@ class SerialDevice:
     def __init__(self, wired: WiredDevice) -> None:
         self.wired = wired
         self.value: float | None = None
+        self.level: float | None = None  # the line: 0/1, or the PWM duty 0..1
+        self.frequency: int | None = None  # Hz while the firmware drives PWM on the pin
+
+    def record(self, op: str, args: dict[str, Any], result: Any = None) -> None:
+        """Remember the line level a request left on the pin (status and ``[pin]`` lines)."""
+        if op == "pwm.set":
+            self.level, self.frequency = float(args["duty"]), int(args["freq"])
+        elif op == "safe":
+            self.level, self.frequency = float(self._safe_bit()), None
+        elif "value" in args:  # pin.write, pin.mode out
+            self.level, self.frequency = float(args["value"]), None
+        elif isinstance(result, dict) and result.get("value") in (0, 1):  # read, mode in
+            self.level, self.frequency = float(result["value"]), None
+
+    def _safe_bit(self) -> int:
+        cfg = self.wired.config
+        return self._bit(cfg.safe == "on" and not cfg.spec.detaches)
 
     @property
     def name(self) -> str:
@@ -113,11 +130,12 @@ class SerialDevice:
             return not cfg.active_high
         return cfg.pull_up
 
-    def setup(self) -> tuple[list[tuple[str, dict[str, Any]]], float | None]:
+    def setup(self, at_safe: bool = False) -> tuple[list[tuple[str, dict[str, Any]]], float | None]:
         """(requests, resulting value) that configure the pin at connect.
 
         An output is first made an output at its initial level with its safe level registered
         (the firmware's watchdog and ``safe`` use it); a PWM or servo start value follows.
+        With ``at_safe`` (an estop) it starts at its safe value instead: never at ``initial``.
         """
         cfg = self.wired.config
         if not self.is_output:
@@ -127,13 +145,13 @@ class SerialDevice:
             bounce = cfg.bounce_ms if cfg.bounce_ms is not None else 20
             args = {"pin": self.pin_name, "mode": "in", "pull": pull, "edges": "both"}
             return [("pin.mode", {**args, "bounce_ms": bounce})], None
-        initial = cfg.initial if cfg.initial is not None else cfg.safe
+        initial = cfg.initial if cfg.initial is not None and not at_safe else cfg.safe
         on = initial == "on"
         mode = {
             "pin": self.pin_name,
             "mode": "out",
             "value": self._bit(on and not cfg.spec.detaches),
-            "safe": self._bit(cfg.safe == "on" and not cfg.spec.detaches),
+            "safe": self._safe_bit(),
         }
         requests: list[tuple[str, dict[str, Any]]] = [("pin.mode", mode)]
         value: float | None = None if cfg.spec.detaches else float(on)
@@ -180,10 +198,13 @@ class SerialDevice:
 
     def state(self) -> dict[str, Any]:
         """The device as plain data, shaped like the Pi GPIO devices' state."""
+        mode = "output" if self.is_output else "input"
         return {
             "pin": self.pin_name,
             "device": self.name,
             "kind": self.kind,
-            "mode": "output" if self.is_output else "input",
+            "mode": "pwm" if self.frequency else mode,
             "value": self.value,
+            "level": self.level,
+            "frequency": self.frequency,
         }

@@ -12,11 +12,12 @@ in JavaScript, so both boards answer the same requests with the same replies.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any
 
-__all__ = ["SimBoardState", "SimI2CDevice", "make_machine"]
+__all__ = ["PinChange", "SimBoardState", "SimI2CDevice", "make_machine"]
 
 ENODEV = 19  # what MicroPython's I2C raises when no device acknowledges
 
@@ -43,6 +44,16 @@ class SimI2CDevice:
             self.pointer = (self.pointer + 1) % 256
 
 
+@dataclass(frozen=True)
+class PinChange:
+    """What the firmware just did to a pin: a level, or PWM (``freq`` set; ``level`` is the
+    duty 0..1), or PWM stopped (``freq`` 0)."""
+
+    pin: str
+    level: float
+    freq: int | None = None
+
+
 @dataclass
 class SimBoardState:
     """What the simulated pins are doing; safe to read from any thread.
@@ -58,6 +69,8 @@ class SimBoardState:
         i2c: 7-bit address -> device: anything with ``write(bytes)`` and ``read(n)``, such as
             :class:`SimI2CDevice` or the sensors' chip models
             (``clawseed_edge.peripherals.i2c.sim``: BME280, SHT31, BH1750 ...).
+        listeners: called with a :class:`PinChange` whenever an output's level or a PWM
+            setting changes (``sim nucleo`` prints them), on the firmware's thread.
     """
 
     modes: dict[str, str] = field(default_factory=dict)
@@ -68,7 +81,13 @@ class SimBoardState:
     pwm: dict[str, tuple[int, int]] = field(default_factory=dict)
     history: list[tuple[str, int]] = field(default_factory=list)
     i2c: dict[int, Any] = field(default_factory=dict)
+    listeners: list[Callable[[PinChange], None]] = field(default_factory=list, repr=False)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def changed(self, change: PinChange) -> None:
+        """Tell the listeners (called outside the lock)."""
+        for listener in list(self.listeners):
+            listener(change)
 
     def level(self, pin: str) -> int:
         """The level on ``pin`` as the MCU would read it."""
@@ -83,6 +102,21 @@ class SimBoardState:
         """Put ``level`` on an input from outside (a button press)."""
         with self.lock:
             self.inputs[pin] = 1 if level else 0
+
+
+def _set_pwm(state: SimBoardState, pin: str, freq: int, duty_u16: int) -> None:
+    with state.lock:
+        before = state.pwm.get(pin)
+        state.pwm[pin] = (freq, duty_u16)
+    if before != (freq, duty_u16):
+        state.changed(PinChange(pin, round(duty_u16 / 65535, 4), freq))
+
+
+def _stop_pwm(state: SimBoardState, pin: str) -> None:
+    with state.lock:
+        before = state.pwm.pop(pin, None)
+    if before is not None:
+        state.changed(PinChange(pin, 0.0, 0))
 
 
 def make_machine(state: SimBoardState) -> Any:
@@ -100,42 +134,49 @@ def make_machine(state: SimBoardState) -> Any:
                 self.init(mode, pull)
 
         def init(self, mode: int, pull: int | None = None) -> None:
+            started: PinChange | None = None
             with state.lock:
                 if mode == Pin.OUT:
+                    if state.modes.get(self.name) != "out":
+                        # The line starts driving the level set before (the firmware sets it
+                        # first, so the pin never glitches).
+                        started = PinChange(self.name, state.outputs.setdefault(self.name, 0))
                     state.modes[self.name] = "out"
-                    state.outputs.setdefault(self.name, 0)
                 else:
                     state.modes[self.name] = "in"
                     state.pulls[self.name] = {Pin.PULL_UP: "up", Pin.PULL_DOWN: "down"}.get(
                         pull or 0
                     )
+            if started is not None:
+                state.changed(started)
 
         def value(self, level: int | None = None) -> int | None:
             if level is None:
                 return state.level(self.name)
+            bit = 1 if level else 0
             with state.lock:
-                state.outputs[self.name] = 1 if level else 0
-                if state.modes.get(self.name) == "out":
-                    state.history.append((self.name, 1 if level else 0))
+                before = state.outputs.get(self.name)
+                state.outputs[self.name] = bit
+                driven = state.modes.get(self.name) == "out"
+                if driven:
+                    state.history.append((self.name, bit))
+            if driven and before != bit:
+                state.changed(PinChange(self.name, bit))
             return None
 
     class PWM:
         def __init__(self, pin: Pin, freq: int, duty_u16: int) -> None:
             self.name = pin.name
-            with state.lock:
-                state.pwm[self.name] = (freq, duty_u16)
+            _set_pwm(state, self.name, freq, duty_u16)
 
         def freq(self, hz: int) -> None:
-            with state.lock:
-                state.pwm[self.name] = (hz, state.pwm[self.name][1])
+            _set_pwm(state, self.name, hz, state.pwm[self.name][1])
 
         def duty_u16(self, duty: int) -> None:
-            with state.lock:
-                state.pwm[self.name] = (state.pwm[self.name][0], duty)
+            _set_pwm(state, self.name, state.pwm[self.name][0], duty)
 
         def deinit(self) -> None:
-            with state.lock:
-                state.pwm.pop(self.name, None)
+            _stop_pwm(state, self.name)
 
     class ADC:
         def __init__(self, pin: Pin) -> None:

@@ -174,5 +174,59 @@ async def test_pin_states_give_the_last_known_values_without_io(nucleo: SerialBo
     states = nucleo.pin_states()
     assert states["PA5"] == {
         "pin": "PA5", "device": "green_led", "kind": "led", "mode": "output", "value": 1.0,
+        "level": 1.0, "frequency": None,
     }  # fmt: skip
     assert states["PC13"]["mode"] == "input"
+
+
+ESTOP_WIRING = """
+[[devices]]
+name = "door"
+pin = "D7"
+kind = "relay"
+initial = "on"
+
+[[devices]]
+name = "lamp"
+pin = "D5"
+kind = "pwm_led"
+initial = "on"
+
+[[devices]]
+name = "button"
+pin = "user_button"
+kind = "button"
+"""
+
+
+def test_estop_on_a_nucleo_never_passes_through_initial(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from clawseed_edge.cli.hardware_cmd import estop
+    from clawseed_edge.peripherals.serial.sim_machine import PinChange
+    from clawseed_edge.peripherals.serial.virtual import VirtualBoard
+
+    with VirtualBoard("nucleo-f401re") as virtual:
+        changes: list[PinChange] = []
+        virtual.state.listeners.append(changes.append)
+        board = SerialBoard("nucleo-f401re", devices(ESTOP_WIRING), port=virtual.path, options=FAST)
+        assert estop([board]) == 0
+        history = list(virtual.state.history)
+    # The relay with initial = "on" is driven only to its safe level, the lamp never lit.
+    assert history and all(level == 0 for _, level in history)
+    assert not any(c.freq for c in changes) and not any(c.level for c in changes)
+    out = capsys.readouterr().out
+    assert "door (PA8): safe value off applied (level 0.0)" in out
+    assert "lamp (PB4): safe value off applied (level 0.0)" in out
+    assert "estop: 2 outputs on nucleo-f401re in their safe state" in out
+
+
+async def test_pin_states_of_a_nucleo_carry_the_line_level() -> None:
+    async with SerialBoard("nucleo-f401re", devices(), sim=True, options=FAST) as board:
+        await board.switch("fan", True)
+        await board.set_level("lamp", 0.25)
+        states = board.pin_states()
+    assert states["PA8"]["level"] == 0.0  # active-low relay on: the line is low
+    assert states["PB3"]["level"] == 0.25 and states["PB3"]["frequency"] == 1000
+    assert states["PB3"]["mode"] == "pwm"
+    assert states["PA5"]["level"] == 0.0 and states["PC13"]["level"] == 1.0  # button pulled up
