@@ -75,6 +75,18 @@ def test_pwm_and_shared_timer_channel_refused(fw: CoreDriver) -> None:
     assert fw.ok("pwm.set", pin="D9", freq=50, duty=0.1)["pin"] == "PC7"
 
 
+def test_one_frequency_per_timer(fw: CoreDriver) -> None:
+    fw.ok("pwm.set", pin="D4", freq=50, duty=0.075)  # PB5, TIM3_CH2: a servo
+    reply = fw.request("pwm.set", pin="D5", freq=1000, duty=0.5)  # PB4, TIM3_CH1: a lamp
+    assert reply["error"]["code"] == "timer_in_use"
+    message = reply["error"]["message"]
+    assert "TIM3 runs at 50 Hz for PB5" in message
+    assert "PA0 (TIM5)" in message and "PB3 (TIM2)" in message and "PA6" not in message
+    assert "PB4" not in fw.state.pwm and fw.state.pwm["PB5"] == (50, 4915)
+    fw.ok("pwm.set", pin="D5", freq=50, duty=0.5)  # the timer's own frequency is fine
+    fw.ok("pwm.set", pin="D4", freq=50, duty=0.1)  # and so is a new duty on the same one
+
+
 def test_adc_raw_and_volts(fw: CoreDriver) -> None:
     fw.state.adc["PA0"] = 32768
     assert fw.ok("adc.read", pin="A0") == {"raw": 32768, "volts": 1.65}

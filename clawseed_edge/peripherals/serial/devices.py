@@ -5,8 +5,10 @@ position, an input being active) into protocol requests and back, honouring ``ac
 and the device's safe value. It does no I/O: :class:`~.board.SerialBoard` sends what it builds.
 
 :func:`check_nucleo_devices` adds what a Nucleo needs beyond the common wiring checks: two PWM
-devices cannot share a timer channel, and a safe value must be a pin level (the firmware's
-watchdog sets levels; it cannot hold a PWM duty or a servo position).
+devices cannot share a timer channel, nor a timer at two frequencies (an STM32 timer has one
+counter: every channel on it runs at its frequency, so a servo's 50 Hz beside a lamp's 1 kHz
+would become 1 kHz), and a safe value must be a pin level (the firmware's watchdog sets
+levels; it cannot hold a PWM duty or a servo position).
 """
 
 from __future__ import annotations
@@ -16,15 +18,26 @@ from typing import Any
 
 from clawseed_edge.api import ConfigInvalid, PinInUse
 
-from ..boards import BoardSpec
+from ..boards import BoardSpec, timer_channel
 from ..gpio.config import DeviceConfig, WiredDevice
 from ..gpio.kinds import KindSpec
 
-__all__ = ["PWM_FREQ_HZ", "SERVO_FREQ_HZ", "SerialDevice", "check_nucleo_devices"]
+__all__ = [
+    "PWM_FREQ_HZ",
+    "SERVO_FREQ_HZ",
+    "SerialDevice",
+    "check_nucleo_devices",
+    "pwm_frequency",
+]
 
 PWM_FREQ_HZ = 1000  # a pwm_led: fast enough not to flicker
 SERVO_FREQ_HZ = 50  # hobby servos: one pulse every 20 ms
 SERVO_CENTRE_MS, SERVO_SPAN_MS = 1.5, 0.5  # -1..1 maps to 1.0..2.0 ms pulses
+
+
+def pwm_frequency(config: DeviceConfig) -> int:
+    """The PWM frequency the firmware is asked for a level device (servo or pwm_led), Hz."""
+    return SERVO_FREQ_HZ if config.spec.detaches else PWM_FREQ_HZ
 
 
 def check_nucleo_devices(
@@ -33,9 +46,11 @@ def check_nucleo_devices(
     """Refuse wiring the firmware cannot carry out (the common checks ran already).
 
     Raises:
-        PinInUse: Two PWM devices on one timer channel (both are named, with the channel).
+        PinInUse: Two PWM devices on one timer channel (both are named, with the channel), or
+            on one timer at different frequencies (named, with pins on other timers).
         ConfigInvalid: A PWM or servo safe value that is not "off"/"on".
     """
+    timers: dict[int, WiredDevice] = {}  # timer number -> the first PWM device on it
     channels: dict[str, WiredDevice] = {}
     for dev in wired:
         cfg = dev.config
@@ -61,6 +76,41 @@ def check_nucleo_devices(
                 )
             if timer is not None:
                 channels[timer] = dev
+                first = timers.setdefault(timer_channel(timer)[0], dev)
+                if pwm_frequency(first.config) != pwm_frequency(cfg):
+                    raise PinInUse(_timer_conflict(board, wired, timers, first, dev, source))
+
+
+def _timer_conflict(
+    board: BoardSpec,
+    wired: Sequence[WiredDevice],
+    timers: dict[int, WiredDevice],
+    first: WiredDevice,
+    dev: WiredDevice,
+    source: str,
+) -> str:
+    number = timer_channel(dev.pin.timer or "")[0]
+    freq = pwm_frequency(dev.config)
+    used = {w.pin.name for w in wired}
+    # Pins whose timer is free, or already runs at this device's frequency.
+    fits = []
+    for pin in board.pins:
+        if not pin.can("pwm") or pin.timer is None or pin.name in used:
+            continue
+        other = timer_channel(pin.timer)[0]
+        owner = timers.get(other)
+        if other != number and (owner is None or pwm_frequency(owner.config) == freq):
+            fits.append(f"{pin.header or pin.name} (TIM{other})")
+    where = ", ".join(fits) if fits else "none left on this board"
+
+    def named(w: WiredDevice) -> str:
+        return f"{w.name!r} ({w.pin.header or w.pin.name}, {pwm_frequency(w.config)} Hz)"
+
+    return (
+        f"{source}: devices {named(first)} and {named(dev)} both use timer TIM{number} on "
+        f"{board.id}: an STM32 timer runs all its channels at one frequency; move "
+        f"{dev.name!r} to a pin on another timer: {where}"
+    )
 
 
 class SerialDevice:

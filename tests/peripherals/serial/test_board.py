@@ -230,3 +230,20 @@ async def test_pin_states_of_a_nucleo_carry_the_line_level() -> None:
     assert states["PB3"]["level"] == 0.25 and states["PB3"]["frequency"] == 1000
     assert states["PB3"]["mode"] == "pwm"
     assert states["PA5"]["level"] == 0.0 and states["PC13"]["level"] == 1.0  # button pulled up
+
+
+def test_two_frequencies_on_one_timer_are_refused_at_load() -> None:
+    # D4 is TIM3_CH2, D5 TIM3_CH1: a servo's 50 Hz beside a lamp's 1 kHz on one counter.
+    wiring = (
+        '[[devices]]\nname="arm"\npin="D4"\nkind="servo"\n'
+        '[[devices]]\nname="lamp"\npin="D5"\nkind="pwm_led"\n'
+    )
+    with pytest.raises(PinInUse, match="timer TIM3") as info:
+        SerialBoard("nucleo-f401re", devices(wiring))
+    message = str(info.value)
+    assert "'arm' (D4, 50 Hz)" in message and "'lamp' (D5, 1000 Hz)" in message
+    assert "D3 (TIM2)" in message and "A0 (TIM5)" in message  # pins that would work
+    assert "D12 (TIM3)" not in message
+    # Two lamps share TIM3 happily: one frequency.
+    same = wiring.replace('kind="servo"', 'kind="pwm_led"')
+    SerialBoard("nucleo-f401re", devices(same))

@@ -206,7 +206,8 @@ class Core:
         if name in self.table.RESERVED:
             raise OpError(
                 "pin_reserved",
-                "pin %s is reserved on %s: %s" % (name, self.table.BOARD, self.table.RESERVED[name]),
+                "pin %s is reserved on %s: %s"
+                % (name, self.table.BOARD, self.table.RESERVED[name]),
             )
         spec = self.table.PINS.get(name)
         if spec is None:
@@ -328,6 +329,16 @@ def _op_pwm_set(core, args):
                 "%s and %s share timer %d channel %d; stop PWM on %s first"
                 % (name, other, spec[2], spec[3], other),
             )
+    for other in core._pwm:
+        # One counter per timer: every channel on it runs at one frequency.
+        if other != name and spec[2] and core.table.PINS[other][2] == spec[2]:
+            if core._pwm[other][0] != freq:
+                raise OpError(
+                    "timer_in_use",
+                    "timer TIM%d runs at %d Hz for %s; use that frequency or a pin on "
+                    "another timer: %s"
+                    % (spec[2], core._pwm[other][0], other, _free_timer_pins(core, spec[2], freq)),
+                )
     core._inputs.pop(name, None)
     core._read_as_input.pop(name, None)
     if name not in core._outputs:
@@ -335,6 +346,20 @@ def _op_pwm_set(core, args):
     core.hw.pwm_set(name, freq, int(duty * 65535 + 0.5), spec[2], spec[3])
     core._pwm[name] = (freq, duty)
     return {"pin": name, "freq": freq, "duty": duty}
+
+
+def _free_timer_pins(core, timer, freq):
+    # PWM pins on other timers that are idle or already at `freq` (at most 8, by name).
+    busy = {}
+    for pin in core._pwm:
+        busy[core.table.PINS[pin][2]] = core._pwm[pin][0]
+    found = []
+    for pin in sorted(core.table.PINS):
+        spec = core.table.PINS[pin]
+        if spec[0] & CAP_PWM and spec[2] and spec[2] != timer and pin not in core.table.RESERVED:
+            if pin not in core._pwm and busy.get(spec[2], freq) == freq:
+                found.append("%s (TIM%d)" % (pin, spec[2]))
+    return ", ".join(found[:8]) or "none"
 
 
 def _op_adc_read(core, args):
@@ -397,7 +422,9 @@ def _op_safe(core, args):
 def _op_watchdog(core, args):
     period = _check_int(args, "period_ms", 0, MAX_WATCHDOG_MS)
     if period and period < MIN_WATCHDOG_MS:
-        raise OpError("bad_args", "'period_ms' must be 0 (off) or %d..%d" % (MIN_WATCHDOG_MS, MAX_WATCHDOG_MS))
+        raise OpError(
+            "bad_args", "'period_ms' must be 0 (off) or %d..%d" % (MIN_WATCHDOG_MS, MAX_WATCHDOG_MS)
+        )
     core._watchdog_ms = period
     return {"period_ms": period}
 
@@ -418,7 +445,12 @@ _OPS = {
     "watchdog": _op_watchdog,
 }
 
-_CAP_WORDS = {CAP_IN: "be read", CAP_OUT: "be driven as an output", CAP_PWM: "do PWM", CAP_ADC: "be read by the ADC"}
+_CAP_WORDS = {
+    CAP_IN: "be read",
+    CAP_OUT: "be driven as an output",
+    CAP_PWM: "do PWM",
+    CAP_ADC: "be read by the ADC",
+}
 
 
 def _op_names():
