@@ -87,6 +87,22 @@ def test_one_frequency_per_timer(fw: CoreDriver) -> None:
     fw.ok("pwm.set", pin="D4", freq=50, duty=0.1)  # and so is a new duty on the same one
 
 
+def test_timer_fallback_keeps_the_other_channels_of_a_timer_running() -> None:
+    # stm32 MicroPython up to v1.27 has no machine.PWM: pyb.Timer channels, one counter each.
+    fw = CoreDriver(machine_pwm=False)
+    fw.ok("pwm.set", pin="D4", freq=1000, duty=0.25)  # PB5, TIM3_CH2
+    fw.ok("pwm.set", pin="D5", freq=1000, duty=0.5)  # PB4, TIM3_CH1
+    fw.ok("pwm.set", pin="D5", freq=1000, duty=0.75)  # a new duty: no new timer set-up
+    assert fw.state.timer_inits == {3: 1}
+    fw.ok("pin.write", pin="D4", value=0)  # one output off: the other runs on
+    assert fw.state.pwm == {"PB4": (1000, 49151)} and fw.state.outputs["PB5"] == 0
+    fw.ok("safe")  # the last one off: now the timer stops
+    assert fw.state.pwm == {} and fw.state.timers == {}
+    fw.ok("pwm.set", pin="D5", freq=1000, duty=0.5)
+    fw.ok("pwm.set", pin="D5", freq=50, duty=0.5)  # alone on its timer: it may change it
+    assert fw.state.pwm == {"PB4": (50, 32768)} and fw.state.timer_inits == {3: 2}
+
+
 def test_adc_raw_and_volts(fw: CoreDriver) -> None:
     fw.state.adc["PA0"] = 32768
     assert fw.ok("adc.read", pin="A0") == {"raw": 32768, "volts": 1.65}

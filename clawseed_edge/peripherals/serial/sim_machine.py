@@ -5,7 +5,12 @@ the virtual board it gets :func:`make_machine`'s, bound to a :class:`SimBoardSta
 (or ``sim nucleo``) can inspect and drive: output levels and their history, the level an input
 sees, the raw value an ADC pin reads, PWM settings, and devices on the I2C bus.
 
-The webassembly test board (``tests/firmware/wasm/machine.mjs``) implements the same semantics
+PWM comes in MicroPython's two forms: ``machine.PWM`` (stm32 from v1.28 on) with
+``make_machine(state, machine_pwm=True)``, or, by default, no ``machine.PWM`` and a simulated
+``pyb`` module (:func:`make_pyb`) whose ``Timer`` has one frequency shared by its channels, as
+the stm32 images up to v1.27 that boards are flashed with.
+
+The webassembly test board (``tests/firmware/wasm/board.mjs``) implements the same semantics
 in JavaScript, so both boards answer the same requests with the same replies.
 """
 
@@ -17,7 +22,7 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any
 
-__all__ = ["PinChange", "SimBoardState", "SimI2CDevice", "make_machine"]
+__all__ = ["PinChange", "SimBoardState", "SimI2CDevice", "make_machine", "make_pyb"]
 
 ENODEV = 19  # what MicroPython's I2C raises when no device acknowledges
 
@@ -71,6 +76,10 @@ class SimBoardState:
             (``clawseed_edge.peripherals.i2c.sim``: BME280, SHT31, BH1750 ...).
         listeners: called with a :class:`PinChange` whenever an output's level or a PWM
             setting changes (``sim nucleo`` prints them), on the firmware's thread.
+        timers: timer number -> frequency, for running ``pyb`` timers.
+        timer_inits: timer number -> how often it was (re)initialised (each one restarts the
+            counter of every channel on it: a glitch on the other pins).
+        routes: pin -> (timer, channel) while a ``pyb`` timer channel drives the pin.
     """
 
     modes: dict[str, str] = field(default_factory=dict)
@@ -82,6 +91,9 @@ class SimBoardState:
     history: list[tuple[str, int]] = field(default_factory=list)
     i2c: dict[int, Any] = field(default_factory=dict)
     listeners: list[Callable[[PinChange], None]] = field(default_factory=list, repr=False)
+    timers: dict[int, int] = field(default_factory=dict)
+    timer_inits: dict[int, int] = field(default_factory=dict)
+    routes: dict[str, tuple[int, int]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def changed(self, change: PinChange) -> None:
@@ -119,8 +131,9 @@ def _stop_pwm(state: SimBoardState, pin: str) -> None:
         state.changed(PinChange(pin, 0.0, 0))
 
 
-def make_machine(state: SimBoardState) -> Any:
-    """A ``machine`` module whose Pin, PWM, ADC and SoftI2C act on ``state``."""
+def make_machine(state: SimBoardState, *, machine_pwm: bool = False) -> Any:
+    """A ``machine`` module whose Pin, ADC, SoftI2C (and with ``machine_pwm``, PWM) act on
+    ``state``; without ``machine_pwm`` the firmware takes its ``pyb.Timer`` path."""
 
     class Pin:
         IN = 0
@@ -135,6 +148,9 @@ def make_machine(state: SimBoardState) -> Any:
 
         def init(self, mode: int, pull: int | None = None) -> None:
             started: PinChange | None = None
+            # A pin made plain input or output leaves its timer channel (its alternate function).
+            if state.routes.pop(self.name, None) is not None:
+                _stop_pwm(state, self.name)
             with state.lock:
                 if mode == Pin.OUT:
                     if state.modes.get(self.name) != "out":
@@ -218,4 +234,77 @@ def make_machine(state: SimBoardState) -> Any:
             with state.lock:
                 self._device(addr).write(bytes([reg]) + bytes(data))
 
-    return SimpleNamespace(Pin=Pin, PWM=PWM, ADC=ADC, SoftI2C=SoftI2C)
+    if machine_pwm:
+        return SimpleNamespace(Pin=Pin, PWM=PWM, ADC=ADC, SoftI2C=SoftI2C)
+    return SimpleNamespace(Pin=Pin, ADC=ADC, SoftI2C=SoftI2C)
+
+
+def make_pyb(state: SimBoardState, machine: Any) -> Any:
+    """A ``pyb`` module with the ``Timer`` the firmware's PWM fallback uses, on ``state``.
+
+    A timer has one counter: its frequency is every channel's. ``Timer(n, freq=...)``
+    (re)initialises it (counted in ``state.timer_inits``), ``freq(hz)`` changes it for every
+    channel, ``deinit()`` stops every channel on it. ``channel(...)`` routes a pin to a channel
+    until the pin is made a plain input or output again.
+    """
+
+    channels: dict[str, Any] = {}  # pin -> the TimerChannel that drives it
+
+    def route_duty(pin: str, timer: int, percent: float) -> None:
+        _set_pwm(state, pin, state.timers[timer], round(percent * 65535 / 100))
+
+    class TimerChannel:
+        def __init__(self, timer: int, channel: int, pin: str) -> None:
+            self.timer, self.channel, self.pin = timer, channel, pin
+            self.percent = 0.0
+
+        def pulse_width_percent(self, percent: float | None = None) -> float | None:
+            if percent is None:
+                return self.percent
+            self.percent = float(percent)
+            if state.routes.get(self.pin) == (self.timer, self.channel):
+                route_duty(self.pin, self.timer, self.percent)
+            return None
+
+    class Timer:
+        PWM = 0
+
+        def __init__(self, n: int, *, freq: int) -> None:
+            self.n = n
+            with state.lock:
+                state.timer_inits[n] = state.timer_inits.get(n, 0) + 1
+                state.timers[n] = freq
+            self._update()
+
+        def _update(self) -> None:
+            for pin, (timer, _) in list(state.routes.items()):
+                if timer == self.n:
+                    route_duty(pin, self.n, channels[pin].percent)
+
+        def freq(self, hz: int | None = None) -> int | None:
+            if hz is None:
+                return state.timers[self.n]
+            state.timers[self.n] = hz
+            self._update()
+            return None
+
+        def channel(
+            self, channel: int, mode: int, *, pin: Any, pulse_width_percent: float = 0
+        ) -> TimerChannel:
+            ch = channels[pin.name] = TimerChannel(self.n, channel, pin.name)
+            for other, where in list(state.routes.items()):
+                if where == (self.n, channel):  # one channel drives one pin
+                    state.routes.pop(other)
+                    _stop_pwm(state, other)
+            state.routes[pin.name] = (self.n, channel)
+            ch.pulse_width_percent(pulse_width_percent)
+            return ch
+
+        def deinit(self) -> None:
+            for pin, (timer, _) in list(state.routes.items()):
+                if timer == self.n:
+                    state.routes.pop(pin)
+                    _stop_pwm(state, pin)
+            state.timers.pop(self.n, None)
+
+    return SimpleNamespace(Timer=Timer, Pin=machine.Pin)

@@ -30,7 +30,7 @@ from clawseed_edge.api import HardwareError
 from ..boards import default_registry
 from .pintable import FIRMWARE_DIR, table_path
 from .ports import FoundPort
-from .sim_machine import SimBoardState, make_machine
+from .sim_machine import SimBoardState, make_machine, make_pyb
 from .virtual_repl import VirtualRepl
 
 __all__ = ["FIRMWARE_MODULES", "VirtualBoard", "load_firmware"]
@@ -152,6 +152,8 @@ class VirtualBoard:
         fs_dir: The board's filesystem, where deploy writes (a temporary directory, removed
             at :meth:`close`, by default). The virtual board always runs the repository's
             firmware source: it cannot load the ``.mpy`` files deploy puts there.
+        machine_pwm: Offer ``machine.PWM`` (stm32 MicroPython from v1.28 on); by default the
+            firmware takes the ``pyb.Timer`` path, as on the v1.27 images boards run.
 
     Ctrl-C stops the firmware loop (outputs go safe) and leaves the board at an emulated REPL
     (:mod:`.virtual_repl`) until a soft reset (Ctrl-D) starts the firmware again.
@@ -167,9 +169,11 @@ class VirtualBoard:
         baud: int | None = None,
         state: SimBoardState | None = None,
         fs_dir: Path | None = None,
+        machine_pwm: bool = False,
     ) -> None:
         self.board_id = board_id
         self.baud = baud
+        self.machine_pwm = machine_pwm
         self.state = state or SimBoardState()
         modules, self.table = load_firmware(board_id, firmware_dir)
         self._core_mod = modules["clawseed_core"]
@@ -208,7 +212,9 @@ class VirtualBoard:
         return self
 
     def _new_core(self) -> Any:
-        return self._core_mod.Core(self._hw_mod.Hardware(make_machine(self.state)), self.table)
+        machine = make_machine(self.state, machine_pwm=self.machine_pwm)
+        hw = self._hw_mod.Hardware(machine, make_pyb(self.state, machine))
+        return self._core_mod.Core(hw, self.table)
 
     def _serve(self, stream: _PtyStream) -> None:
         try:
