@@ -7,8 +7,8 @@
 //   CONFIG_JSON: {"adc": {"PA0": 32768}, "inputs": {"PA10": 0}, "i2c": [118]}
 //
 // The port's quirks, handled here:
-// - it has no blocking stdin, so the firmware's UART loop cannot run; the tests drive the
-//   firmware core through the raw REPL instead;
+// - its stdin is the REPL's, so the tests run the firmware's UART loop from the raw REPL on
+//   pollable streams of their own (tests/firmware/test_wasm.py);
 // - raw-paste mode hangs: the request (Ctrl-E 'A' Ctrl-A) is answered "R\x00" (understood,
 //   not supported) here, so clients fall back to the plain raw REPL;
 // - errors inside JS functions cannot become OSError: a missing I2C device throws a JS Error.

@@ -124,14 +124,17 @@ class Core:
         self._last_rx = self._now
         self._tripped = False
         try:
-            result = handler(self, args)
+            # The reply is built inside the try: a MemoryError in json.dumps is this request's.
+            return json.dumps({"id": rid, "ok": True, "result": handler(self, args)})
         except OpError as exc:
             return _error(rid, exc.code, exc.message)
         except OSError as exc:
             return _error(rid, "hw_error", "%s failed: %s" % (op, _errno_text(exc)))
+        except MemoryError:
+            gc.collect()
+            return _error(rid, "no_memory", "%s: the board ran out of memory; try again" % op)
         except Exception as exc:  # keep answering whatever one op did
             return _error(rid, "internal", "%s failed: %s" % (op, _clip(repr(exc))))
-        return json.dumps({"id": rid, "ok": True, "result": result})
 
     # --- time ----------------------------------------------------------------
 

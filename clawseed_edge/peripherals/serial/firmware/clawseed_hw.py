@@ -98,7 +98,9 @@ class Hardware:
         if isinstance(pwm, tuple):
             pwm[1].pulse_width_percent(percent)  # recomputed against the current period
             return
-        ch = entry[0].channel(channel, pyb.Timer.PWM, pin=pyb.Pin(name), pulse_width_percent=percent)
+        ch = entry[0].channel(
+            channel, pyb.Timer.PWM, pin=pyb.Pin(name), pulse_width_percent=percent
+        )
         self._pwms[name] = (timer, ch)
 
     def pwm_off(self, name):
