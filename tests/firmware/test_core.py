@@ -187,3 +187,24 @@ def test_the_package_expects_the_firmware_version_of_the_repository() -> None:
 
     # Bump both together: the host refuses a board whose version differs.
     assert firmware_version() == EXPECTED_FIRMWARE
+
+
+def test_the_hardware_watchdog_is_opt_in_fed_by_tick_and_never_stopped(fw: CoreDriver) -> None:
+    assert fw.ok("hello")["hw_watchdog_ms"] == 0
+    assert fw.state.wdt is None  # off until the host asks
+    assert fw.ok("watchdog", period_ms=0, hardware_ms=1000) == {"period_ms": 0, "hardware_ms": 1000}
+    assert fw.state.wdt is not None and fw.state.wdt[0] == 1000
+    fed = fw.state.wdt[1]
+    fw.advance(10)
+    assert fw.state.wdt[1] >= fed  # each tick of the loop feeds it
+    assert fw.ok("watchdog", period_ms=500, hardware_ms=1000)["hardware_ms"] == 1000
+    reply = fw.request("watchdog", period_ms=0, hardware_ms=0)
+    assert reply["error"]["code"] == "bad_args" and "cannot be stopped" in reply["error"]["message"]
+    assert fw.error("watchdog", period_ms=0, hardware_ms=2000) == "bad_args"
+    assert fw.ok("hello")["hw_watchdog_ms"] == 1000
+
+
+def test_the_hardware_watchdog_timeout_is_bounded(fw: CoreDriver) -> None:
+    assert fw.error("watchdog", period_ms=0, hardware_ms=100) == "bad_args"
+    assert fw.error("watchdog", period_ms=0, hardware_ms=60000) == "bad_args"
+    assert fw.state.wdt is None

@@ -63,6 +63,10 @@ REQUESTS: list[dict[str, Any] | str] = [
     "this is not json",
     "[1, 2, 3]",
     '{"op": "ping"}',
+    {"op": "watchdog", "args": {"period_ms": 0, "hardware_ms": 30}},
+    {"op": "watchdog", "args": {"period_ms": 0, "hardware_ms": 4000}},
+    {"op": "hello"},
+    {"op": "watchdog", "args": {"period_ms": 0, "hardware_ms": 8000}},
     {"op": "safe"},
 ]
 
@@ -318,3 +322,13 @@ def test_serve_loop_under_micropython_goes_safe_on_a_fatal_fault(wasm: Any) -> N
         + "print(json.loads(simstate.outputs())['PA5'])\n"
     )
     assert wasm.exec(script).decode().split() == ["fatal", "0"]
+
+
+def test_serve_loop_under_micropython_feeds_the_hardware_watchdog(wasm: Any) -> None:
+    before = json.loads(wasm.exec("import simstate\nprint(simstate.wdt())"))
+    request = {"id": 1, "op": "watchdog", "args": {"period_ms": 0, "hardware_ms": 2000}}
+    script = STREAMS + f"serve({[json.dumps(request)]!r})\nprint(simstate.wdt())\n"
+    lines = [line for line in wasm.exec(script).decode().splitlines() if line]
+    assert json.loads(lines[0])["result"] == {"period_ms": 0, "hardware_ms": 2000}
+    after = json.loads(lines[1])
+    assert after["timeout"] == 2000 and after["feeds"] > before["feeds"]

@@ -81,12 +81,17 @@ class LinkOptions:
         backoff_s: First and longest pause between reconnection attempts.
         watchdog_ms: The board-side watchdog period set after the handshake (0: off); the link
             pings at a third of it so a healthy host never trips it.
+        hardware_watchdog_ms: Start the MCU's hardware watchdog (``machine.WDT``) with this
+            timeout after the handshake (0: leave it off). It resets the board when the
+            firmware's loop hangs or the board sits at the REPL; once started, only a reset
+            stops it.
     """
 
     request_timeout_s: float = 2.0
     hello_timeout_s: float = 5.0
     backoff_s: tuple[float, float] = (0.2, 5.0)
     watchdog_ms: int = 3000
+    hardware_watchdog_ms: int = 0
 
 
 class BoardLink:
@@ -290,8 +295,11 @@ class BoardLink:
                 if found.device == port:
                     self.serial_number = found.serial_number
         self.hello = await self._handshake(port)
-        if self.options.watchdog_ms:
-            await self._request("watchdog", {"period_ms": self.options.watchdog_ms}, None)
+        watchdogs: dict[str, Any] = {"period_ms": self.options.watchdog_ms}
+        if self.options.hardware_watchdog_ms:
+            watchdogs["hardware_ms"] = self.options.hardware_watchdog_ms
+        if self.options.watchdog_ms or self.options.hardware_watchdog_ms:
+            await self._request("watchdog", watchdogs, None)
         if self.on_connect is not None:
             await self.on_connect()
 

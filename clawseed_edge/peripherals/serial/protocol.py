@@ -214,8 +214,8 @@ class SerialProtocol:
             code, message = error.get("code"), error.get("message")
             if isinstance(code, str) and isinstance(message, str):
                 return Reply(rid, False, None, code, message)
-        if "ok" not in obj and "id" not in obj:
-            return Noise(text[:200])
+        if "ok" not in obj:
+            return Noise(text[:200])  # not a reply: a REPL echoing a request line, say
         if rid is None:
             return Malformed(text[:200], "a reply without a usable id, ok and error")
         # The request is known: fail it now with what the board sent, rather than time out.

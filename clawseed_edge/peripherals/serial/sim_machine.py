@@ -17,6 +17,7 @@ in JavaScript, so both boards answer the same requests with the same replies.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -80,6 +81,8 @@ class SimBoardState:
         timer_inits: timer number -> how often it was (re)initialised (each one restarts the
             counter of every channel on it: a glitch on the other pins).
         routes: pin -> (timer, channel) while a ``pyb`` timer channel drives the pin.
+        wdt: (timeout in ms, monotonic seconds of the last feed) once the firmware started the
+            hardware watchdog; only a hard reset clears it (:meth:`wdt_expired`).
     """
 
     modes: dict[str, str] = field(default_factory=dict)
@@ -94,7 +97,25 @@ class SimBoardState:
     timers: dict[int, int] = field(default_factory=dict)
     timer_inits: dict[int, int] = field(default_factory=dict)
     routes: dict[str, tuple[int, int]] = field(default_factory=dict)
+    wdt: tuple[int, float] | None = None
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def wdt_expired(self) -> bool:
+        """Whether the hardware watchdog runs and was not fed within its timeout."""
+        wdt = self.wdt
+        return wdt is not None and time.monotonic() - wdt[1] > wdt[0] / 1000
+
+    def hard_reset(self) -> None:
+        """What a reset of the MCU does to the pins: every pin an input again (no pull), PWM,
+        timers and the hardware watchdog stopped; the outside world (inputs, ADC, I2C) stays."""
+        with self.lock:
+            for pin in self.modes:
+                self.modes[pin] = "in"
+                self.pulls[pin] = None
+            self.pwm.clear()
+            self.routes.clear()
+            self.timers.clear()
+            self.wdt = None
 
     def changed(self, change: PinChange) -> None:
         """Tell the listeners (called outside the lock)."""
@@ -234,9 +255,19 @@ def make_machine(state: SimBoardState, *, machine_pwm: bool = False) -> Any:
             with state.lock:
                 self._device(addr).write(bytes([reg]) + bytes(data))
 
+    class WDT:
+        # Started once; fed by the firmware's loop; a hard reset of the board clears it.
+        def __init__(self, *, timeout: int = 5000, id: int = 0) -> None:
+            state.wdt = (timeout, time.monotonic())
+
+        def feed(self) -> None:
+            if state.wdt is not None:
+                state.wdt = (state.wdt[0], time.monotonic())
+
+    parts: dict[str, Any] = {"Pin": Pin, "ADC": ADC, "SoftI2C": SoftI2C, "WDT": WDT}
     if machine_pwm:
-        return SimpleNamespace(Pin=Pin, PWM=PWM, ADC=ADC, SoftI2C=SoftI2C)
-    return SimpleNamespace(Pin=Pin, ADC=ADC, SoftI2C=SoftI2C)
+        parts["PWM"] = PWM
+    return SimpleNamespace(**parts)
 
 
 def make_pyb(state: SimBoardState, machine: Any) -> Any:

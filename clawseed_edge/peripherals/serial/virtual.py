@@ -156,7 +156,10 @@ class VirtualBoard:
             firmware takes the ``pyb.Timer`` path, as on the v1.27 images boards run.
 
     Ctrl-C stops the firmware loop (outputs go safe) and leaves the board at an emulated REPL
-    (:mod:`.virtual_repl`) until a soft reset (Ctrl-D) starts the firmware again.
+    (:mod:`.virtual_repl`) until a soft reset (Ctrl-D) starts the firmware again. A hard reset
+    (``machine.reset()`` at the REPL, or the firmware's hardware watchdog running out while
+    nothing feeds it, as at the REPL) resets the pins too and stops the watchdog
+    (:attr:`hard_resets` counts them).
 
     Use as a context manager, or :meth:`start` / :meth:`close` (idempotent).
     """
@@ -186,6 +189,8 @@ class VirtualBoard:
             fs_dir = Path(self._tmp.name)
         self.fs_dir = fs_dir
         self.resets = 0
+        self.hard_resets = 0
+        self._hard = False  # the next restart is a hard reset
         self.serial_number = f"VIRTUAL-{board_id.upper()}"
         self._master: int | None = None
         self._slave: int | None = None
@@ -216,17 +221,29 @@ class VirtualBoard:
         hw = self._hw_mod.Hardware(machine, make_pyb(self.state, machine))
         return self._core_mod.Core(hw, self.table)
 
+    def _halted(self) -> bool:
+        # The firmware loop ends at close(), and when the hardware watchdog runs out (on a
+        # board only a hung loop lets that happen: the loop feeds it every round).
+        if self.state.wdt_expired():
+            self._hard = True
+        return self._stop.is_set() or self._hard
+
     def _serve(self, stream: _PtyStream) -> None:
         try:
             while not self._stop.is_set():
                 try:
-                    self._loop_mod.serve(self.core, stream, stream, stop=self._stop.is_set)
-                    return
+                    self._loop_mod.serve(self.core, stream, stream, stop=self._halted)
+                    if self._stop.is_set():
+                        return
                 except KeyboardInterrupt:
-                    pass  # the loop has put the outputs in their safe state
-                if not self._repl(stream):
-                    return
-                self.core = self._new_core()  # main.py runs again after the soft reset
+                    # The loop has put the outputs in their safe state.
+                    if not self._repl(stream):
+                        return
+                if self._hard:
+                    self._hard = False
+                    self.state.hard_reset()
+                    self.hard_resets += 1
+                self.core = self._new_core()  # main.py runs again after the reset
                 self.resets += 1
         except BaseException as exc:  # kept for the test that looks; a thread cannot raise
             self.error = exc
@@ -243,7 +260,11 @@ class VirtualBoard:
                 if data:
                     stream.write(repl.feed(data))
                     if repl.reboot:
+                        self._hard = repl.hard_reset
                         return True
+                if self.state.wdt_expired():
+                    self._hard = True  # nothing feeds the hardware watchdog at the REPL
+                    return True
                 ready, _, _ = select.select([stream.fd], [], [], 0.05)
                 data = stream.read(4096) if ready else b""
             return False

@@ -158,12 +158,20 @@ function out(bytes) {
 }
 
 const mp = await loadMicroPython({ stdout: out, linebuffer: false, heapsize: 2 * 1024 * 1024 });
-mp.registerJsModule("machine", { Pin, ADC, SoftI2C });
+// machine.WDT: started once, fed by the firmware's loop (this board never resets).
+const wdt = { timeout: 0, feeds: 0 };
+function WDT(opts) {
+  wdt.timeout = opts.timeout;
+  return { feed() { wdt.feeds += 1; } };
+}
+
+mp.registerJsModule("machine", { Pin, ADC, SoftI2C, WDT });
 mp.registerJsModule("pyb", { Timer, Pin });
 mp.registerJsModule("simstate", {
   pwm: () => JSON.stringify(state.pwm),
   timer_inits: () => JSON.stringify(state.timerInits),
   outputs: () => JSON.stringify(state.outputs),
+  wdt: () => JSON.stringify(wdt),
 });
 mp.replInit();
 

@@ -67,7 +67,7 @@ async def test_every_op_through_the_link(link: BoardLink, virtual: VirtualBoard)
     assert await link.request("i2c.write", {"addr": 0x40, "data": "0155"}) == {"written": 2}
     assert await link.request("i2c.read", {"addr": 0x40, "reg": 1, "n": 1}) == {"data": "55"}
     assert await link.request("safe") == {"safe": ["PA5", "PB3"]}
-    assert await link.request("watchdog", {"period_ms": 0}) == {"period_ms": 0}
+    assert await link.request("watchdog", {"period_ms": 0}) == {"period_ms": 0, "hardware_ms": 0}
     assert virtual.state.history[:2] == [("PA5", 1), ("PA5", 0)]
 
 
@@ -273,3 +273,27 @@ async def test_malformed_events_in_a_chunk_do_not_lose_the_reply(
         scripted.close()
     assert "Exception in callback" not in caplog.text
     assert caplog.text.count("dropped a malformed line") >= 4
+
+
+async def test_the_hardware_watchdog_resets_a_board_left_at_the_repl(
+    virtual: VirtualBoard,
+) -> None:
+    from dataclasses import replace
+
+    from clawseed_edge.peripherals.serial.deploy import hello_over_serial
+
+    options = replace(FAST, hardware_watchdog_ms=500)
+    link = BoardLink(BOARD, virtual.path, options=options, lister=virtual.lister)
+    await link.open()
+    try:
+        await link.request("pin.write", {"pin": "D13", "value": 1})
+        assert virtual.state.wdt is not None and virtual.state.wdt[0] == 500
+    finally:
+        await link.aclose()
+    with serial.Serial(virtual.path, 115200, timeout=5) as raw:
+        raw.write(b"\x03")  # to the REPL: the firmware no longer feeds the watchdog
+        assert raw.read_until(b">>> ").endswith(b">>> ")
+        await until(lambda: virtual.hard_resets == 1)
+    hello = await asyncio.to_thread(hello_over_serial, virtual.path)
+    assert hello["hw_watchdog_ms"] == 0  # a reset stopped it; the firmware runs again
+    assert virtual.state.modes["PA5"] == "in"  # and the pins are in their reset state

@@ -100,6 +100,10 @@ def test_malformed_events_and_replies_are_dropped_and_the_rest_kept() -> None:
     assert [type(i) for i in items] == [Malformed] * 7 + [Reply]
     assert "'abc' is not 0 or 1" in items[0].reason and "not finite" in items[2].reason
     assert items[-1] == Reply(5, True, {"pong": True})
+    # A REPL echoing a request line is noise, not a reply that fails request 3.
+    assert proto.feed(b'{"id": 3, "op": "hello", "args": {}}\r\n') == [
+        Noise('{"id": 3, "op": "hello", "args": {}}')
+    ]
 
 
 def test_reset_forgets_a_partial_line() -> None:

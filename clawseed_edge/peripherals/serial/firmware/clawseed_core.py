@@ -23,6 +23,8 @@ MAX_ID = 2147483647
 MAX_I2C_BYTES = 32
 MIN_WATCHDOG_MS = 100
 MAX_WATCHDOG_MS = 3600000
+MIN_HW_WATCHDOG_MS = 500
+MAX_HW_WATCHDOG_MS = 32000  # the STM32 IWDG's longest period (40 kHz LSI / 256, 4096 counts)
 MAX_BOUNCE_MS = 10000
 MAX_PWM_HZ = 100000
 MAX_EVENTS_PER_TICK = 8  # edge events per tick, so a chattering input cannot flood the host
@@ -67,6 +69,8 @@ class Core:
         self._inputs = {}  # pin -> [edges, bounce_ms, last value, last change ms]
         self._read_as_input = {}  # pins made inputs by pin.mode or a first pin.read
         self._watchdog_ms = 0  # 0: off until the host asks for it
+        self._wdt = None  # machine.WDT once the host asked for it: never stopped again
+        self._wdt_ms = 0
         self._last_rx = None  # ticks of the last valid request
         self._tripped = False
         self._now = 0
@@ -141,6 +145,8 @@ class Core:
     def tick(self, now):
         """Advance to `now` (milliseconds); return event lines (edges, watchdog)."""
         self._now = now
+        if self._wdt is not None:
+            self._wdt.feed()  # the loop runs: only a hung loop or the REPL lets it bite
         events = []  # type: list[str]
         self._poll_inputs(now, events)
         if (
@@ -247,6 +253,7 @@ def _op_hello(core, args):
         "micropython": "%d.%d.%d" % impl.version[:3],
         "platform": sys.platform,
         "mem_free": _mem_free(),
+        "hw_watchdog_ms": core._wdt_ms,
     }
 
 
@@ -428,8 +435,19 @@ def _op_watchdog(core, args):
         raise OpError(
             "bad_args", "'period_ms' must be 0 (off) or %d..%d" % (MIN_WATCHDOG_MS, MAX_WATCHDOG_MS)
         )
+    hardware = args.get("hardware_ms")
+    if hardware is not None and hardware != core._wdt_ms:
+        if core._wdt_ms:
+            raise OpError(
+                "bad_args",
+                "the hardware watchdog runs at %d ms and cannot be stopped or changed; "
+                "press the board's reset button (or power it off) first" % core._wdt_ms,
+            )
+        hardware = _check_int(args, "hardware_ms", MIN_HW_WATCHDOG_MS, MAX_HW_WATCHDOG_MS)
+        core._wdt = core.hw.start_wdt(hardware)
+        core._wdt_ms = hardware
     core._watchdog_ms = period
-    return {"period_ms": period}
+    return {"period_ms": period, "hardware_ms": core._wdt_ms}
 
 
 _OPS = {

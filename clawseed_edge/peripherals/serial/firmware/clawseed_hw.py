@@ -118,6 +118,12 @@ class Hardware:
                 return
         self._timers.pop(timer)[0].deinit()
 
+    def start_wdt(self, timeout_ms):
+        # The MCU's independent watchdog: it resets the chip unless fed within timeout_ms,
+        # and nothing but a reset stops it.
+        wdt = self.machine.WDT(timeout=timeout_ms)  # type: _machine.WDT
+        return wdt
+
     def adc_read(self, name, channel):
         adc = self.machine.ADC(self._pin(name))  # type: _machine.ADC
         return adc.read_u16()
