@@ -1,8 +1,8 @@
 """The virtual board: the real ``firmware/`` code on CPython behind a pseudo-terminal.
 
-:class:`VirtualBoard` loads the firmware's modules (``clawseed_core``, ``clawseed_hw``,
-``clawseed_loop``) and a board's generated pin table from ``firmware/``, gives the hardware layer
-a simulated ``machine`` module (:mod:`.sim_machine`), and runs the firmware's own UART loop on a
+:class:`VirtualBoard` loads the firmware's modules (:data:`FIRMWARE_MODULES`) and a board's
+generated pin table from ``firmware/``, gives the hardware layer a simulated ``machine`` module
+(and ``pyb``; :mod:`.sim_machine`), and runs the firmware's own UART loop on a
 thread against the master side of a pty. Anything that opens the slave path (``/dev/pts/N``) --
 the host driver through pyserial, deploy, a terminal -- talks to the same code a Nucleo runs.
 
@@ -35,7 +35,7 @@ from .virtual_repl import VirtualRepl
 
 __all__ = ["FIRMWARE_MODULES", "VirtualBoard", "load_firmware"]
 
-FIRMWARE_MODULES = ("clawseed_core", "clawseed_hw", "clawseed_loop")
+FIRMWARE_MODULES = ("clawseed_timers", "clawseed_core", "clawseed_hw", "clawseed_loop")
 """The firmware modules, in import order (the loop imports the core by name)."""
 
 _load_lock = threading.Lock()

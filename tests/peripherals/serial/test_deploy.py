@@ -76,7 +76,7 @@ def test_a_damaged_copy_fails_verification_naming_the_file(
             return hashlib.sha256(data + b"!")
 
     monkeypatch.setattr(deploy_module, "hashlib", Damaged)
-    with pytest.raises(HardwareError, match=r"clawseed_core\.py on the board does not match"):
+    with pytest.raises(HardwareError, match=r"clawseed_timers\.py on the board does not match"):
         deploy_bundle(board.path, bundle, restart=False)
 
 

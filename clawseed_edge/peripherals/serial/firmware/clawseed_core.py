@@ -15,6 +15,8 @@ import json
 import sys
 import time
 
+import clawseed_timers
+
 FW_VERSION = "0.1.0"
 PROTOCOL = 1
 
@@ -331,24 +333,10 @@ def _op_pwm_set(core, args):
     duty = args.get("duty")
     if not isinstance(duty, (int, float)) or isinstance(duty, bool) or duty < 0 or duty > 1:
         raise OpError("bad_args", "'duty' must be a number 0..1")
+    refused = clawseed_timers.conflict(core.table, core._pwm, name, freq)
+    if refused is not None:
+        raise OpError(refused[0], refused[1])
     spec = core.table.PINS[name]
-    for other in core._pwm:
-        if other != name and core.table.PINS[other][2:] == spec[2:]:
-            raise OpError(
-                "pin_in_use",
-                "%s and %s share timer %d channel %d; stop PWM on %s first"
-                % (name, other, spec[2], spec[3], other),
-            )
-    for other in core._pwm:
-        # One counter per timer: every channel on it runs at one frequency.
-        if other != name and spec[2] and core.table.PINS[other][2] == spec[2]:
-            if core._pwm[other][0] != freq:
-                raise OpError(
-                    "timer_in_use",
-                    "timer TIM%d runs at %d Hz for %s; use that frequency or a pin on "
-                    "another timer: %s"
-                    % (spec[2], core._pwm[other][0], other, _free_timer_pins(core, spec[2], freq)),
-                )
     core._inputs.pop(name, None)
     core._read_as_input.pop(name, None)
     if name not in core._outputs:
@@ -356,20 +344,6 @@ def _op_pwm_set(core, args):
     core.hw.pwm_set(name, freq, int(duty * 65535 + 0.5), spec[2], spec[3])
     core._pwm[name] = (freq, duty)
     return {"pin": name, "freq": freq, "duty": duty}
-
-
-def _free_timer_pins(core, timer, freq):
-    # PWM pins on other timers that are idle or already at `freq` (at most 8, by name).
-    busy = {}
-    for pin in core._pwm:
-        busy[core.table.PINS[pin][2]] = core._pwm[pin][0]
-    found = []
-    for pin in sorted(core.table.PINS):
-        spec = core.table.PINS[pin]
-        if spec[0] & CAP_PWM and spec[2] and spec[2] != timer and pin not in core.table.RESERVED:
-            if pin not in core._pwm and busy.get(spec[2], freq) == freq:
-                found.append("%s (TIM%d)" % (pin, spec[2]))
-    return ", ".join(found[:8]) or "none"
 
 
 def _op_adc_read(core, args):
