@@ -208,3 +208,10 @@ def test_the_hardware_watchdog_timeout_is_bounded(fw: CoreDriver) -> None:
     assert fw.error("watchdog", period_ms=0, hardware_ms=100) == "bad_args"
     assert fw.error("watchdog", period_ms=0, hardware_ms=60000) == "bad_args"
     assert fw.state.wdt is None
+
+
+def test_ping_with_a_session_says_which_one_this_boot_saw_before(fw: CoreDriver) -> None:
+    assert fw.ok("ping") == {"pong": True}
+    assert fw.ok("ping", session=7) == {"pong": True, "session": None}  # fresh since boot
+    assert fw.ok("ping", session=7) == {"pong": True, "session": 7}
+    assert fw.error("ping", session="x") == "bad_args"

@@ -29,7 +29,7 @@ __all__ = [
     "firmware_version",
 ]
 
-EXPECTED_FIRMWARE = "0.1.0"
+EXPECTED_FIRMWARE = "0.2.0"
 """The firmware version this package talks to (``FW_VERSION`` in ``firmware/clawseed_core.py``;
 a test keeps the two equal). Kept here so a pip-installed host, which has no ``firmware/``
 beside it, still knows when a board is stale."""

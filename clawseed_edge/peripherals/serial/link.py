@@ -44,7 +44,16 @@ from ..worker import BlockingWorker
 from .bundle import EXPECTED_FIRMWARE
 from .pintable import table_hash
 from .ports import PortLister, find_ports, list_usb_ports
-from .protocol import BoardEvent, Item, Malformed, Noise, ReplPrompt, Reply, SerialProtocol
+from .protocol import (
+    MAX_ID,
+    BoardEvent,
+    Item,
+    Malformed,
+    Noise,
+    ReplPrompt,
+    Reply,
+    SerialProtocol,
+)
 
 __all__ = ["BoardLink", "BoardTimeout", "LinkOptions", "Opener"]
 
@@ -144,6 +153,7 @@ class BoardLink:
         self._tasks: set[asyncio.Task[None]] = set()
         self._repl_seen: asyncio.Event | None = None
         self._lost_reason = ""
+        self._session = 0  # told to the board at every set-up; a board that forgot it reset
 
     # --- lifecycle ----------------------------------------------------------------------------
 
@@ -295,6 +305,12 @@ class BoardLink:
                 if found.device == port:
                     self.serial_number = found.serial_number
         self.hello = await self._handshake(port)
+        await self._set_up()
+
+    async def _set_up(self) -> None:
+        # What a board loses when it resets: the session number, the watchdogs, the devices.
+        self._session = self._session % MAX_ID + 1
+        await self._request("ping", {"session": self._session}, None)
         watchdogs: dict[str, Any] = {"period_ms": self.options.watchdog_ms}
         if self.options.hardware_watchdog_ms:
             watchdogs["hardware_ms"] = self.options.hardware_watchdog_ms
@@ -443,13 +459,21 @@ class BoardLink:
             delay = min(delay * 2, longest)
 
     async def _heartbeat(self) -> None:
-        # Keeps the board-side watchdog fed while the host is alive and connected.
+        # Keeps the board-side watchdog fed while the host is alive and connected, and sees a
+        # board that reset behind a port that stayed open (its reset button, its hardware
+        # watchdog): the session number is gone, so the board is set up again.
         period = self.options.watchdog_ms / 3000 if self.options.watchdog_ms else None
         while period is not None:
             await asyncio.sleep(period)
-            if self.connected:
-                with contextlib.suppress(HardwareError):
-                    await self._request("ping", None, None)
+            if not self.connected:
+                continue
+            with contextlib.suppress(HardwareError):
+                pong = await self._request("ping", {"session": self._session}, None)
+                if isinstance(pong, dict) and pong.get("session") != self._session:
+                    log.warning(
+                        "%s was reset (its devices start over); setting it up again", self.name
+                    )
+                    await self._set_up()
 
     def _spawn(self, coro: Awaitable[None]) -> None:
         task = asyncio.ensure_future(coro)

@@ -271,6 +271,11 @@ class VirtualBoard:
         finally:
             stream.interrupts = True
 
+    def press_reset(self) -> None:
+        """Press the board's reset button: the MCU restarts (pins in their reset state, the
+        hardware watchdog off) and runs the firmware again; the USB port stays open."""
+        self._hard = True
+
     def unplug(self) -> None:
         """Pull the cable: the firmware stops and the pty goes away (the host's reads fail)."""
         self._stop.set()
@@ -287,6 +292,7 @@ class VirtualBoard:
         """Plug it back: a fresh firmware (as after power-up) on a new pty (a new path)."""
         self.unplug()
         self._stop = threading.Event()
+        self.state.wdt = None  # powered off and on: the hardware watchdog stopped
         self.core = self._new_core()
         return self.start()
 

@@ -247,3 +247,19 @@ def test_two_frequencies_on_one_timer_are_refused_at_load() -> None:
     # Two lamps share TIM3 happily: one frequency.
     same = wiring.replace('kind="servo"', 'kind="pwm_led"')
     SerialBoard("nucleo-f401re", devices(same))
+
+
+async def test_a_board_reset_behind_an_open_port_is_set_up_again() -> None:
+    # The reset button, or the hardware watchdog biting: the USB port stays open, the MCU
+    # forgets its devices and watchdogs. The heartbeat notices and the host sets it up again.
+    options = LinkOptions(backoff_s=(0.05, 0.2), watchdog_ms=300, hardware_watchdog_ms=2000)
+    async with SerialBoard("nucleo-f401re", devices(), sim=True, options=options) as board:
+        virtual = board.virtual
+        assert virtual.state.wdt is not None and virtual.state.modes["PA8"] == "out"
+        virtual.press_reset()
+        await until(lambda: virtual.hard_resets == 1)
+        assert virtual.state.modes["PA8"] == "in" and virtual.state.wdt is None
+        await until(lambda: virtual.state.modes.get("PA8") == "out" and virtual.state.wdt)
+        assert virtual.state.outputs["PA8"] == 1  # the active-low fan set up off again
+        await board.switch("fan", True)
+        assert virtual.state.outputs["PA8"] == 0

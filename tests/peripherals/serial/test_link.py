@@ -192,7 +192,12 @@ class ScriptedBoard:
 
 
 async def test_request_timeout_when_the_board_stays_silent() -> None:
-    board = ScriptedBoard(lambda req: b"")
+    def silent_but_for_ping(req: dict[str, Any]) -> bytes:
+        if req["op"] != "ping":
+            return b""
+        return json.dumps({"id": req["id"], "ok": True, "result": {"pong": True}}).encode() + b"\n"
+
+    board = ScriptedBoard(silent_but_for_ping)
     link = BoardLink(BOARD, board.path, options=LinkOptions(request_timeout_s=0.3, watchdog_ms=0))
     try:
         await link.open()

@@ -17,7 +17,7 @@ import time
 
 import clawseed_timers
 
-FW_VERSION = "0.1.0"
+FW_VERSION = "0.2.0"
 PROTOCOL = 1
 
 MAX_LINE = 512  # bytes per request line; longer lines are dropped whole
@@ -73,6 +73,7 @@ class Core:
         self._watchdog_ms = 0  # 0: off until the host asks for it
         self._wdt = None  # machine.WDT once the host asked for it: never stopped again
         self._wdt_ms = 0
+        self._session = None  # the host's session number (ping), None since boot
         self._last_rx = None  # ticks of the last valid request
         self._tripped = False
         self._now = 0
@@ -260,7 +261,12 @@ def _op_hello(core, args):
 
 
 def _op_ping(core, args):
-    return {"pong": True}
+    # With a session number, the reply carries the one this boot saw before (null after a
+    # reset): the host learns the board restarted and sets its devices up again.
+    if "session" not in args:
+        return {"pong": True}
+    before, core._session = core._session, _check_int(args, "session", 0, MAX_ID)
+    return {"pong": True, "session": before}
 
 
 def _op_pin_mode(core, args):
