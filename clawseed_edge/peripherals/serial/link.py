@@ -14,7 +14,9 @@ When the cable is unplugged the link reports ``disconnected``: pending and new r
 at once with :class:`~clawseed_edge.api.BoardDisconnected`, and a background task looks for
 the board again -- the configured path, or the port with the same USB VID:PID and serial
 number -- with exponential back-off, then repeats the handshake and calls ``on_connect`` (the
-peripheral re-applies its pin modes there).
+peripheral re-applies its pin modes there). A board that resets while its port stays open (the
+reset button, its hardware watchdog) is noticed by the heartbeat -- its ping carries a session
+number the board forgets at a reset -- and set up the same way.
 
 Bounds: every request has a timeout (``request_timeout_s``); the handshake has its own; the
 back-off is capped; the protocol bounds line length.
