@@ -36,3 +36,20 @@ def no_leaked_threads() -> Iterator[None]:
             break
         time.sleep(0.02)
     assert not leaked, f"test left non-daemon threads running: {[t.name for t in leaked]}"
+
+
+#: Test folders whose tests carry a marker of their own, so a run can pick or skip the group.
+_GROUP_MARKERS = {"e2e": "browser", "firmware": "firmware"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the browser and firmware groups by folder (``-m 'not browser'`` skips Chromium)."""
+    tests_dir = Path(__file__).parent
+    for item in items:
+        try:
+            group = item.path.relative_to(tests_dir).parts[0]
+        except ValueError:
+            continue
+        marker = _GROUP_MARKERS.get(group)
+        if marker is not None:
+            item.add_marker(getattr(pytest.mark, marker))

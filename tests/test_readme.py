@@ -66,3 +66,69 @@ def test_user_test_example_passes_in_a_fresh_project(tmp_path: Path, extra: str)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert f"rootdir: {project}" in proc.stdout, "the user's project, not this repository"
     assert re.search(r"\b2 passed", proc.stdout), proc.stdout
+
+
+def test_the_example_runs_with_no_deprecation_warning(tmp_path: Path) -> None:
+    """pytest-asyncio warns on every run while its fixture loop scope is unset: the plugin
+    sets it for a project that did not."""
+    project = tmp_path / "greenhouse"
+    (project / "tests").mkdir(parents=True)
+    (project / "pyproject.toml").write_text(PYPROJECT.format(extra=""), encoding="utf-8")
+    (project / "tests" / "test_my_setup.py").write_text(block("example-test"), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--rootdir", str(project)],
+        cwd=project, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Warning" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+
+
+@pytest.mark.slow
+def test_the_example_passes_in_a_fresh_venv_after_the_install_the_readme_names(
+    tmp_path: Path,
+) -> None:
+    """A fresh venv with only what the README's install line brings (pip's cache makes it
+    quick), the example test as written, `python -m pytest`: 2 passed, no warning."""
+    section = README.read_text().split("## Test your own setup", 1)[1]
+    found = re.search(r"in a\s+checkout: `pip install -e '\.\[(\w+)\]'`", section)
+    assert found, "the README's test section lost its install line"
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    python = venv / "bin" / "python"
+    repo = README.parent
+    install = subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "-e", f"{repo}[{found.group(1)}]"],
+        capture_output=True, text=True, timeout=280, check=False,
+    )  # fmt: skip
+    assert install.returncode == 0, install.stderr[-3000:]
+    project = tmp_path / "greenhouse"
+    (project / "tests").mkdir(parents=True)
+    (project / "tests" / "test_my_setup.py").write_text(block("example-test"), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "PYTHON"))}
+    proc = subprocess.run(
+        [str(python), "-m", "pytest", "-p", "no:cacheprovider"],
+        cwd=project, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert re.search(r"\b2 passed", proc.stdout), proc.stdout
+    assert "Warning" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+
+
+def test_without_pytest_asyncio_the_example_says_what_to_install(tmp_path: Path) -> None:
+    project = tmp_path / "greenhouse"
+    (project / "tests").mkdir(parents=True)
+    (project / "pyproject.toml").write_text(PYPROJECT.format(extra=""), encoding="utf-8")
+    (project / "tests" / "test_my_setup.py").write_text(block("example-test"), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:asyncio",
+         "--rootdir", str(project)],
+        cwd=project, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1, out
+    assert (
+        out.count("pytest-asyncio is not installed: run pip install 'clawseed-edge[testing]'") == 2
+    )
+    assert "Unknown pytest.mark.asyncio" not in out

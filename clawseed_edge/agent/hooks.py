@@ -26,6 +26,7 @@ from clawseed_edge.api import (
     ToolContext,
     ToolResult,
 )
+from clawseed_edge.api.plugins import PluginRegistry
 
 __all__ = [
     "BaseHook",
@@ -201,30 +202,25 @@ class HookRunner:
         return new
 
 
-class HookFactoryRegistry:
+class HookFactoryRegistry(PluginRegistry[HookFactory]):
     """Named hook factories, so config can declare hooks: ``{name = "audit", ...options}``.
 
-    A factory takes the options dict (everything but ``name``) and returns a Hook.
+    A factory takes the options dict (everything but ``name``) and returns a Hook. This is the
+    one plugin registry (:class:`~clawseed_edge.api.plugins.PluginRegistry`) for the kind
+    ``hooks``: a name that is not registered is looked up in the entry-point group
+    ``clawseed_edge.hooks``.
+
+    Args:
+        factories: Factories to register at once.
+        load_entry_points: Look unknown names up in the entry-point group.
     """
 
-    def __init__(self, factories: Mapping[str, HookFactory] | None = None) -> None:
-        self._factories: dict[str, HookFactory] = dict(factories or {})
-
-    def register(self, name: str, factory: HookFactory, *, replace: bool = False) -> None:
-        """Add a factory under ``name``.
-
-        Raises:
-            ValueError: ``name`` is taken and ``replace`` is False.
-        """
-        if name in self._factories and not replace:
-            raise ValueError(f"a hook factory named {name!r} is already registered")
-        self._factories[name] = factory
-
-    def names(self) -> list[str]:
-        return sorted(self._factories)
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._factories
+    def __init__(
+        self, factories: Mapping[str, HookFactory] | None = None, *, load_entry_points: bool = True
+    ) -> None:
+        super().__init__("hooks", noun="hook", load_entry_points=load_entry_points, key="hooks")
+        for name, factory in (factories or {}).items():
+            self.register(name, factory)
 
     def build(self, name: str, options: Mapping[str, Any] | None = None) -> Hook:
         """Build one hook.
@@ -232,10 +228,7 @@ class HookFactoryRegistry:
         Raises:
             ConfigInvalid: No factory has that name, or the factory rejected the options.
         """
-        factory = self._factories.get(name)
-        if factory is None:
-            known = ", ".join(self.names()) or "none registered"
-            raise ConfigInvalid(f"unknown hook {name!r}; known hooks: {known}", key="hooks")
+        factory = self.get(name)
         try:
             return factory(dict(options or {}))
         except ConfigInvalid:

@@ -9,9 +9,11 @@ from .errors import *  # noqa: F403
 from .errors import __all__ as _errors_all
 from .events import *  # noqa: F403
 from .events import __all__ as _events_all
+from .plugins import *  # noqa: F403
+from .plugins import __all__ as _plugins_all
 from .protocols import *  # noqa: F403
 from .protocols import __all__ as _protocols_all
 from .types import *  # noqa: F403
 from .types import __all__ as _types_all
 
-__all__ = sorted({*_errors_all, *_events_all, *_protocols_all, *_types_all})
+__all__ = sorted({*_errors_all, *_events_all, *_plugins_all, *_protocols_all, *_types_all})

@@ -9,6 +9,9 @@ sub-base, and leaf errors also inherit the builtin they resemble, so ``except Va
     ├── ConfigError
     │   ├── ConfigFileNotFound(FileNotFoundError)
     │   └── ConfigInvalid(ValueError)            file, key path and what was expected
+    │       ├── PluginNotFound(LookupError)      no built-in or installed plugin has the name
+    │       ├── PluginConflict                   a name registered twice, or two plugins' name
+    │       └── PluginLoadFailed                 a plugin's module did not import
     ├── ProviderError                            .provider .model .retryable .status
     │   ├── ProviderUnreachable(ConnectionError)  retryable
     │   ├── ProviderTimeout(TimeoutError)         retryable
@@ -88,6 +91,9 @@ __all__ = [
     "PinInvalid",
     "PinModeUnsupported",
     "PinReserved",
+    "PluginConflict",
+    "PluginLoadFailed",
+    "PluginNotFound",
     "PolicyDenied",
     "PolicyError",
     "PolicyRateLimited",
@@ -170,6 +176,27 @@ class ConfigInvalid(ConfigError, ValueError):
         elif key:
             where = f"{key}: "
         super().__init__(f"{where}{message}")
+
+
+class PluginNotFound(ConfigInvalid, LookupError):
+    """No built-in and no installed plugin has the name (see :mod:`clawseed_edge.api.plugins`).
+
+    The message names the kind, the name, the known names and the entry-point group.
+    """
+
+    code = "plugin_not_found"
+
+
+class PluginConflict(ConfigInvalid):
+    """A name registered twice in code, or offered by two installed distributions."""
+
+    code = "plugin_conflict"
+
+
+class PluginLoadFailed(ConfigInvalid):
+    """A plugin (or a built-in named by import path) failed to import; see ``__cause__``."""
+
+    code = "plugin_load_failed"
 
 
 # --- providers --------------------------------------------------------------------------------

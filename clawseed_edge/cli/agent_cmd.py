@@ -4,22 +4,29 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import re
 import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
-from .common import add_runtime_options, open_runtime, run_async
+from .common import add_runtime_options, fail, open_runtime, run_async
 from .signals import SignalStop
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import AsyncIterator, Callable
 
     from clawseed_edge.agent.approval import TerminalLines
     from clawseed_edge.config.assemble import Runtime
 
 __all__ = ["register"]
 
-_CHAT_HELP = "commands: /reset (forget this conversation), /status (pins), /exit (or Ctrl-D)"
+_CHAT_HELP = (
+    "commands: /help, /reset (forget this conversation), /status (pins), /exit (or Ctrl-D); "
+    "// at the start sends a message that begins with /"
+)
+#: A chat line that is a command: one word after the slash (``/etc/hosts?`` is a message).
+_COMMAND = re.compile(r"/[A-Za-z][\w-]*")
 
 
 def register(sub: Any) -> None:
@@ -51,6 +58,9 @@ def register(sub: Any) -> None:
 
 def _agent(args: argparse.Namespace) -> int:
     # One turn is a conversation of its own: it must not carry (or add to) chat's history.
+    if not args.message.strip():
+        # Refused before anything opens: an empty turn only costs a model call.
+        return fail("the message (-m) is empty: say what the agent should do")
     throwaway = not args.session
     if throwaway:
         import uuid
@@ -59,7 +69,11 @@ def _agent(args: argparse.Namespace) -> int:
 
     async def main() -> int:
         runtime = await open_runtime(args)
-        async with runtime, SignalStop(runtime, _stopped_report(runtime)) as stop:
+        async with (
+            runtime,
+            _job_book(runtime),
+            SignalStop(runtime, _stopped_report(runtime)) as stop,
+        ):
             try:
                 before = _pin_states(runtime)
                 try:
@@ -83,7 +97,11 @@ def _chat(args: argparse.Namespace) -> int:
         # timed out or was interrupted must reach the prompt, not the abandoned question.
         lines = TerminalLines()
         runtime = await open_runtime(args, approver=CliApprover(lines=lines))
-        async with runtime, SignalStop(runtime, _stopped_report(runtime)) as stop:
+        async with (
+            runtime,
+            _job_book(runtime),
+            SignalStop(runtime, _stopped_report(runtime)) as stop,
+        ):
             try:
                 return stop.exit_code(await _repl(runtime, lines, args, stop))
             except asyncio.CancelledError:
@@ -107,15 +125,23 @@ async def _repl(
         text = line.strip()
         if not text:
             continue
-        if text in ("/exit", "/quit"):
-            return 0
-        if text == "/reset":
-            await _forget_session(runtime, args.session)
-            print("(conversation forgotten)", file=sys.stderr)
+        command = text.split(maxsplit=1)[0]
+        if _COMMAND.fullmatch(command):
+            # Commands are answered here, never sent to the model (an unknown one included).
+            if command in ("/exit", "/quit"):
+                return 0
+            if command == "/reset":
+                await _forget_session(runtime, args.session)
+                print("(conversation forgotten)", file=sys.stderr)
+            elif command == "/status":
+                _print_pins(_pin_states(runtime))
+            elif command == "/help":
+                print(_CHAT_HELP, file=sys.stderr)
+            else:
+                print(f"unknown command {command}; {_CHAT_HELP}", file=sys.stderr)
             continue
-        if text == "/status":
-            _print_pins(_pin_states(runtime))
-            continue
+        if text.startswith("//"):
+            text = text[1:]
         before = _pin_states(runtime)
         await _one_turn(runtime, text, args, stop)
         _print_pin_changes(before, _pin_states(runtime))
@@ -137,6 +163,23 @@ async def _one_turn(runtime: Runtime, text: str, args: argparse.Namespace, stop:
         async for event in runtime.agent.turn(text, session_id=session, context=context):
             printer.handle(event)
     return printer.exit_code
+
+
+@contextlib.asynccontextmanager
+async def _job_book(runtime: Runtime) -> AsyncIterator[None]:
+    """The cron tools over state.db while the runtime is open: what the model schedules here
+    is written as `cron add` writes it, and a running service is told (it runs the jobs)."""
+    if not runtime.loaded.config.scheduler.enabled:
+        yield
+        return
+    from clawseed_edge.scheduler import register_job_book
+    from clawseed_edge.state import StateDB
+
+    from .cron_cmd import tell_service
+
+    async with await StateDB.open(runtime.loaded.home / "state.db") as db:
+        register_job_book(runtime, db, notify=lambda: tell_service(runtime.loaded))
+        yield
 
 
 def _stopped_report(runtime: Runtime) -> Callable[[signal.Signals], None]:

@@ -91,6 +91,7 @@ def show_board(board_id: str, *, as_json: bool = False, out: TextIO | None = Non
         flag = f"  RESERVED: {reason}" if reason else ""
         extra = [f"ADC ch{pin.adc}"] if pin.adc is not None else []
         extra += [pin.timer] if pin.timer else []
+        extra += [f"no {cap}: {why}" for cap, why in pin.unavailable.items()]
         note = (
             f"  ({'; '.join([*extra, pin.note] if pin.note else extra)})"
             if extra or pin.note

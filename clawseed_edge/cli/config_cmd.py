@@ -3,7 +3,9 @@
 ``show`` prints what the runtime would use: the file (``--config``, else
 ``$CLAWSEED_HOME/config.toml``, else the embedded default) with ``CLAWSEED__*`` environment
 overrides applied and every default filled in, as TOML, with credentials redacted.
-``check`` validates a file and exits 1 with the loader's error (it names file and key).
+``check`` validates a file as a run would, without opening hardware (the wiring against the
+board, sensor drivers, the provider, the packages), and exits 1 with the run's error (it names
+file and key).
 """
 
 from __future__ import annotations
@@ -28,7 +30,10 @@ def register(subparsers: Any) -> None:
     )
     p.set_defaults(func=_show)
 
-    p = sub.add_parser("check", help="validate a config file; exit 1 with the error")
+    p = sub.add_parser(
+        "check",
+        help="check a config file as a run would (no hardware opened); exit 1 with the error",
+    )
     p.add_argument(
         "path",
         nargs="?",
@@ -64,14 +69,23 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from clawseed_edge.api import ConfigError
+    import asyncio
+
+    from clawseed_edge.api import ClawseedError
+    from clawseed_edge.config.check import check_as_a_run
     from clawseed_edge.config.file import load_config
     from clawseed_edge.config.paths import default_config_path
 
     path = args.path or getattr(args, "config", None) or default_config_path()
     try:
-        load_config(path)
-    except ConfigError as exc:
+        loaded = load_config(path)
+        asyncio.run(check_as_a_run(loaded))
+        gateway = loaded.config.gateway
+        if gateway.enabled:  # `run` refuses this address before it opens anything
+            from clawseed_edge.gateway.server import check_bind
+
+            check_bind(gateway.host, gateway.allow_public_bind)
+    except ClawseedError as exc:
         return fail(str(exc))
     print(f"ok: {path}")
     return 0

@@ -102,7 +102,7 @@ def _zone(loaded: Any) -> Any:
     return zone_named(loaded.config.scheduler.timezone)
 
 
-async def _tell_service(loaded: Any) -> bool:
+async def tell_service(loaded: Any) -> bool:
     """Ask a running service to look at the jobs again; False when none runs."""
     from clawseed_edge.service import ControlError, control_path, control_request
 
@@ -209,7 +209,7 @@ def _add(args: argparse.Namespace) -> int:
         print(f"  {shown['schedule']}")
         for run in shown["next_runs"]:
             print(f"  next: {run}")
-        if not await _tell_service(loaded):
+        if not await tell_service(loaded):
             print("  (no service runs now; `clawseed-edge run` runs it)")
         return 0
 
@@ -268,7 +268,7 @@ def _remove(args: argparse.Namespace) -> int:
                     "remove it there (it comes back at the next start otherwise)"
                 )
             await store.remove(args.name)
-        await _tell_service(loaded)
+        await tell_service(loaded)
         print(f"removed {args.name}")
         return 0
 
@@ -281,6 +281,8 @@ def _runs(args: argparse.Namespace) -> int:
         zone = _zone(loaded)
         async with _store(loaded) as store:
             runs = await store.runs(args.name, limit=args.limit)
+            if not runs and args.name and await store.get(args.name) is None:
+                return fail(f"no job is named {args.name!r}; see `clawseed-edge cron list`")
         if not runs and not args.json:
             print("no runs yet")
         for run in runs:

@@ -85,10 +85,10 @@ def _from_config(args: argparse.Namespace) -> tuple[str, str | None]:
     """
     from clawseed_edge.api import ConfigInvalid
     from clawseed_edge.config.file import load_config
-    from clawseed_edge.config.hardware import peripheral_tables
 
     loaded = load_config(getattr(args, "config", None))
-    tables = [t for t in peripheral_tables(loaded.config, loaded.source) if t.type == "nucleo"]
+    # The tables the loader validated: none is validated a second time.
+    tables = [t for t in loaded.peripheral_tables or () if t.type == "nucleo"]
     if len(tables) != 1:
         found = ", ".join(f"{t.name} ({t.settings.board})" for t in tables) or "none"
         raise ConfigInvalid(

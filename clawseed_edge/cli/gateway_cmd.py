@@ -23,7 +23,11 @@ def register(sub: Any) -> None:
     )
     add_runtime_options(gateway)
     gateway.add_argument("--host", help="address to listen on (default: [gateway] host)")
-    gateway.add_argument("--port", type=int, help="TCP port (default: [gateway] port, 42617)")
+    gateway.add_argument(
+        "--port",
+        type=tcp_port,
+        help="TCP port 0-65535 (default: [gateway] port, 42617; 0: any free)",
+    )
     gateway.set_defaults(func=_gateway)
 
 
@@ -31,3 +35,14 @@ def _gateway(args: argparse.Namespace) -> int:
     from .run_cmd import run_service
 
     return run_service(args, gateway=True)
+
+
+def tcp_port(text: str) -> int:
+    """``--port``: an integer in 0-65535, as ``[gateway] port`` is (argparse says which flag)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (0-65535)") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is out of range: a TCP port is 0-65535")
+    return port

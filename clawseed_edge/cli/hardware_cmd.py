@@ -74,7 +74,9 @@ def _load(args: argparse.Namespace) -> tuple[list[Peripheral], str] | None:
             hardware = load_hardware_toml(args.devices_toml)
             return [_pi(hardware, args.sim, args.devices_toml)], args.devices_toml
         loaded = load_config(getattr(args, "config", None))
-        peripherals = build_peripherals(loaded.config, loaded.source, sim=args.sim)
+        peripherals = build_peripherals(
+            loaded.config, loaded.source, sim=args.sim, tables=loaded.peripheral_tables
+        )
         if not peripherals:  # still say which board is configured, with no devices
             peripherals = [_pi(loaded.config.hardware_with_devices(), args.sim, loaded.source)]
         return peripherals, loaded.source
@@ -107,7 +109,9 @@ def sensor_status(config_path: str | None, *, sim: bool, out: TextIO | None = No
     out = out or sys.stdout
     try:
         loaded = load_config(config_path)
-        peripherals = build_peripherals(loaded.config, loaded.source, sim=sim)
+        peripherals = build_peripherals(
+            loaded.config, loaded.source, sim=sim, tables=loaded.peripheral_tables
+        )
     except ClawseedError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

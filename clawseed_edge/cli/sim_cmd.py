@@ -59,7 +59,7 @@ def _nucleo(args: argparse.Namespace) -> int:
             return fail(
                 f"{args.board} is not a Nucleo; pick one of the mcu boards in `boards list`"
             )
-        state = SimBoardState(adc=_parse_adc(args.adc))
+        state = SimBoardState(adc=_parse_adc(args.adc, board))
         labels = _labels(board, _config_devices(args, board.id))
         state.listeners.append(lambda change: _print_change(change, labels))
         virtual = VirtualBoard(board.id, baud=args.baud, state=state)
@@ -84,13 +84,19 @@ def _nucleo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _parse_adc(items: list[str]) -> dict[str, int]:
+def _parse_adc(items: list[str], board: Any) -> dict[str, int]:
     values: dict[str, int] = {}
     for item in items:
         pin, sep, raw = item.partition("=")
         if not sep or not raw.strip().isdigit() or not 0 <= int(raw) <= 65535:
             raise ValueError(f"--adc {item!r}: write PIN=RAW with RAW 0..65535 (PA0=32768)")
-        values[pin.strip().upper()] = int(raw)
+        # The firmware reads the ADC by canonical pin name: resolve labels (A0) and refuse a
+        # pin it would refuse, with the board file's reason.
+        spec = board.lookup(pin.strip())
+        if not spec.can("adc"):
+            why = spec.why_not("adc") or f"it has only {', '.join(spec.caps) or 'nothing'}"
+            raise ValueError(f"--adc {item!r}: {spec.name} on {board.id} is not analog: {why}")
+        values[spec.name] = int(raw)
     return values
 
 

@@ -252,7 +252,14 @@ def build_provider(loaded: LoadedConfig, registry: Any | None = None) -> Provide
     from clawseed_edge.providers.registry import create_provider, default_registry
 
     config = _with_key(loaded.config.provider, loaded.home / "secrets")
-    return create_provider(config, registry or default_registry())
+    try:
+        return create_provider(config, registry or default_registry())
+    except ConfigInvalid as exc:
+        if exc.file is not None:
+            raise
+        # An unknown name or a plugin's [provider.settings]: say which file it is in.
+        message = str(exc).removeprefix(f"{exc.key}: ") if exc.key else str(exc)
+        raise type(exc)(message, file=loaded.source, key=exc.key) from exc
 
 
 def build_embedder(loaded: LoadedConfig, registry: Any | None = None) -> EmbeddingProvider | None:
@@ -323,7 +330,7 @@ async def assemble(
     # Log lines (ours and the libraries', e.g. a URL with a key) pass the scrubber too.
     install_log_redaction(scrubber)
     hooks = _build_hooks(config, loaded.source, hook_factories or HookFactoryRegistry())
-    peripherals = _build_peripherals(config, loaded.source, sim=sim)
+    peripherals = _build_peripherals(loaded, sim=sim)
     provider = provider if provider is not None else build_provider(loaded, provider_registry)
 
     opened: list[Callable[[], Awaitable[None]]] = [provider.aclose, ledger.aclose]
@@ -338,7 +345,9 @@ async def assemble(
             opened.append(p.disconnect)  # disconnect applies the safe values first
             if connect:
                 await p.connect()
-        tools: list[Tool] = all_tools(config, memory, workspace=workspace, scrub=scrubber.scrub)
+        tools: list[Tool] = all_tools(
+            config, memory, workspace=workspace, scrub=scrubber.scrub, source=loaded.source
+        )
         tools.extend(extra_tools)
         builder = (
             AgentBuilder()
@@ -460,8 +469,9 @@ def _device_ledger(home: Path) -> Any:
     return DeviceLedger(home / "state.db")
 
 
-def _build_peripherals(config: Config, source: str, *, sim: bool) -> list[Peripheral]:
-    """The Pi header of ``[hardware]`` + ``[[devices]]`` and every ``[[peripherals]]`` table."""
+def _build_peripherals(loaded: LoadedConfig, *, sim: bool) -> list[Peripheral]:
+    """The Pi header of ``[hardware]`` + ``[[devices]]`` and every ``[[peripherals]]`` table, from
+    the tables the loader validated (none is validated twice)."""
     from .hardware import build_peripherals
 
-    return build_peripherals(config, source, sim=sim)
+    return build_peripherals(loaded.config, loaded.source, sim=sim, tables=loaded.peripheral_tables)

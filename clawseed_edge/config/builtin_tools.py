@@ -1,9 +1,12 @@
 """Every built-in tool in one table: its name, risk class, whether the config turns it on and
 which key does, and how it is built.
 
-:func:`all_tools` builds the ones that are on (the assembler registers them);
-:func:`builtin_tools` describes all of them, on or off, for ``clawseed-edge tools list``.
-Hardware tools come from the peripherals and are not listed here.
+The built-ins register in the one tool registry (:func:`default_tool_registry`, a
+:class:`~clawseed_edge.tools.factories.ToolFactoryRegistry`) under their names, the same way a
+plugin's tool factory does (simonw/llm's ``default_plugins``); a plugin may not shadow them.
+:func:`all_tools` builds the ones that are on, then the ``[[tools.plugins]]`` the config names
+(the assembler registers them); :func:`builtin_tools` describes the built-ins, on or off, for
+``clawseed-edge tools list``. Hardware tools come from the peripherals and are not listed here.
 """
 
 from __future__ import annotations
@@ -13,8 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from clawseed_edge.api import Memory, RiskClass, Tool
+from clawseed_edge.api import ConfigInvalid, Memory, RiskClass, Tool
 from clawseed_edge.tools.destinations import DestinationPolicy
+from clawseed_edge.tools.factories import ToolFactoryRegistry, ToolSetup
 from clawseed_edge.tools.files import FileListTool, FileReadTool, FileWriteTool
 from clawseed_edge.tools.http_tools import HttpRequestTool, WebFetchTool
 from clawseed_edge.tools.memory_tools import MemoryForgetTool, MemoryRecallTool, MemoryStoreTool
@@ -27,7 +31,7 @@ from .schema import Config, HttpSettings
 if TYPE_CHECKING:
     from clawseed_edge.tools.destinations import Resolver
 
-__all__ = ["BuiltinTool", "all_tools", "builtin_tools"]
+__all__ = ["BuiltinTool", "all_tools", "builtin_tools", "default_tool_registry"]
 
 Scrub = Callable[[str], str]
 
@@ -97,39 +101,89 @@ def all_tools(
     workspace: Path | None = None,
     scrub: Scrub | None = None,
     resolver: Resolver | None = None,
+    registry: ToolFactoryRegistry | None = None,
+    source: str | None = None,
 ) -> list[Tool]:
-    """The built-in tools the config turns on, in :data:`_TABLE`'s order.
+    """The built-in tools the config turns on, in :data:`_TABLE`'s order, then the tools of
+    each ``[[tools.plugins]]`` entry, in file order.
 
     Args:
-        config: The loaded config (``[tools]`` and its ``[tools.http]``).
+        config: The loaded config (``[tools]``, its ``[tools.http]`` and ``[[tools.plugins]]``).
         memory: The store the memory tools use.
         workspace: The file and shell tools' directory (default: ``[agent] workspace_dir``
             under ``$CLAWSEED_HOME``).
         scrub: Credential scrubber for tool output (file, shell and HTTP tools).
         resolver: The HTTP tools' DNS resolver (default: the system's; tests pass a fake).
+        registry: Tool factories by name (default: :func:`default_tool_registry`).
+        source: The config file, named in errors.
+
+    Raises:
+        ConfigInvalid: A ``[[tools.plugins]]`` entry without a name, naming a built-in, an
+            unknown plugin, or settings the plugin rejects (names the file and the key).
     """
     if workspace is None:
         workspace = resolve_in_home(config.agent.workspace_dir, clawseed_home())
-    on = {b.name for b in builtin_tools(config) if b.enabled}
-    built: dict[str, Callable[[], Tool]] = {
-        "memory_store": lambda: MemoryStoreTool(memory),
-        "memory_recall": lambda: MemoryRecallTool(memory),
-        "memory_forget": lambda: MemoryForgetTool(memory),
-        "file_read": lambda: FileReadTool(workspace, scrub=scrub),
-        "file_write": lambda: FileWriteTool(workspace, scrub=scrub),
-        "file_list": lambda: FileListTool(workspace, scrub=scrub),
-        "shell": lambda: ShellTool(workspace, scrub=scrub),
-        "system_info": lambda: SystemInfoTool(disk_paths=_disks(workspace)),
-        "http_request": lambda: HttpRequestTool(
-            _destinations(config.tools.http, resolver),
-            methods=config.tools.http.methods,
-            **_limits(config.tools.http, scrub),
-        ),
-        "web_fetch": lambda: WebFetchTool(
-            _destinations(config.tools.http, resolver), **_limits(config.tools.http, scrub)
-        ),
-    }
-    return [built[str(cls.name)]() for cls, _ in _TABLE if cls.name in on]
+    registry = registry or default_tool_registry()
+    setup = ToolSetup(memory, workspace, scrub, config, resolver)
+    tools: list[Tool] = []
+    for builtin in builtin_tools(config):
+        if builtin.enabled:
+            tools.extend(registry.build(builtin.name, setup, file=source))
+    builtins = {str(cls.name): key for cls, key in _TABLE}
+    for i, table in enumerate(config.tools.plugins):
+        where = f"tools.plugins[{i}]"
+        name = table.get("name")
+        if not isinstance(name, str) or not name:
+            raise ConfigInvalid(
+                "each [[tools.plugins]] entry needs a name: the tool plugin's entry-point name",
+                file=source,
+                key=f"{where}.name",
+            )
+        if name in builtins:
+            how = _turn_on(builtins[name]) or "it is always on"
+            raise ConfigInvalid(
+                f"{name!r} is a built-in tool, not a plugin: {how}",
+                file=source,
+                key=f"{where}.name",
+            )
+        options = {k: v for k, v in table.items() if k != "name"}
+        tools.extend(registry.build(name, setup, options, file=source, key=where))
+    return tools
+
+
+def default_tool_registry() -> ToolFactoryRegistry:
+    """The tool registry with every built-in tool registered (plugins load on demand)."""
+    registry = ToolFactoryRegistry()
+    for name, factory in _BUILTIN_FACTORIES.items():
+        registry.register(name, factory)
+    return registry
+
+
+def _http_request(setup: ToolSetup) -> Tool:
+    http = setup.config.tools.http
+    return HttpRequestTool(
+        _destinations(http, setup.resolver), methods=http.methods, **_limits(http, setup.scrub)
+    )
+
+
+def _web_fetch(setup: ToolSetup) -> Tool:
+    http = setup.config.tools.http
+    return WebFetchTool(_destinations(http, setup.resolver), **_limits(http, setup.scrub))
+
+
+#: How each built-in is built from a :class:`ToolSetup` (registered under its tool name).
+_BUILTIN_FACTORIES: dict[str, Callable[[ToolSetup], Tool]] = {
+    "memory_store": lambda s: MemoryStoreTool(s.memory),
+    "memory_recall": lambda s: MemoryRecallTool(s.memory),
+    "memory_forget": lambda s: MemoryForgetTool(s.memory),
+    "file_read": lambda s: FileReadTool(s.workspace, scrub=s.scrub),
+    "file_write": lambda s: FileWriteTool(s.workspace, scrub=s.scrub),
+    "file_list": lambda s: FileListTool(s.workspace, scrub=s.scrub),
+    "shell": lambda s: ShellTool(s.workspace, scrub=s.scrub),
+    "system_info": lambda s: SystemInfoTool(disk_paths=_disks(s.workspace)),
+    "http_request": _http_request,
+    "web_fetch": _web_fetch,
+}
 
 
 def _disks(workspace: Path) -> Sequence[str]:

@@ -93,8 +93,42 @@ def check_python(ctx: DoctorContext) -> CheckResult:
     return CheckResult("python", "ok", summary)
 
 
-def check_config(ctx: DoctorContext) -> CheckResult:
-    """The config file loads (the loader's error names file and key)."""
+def check_packages(ctx: DoctorContext) -> CheckResult:
+    """The packages of everything the config turns on (the gateway, a provider's SDK)."""
+    from .packages import package_needs
+
+    if ctx.loaded is None:
+        return CheckResult("packages", "skip", "no config: nothing turned on to check")
+    needs = package_needs(ctx.loaded.config)
+    missing = [need for need in needs if need.missing()]
+    if missing:
+        return CheckResult(
+            "packages",
+            "fail",
+            "; ".join(
+                f"{n.feature} needs {', '.join(n.missing())} (not installed)" for n in missing
+            ),
+            "; ".join(dict.fromkeys(n.install_command() for n in missing)),
+        )
+    if not needs:
+        return CheckResult("packages", "ok", "nothing turned on needs an optional package")
+    return CheckResult("packages", "ok", "installed for " + ", ".join(n.feature for n in needs))
+
+
+async def check_config(ctx: DoctorContext) -> CheckResult:
+    """The config file loads and passes every check a run makes (the error names file and key)."""
+    from clawseed_edge.api import ConfigError, HardwareError
+
+    from .check import check_as_a_run
+
+    if ctx.loaded is not None:
+        try:
+            await check_as_a_run(ctx.loaded, packages=False)  # the packages check says it
+        except (ConfigError, HardwareError) as exc:
+            return CheckResult(
+                "config", "fail", str(exc), "fix what is named above (`clawseed-edge config "
+                "check` checks again without opening hardware)",
+            )  # fmt: skip
     if ctx.loaded is None:
         return CheckResult(
             "config",
@@ -259,6 +293,7 @@ def default_checks() -> list[Check]:
     return [
         check_python,
         check_config,
+        check_packages,
         check_board,
         check_gpio,
         check_i2c,

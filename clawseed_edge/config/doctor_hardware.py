@@ -31,7 +31,8 @@ def _configured_pi_boards(ctx: DoctorContext) -> list[str]:
         return []
     config = ctx.loaded.config
     boards = [config.hardware.board] if config.hardware.board else []
-    boards += [str(p.get("board")) for p in config.peripherals if p.get("type") == "pi_gpio"]
+    tables = ctx.loaded.peripheral_tables or ()
+    boards += [t.settings.board for t in tables if t.type == "pi_gpio"]
     return [b for b in boards if b and b != "sim"]
 
 
@@ -204,18 +205,19 @@ def check_serial(ctx: DoctorContext) -> CheckResult:
     """Nucleo boards: configured ones plugged in, their serial port usable (group dialout)."""
     configured = []
     if ctx.loaded is not None:
-        configured = [p for p in ctx.loaded.config.peripherals if p.get("type") == "nucleo"]
+        tables = ctx.loaded.peripheral_tables or ()
+        configured = [t.settings for t in tables if t.type == "nucleo"]
     on_usb = ctx.detected.usb
     if not configured and not on_usb:
         return CheckResult("serial", "skip", "no Nucleo configured or on USB")
     machine = ctx.machine
-    if configured and not on_usb and not any(p.get("port") for p in configured):
+    if configured and not on_usb and not any(p.port for p in configured):
         return CheckResult(
-            "serial", "fail", f"{configured[0].get('name')}: no Nucleo (ST-LINK) on USB",
+            "serial", "fail", f"{configured[0].name}: no Nucleo (ST-LINK) on USB",
             "plug the board in with a data cable (some USB cables carry power only)",
         )  # fmt: skip
     ports = machine.nodes("dev/ttyACM*")
-    ports += [machine.root / str(p["port"]).lstrip("/") for p in configured if p.get("port")]
+    ports += [machine.root / str(p.port).lstrip("/") for p in configured if p.port]
     ports = [p for p in ports if p.exists()]
     if not ports:
         return CheckResult(

@@ -7,11 +7,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .hardware import check_hardware
 from .load import convert_config, env_overrides, read_toml, set_key
 from .paths import clawseed_home, default_config_path
 from .schema import Config
+
+if TYPE_CHECKING:
+    from clawseed_edge.peripherals.registry import PeripheralTable
 
 __all__ = ["EMBEDDED_DEFAULT", "LoadedConfig", "embedded_default_text", "load_config"]
 
@@ -28,12 +32,16 @@ class LoadedConfig:
         source: The file it was read from, or ``<embedded default>``.
         home: ``$CLAWSEED_HOME``: where memory, the workspace and secrets live.
         embedded: True when no config file exists and the embedded default is used.
+        peripheral_tables: The ``[[peripherals]]`` tables, each validated once by its
+            factory at load; assembly builds from these. None for a LoadedConfig made by hand
+            (assembly then checks the hardware itself).
     """
 
     config: Config
     source: str
     home: Path
     embedded: bool = False
+    peripheral_tables: tuple[PeripheralTable, ...] | None = None
 
 
 def load_config(
@@ -82,12 +90,27 @@ def load_config(
         origins[key] = "the command line"
     config = convert_config(data, Config, source=source, origins=origins)
     _check_board(config, source, origins)
-    check_hardware(config, source)
-    return LoadedConfig(config=config, source=source, home=home, embedded=embedded)
+    tables = check_hardware(config, source)
+    return LoadedConfig(
+        config=config,
+        source=source,
+        home=home,
+        embedded=embedded,
+        peripheral_tables=tuple(tables),
+    )
 
 
 # The settings that belong to one model server; they do not carry over to another provider.
-_SERVER_KEYS = ("model", "base_url", "api_key_env", "api_key", "keep_alive", "num_ctx", "think")
+_SERVER_KEYS = (
+    "model",
+    "base_url",
+    "api_key_env",
+    "api_key",
+    "keep_alive",
+    "num_ctx",
+    "think",
+    "settings",
+)
 
 
 def _switch_provider(data: dict[str, object], name: str) -> None:

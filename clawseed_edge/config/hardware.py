@@ -7,18 +7,24 @@ Two ways to describe hardware, which may be mixed:
 * ``[[peripherals]]`` tables, each built by the factory its ``type`` names
   (:mod:`clawseed_edge.peripherals.registry`), with their own ``[[peripherals.devices]]``.
 
-:func:`check_hardware` runs at load (errors name the file and the key); :func:`build_peripherals`
-at assembly. Device names are unique across the whole file, so one set of gpio_* tools routes
-a call to the right board by its ``device`` argument.
+:func:`check_hardware` runs at load (errors name the file and the key) and validates each
+``[[peripherals]]`` table once; the loader keeps the validated tables
+(:attr:`~.file.LoadedConfig.peripheral_tables`) and :func:`build_peripherals` builds from those at
+assembly, never validating a table again. Device names are unique across the whole file, so one
+set of gpio_* tools routes a call to the right board by its ``device`` argument.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from clawseed_edge.api import ConfigInvalid, Peripheral
 
 from .schema import Config
+
+if TYPE_CHECKING:
+    from clawseed_edge.peripherals.registry import PeripheralTable
 
 __all__ = [
     "LEGACY_PERIPHERAL",
@@ -35,7 +41,9 @@ SENSORS_PERIPHERAL = "sensors"
 """The name of the sensor bank described by ``[[sensors]]`` + ``[[displays]]`` + ``[i2c]``."""
 
 
-def peripheral_tables(config: Config, source: str, registry: Any | None = None) -> list[Any]:
+def peripheral_tables(
+    config: Config, source: str, registry: Any | None = None
+) -> list[PeripheralTable]:
     """Every ``[[peripherals]]`` table validated by its factory (``PeripheralTable`` objects).
 
     Raises:
@@ -49,8 +57,13 @@ def peripheral_tables(config: Config, source: str, registry: Any | None = None) 
     ]
 
 
-def check_hardware(config: Config, source: str, registry: Any | None = None) -> None:
+def check_hardware(
+    config: Config, source: str, registry: Any | None = None
+) -> list[PeripheralTable]:
     """Check what can be checked without building anything; called by the loader.
+
+    Returns the ``[[peripherals]]`` tables, each validated by its factory (once: assembly
+    builds from these).
 
     Raises:
         ConfigInvalid: ``[[devices]]`` without ``[hardware] board``; a ``[[peripherals]]``
@@ -81,6 +94,7 @@ def check_hardware(config: Config, source: str, registry: Any | None = None) -> 
     for table_name, entries in (("sensors", config.sensors), ("displays", config.displays)):
         for i, entry in enumerate(entries):
             _claim(devices, entry.name, f"{table_name}[{i}]", source)
+    return tables
 
 
 def _claim(
@@ -98,28 +112,39 @@ def _claim(
 
 
 def build_peripherals(
-    config: Config, source: str, *, sim: bool = False, registry: Any | None = None
+    config: Config,
+    source: str,
+    *,
+    sim: bool = False,
+    registry: Any | None = None,
+    tables: Sequence[PeripheralTable] | None = None,
 ) -> list[Peripheral]:
     """The configured peripherals, unconnected, sharing one set of gpio_* tools.
 
+    ``tables`` are the ``[[peripherals]]`` tables the loader validated
+    (:attr:`~.file.LoadedConfig.peripheral_tables`): they are built as they are. Without them
+    (a config built in code) the hardware is checked here first, as the loader would.
+
     The legacy Pi header comes first (when it has devices), then the ``[[peripherals]]`` in
     file order. With several peripherals the first one carries the shared tool set (see
-    :func:`~clawseed_edge.peripherals.gpio.share_gpio_tools`), so an agent that registers every
+    :func:`~clawseed_edge.peripherals.wired.share_gpio_tools`), so an agent that registers every
     peripheral's tools registers each tool once.
 
     Raises:
         ConfigInvalid / HardwareError: The config or the wiring is wrong (names file and key).
     """
-    from clawseed_edge.peripherals.gpio import PiGpio, share_gpio_tools
+    from clawseed_edge.peripherals.gpio import PiGpio
+    from clawseed_edge.peripherals.wired import share_gpio_tools
 
-    check_hardware(config, source, registry)
+    if tables is None:
+        tables = check_hardware(config, source, registry)
     peripherals: list[Peripheral] = []
     hardware = config.hardware_with_devices()
     if hardware.devices:
         peripherals.append(
             PiGpio(hardware, name=LEGACY_PERIPHERAL, sim=True if sim else None, source=source)
         )
-    for table in peripheral_tables(config, source, registry):
+    for table in tables:
         peripherals.append(table.create(sim=sim, source=source))
     bank = _sensor_bank(config, source, sim=sim)
     if bank is not None:

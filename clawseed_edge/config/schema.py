@@ -65,7 +65,7 @@ The sections of the other layers are defined next to the code they configure and
 here: ``[provider]`` (:class:`~clawseed_edge.providers.config.ProviderConfig`), ``[memory]``
 (:class:`~clawseed_edge.memory.config.MemoryConfig`), ``[hardware]`` and ``[[devices]]``
 (the Pi header called ``pi``: :class:`HardwareSettings`,
-:class:`~clawseed_edge.peripherals.gpio.DeviceConfig`). ``[[peripherals]]`` tables are kept
+:class:`~clawseed_edge.peripherals.wired.DeviceConfig`). ``[[peripherals]]`` tables are kept
 as written here and validated at load by the factory their ``type`` names
 (:mod:`clawseed_edge.peripherals.registry`; see :mod:`clawseed_edge.config.hardware`).
 ``[[sensors]]``, ``[[displays]]`` and ``[i2c]`` describe the sensor bank
@@ -79,8 +79,9 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from clawseed_edge.memory.config import MemoryConfig
-from clawseed_edge.peripherals.gpio import DeviceConfig, HardwareConfig, PinFactoryKind
+from clawseed_edge.peripherals.gpio import HardwareConfig, PinFactoryKind
 from clawseed_edge.peripherals.sensors.config import I2CSettings, SensorConfig
+from clawseed_edge.peripherals.wired import DeviceConfig
 from clawseed_edge.providers.config import ProviderConfig
 
 from .jobs import JobSettings, SchedulerSettings
@@ -252,6 +253,9 @@ class ToolsSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
         web_fetch: Offer ``web_fetch`` (GET, a page as readable text; risk ``read``); needs
             ``[tools.http] allowed_domains``.
         http: Where the HTTP tools may connect, and their limits.
+        plugins: Tool plugins to add, each a table with the ``name`` of a factory in the
+            entry-point group ``clawseed_edge.tools`` and the plugin's own keys (see
+            docs/plugins.md).
     """
 
     allowed: list[str] = msgspec.field(default_factory=lambda: ["*"])
@@ -262,6 +266,7 @@ class ToolsSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     http_request: bool = False
     web_fetch: bool = False
     http: HttpSettings = msgspec.field(default_factory=HttpSettings)
+    plugins: list[dict[str, Any]] = msgspec.field(default_factory=list)
 
     def __post_init__(self) -> None:
         for name in ("http_request", "web_fetch"):

@@ -22,7 +22,8 @@ class MemoryConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
         embedding_dimensions: Vector length, if known before the first embedding.
         retention_days: ``conversation`` and ``daily`` entries older than this are pruned.
         conflict_threshold: Word-overlap (Jaccard, 0..1) at which a new ``core`` fact
-            supersedes an older one.
+            supersedes an older one (a fact extracted from a turn never supersedes a key
+            stored on purpose).
         snapshot: Keep ``MEMORY_SNAPSHOT.md`` (core memory) next to the database, and rebuild
             a missing database from it.
         synchronous: ``FULL`` (survives power cuts) or ``NORMAL`` (faster, may lose the last

@@ -5,7 +5,8 @@
 * Pruning deletes ``conversation`` and ``daily`` entries and session history messages older
   than the retention; ``core`` and custom categories are never pruned.
 * Two ``core`` entries conflict when the Jaccard overlap of their word sets reaches the
-  threshold; the older is then superseded by the newer.
+  threshold; the older is then superseded by the newer, except that a fact extracted from a
+  turn never supersedes a key stored on purpose (explicit keys win).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from .sessions import prune_session_messages
 
 __all__ = [
     "DAILY_PART_CHARS",
+    "EXTRACTED",
     "MAX_FACT_CHARS",
     "PRUNABLE_CATEGORIES",
     "SUPERSEDED_BY",
@@ -50,6 +52,9 @@ DAILY_PART_CHARS = 1000
 #: A flagged fact longer than this is not promoted: a fact is a sentence, not a paste.
 MAX_FACT_CHARS = 1000
 SUPERSEDED_BY = "superseded_by"
+#: ``metadata["source"]`` of a fact extracted from a turn: it never supersedes a key the user
+#: (or the model, through ``memory_store``) stored on purpose.
+EXTRACTED = "consolidation"
 
 _FACT = re.compile(
     r"(?:^|[.!?\n]\s*)(?:please\s+)?(?P<marker>remember|important|note)"
@@ -210,7 +215,7 @@ class HygieneMethods:
                 namespace=namespace,
                 session_id=session_id,
                 importance=0.9,
-                metadata={"source": "consolidation"},
+                metadata={"source": EXTRACTED},
             )
             for fact in facts
         ]

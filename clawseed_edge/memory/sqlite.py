@@ -74,7 +74,8 @@ _KNN_MAX = 4096  # sqlite-vec's upper bound on k
 # facts; 0.2 ms driven from the FTS table). Best BM25 first, so LIMIT keeps the closest; the
 # MATCH holds only the words a conflicting fact must contain (hygiene.conflict_search_words).
 _CONFLICT_CANDIDATES = (
-    "SELECT e.id, e.content, e.key, e.updated_at FROM entries_fts CROSS JOIN entries e ON "
+    "SELECT e.id, e.content, e.key, e.updated_at, json_extract(e.metadata, '$.source') "
+    "FROM entries_fts CROSS JOIN entries e ON "
     "e.id = entries_fts.rowid WHERE entries_fts MATCH ? AND e.namespace=? AND "
     f"e.category='core' AND e.id != ? AND {_NOT_SUPERSEDED} ORDER BY entries_fts.rank LIMIT 50"
 )
@@ -373,18 +374,27 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
     async def _mark_conflicts(
         self, conn: Any, rowid: int, entry: MemoryEntry, updated: float
     ) -> None:
-        """Mark the older of ``entry`` and each overlapping ``core`` entry as superseded."""
+        """Mark the loser of ``entry`` and each overlapping ``core`` entry as superseded.
+
+        A key stored on purpose (the user, ``memory_store``) beats a fact extracted from a
+        turn (``consolidation``), whichever is newer; otherwise the older one loses.
+        """
         search = conflict_search_words(entry.content, self.conflict_threshold)
         expr = fts_match_expression(" ".join(search))
         if expr is None:
             return
+        extracted = entry.metadata.get("source") == hygiene.EXTRACTED
         rows = await conn.execute_fetchall(_CONFLICT_CANDIDATES, (expr, entry.namespace, rowid))
-        for other_id, content, key, other_updated in rows:
+        for other_id, content, key, other_updated, other_source in rows:
             overlap = hygiene.jaccard(entry.content, content)
             if overlap < self.conflict_threshold:
                 continue
-            older, newer_key = (rowid, key) if other_updated > updated else (other_id, entry.key)
-            log.info("memory: %r supersedes an older fact (overlap %.2f)", newer_key, overlap)
+            if extracted != (other_source == hygiene.EXTRACTED):
+                entry_loses = extracted  # explicit keys win
+            else:
+                entry_loses = other_updated > updated
+            older, newer_key = (rowid, key) if entry_loses else (other_id, entry.key)
+            log.info("memory: %r supersedes an overlapping fact (overlap %.2f)", newer_key, overlap)
             await conn.execute(
                 "UPDATE entries SET metadata = json_set(metadata, '$.superseded_by', ?) WHERE id=?",
                 (newer_key, older),

@@ -70,6 +70,9 @@ class PinSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=T
         adc: The ADC input channel number (``ADC1_IN5`` -> 5), for MCU pins with ``adc``.
         timer: The timer channel hardware PWM uses on this pin (``"TIM3_CH2"``), for MCU pins
             with ``pwm``; two pins with the same channel cannot carry different PWM signals.
+        unavailable: Capabilities the chip has on this pin that the firmware cannot use, each
+            with the reason (``{adc = "MicroPython's pin table gives PB11 no ADC ..."}``); they
+            are not in ``caps``, and ``boards show`` and load errors quote the reason.
     """
 
     name: str
@@ -80,10 +83,15 @@ class PinSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=T
     note: str = ""
     adc: int | None = None
     timer: str | None = None
+    unavailable: dict[str, str] = msgspec.field(default_factory=dict)
 
     def can(self, capability: str) -> bool:
         """Whether the pin has ``capability``."""
         return capability in self.caps
+
+    def why_not(self, capability: str) -> str | None:
+        """Why the chip's ``capability`` on this pin cannot be used, when the board file says."""
+        return self.unavailable.get(capability)
 
 
 class ReservedPin(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
@@ -360,6 +368,15 @@ def _check_mcu_pin(spec: BoardSpec, i: int, pin: PinSpec, bad: Any) -> None:
             raise bad(f"pins[{i}].timer", f"{pin.timer!r} is not a timer channel like 'TIM3_CH2'")
         if not pin.can("pwm"):
             raise bad(f"pins[{i}].timer", f"{pin.name} has a timer but no 'pwm' capability")
+    for cap, reason in pin.unavailable.items():
+        if cap not in CAPABILITIES:
+            raise bad(f"pins[{i}].unavailable", f"unknown capability {cap!r}")
+        if pin.can(cap):
+            raise bad(
+                f"pins[{i}].unavailable", f"{pin.name} lists {cap!r} in caps and as unavailable"
+            )
+        if not reason.strip():
+            raise bad(f"pins[{i}].unavailable.{cap}", "say why the capability cannot be used")
     if pin.adc is not None:
         if not 0 <= pin.adc <= 31:
             raise bad(f"pins[{i}].adc", f"ADC channel {pin.adc} must be 0..31")

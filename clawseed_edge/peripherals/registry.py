@@ -7,8 +7,9 @@ the whole config), and builds the peripheral. Built-in: ``pi_gpio`` (a Pi header
 gpiozero), ``nucleo`` (a Nucleo over USB serial, docs/nucleo.md) and ``sensors`` (I2C and
 sysfs sensors and displays, docs/sensors.md). Third-party
 packages add types through the entry-point group ``clawseed_edge.peripherals``
-(``my_board = "package.module:factory"``, the value a :class:`PeripheralFactory`); entry
-points are read only when a type is not registered, so a plain start never scans them::
+(``my_board = "package.module:factory"``, the value a :class:`PeripheralFactory`), found by
+the one plugin registry (:mod:`clawseed_edge.api.plugins`, docs/plugins.md); entry points are
+read only when a type is not registered, so a plain start never scans them::
 
     [[peripherals]]
     name = "bench"
@@ -30,6 +31,7 @@ from typing import Any, Protocol
 import msgspec
 
 from clawseed_edge.api import ConfigInvalid, Peripheral
+from clawseed_edge.api.plugins import PLUGIN_GROUPS, PluginRegistry
 
 from .gpio.factory import PiGpioFactory
 from .sensors.factory import SensorBankFactory
@@ -44,15 +46,7 @@ __all__ = [
     "explain_validation_error",
 ]
 
-ENTRY_POINT_GROUP = "clawseed_edge.peripherals"
-
-
-def entry_points(group: str) -> Any:
-    """``importlib.metadata.entry_points``, imported only when an unknown name is looked up
-    (the module and its email/zipfile imports cost about 2 MB of an idle service)."""
-    from importlib.metadata import entry_points as installed
-
-    return installed(group=group)
+ENTRY_POINT_GROUP = PLUGIN_GROUPS["peripherals"]
 
 
 class PeripheralFactory(Protocol):
@@ -93,63 +87,29 @@ class PeripheralTable:
         return self.factory.create(self.settings, sim=sim, source=source, key=self.key)
 
 
-class PeripheralFactoryRegistry:
-    """Types -> peripheral factories, with lazy entry-point plugins.
+class PeripheralFactoryRegistry(PluginRegistry[PeripheralFactory]):
+    """Types -> peripheral factories: the one plugin registry
+    (:class:`~clawseed_edge.api.plugins.PluginRegistry`) for the kind ``peripherals``.
 
     Args:
         load_entry_points: Look up unknown types in the ``clawseed_edge.peripherals`` group.
     """
 
     def __init__(self, *, load_entry_points: bool = True) -> None:
-        self._factories: dict[str, PeripheralFactory] = {}
-        self._load_entry_points = load_entry_points
+        super().__init__(
+            "peripherals", noun="peripheral type", load_entry_points=load_entry_points, key="type"
+        )
 
-    def register(self, type_: str, factory: PeripheralFactory) -> None:
-        """Register ``factory`` for ``type_``; replaces an earlier one."""
-        self._factories[type_] = factory
-
-    def names(self) -> list[str]:
-        """Registered types, sorted (entry points not yet loaded are not listed)."""
-        return sorted(self._factories)
-
-    def __contains__(self, type_: object) -> bool:
-        return isinstance(type_, str) and type_ in self._factories
-
-    def get(self, type_: str, *, source: str | None = None, key: str = "type") -> PeripheralFactory:
+    def get(  # type: ignore[override]
+        self, type_: str, *, source: str | None = None, key: str = "type"
+    ) -> PeripheralFactory:
         """The factory for ``type_``, loading it from an entry point if not registered.
 
         Raises:
-            ConfigInvalid: No factory of that type (the message lists the known ones).
+            ConfigInvalid: No factory of that type (the message lists the known ones), or its
+                plugin does not load.
         """
-        factory = self._factories.get(type_)
-        if factory is None and self._load_entry_points:
-            factory = self._from_entry_point(type_, source, key)
-        if factory is None:
-            raise ConfigInvalid(
-                f"unknown peripheral type {type_!r}: use one of {', '.join(self.names())} or "
-                f"install a plugin that registers it in the entry-point group "
-                f"{ENTRY_POINT_GROUP!r}",
-                file=source,
-                key=key,
-            )
-        return factory
-
-    def _from_entry_point(
-        self, type_: str, source: str | None, key: str
-    ) -> PeripheralFactory | None:
-        for ep in entry_points(group=ENTRY_POINT_GROUP):
-            if ep.name == type_:
-                try:
-                    factory = ep.load()
-                except Exception as exc:
-                    raise ConfigInvalid(
-                        f"peripheral plugin {type_!r} ({ep.value}) failed to load: {exc}",
-                        file=source,
-                        key=key,
-                    ) from exc
-                self._factories[type_] = factory
-                return factory  # type: ignore[no-any-return]
-        return None
+        return super().get(type_, file=source, key=key)
 
     def parse(self, table: Any, *, source: str, index: int) -> PeripheralTable:
         """Validate one ``[[peripherals]]`` table with its type's settings Struct.

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 import os
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
 
@@ -129,6 +129,8 @@ class ProviderConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
         max_retries: Retries per provider on retryable errors (unreachable, timeout, 429, 5xx),
             0..10.
         routes: Rules that send some requests to another model or provider.
+        settings: A plugin provider's own table, ``[provider.settings]``, validated by the
+            plugin's settings Struct (docs/plugins.md); built-in providers take none.
     """
 
     name: str = "ollama"
@@ -148,6 +150,7 @@ class ProviderConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     fallbacks: list[ProviderConfig] = msgspec.field(default_factory=list)
     max_retries: int = 2
     routes: list[RouteConfig] = msgspec.field(default_factory=list)
+    settings: dict[str, Any] = msgspec.field(default_factory=dict)
 
     def __post_init__(self) -> None:
         defaults = PROVIDER_DEFAULTS.get(self.name, {})

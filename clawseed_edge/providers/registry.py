@@ -1,16 +1,23 @@
 """Provider factories by name, aliases, plugins, and :func:`create_provider`.
 
-A factory is any callable ``(ProviderConfig) -> Provider``. Built-ins: ``ollama``,
-``anthropic``, ``openai`` with aliases (``local`` -> ollama, ``claude`` -> anthropic,
-``openai-compatible``/``llamacpp``/``vllm``/``lmstudio``/``groq``/``deepseek``/``openrouter``/
-``gemini`` -> openai). Third-party packages add factories through the entry-point group
-``clawseed_edge.providers`` (``name = "package.module:factory"``); entry points are read only
-when a name is not registered, so a plain start never scans them.
+A factory is any callable ``(ProviderConfig) -> Provider``, or an object with a ``settings``
+msgspec Struct and ``create(config, settings) -> Provider``: such a provider brings its own
+settings table, ``[provider.settings]``, validated by that Struct (errors name the key,
+``provider.settings.region``), as a peripheral plugin validates its ``[[peripherals]]`` table.
+Built-ins: ``ollama``, ``anthropic``, ``openai``, ``demo`` with aliases (``local`` -> ollama,
+``claude`` -> anthropic, ``openai-compatible``/``llamacpp``/``vllm``/``lmstudio``/``groq``/
+``deepseek``/``openrouter``/``gemini`` -> openai).
+
+:class:`ProviderFactoryRegistry` is the one plugin registry
+(:class:`~clawseed_edge.api.plugins.PluginRegistry`) for the kind ``providers``: third-party
+packages add factories through the entry-point group ``clawseed_edge.providers``
+(``name = "package.module:factory"``), read only when a name is not registered, so a plain
+start never scans them; a plugin may not shadow a built-in (docs/plugins.md).
 
 Built-in factories import their SDK inside the call: building an Ollama provider never imports
 ``anthropic``. An application that wants fewer choices builds its own registry::
 
-    registry = ProviderFactoryRegistry()
+    registry = ProviderFactoryRegistry(load_entry_points=False)
     registry.register("ollama", ollama_factory)
     provider = create_provider(config, registry)
 """
@@ -18,12 +25,13 @@ Built-in factories import their SDK inside the call: building an Ollama provider
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgspec
 
 from clawseed_edge.api.errors import ConfigInvalid
+from clawseed_edge.api.plugins import PLUGIN_GROUPS, PluginRegistry, describe_settings_error
 from clawseed_edge.api.protocols import Provider
 
 from .config import ProviderConfig
@@ -39,17 +47,10 @@ __all__ = [
     "openai_factory",
 ]
 
-ENTRY_POINT_GROUP = "clawseed_edge.providers"
+ENTRY_POINT_GROUP = PLUGIN_GROUPS["providers"]
 
-
-def entry_points(group: str) -> Any:
-    """``importlib.metadata.entry_points``, imported only when an unknown name is looked up
-    (the module and its email/zipfile imports cost about 2 MB of an idle service)."""
-    from importlib.metadata import entry_points as installed
-
-    return installed(group=group)
-
-
+#: A plain factory; a factory object with ``settings`` and ``create(config, settings)`` is the
+#: other accepted shape (see the module docstring).
 ProviderFactory = Callable[[ProviderConfig], Provider]
 
 
@@ -81,7 +82,7 @@ def demo_factory(config: ProviderConfig) -> Provider:
     return DemoProvider(model=config.model or "demo-rules")
 
 
-class ProviderFactoryRegistry:
+class ProviderFactoryRegistry(PluginRegistry[Any]):
     """Names (and aliases) -> provider factories, with lazy entry-point plugins.
 
     Args:
@@ -89,62 +90,38 @@ class ProviderFactoryRegistry:
     """
 
     def __init__(self, *, load_entry_points: bool = True) -> None:
-        self._factories: dict[str, ProviderFactory] = {}
-        self._aliases: dict[str, str] = {}
-        self._load_entry_points = load_entry_points
-
-    def register(self, name: str, factory: ProviderFactory, *, aliases: Iterable[str] = ()) -> None:
-        """Register ``factory`` under ``name`` (and ``aliases``); replaces an earlier one."""
-        self._factories[name] = factory
-        for alias in aliases:
-            self._aliases[alias] = name
-
-    def canonical(self, name: str) -> str:
-        """The registered name an alias stands for (the name itself if not an alias)."""
-        return self._aliases.get(name, name)
-
-    def names(self) -> list[str]:
-        """Registered names and aliases, sorted (entry points not yet loaded are not listed)."""
-        return sorted({*self._factories, *self._aliases})
-
-    def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and self.canonical(name) in self._factories
-
-    def get(self, name: str) -> ProviderFactory:
-        """The factory for ``name``, loading it from an entry point if not registered.
-
-        Raises:
-            ConfigInvalid: no provider of that name (the message lists the known ones).
-        """
-        key = self.canonical(name)
-        factory = self._factories.get(key)
-        if factory is None and self._load_entry_points:
-            factory = self._from_entry_point(key)
-        if factory is None:
-            raise ConfigInvalid(
-                f"unknown provider {name!r}: use one of {', '.join(self.names())} or install "
-                f"a plugin that registers it in the entry-point group {ENTRY_POINT_GROUP!r}",
-                key="provider.name",
-            )
-        return factory
-
-    def _from_entry_point(self, name: str) -> ProviderFactory | None:
-        for ep in entry_points(group=ENTRY_POINT_GROUP):
-            if ep.name == name:
-                try:
-                    factory = ep.load()
-                except Exception as exc:
-                    raise ConfigInvalid(
-                        f"provider plugin {name!r} ({ep.value}) failed to load: {exc}",
-                        key="provider.name",
-                    ) from exc
-                self._factories[name] = factory
-                return factory  # type: ignore[no-any-return]
-        return None
+        super().__init__(
+            "providers", noun="provider", load_entry_points=load_entry_points, key="provider.name"
+        )
 
     def create(self, config: ProviderConfig) -> Provider:
-        """Build one provider (no fallbacks, retries or routes) from ``config``."""
-        return self.get(config.name)(config)
+        """Build one provider (no fallbacks, retries or routes) from ``config``.
+
+        Raises:
+            ConfigInvalid: An unknown name, or a ``[provider.settings]`` table the provider
+                does not take or whose keys its Struct rejects (the key names the field).
+        """
+        factory = self.get(config.name)
+        settings_type = getattr(factory, "settings", None)
+        if settings_type is None:
+            if config.settings:
+                raise ConfigInvalid(
+                    f"provider {config.name!r} takes no [provider.settings] table; its keys "
+                    "go in [provider] itself (see docs/config.md)",
+                    key="provider.settings",
+                )
+            provider: Provider = factory(config)
+            return provider
+        try:
+            settings = msgspec.convert(config.settings, settings_type)
+        except msgspec.ValidationError as exc:
+            message, key = describe_settings_error(str(exc))
+            raise ConfigInvalid(
+                f"provider {config.name!r}: {message}",
+                key=f"provider.settings.{key}" if key else "provider.settings",
+            ) from exc
+        built: Provider = factory.create(config, settings)
+        return built
 
 
 def default_registry() -> ProviderFactoryRegistry:

@@ -49,16 +49,18 @@ _FALLBACK_ON = (ProviderAuthFailed, ProviderModelNotFound, ProviderContextTooLon
 
 
 async def probe_quietly(provider: Provider) -> None:
-    """Call ``provider.probe()`` if it has one; a ProviderError is logged, not raised."""
+    """Call ``provider.probe()`` if it has one; a ProviderError is logged, not raised.
+
+    At INFO, not WARNING: the first request reports the same error with its advice, so a
+    one-shot ``agent`` would say it twice; the service logs at INFO, so its journal keeps it.
+    """
     probe = getattr(provider, "probe", None)
     if probe is None:
         return
     try:
         await probe()
     except ProviderError as exc:
-        log.warning(
-            "could not probe provider %s (model %s): %s", provider.name, provider.model, exc
-        )
+        log.info("could not probe provider %s (model %s): %s", provider.name, provider.model, exc)
 
 
 class ReliableProvider:

@@ -5,11 +5,12 @@ the CLI (``clawseed-edge cron``) uses :class:`JobStore` directly when no service
 docs/scheduler.md for the DST rules and the missed-run policies.
 """
 
+from .book import JobBook
 from .clock import Clock, ManualClock, SystemClock
 from .jobs import Job, JobExecutor, JobFailed
 from .runner import Scheduler
 from .schedule import Schedule, local_zone, zone_named
-from .setup import scheduler_for
+from .setup import register_job_book, scheduler_for
 from .store import JobRun, JobStore, TooManyJobs
 from .tools import CronAdd, CronList, CronRemove, cron_tools
 
@@ -19,6 +20,7 @@ __all__ = [
     "CronList",
     "CronRemove",
     "Job",
+    "JobBook",
     "JobExecutor",
     "JobFailed",
     "JobRun",
@@ -30,6 +32,7 @@ __all__ = [
     "TooManyJobs",
     "cron_tools",
     "local_zone",
+    "register_job_book",
     "scheduler_for",
     "zone_named",
 ]

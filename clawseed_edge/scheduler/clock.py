@@ -86,6 +86,11 @@ class ManualClock:
             await self._arrived.wait()
 
     @property
+    def deadlines(self) -> list[float]:
+        """When the tasks sleeping on this clock wake, earliest first."""
+        return sorted(w for w, f in self._sleepers if not f.done())
+
+    @property
     def sleepers(self) -> int:
         """How many tasks are waiting on this clock."""
         return sum(1 for _, f in self._sleepers if not f.done())

@@ -112,6 +112,11 @@ class Scheduler:
         """Look at the jobs again now (after one was added, removed or changed)."""
         self._changed.set()
 
+    async def jobs_changed(self) -> str | None:
+        """What the cron tools call after a change: :meth:`wake` (nothing to tell the model)."""
+        self.wake()
+        return None
+
     def pause(self, why: str) -> list[str]:
         """Stop running jobs now and run none until :meth:`resume`; returns the jobs cancelled.
 

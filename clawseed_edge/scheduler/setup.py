@@ -1,13 +1,15 @@
-"""Building the service's scheduler from a config: store, executor, declared jobs, cron tools."""
+"""Building the service's scheduler from a config: store, executor, declared jobs, cron tools;
+and the cron tools alone over state.db for ``agent`` and ``chat`` (:func:`register_job_book`)."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from clawseed_edge.api import ConfigInvalid
 
+from .book import JobBook
 from .clock import Clock, SystemClock
 from .jobs import JobExecutor, job_from_settings
 from .runner import Scheduler
@@ -19,7 +21,7 @@ if TYPE_CHECKING:
     from clawseed_edge.config.assemble import Runtime
     from clawseed_edge.state import StateDB
 
-__all__ = ["scheduler_for"]
+__all__ = ["register_job_book", "scheduler_for"]
 
 log = logging.getLogger("clawseed_edge.scheduler")
 
@@ -65,3 +67,22 @@ async def scheduler_for(
         cron_tools(scheduler, runtime.agent, supervised=supervised)
     )
     return scheduler
+
+
+def register_job_book(
+    runtime: Runtime, state: StateDB, *, notify: Callable[[], Awaitable[bool]]
+) -> JobBook | None:
+    """The cron tools for a process that runs no jobs (``agent``, ``chat``): they write to
+    ``state.db`` as ``cron add`` does and ``notify`` the running service. None (no tools)
+    when ``[scheduler] enabled = false``, as in a service."""
+    settings = runtime.loaded.config.scheduler
+    if not settings.enabled:
+        return None
+    book = JobBook(
+        JobStore(state, max_jobs=settings.max_jobs),
+        zone=zone_named(settings.timezone),
+        notify=notify,
+    )
+    supervised = runtime.loaded.config.autonomy.level == "supervised"
+    runtime.agent.registry.register_many(cron_tools(book, runtime.agent, supervised=supervised))
+    return book

@@ -30,13 +30,15 @@ from .store import TooManyJobs
 if TYPE_CHECKING:
     from clawseed_edge.agent import Agent
 
+    from .book import JobBook
     from .runner import Scheduler
 
 __all__ = ["CronAdd", "CronList", "CronRemove", "check_tool_job", "cron_tools"]
 
 
-def cron_tools(scheduler: Scheduler, agent: Agent, *, supervised: bool) -> list[BaseTool]:
-    """The three cron tools over ``scheduler``, checking tool jobs against ``agent``'s tools."""
+def cron_tools(scheduler: Scheduler | JobBook, agent: Agent, *, supervised: bool) -> list[BaseTool]:
+    """The three cron tools over ``scheduler`` (the service's, or a :class:`~.book.JobBook`
+    where no job runs), checking tool jobs against ``agent``'s tools."""
     return [
         CronAdd(scheduler, agent, supervised=supervised),
         CronList(scheduler),
@@ -45,7 +47,7 @@ def cron_tools(scheduler: Scheduler, agent: Agent, *, supervised: bool) -> list[
 
 
 class _CronTool(BaseTool):
-    def __init__(self, scheduler: Scheduler) -> None:
+    def __init__(self, scheduler: Scheduler | JobBook) -> None:
         self.scheduler = scheduler
 
 
@@ -92,7 +94,7 @@ class CronAdd(_CronTool):
         "additionalProperties": False,
     }
 
-    def __init__(self, scheduler: Scheduler, agent: Agent, *, supervised: bool) -> None:
+    def __init__(self, scheduler: Scheduler | JobBook, agent: Agent, *, supervised: bool) -> None:
         super().__init__(scheduler)
         self.agent = agent
         self.supervised = supervised
@@ -134,12 +136,14 @@ class CronAdd(_CronTool):
             return ToolResult.fail(
                 f"a job named {job.name!r} exists; pick another name or remove it first"
             )
-        scheduler.wake()
+        note = await scheduler.jobs_changed()
         shown = describe_runs(job.schedule, scheduler.zone, now, job.created_at)
         text = (
             f"Scheduled job {job.name!r}: {job.summary()}.\nWhen: {shown['schedule']}.\n"
             f"Next runs: {'; '.join(shown['next_runs'])}."
         )
+        if note:
+            text += f"\n{note}"
         return ToolResult.ok(text, data={"job": job.name, **shown})
 
     def _job(self, arguments: Mapping[str, Any]) -> Job:
@@ -249,5 +253,5 @@ class CronRemove(_CronTool):
                 "next start, so the user removes it there"
             )
         await self.scheduler.store.remove(name)
-        self.scheduler.wake()
+        await self.scheduler.jobs_changed()
         return ToolResult.ok(f"Removed job {name!r}.")

@@ -1,6 +1,7 @@
 """``clawseed-edge service install|uninstall``: the user, the unit, the udev rule, the state dir.
 
-:func:`install` does, in order: create the ``gpio``/``i2c``/``dialout`` groups that are missing
+:func:`install` does, in order: check that systemd runs here (and the commands it needs are
+there) before anything is written; create the ``gpio``/``i2c``/``dialout`` groups that are missing
 (``SupplementaryGroups=`` naming a missing group stops the unit from starting) and the system
 user; write the unit with this install's ``clawseed-edge`` and the udev rule for the ST-LINK
 boards; write ``config.toml`` in the state directory if there is none (``clawseed-edge init``);
@@ -134,6 +135,33 @@ def _require_root(paths: InstallPaths, what: str) -> None:
         )
 
 
+#: The commands a live install runs that it cannot do without (udevadm only notes a failure).
+REQUIRED_COMMANDS = ("systemctl", "groupadd", "useradd", "usermod")
+
+
+def systemd_booted() -> bool:
+    """Whether systemd is the running init (sd_booted(3): ``/run/systemd/system`` exists)."""
+    return Path("/run/systemd/system").is_dir()
+
+
+def _require_systemd(paths: InstallPaths) -> None:
+    """Refuse a live install on a machine it cannot finish on (a container, another init)."""
+    if not paths.live:
+        return
+    if not systemd_booted():
+        raise ServiceInstallError(
+            "this machine does not run systemd (no /run/systemd/system), so the service "
+            "could not be started at boot; nothing was written. Run `clawseed-edge run` under "
+            "your own supervisor, or pass --root DIR to stage the files for an image"
+        )
+    missing = [c for c in REQUIRED_COMMANDS if shutil.which(c) is None]
+    if missing:
+        raise ServiceInstallError(
+            f"{', '.join(missing)} not found on PATH; `service install` needs them (Debian's "
+            "systemd and passwd packages); nothing was written"
+        )
+
+
 def _write(path: Path, text: str, say: Report, mode: int = 0o644) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
@@ -166,6 +194,7 @@ def install(
     """
     paths = InstallPaths(root)
     _require_root(paths, "install")
+    _require_systemd(paths)  # before the user and the files: a failed install writes nothing
     exe = executable or find_executable()
     say = Report()
     _create_groups_and_user(user, paths, run, say)
@@ -234,6 +263,8 @@ def _ensure_config(
     config = paths.state_dir / "config.toml"
     if config.exists():
         say(f"kept {config}")
+        if "--gateway" in init_args:
+            _say_gateway_state(config, say)
         return
     paths.state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     env = {**os.environ, "CLAWSEED_HOME": str(paths.state_dir)}
@@ -254,6 +285,28 @@ def _ensure_config(
     say(f"wrote {config} (edit it, then: systemctl reload {UNIT_NAME})")
     # systemd gives StateDirectory= to the service's user at start (chown), so root owning
     # it now is fine.
+
+
+def _say_gateway_state(config: Path, say: Report) -> None:
+    """``--gateway`` with a config kept as it was: say whether phones can reach its gateway
+    (the file is the user's; it is not rewritten)."""
+    from clawseed_edge.api import ConfigError
+    from clawseed_edge.config.file import load_config
+
+    try:
+        gateway = load_config(config).config.gateway
+    except ConfigError as exc:
+        say(f"note: --gateway changed nothing: {config} was kept and does not load ({exc})")
+        return
+    loopback = gateway.host in ("127.0.0.1", "::1", "localhost")
+    if gateway.enabled and not loopback:
+        return
+    wanted = 'enabled = true, host = "0.0.0.0", allow_public_bind = true'
+    found = "is off" if not gateway.enabled else f"listens on {gateway.host} only"
+    say(
+        f"note: --gateway changed nothing: the kept {config} has a gateway that {found}; "
+        f"for phones set [gateway] {wanted} in it, then: systemctl reload {UNIT_NAME}"
+    )
 
 
 def uninstall(root: Path = Path("/"), *, run: Runner = _subprocess_run) -> list[str]:

@@ -86,6 +86,11 @@ def runtime_summary(runtime: Any, gateway_url: str | None = None) -> str:
     p = runtime.provider
     parts = [f"model {p.name}/{p.model}"]
     for x in runtime.peripherals:
+        # A peripheral that is not a pin board (a sensor bank) says what it holds itself.
+        contents = getattr(x, "contents", None)
+        if callable(contents):
+            parts.append(f"{x.name}: {x.board_type} with {contents()}")
+            continue
         n = len(getattr(getattr(x, "hardware", None), "devices", ()))
         parts.append(f"{x.name}: {x.board_type} with {n} device{'' if n == 1 else 's'}")
     if gateway_url is not None:
@@ -145,8 +150,12 @@ class Service:
             StaticApprover,
         )
         from clawseed_edge.config.assemble import assemble
+        from clawseed_edge.config.packages import require_packages
 
         settings = self.settings
+        # One line with the install command, before any hardware, rather than an import error
+        # half-way through start-up (under systemd: a crash loop).
+        require_packages(self.loaded.config, gateway=settings.enabled)
         broker = None
         if settings.enabled:
             from clawseed_edge.gateway.approvals import ApprovalBroker

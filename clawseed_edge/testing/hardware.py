@@ -103,9 +103,6 @@ def _drive(board: PiGpio, device: str, *, active: bool) -> None:
     gz = dev.gpiozero_device
     if gz is None or dev.is_output:
         raise RuntimeError(f"{device} is not a connected input device")
-    cfg = dev.wired.config
-    pull_up = True if (cfg.kind == "button" and cfg.pull_up is None) else cfg.pull_up
-    active_high = cfg.active_high if pull_up is None else not pull_up
-    high = active == active_high
+    high = active != dev.wired.config.active_low
     pin = mock_pin(board, device)
     pin.drive_high() if high else pin.drive_low()

@@ -11,10 +11,14 @@ The assembler registers them from the config (``[tools]``; every built-in is lis
         WebFetchTool(DestinationPolicy.of(["example.com"])),
     ]
 
+Tool plugins: a factory registered in the entry-point group ``clawseed_edge.tools`` builds
+tools from a :class:`ToolSetup` (see :mod:`.factories` and docs/plugins.md).
+
 httpx is imported only when an HTTP tool sends its first request.
 """
 
 from .destinations import DestinationPolicy, DestinationRefused
+from .factories import ToolFactoryRegistry, ToolSetup
 from .files import FileListTool, FileReadTool, FileWriteTool, file_tools
 from .http_tools import HttpRequestTool, WebFetchTool
 from .memory_tools import MemoryForgetTool, MemoryRecallTool, MemoryStoreTool, memory_tools
@@ -33,6 +37,8 @@ __all__ = [
     "MemoryStoreTool",
     "ShellTool",
     "SystemInfoTool",
+    "ToolFactoryRegistry",
+    "ToolSetup",
     "WebFetchTool",
     "file_tools",
     "memory_tools",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -107,6 +108,39 @@ def test_init_writes_config_workspace_and_private_secrets(
     from clawseed_edge.config.file import load_config
 
     assert load_config().config.provider.name == "ollama"
+
+
+def test_chat_answers_help_and_unknown_commands_itself(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from clawseed_edge.providers.demo import DemoProvider, latest_user_text
+
+    sent: list[str] = []
+    original = DemoProvider.chat
+
+    async def recording(self: DemoProvider, request: Any) -> Any:
+        sent.append(latest_user_text(request.messages[-1].content))
+        return await original(self, request)
+
+    monkeypatch.setattr(DemoProvider, "chat", recording)
+    lines = "/help\n/frobnicate now\n//etc is a folder\n/etc/hosts?\n/exit\n"
+    monkeypatch.setattr("sys.stdin", io.StringIO(lines))
+    code, _out, err = run_cli(capsys, "chat", "--sim")
+    assert code == 0, err
+    assert "commands: /help, /reset" in err
+    assert "unknown command /frobnicate; commands:" in err
+    # Only the two messages reached the model; `//` escapes a leading slash.
+    assert sent == ["/etc is a folder", "/etc/hosts?"]
+
+
+@pytest.mark.parametrize("message", ["", "   \n"])
+def test_an_empty_message_is_refused_before_a_turn(
+    message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run_cli(capsys, "agent", "--sim", "-m", message)
+    assert code == 1
+    assert out == ""
+    assert "error: the message (-m) is empty" in err
 
 
 def test_pin_lines_of_a_nucleo_show_the_line_level(

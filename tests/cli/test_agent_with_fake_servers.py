@@ -134,3 +134,15 @@ def test_missing_anthropic_key_names_the_variable(tmp_path: Path) -> None:
         result = cli(tmp_path, config, "agent", "--sim", "-m", "hello")
     assert result.returncode == 1
     assert "ANTHROPIC_API_KEY" in result.stderr
+
+
+def test_with_the_model_server_down_one_shot_says_so_once(tmp_path: Path) -> None:
+    url = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    config = write_config(
+        tmp_path, f'[provider]\nname = "ollama"\nmodel = "qwen2.5:3b"\nbase_url = "{url}"\n'
+    )
+    done = cli(tmp_path / "home", config, "agent", "-m", "hi")
+    assert done.returncode == 1
+    said = f"no model server at {url}"
+    assert done.stderr.count(said) == 1, done.stderr
+    assert f"error: {said}" in done.stderr

@@ -20,3 +20,13 @@ def test_f401re_shows_micropython_board_adc_and_timer_channels() -> None:
     assert "MicroPython board: NUCLEO_F401RE (mpy-cross -march=armv7emsp)" in text
     line = next(x for x in text.splitlines() if x.strip().startswith("PA5 "))
     assert "ADC ch5" in line and "TIM2_CH1" in line and "user LED LD2" in line
+
+
+def test_g0b1re_shows_a4_a5_d1_not_analog_under_micropython() -> None:
+    out = io.StringIO()
+    assert show_board("nucleo-g0b1re", out=out) == 0
+    lines = {x.split()[0]: x for x in out.getvalue().splitlines() if x.startswith("  P")}
+    for name in ("PB11", "PB12", "PC4"):
+        assert "no adc: not analog under MicroPython" in lines[name], lines[name]
+        assert "ADC ch" not in lines[name]
+    assert "ADC ch18" in lines["PC5"] and "no adc" not in lines["PC5"]

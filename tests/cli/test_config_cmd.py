@@ -128,3 +128,78 @@ def test_builtins_are_plain() -> None:
 
     data = msgspec.to_builtins(load_config().config)
     assert tomllib.loads(dumps(data))["provider"]["name"] == "demo"
+
+
+_PI = '[provider]\nname = "demo"\n[hardware]\nboard = "rpi4b"\n'
+_LED = '[[devices]]\nname = "{name}"\npin = "{pin}"\nkind = "led"\n'
+REFUSED_BY_A_RUN = {
+    "no such pin": (_PI + _LED.format(name="x", pin="GPIO99"), "has no pin 'GPIO99'"),
+    "reserved pin": (_PI + _LED.format(name="x", pin="GPIO0"), "is reserved on rpi4b"),
+    "pin used twice": (
+        _PI + _LED.format(name="x", pin="GPIO17") + _LED.format(name="y", pin="GPIO17"),
+        "pin GPIO17 is already used by device 'x'",
+    ),
+    "unknown sensor driver": (
+        _PI + '[[sensors]]\nname = "t"\ndriver = "nosuch"\n',
+        "unknown sensor driver 'nosuch'",
+    ),
+    "unknown provider": ('[provider]\nname = "nosuch"\nmodel = "m"\n', "unknown provider 'nosuch'"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED_BY_A_RUN))
+def test_check_refuses_what_a_run_refuses_with_the_same_message(
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text, said = REFUSED_BY_A_RUN[case]
+    path = tmp_path / "config.toml"
+    path.write_text(text, encoding="utf-8")
+    capsys.readouterr()
+    assert main(["--config", str(path), "agent", "-m", "status"]) == 1
+    run_error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert said in run_error
+    assert main(["config", "check", str(path)]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.strip() == run_error
+
+
+def test_check_opens_no_hardware_and_writes_nothing(
+    tmp_path: Path, clawseed_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A Nucleo on a port that does not exist and an I2C sensor: wiring that checks out.
+    path = tmp_path / "config.toml"
+    path.write_text(
+        '[provider]\nname = "ollama"\nmodel = "m"\nbase_url = "http://127.0.0.1:9"\n'
+        '[[peripherals]]\nname = "bench"\ntype = "nucleo"\nboard = "nucleo-f401re"\n'
+        'port = "/dev/ttyNOPE"\n[[peripherals.devices]]\nname = "l"\npin = "PA5"\nkind = "led"\n'
+        '[[sensors]]\nname = "t"\ndriver = "bme280"\naddress = 0x76\n',
+        encoding="utf-8",
+    )
+    before = sorted(clawseed_home.rglob("*"))
+    assert main(["config", "check", str(path)]) == 0, capsys.readouterr().err
+    assert capsys.readouterr().out == f"ok: {path}\n"
+    assert sorted(clawseed_home.rglob("*")) == before
+
+
+def test_check_refuses_a_public_gateway_address_as_run_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(
+        '[provider]\nname = "demo"\n[gateway]\nenabled = true\nhost = "0.0.0.0"\n',
+        encoding="utf-8",
+    )
+    import subprocess
+    import sys
+
+    run = subprocess.run(
+        [sys.executable, "-m", "clawseed_edge", "--config", str(path), "run", "--sim"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert run.returncode == 1, run.stderr
+    run_error = run.stderr.strip().splitlines()[-1]
+    assert "allow_public_bind" in run_error
+    capsys.readouterr()
+    assert main(["config", "check", str(path)]) == 1
+    assert capsys.readouterr().err.strip() == run_error

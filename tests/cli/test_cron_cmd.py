@@ -117,3 +117,14 @@ def test_a_tool_job_the_agent_could_never_run_is_refused_when_added(
     assert code == 1 and f"--tool {tool}: " in err and said in err
     assert main(["cron", "list", "--json"]) == 0
     assert capsys.readouterr().out.strip() == "", "nothing was stored"
+
+
+def test_runs_of_a_job_that_does_not_exist_says_so(
+    config: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["cron", "runs", "nosuch"]) == 1
+    assert "no job is named 'nosuch'" in capsys.readouterr().err
+    assert main(["cron", "add", "quiet", "--every", "1h", "--prompt", "hi"]) == 0
+    capsys.readouterr()
+    assert main(["cron", "runs", "quiet"]) == 0  # it exists and has not run
+    assert "no runs yet" in capsys.readouterr().out

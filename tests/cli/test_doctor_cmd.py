@@ -19,7 +19,7 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, s
     return code, out, err
 
 
-NAMES = ["python", "config", "board", "gpio", "i2c", "1-wire", "dht", "serial", "provider",
+NAMES = ["python", "config", "packages", "board", "gpio", "i2c", "1-wire", "dht", "serial", "provider",
          "memory", "disk", "service"]  # fmt: skip
 
 

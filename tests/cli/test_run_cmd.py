@@ -88,3 +88,21 @@ def test_sigterm_applies_safe_state_and_exits_cleanly(tmp_path: Path) -> None:
     assert code == 0, rest
     assert "applying the safe state" in rest
     assert "outputs are in their safe state" in rest
+
+
+async def test_the_start_line_counts_simulated_sensors_and_displays(tmp_path: Path) -> None:
+    from clawseed_edge.service.process import runtime_summary
+
+    path = tmp_path / "config.toml"
+    path.write_text(
+        CONFIG
+        + '[[sensors]]\nname = "air"\ndriver = "bme280"\n'
+        + '[[sensors]]\nname = "light"\ndriver = "bh1750"\n'
+        + '[[displays]]\nname = "lcd"\ndriver = "hd44780"\n',
+        encoding="utf-8",
+    )
+    runtime = await assemble(load_config(path), sim=True, provider=ScriptedProvider(["ok"]))
+    async with runtime:
+        line = runtime_summary(runtime)
+    assert "pi: sim with 2 devices;" in line, line
+    assert "sensors: sim with 2 sensors and 1 display;" in line, line

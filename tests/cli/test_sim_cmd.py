@@ -42,6 +42,12 @@ def test_sim_nucleo_refuses_a_pi_and_bad_adc(capsys) -> None:  # type: ignore[no
     assert "PIN=RAW" in capsys.readouterr().err
 
 
+def test_sim_nucleo_refuses_adc_on_a_pin_micropython_cannot_read(capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["sim", "nucleo", "--board", "nucleo-g0b1re", "--adc", "A4=100"]) == 2
+    err = capsys.readouterr().err
+    assert "PB11 on nucleo-g0b1re is not analog" in err and "under MicroPython" in err
+
+
 def test_sim_nucleo_prints_every_pin_change_with_its_device(tmp_path) -> None:  # type: ignore[no-untyped-def]
     config = tmp_path / "config.toml"
     config.write_text(

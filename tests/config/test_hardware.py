@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -116,3 +117,40 @@ def test_the_readme_example_of_two_headers_loads(tmp_path: Path) -> None:
     loaded = load_config(write(tmp_path, example))
     bench, shed = build_peripherals(loaded.config, loaded.source, sim=True)
     assert (bench.name, shed.name) == ("bench", "shed")
+
+
+async def test_each_peripherals_table_is_validated_once_and_assembly_builds_that_object(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from clawseed_edge.config.assemble import assemble
+    from clawseed_edge.peripherals.registry import PeripheralFactoryRegistry, PeripheralTable
+    from clawseed_edge.testing import ScriptedProvider
+
+    parsed: list[str] = []
+    built: list[PeripheralTable] = []
+    parse, create = PeripheralFactoryRegistry.parse, PeripheralTable.create
+
+    def counting_parse(self: Any, table: Any, **kwargs: Any) -> PeripheralTable:
+        parsed.append(str(table.get("name")))
+        return parse(self, table, **kwargs)
+
+    def recording_create(self: PeripheralTable, **kwargs: Any) -> Any:
+        built.append(self)
+        return create(self, **kwargs)
+
+    monkeypatch.setattr(PeripheralFactoryRegistry, "parse", counting_parse)
+    monkeypatch.setattr(PeripheralTable, "create", recording_create)
+    text = (
+        '[hardware]\nboard = "sim"\n[[devices]]\nname = "porch"\npin = "GPIO27"\nkind = "led"\n'
+        + HEADER.format(name="left")
+        + DEVICE.format(name="a", pin="GPIO17")
+        + '[[peripherals]]\nname = "bench"\ntype = "nucleo"\nboard = "nucleo-f401re"\n'
+        + DEVICE.format(name="ld2", pin="D13")
+    )
+    loaded = load_config(write(tmp_path, text))
+    runtime = await assemble(loaded, provider=ScriptedProvider(["ok"]), sim=True, connect=False)
+    async with runtime:
+        assert [p.name for p in runtime.peripherals] == ["pi", "left", "bench"]
+    assert parsed == ["left", "bench"]  # once each, at load
+    assert loaded.peripheral_tables is not None
+    assert [id(t) for t in built] == [id(t) for t in loaded.peripheral_tables]

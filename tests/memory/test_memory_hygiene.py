@@ -62,6 +62,28 @@ async def test_conflicting_core_fact_supersedes_older(memory: SqliteMemory) -> N
     assert "limit_v1" in [e.key for e in every]
 
 
+async def test_an_extracted_fact_never_supersedes_a_key_stored_on_purpose(
+    memory: SqliteMemory,
+) -> None:
+    await memory.store(MemoryEntry("cat_name", "my cat is called Miso"))
+    # A later turn repeats it; the extracted fact is newer, but the explicit key wins.
+    stored = await memory.consolidate("s1", "remember that my cat is called Miso", "Noted.")
+    extracted = next(e for e in stored if e.category == "core")
+    assert (await memory.get(extracted.key)).metadata["superseded_by"] == "cat_name"  # type: ignore[union-attr]
+    assert "superseded_by" not in (await memory.get("cat_name")).metadata  # type: ignore[union-attr]
+    assert "cat_name" in [e.key for e in await memory.recall("cat", mode="keyword")]
+
+
+async def test_a_key_stored_on_purpose_supersedes_an_older_extracted_fact(
+    memory: SqliteMemory,
+) -> None:
+    stored = await memory.consolidate("s1", "remember that my cat is called Miso", "Noted.")
+    extracted = next(e for e in stored if e.category == "core")
+    await memory.store(MemoryEntry("cat_name", "my cat is called Miso"))
+    assert (await memory.get(extracted.key)).metadata["superseded_by"] == "cat_name"  # type: ignore[union-attr]
+    assert "superseded_by" not in (await memory.get("cat_name")).metadata  # type: ignore[union-attr]
+
+
 async def test_non_core_entries_do_not_conflict(memory: SqliteMemory) -> None:
     await memory.store(MemoryEntry("a", "the greenhouse should stay under 28 C", category="daily"))
     await memory.store(MemoryEntry("b", "the greenhouse should stay under 30 C", category="daily"))

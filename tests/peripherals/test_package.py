@@ -8,6 +8,7 @@ from pathlib import Path
 
 import clawseed_edge.peripherals as package
 import clawseed_edge.peripherals.gpio as gpio_package
+import clawseed_edge.peripherals.wired as wired_package
 
 ROOT = Path(package.__file__).parent
 PREFIX = "clawseed_edge.peripherals"
@@ -45,6 +46,10 @@ def test_the_package_face_is_exactly_its_all() -> None:
 
 def test_the_gpio_face_is_exactly_its_all() -> None:
     assert set(gpio_package.__all__) == _public_names(gpio_package)
+
+
+def test_the_wired_face_is_exactly_its_all() -> None:
+    assert set(wired_package.__all__) == _public_names(wired_package)
 
 
 def _module_name(path: Path) -> str:
@@ -113,13 +118,13 @@ def test_no_import_cycle_inside_peripherals() -> None:
     # A package's __init__ re-exports its submodules; an edge into a package __init__ from its
     # own submodule would be a cycle, and it is one we want to catch too.
     graph = _graph()
-    assert f"{PREFIX}.gpio.tools" in graph  # the walk sees the subpackage
+    assert f"{PREFIX}.wired.tools" in graph  # the walk sees the subpackage
     assert _find_cycle(graph) is None, f"import cycle: {' -> '.join(_find_cycle(graph) or [])}"
 
 
 def test_the_cycle_finder_finds_a_planted_cycle() -> None:
     graph = _graph()
-    graph[f"{PREFIX}.gpio.port"] = {*graph[f"{PREFIX}.gpio.port"], f"{PREFIX}.gpio.toolset"}
+    graph[f"{PREFIX}.wired.port"] = {*graph[f"{PREFIX}.wired.port"], f"{PREFIX}.wired.toolset"}
     assert _find_cycle(graph) is not None
 
 
@@ -129,3 +134,33 @@ def test_no_module_is_over_500_lines() -> None:
         for p in ROOT.rglob("*.py")
     }
     assert {k: v for k, v in sizes.items() if v > 500} == {}
+
+
+def _edges_between(sources: tuple[str, ...], targets: tuple[str, ...]) -> list[str]:
+    graph = _graph()
+    return sorted(
+        f"{module} -> {target}"
+        for module, imported in graph.items()
+        if module.startswith(sources)
+        for target in imported
+        if target.startswith(targets)
+    )
+
+
+def test_sensor_drivers_do_not_point_back_up_at_the_sensor_bank() -> None:
+    # The driver base sits below every transport: i2c/drivers and sysfs/ import it, and
+    # sensors/ (the bank) builds on them, never the other way round.
+    transports = (f"{PREFIX}.i2c", f"{PREFIX}.sysfs", f"{PREFIX}.sensor_driver")
+    assert _edges_between(transports, (f"{PREFIX}.sensors",)) == []
+    assert f"{PREFIX}.sensor_driver" in _graph()[f"{PREFIX}.i2c.drivers.bme280"]
+
+
+def test_the_pi_header_and_the_nucleo_are_backends_of_one_wired_model() -> None:
+    # gpio/ and serial/ each build on wired/ and never on each other: what a device is, its
+    # checks and tools live once, below both.
+    gpio, serial, wired = f"{PREFIX}.gpio", f"{PREFIX}.serial", f"{PREFIX}.wired"
+    assert _edges_between((gpio,), (serial,)) == []
+    assert _edges_between((serial,), (gpio,)) == []
+    assert _edges_between((wired,), (gpio, serial)) == []
+    assert wired in _graph()[f"{gpio}.pi_gpio"]
+    assert wired in _graph()[f"{serial}.board"]

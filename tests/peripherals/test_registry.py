@@ -10,7 +10,7 @@ import msgspec
 import pytest
 
 from clawseed_edge.api import ConfigInvalid, HealthStatus, Peripheral, Tool
-from clawseed_edge.peripherals import registry as registry_module
+from clawseed_edge.api import plugins as registry_module  # entry points are read there
 from clawseed_edge.peripherals.registry import (
     ENTRY_POINT_GROUP,
     PeripheralFactoryRegistry,

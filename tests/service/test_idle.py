@@ -12,10 +12,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-HEAVY = ("ollama", "anthropic", "pydantic", "httpx")
+# importlib.metadata: entry points are read only for a plugin name the config uses (api.plugins).
+HEAVY = ("ollama", "anthropic", "pydantic", "httpx", "importlib.metadata")
 
 SCRIPT = """
-import asyncio, json, sys
+import asyncio, json, logging, sys
+
+logging.basicConfig(level=logging.INFO)  # as `run` logs (the probe's failure is at INFO)
 
 network = []
 

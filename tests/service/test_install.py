@@ -177,3 +177,38 @@ def test_the_stack_runs_a_turn_with_write_execute_memory_denied(tmp_path: Path) 
     )
     assert done.returncode == 0, done.stderr
     assert "red_led (GPIO17) is now on" in done.stdout
+
+
+def test_without_systemd_a_live_install_writes_nothing_and_says_why(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Root on "/" with systemd absent (a container): refused before the user and the files.
+    # `run` refuses every command, so a regression fails here before touching this machine.
+    monkeypatch.setattr(install_module.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(install_module, "systemd_booted", lambda: False)
+    written: list[object] = []
+    monkeypatch.setattr(install_module, "_write", lambda *a, **k: written.append(a))
+    with pytest.raises(ServiceInstallError, match="does not run systemd") as refused:
+        install(Path("/"), run=_must_not_run, executable=Path("/opt/venv/bin/clawseed-edge"))
+    assert "nothing was written" in str(refused.value)
+    assert written == []
+    monkeypatch.setattr(install_module, "_ensure_config", _must_not_run)
+    assert main(["service", "install", "--now", "--gateway"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: this machine does not run systemd")
+
+
+def test_a_second_install_with_gateway_says_the_kept_config_has_it_off(tmp_path: Path) -> None:
+    assert main(["service", "install", "--root", str(tmp_path)]) == 0  # the gateway off
+    config = InstallPaths(tmp_path).state_dir / "config.toml"
+    before = config.read_text()
+    lines = install(tmp_path, run=_must_not_run, init_args=["--gateway"])
+    assert config.read_text() == before  # the user's file is not rewritten
+    note = next(line for line in lines if "--gateway changed nothing" in line)
+    assert "gateway that is off" in note and "[gateway] enabled = true" in note
+
+
+def test_a_second_install_with_gateway_is_quiet_when_phones_can_reach_it(tmp_path: Path) -> None:
+    assert main(["service", "install", "--root", str(tmp_path), "--gateway"]) == 0
+    lines = install(tmp_path, run=_must_not_run, init_args=["--gateway"])
+    assert not any("--gateway changed nothing" in line for line in lines)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -157,3 +158,61 @@ async def test_the_phone_apps_estop_pauses_the_scheduler_too(clawseed_home: Path
         assert hub is not None and sched is not None
         assert await emergency_stop(hub, "estop from phone") == []
         assert sched.paused == "estop from phone"
+
+
+async def _eventually(condition: Any, what: str) -> None:
+    """Wait (bounded: a miss fails, it never hangs) until ``await condition()`` is true."""
+    try:
+        async with asyncio.timeout(30):
+            while True:
+                if await condition():
+                    return
+                await asyncio.sleep(0.01)
+    except TimeoutError:
+        pytest.fail(f"never happened: {what}")
+
+
+async def test_cron_add_from_agent_is_picked_up_by_the_running_service(
+    clawseed_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import time
+
+    from clawseed_edge.testing.fake_servers import FakeOllama, Reply
+
+    clock = ManualClock(time.time())  # the agent's tool stamps the job with the real time
+    with FakeOllama() as ollama:
+        config = CONFIG.split("[[jobs]]")[0].replace(
+            'name = "demo"', f'name = "ollama"\nmodel = "qwen2.5:3b"\nbase_url = "{ollama.url}"'
+        )
+        async with service(clawseed_home, config, clock) as svc:
+            sched = svc.scheduler
+            assert sched is not None
+            await clock.wait_sleeping()  # no jobs: it sleeps an hour
+            add = {"name": "porch_check", "every": "5m", "tool": "hardware_status"}
+            ollama.queue(Reply.tool_call("cron_add", add), Reply.text("Scheduled."))
+            code = await asyncio.to_thread(main, ["agent", "-m", "check the porch every 5m"])
+            out, err = capsys.readouterr()
+            assert code == 0, err
+            assert "Scheduled." in out
+            # Written to state.db as `cron add` writes it...
+            job = await sched.store.get("porch_check")
+            assert job is not None and job.origin == "agent" and job.next_run is not None
+            # ...and the service was told: it sleeps until the new job's run, not the hour.
+            due = job.next_run
+
+            async def rescheduled() -> bool:
+                return due in clock.deadlines
+
+            await _eventually(rescheduled, "the service sleeping until the new job")
+            clock.set(due)
+
+            async def ran() -> bool:
+                return bool(await sched.store.runs("porch_check"))
+
+            await _eventually(ran, "the new job running in the service")
+            await sched.wait_idle()
+            # Removed from the agent: gone from the service's schedule too.
+            ollama.queue(Reply.tool_call("cron_remove", {"name": "porch_check"}), Reply.text("ok"))
+            assert await asyncio.to_thread(main, ["agent", "-m", "stop checking the porch"]) == 0
+            assert await sched.store.get("porch_check") is None
+            assert "porch_check" not in capsys.readouterr().out

@@ -1,55 +1,24 @@
-"""The Pi header through gpiozero: devices on pins, their tools, input events, pin factories.
+"""The Pi header through gpiozero: a backend of the shared wired-device model (``wired/``).
 
-Simulated pins are gpiozero's MockFactory (:func:`mock_pin_factory`); the same code runs on them
-and on lgpio.
+:class:`PiGpio` is a :class:`~..wired.WiredBoard` whose values reach the pins through gpiozero
+devices on a pin factory; simulated pins are gpiozero's MockFactory (:func:`mock_pin_factory`),
+and the same code runs on them and on lgpio. The Pi header's own config is ``[hardware]`` +
+``[[devices]]`` (:class:`HardwareConfig`, :func:`load_hardware_toml`).
 """
 
-from .config import (
-    INPUT_KINDS,
-    KINDS,
-    OUTPUT_KINDS,
-    DeviceConfig,
-    HardwareConfig,
-    WiredDevice,
-    load_hardware_toml,
-    loads_hardware_toml,
-    parse_hardware,
-    validate_devices,
-)
+from .config import HardwareConfig, load_hardware_toml, loads_hardware_toml, parse_hardware
 from .devices import GpioDevice
-from .inputs import EventMessage, EventStream, InputEvent, InputRules
-from .kinds import BLINK_LIMITS, KIND_SPECS, KindSpec
 from .pi_gpio import PiGpio
 from .pins import PinFactoryKind, make_pin_factory, mock_pin_factory
-from .port import GpioDeviceView, GpioPort
-from .toolset import HardwareStatus, build_tools, share_gpio_tools
 
 __all__ = [
-    "BLINK_LIMITS",
-    "INPUT_KINDS",
-    "KINDS",
-    "KIND_SPECS",
-    "OUTPUT_KINDS",
-    "DeviceConfig",
-    "EventMessage",
-    "EventStream",
     "GpioDevice",
-    "GpioDeviceView",
-    "GpioPort",
     "HardwareConfig",
-    "HardwareStatus",
-    "InputEvent",
-    "InputRules",
-    "KindSpec",
     "PiGpio",
     "PinFactoryKind",
-    "WiredDevice",
-    "build_tools",
     "load_hardware_toml",
     "loads_hardware_toml",
     "make_pin_factory",
     "mock_pin_factory",
     "parse_hardware",
-    "share_gpio_tools",
-    "validate_devices",
 ]

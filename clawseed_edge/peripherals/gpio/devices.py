@@ -1,16 +1,14 @@
 """One configured device on top of one gpiozero device.
 
-Everything here is synchronous and runs on the owning :class:`~.gpio.PiGpio`'s worker thread
+Everything here is synchronous and runs on the owning :class:`~.pi_gpio.PiGpio`'s worker thread
 (or, for the exit hook, on the thread that exits). gpiozero exceptions are translated into the
 api error tree here, at the boundary.
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
 import warnings
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from clawseed_edge.api import (
@@ -19,16 +17,11 @@ from clawseed_edge.api import (
     PinInUse,
     PinInvalid,
     PinModeUnsupported,
-    ToolArgumentsInvalid,
 )
 
-from ..boards import BoardSpec
-from .config import DeviceConfig, WiredDevice
-from .kinds import KindSpec
+from ..wired import PinDevice, WiredDevice
 
-__all__ = ["BlinkTasks", "GpioDevice", "describe_wiring", "translate_gpio_error"]
-
-log = logging.getLogger(__name__)
+__all__ = ["GpioDevice", "translate_gpio_error"]
 
 InputCallback = Callable[[str, str, int], None]
 
@@ -47,8 +40,8 @@ def translate_gpio_error(exc: Exception, device: str, pin: str) -> HardwareError
     return HardwareError(f"{where}: {type(exc).__name__}: {exc}")
 
 
-class GpioDevice:
-    """A configured device and its gpiozero device.
+class GpioDevice(PinDevice):
+    """A configured device and its gpiozero device: the Pi header's :class:`~..wired.PinDevice`.
 
     Attributes:
         wired: The validated configuration and board pin.
@@ -57,35 +50,8 @@ class GpioDevice:
     """
 
     def __init__(self, wired: WiredDevice) -> None:
-        self.wired = wired
-        self.value: float | None = None
+        super().__init__(wired)
         self._dev: Any = None
-
-    @property
-    def name(self) -> str:
-        return self.wired.config.name
-
-    @property
-    def kind(self) -> str:
-        return self.wired.config.kind
-
-    @property
-    def pin_name(self) -> str:
-        return self.wired.pin.name
-
-    @property
-    def spec(self) -> KindSpec:
-        """What the device's kind can do."""
-        return self.wired.config.spec
-
-    @property
-    def is_output(self) -> bool:
-        return self.spec.is_output
-
-    @property
-    def config(self) -> DeviceConfig:
-        """The device's configuration."""
-        return self.wired.config
 
     @property
     def gpiozero_device(self) -> Any:
@@ -120,7 +86,7 @@ class GpioDevice:
         spec = cfg.spec
         cls = getattr(gpiozero, spec.gpiozero_class)
         pin = self.pin_name
-        initial = cfg.safe if at_safe or cfg.initial is None else cfg.initial
+        initial = self.start_value(at_safe=at_safe)
         if not spec.is_output:
             return self._build_input(cls, factory)
         if spec.colour:  # pin is red; the extra pins green and blue
@@ -135,7 +101,7 @@ class GpioDevice:
                 pin_factory=factory,
             )
         if spec.pulses:  # a servo: "off" means no pulses
-            value = None if initial == "off" else cfg.position_of(self._level_of(initial))
+            value = None if initial == "off" else cfg.position_of(self.level_of(initial))
             servo_pulses = getattr(factory.pin(pin), "use_servo_pulses", None)
             if servo_pulses is not None:
                 servo_pulses()  # lgpio: pulse widths in microseconds (tx_servo)
@@ -147,10 +113,10 @@ class GpioDevice:
                 pin_factory=factory,
             )
         if spec.detaches:  # "off" means no pulses (a tonal buzzer is silent)
-            value = None if initial == "off" else self._level_of(initial)
+            value = None if initial == "off" else self.level_of(initial)
             return cls(pin, initial_value=value, pin_factory=factory)
         if spec.level:
-            level = self._level_of(initial)
+            level = self.level_of(initial)
             # gpiozero makes a PWM line an output at the level it holds (high at boot on some
             # pins) and starts PWM there: claim it at the safe level first, so a load never
             # starts fully on (active-low: the line high; active-high: low).
@@ -203,22 +169,6 @@ class GpioDevice:
             bounce_time=bounce,
             pin_factory=factory,
         )
-
-    def check_level(self, level: float) -> None:
-        """Raise ToolArgumentsInvalid (naming the range) if ``level`` is outside the device's."""
-        lo, hi = self.wired.config.level_range()
-        if not lo <= level <= hi:
-            raise ToolArgumentsInvalid(
-                f"level {level:g} is outside {self.name}'s allowed range {lo:g}..{hi:g}"
-            )
-
-    def _level_of(self, value: object) -> float:
-        if value == "on":
-            return self.wired.config.level_range()[1]
-        if value == "off" or value is None:
-            return 0.0
-        assert isinstance(value, int | float)
-        return float(value)
 
     def _read_output(self) -> float | None:
         return self._from_device(self._dev.value)
@@ -285,7 +235,7 @@ class GpioDevice:
         Raises:
             ToolArgumentsInvalid: Not a note, or outside the buzzer's range (both named).
         """
-        from .notes import is_silence, parse_note
+        from ..wired.notes import is_silence, parse_note
 
         dev = self._dev
         if dev is None:
@@ -315,13 +265,6 @@ class GpioDevice:
             raise translate_gpio_error(exc, self.name, self.pin_name) from exc
         self.value = self._from_device(raw)
         return self.value
-
-    def safe_value(self) -> float | None:
-        """The value :meth:`apply_safe` writes (None detaches a servo)."""
-        safe = self.wired.config.safe
-        if self.spec.detaches and safe == "off":
-            return None
-        return self._level_of(safe)
 
     def apply_safe(self) -> None:
         """Drive an output to its safe value; inputs are left alone."""
@@ -367,70 +310,6 @@ class GpioDevice:
                 dev.close()
             except Exception as exc:
                 raise translate_gpio_error(exc, self.name, self.pin_name) from exc
-
-
-def describe_wiring(board: BoardSpec, devices: Sequence[GpioDevice], *, sim: bool) -> str:
-    """Lines for the system prompt: the board, each device and the pin aliases."""
-    where = "simulated, mock pins" if sim else "GPIO through gpiozero"
-    lines = [f"Board: {board.name} ({board.id}), {where}."]
-    if not devices:
-        lines.append("No devices are wired; GPIO tools are not available.")
-        return "\n".join(lines)
-    lines.append("Devices (use these names with the gpio_* tools; nothing else is reachable):")
-    for dev in devices:
-        cfg = dev.wired.config
-        pin = dev.wired.pin
-        header = f", header {pin.header}" if pin.header else ""
-        parts = [f"- {cfg.name}: {cfg.kind} on {pin.name}{header}"]
-        if cfg.description:
-            parts.append(cfg.description)
-        if dev.spec.level:
-            lo, hi = cfg.level_range()
-            parts.append(f"level {lo:g}..{hi:g}")
-        if cfg.approval:
-            parts.append("every change asks the user first")
-        if cfg.max_switches_per_minute:
-            parts.append(f"at most {cfg.max_switches_per_minute} switches per minute")
-        if dev.is_output:
-            parts.append(f"safe value {cfg.safe}")
-        else:
-            parts.append("input (read only)")
-        lines.append("; ".join(parts))
-    if board.aliases:
-        aliases = ", ".join(f"{k}={v}" for k, v in board.aliases.items())
-        lines.append(f"Board pin aliases: {aliases}.")
-    return "\n".join(lines)
-
-
-class BlinkTasks:
-    """The running blink task of each device: a new blink or any write cancels the old one."""
-
-    def __init__(self) -> None:
-        self._tasks: dict[str, asyncio.Task[None]] = {}
-
-    def get(self, name: str) -> asyncio.Task[None] | None:
-        return self._tasks.get(name)
-
-    def start(self, name: str, blink: Coroutine[Any, Any, None]) -> None:
-        """Run ``blink`` as the device's blink task (the caller cancelled any earlier one)."""
-        task = asyncio.get_running_loop().create_task(blink, name=f"blink-{name}")
-        self._tasks[name] = task
-        task.add_done_callback(lambda t: self._done(name, t))
-
-    def _done(self, name: str, task: asyncio.Task[None]) -> None:
-        if self._tasks.get(name) is task:
-            del self._tasks[name]
-        if not task.cancelled() and task.exception() is not None:
-            log.error("blink of %s failed: %s", name, task.exception())
-
-    def cancel(self, name: str) -> None:
-        task = self._tasks.pop(name, None)
-        if task is not None:
-            task.cancel()
-
-    def cancel_all(self) -> None:
-        for name in list(self._tasks):
-            self.cancel(name)
 
 
 def _scalar(raw: Any) -> float | None:

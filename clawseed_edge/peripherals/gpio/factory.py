@@ -18,20 +18,18 @@ The legacy ``[hardware]`` + ``[[devices]]`` tables describe one such header name
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Literal
-
-import msgspec
 
 from clawseed_edge.api import Peripheral
 
-from .config import DeviceConfig, HardwareConfig
+from ..wired.factory import WiredBoardFactory, WiredSettings
+from .config import HardwareConfig
 from .pi_gpio import PiGpio
 
 __all__ = ["PiGpioFactory", "PiGpioSettings"]
 
 
-class PiGpioSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
+class PiGpioSettings(WiredSettings, forbid_unknown_fields=True, kw_only=True, frozen=True):
     """A ``[[peripherals]]`` table of type ``pi_gpio``.
 
     Attributes:
@@ -42,37 +40,25 @@ class PiGpioSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, f
         devices: The wiring, ``[[peripherals.devices]]`` tables.
     """
 
-    name: str
     type: Literal["pi_gpio"]
-    board: str
     pin_factory: Literal["auto", "lgpio", "mock"] = "auto"
-    devices: tuple[DeviceConfig, ...] = ()
 
     def hardware(self) -> HardwareConfig:
         return HardwareConfig(board=self.board, pin_factory=self.pin_factory, devices=self.devices)
 
 
-class PiGpioFactory:
-    """Builds a :class:`PiGpio` from a :class:`PiGpioSettings` table."""
+class PiGpioFactory(WiredBoardFactory):
+    """Builds a :class:`PiGpio` from a :class:`PiGpioSettings` table; ``sim`` forces mock pins."""
 
     settings = PiGpioSettings
 
-    def create(
-        self, settings: PiGpioSettings, *, sim: bool = False, source: str, key: str
+    def build(
+        self, settings: PiGpioSettings, *, sim: bool, source: str, devices_key: str
     ) -> Peripheral:
-        """An unconnected PiGpio; ``sim`` forces mock pins.
-
-        Raises:
-            BoardNotFound, ConfigInvalid, PinInvalid, PinReserved, PinInUse,
-            PinModeUnsupported: Bad board or wiring; the message names ``source`` and the key.
-        """
         return PiGpio(
             settings.hardware(),
             name=settings.name,
             sim=True if sim else None,
             source=source,
-            devices_key=f"{key}.devices",
+            devices_key=devices_key,
         )
-
-    def devices(self, settings: PiGpioSettings) -> Sequence[str]:
-        return [d.name for d in settings.devices]

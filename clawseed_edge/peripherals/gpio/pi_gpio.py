@@ -1,7 +1,10 @@
 """``PiGpio``: the Raspberry Pi's GPIO header as a Peripheral, through gpiozero.
 
-The same code runs on hardware (lgpio pins) and in simulation/tests (gpiozero's MockFactory with
-PWM pins); only the pin factory differs, and it is chosen once (:func:`~.pins.make_pin_factory`).
+The Pi header's backend of the shared wired-device model (:class:`~..wired.WiredBoard`): the
+devices, their checks, tools, blinking and events are those of every board; here a value reaches
+a pin through a gpiozero device. The same code runs on hardware (lgpio pins) and in
+simulation/tests (gpiozero's MockFactory with PWM pins); only the pin factory differs, and it is
+chosen once (:func:`~.pins.make_pin_factory`).
 
 Threading: every gpiozero call runs on one worker thread per PiGpio (a
 :class:`~clawseed_edge.peripherals.worker.BlockingWorker`, the class every blocking bus uses).
@@ -21,28 +24,23 @@ import contextlib
 import logging
 import time
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from clawseed_edge.api import (
-    DeviceNotFound,
     HardwareError,
     HealthStatus,
     Lifecycle,
     PeripheralClosed,
     PinModeUnsupported,
-    Tool,
-    ToolArgumentsInvalid,
 )
 
 from ..boards import BoardSpec, default_registry
+from ..wired import InputEvent, WiredBoard, WiredDevice
 from ..worker import BlockingWorker
-from .config import HardwareConfig, validate_devices
-from .devices import BlinkTasks, GpioDevice, describe_wiring
-from .inputs import EventHub, GpioEventsMixin
-from .kinds import blink_out_of_bounds
+from .config import HardwareConfig
+from .devices import GpioDevice
 from .pins import make_pin_factory
-from .toolset import build_tools
 
 __all__ = ["PiGpio"]
 
@@ -50,19 +48,22 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-class PiGpio(GpioEventsMixin):
+class PiGpio(WiredBoard[GpioDevice]):
     """GPIO devices on a Pi-like board as a :class:`~clawseed_edge.api.Peripheral`.
+
+    The Pi header's backend of :class:`~..wired.WiredBoard`: a value reaches a pin through a
+    gpiozero device on the pin factory, on the worker thread.
 
     Args:
         hardware: The board id, the pin factory kind and the devices.
-        board: The board spec; looked up in the shipped registry when omitted.
         name: The peripheral's name (``pi``).
-        sim: Run on mock pins; defaults to true for the ``sim`` board.
-        pin_factory: A gpiozero pin factory to use instead of making one (tests pass a fresh
-            MockFactory); it is not closed by :meth:`disconnect`.
         source: The config file name, for error messages.
         devices_key: Where the devices sit in that file (``peripherals[1].devices``).
         wall_clock: Unix seconds stamped on input events.
+        board: The board spec; looked up in the shipped registry when omitted.
+        sim: Run on mock pins; defaults to true for the ``sim`` board.
+        pin_factory: A gpiozero pin factory to use instead of making one (tests pass a fresh
+            MockFactory); it is not closed by :meth:`disconnect`.
         shutdown_timeout_s: How long :meth:`disconnect` (and a failed connect) waits for the
             worker thread to finish releasing the pins, seconds.
 
@@ -70,53 +71,49 @@ class PiGpio(GpioEventsMixin):
         BoardNotFound: Unknown board id.
         HardwareError: The board is a microcontroller (it is driven over serial, not gpiozero).
         ConfigInvalid, PinInvalid, PinReserved, PinInUse, PinModeUnsupported: Bad wiring, from
-            :func:`~.config.validate_devices`.
+            :func:`~..wired.validate_devices`.
     """
 
     def __init__(
         self,
         hardware: HardwareConfig,
         *,
-        board: BoardSpec | None = None,
         name: str = "pi",
+        source: str = "config.toml",
+        devices_key: str = "devices",
+        wall_clock: Callable[[], float] = time.time,
+        board: BoardSpec | None = None,
         sim: bool | None = None,
         pin_factory: Any = None,
-        source: str = "config.toml",
-        wall_clock: Callable[[], float] = time.time,
         shutdown_timeout_s: float = 5.0,
-        devices_key: str = "devices",
     ) -> None:
-        self.board = board or default_registry().get(hardware.board)
-        if self.board.family == "mcu":
+        spec = board or default_registry().get(hardware.board)
+        if spec.family == "mcu":
             raise HardwareError(
-                f"board {self.board.id} is a microcontroller: it is driven over USB serial by its "
+                f"board {spec.id} is a microcontroller: it is driven over USB serial by its "
                 "firmware, not through the Pi's GPIO; set [hardware] board to the Pi's id"
             )
-        self.name = name
-        self.board_type = self.board.id
-        self.sim = (self.board.family == "sim") if sim is None else sim
-        self.hardware = hardware
-        self.wired = validate_devices(self.board, hardware.devices, source, devices_key)
-        self._devices: dict[str, GpioDevice] = {w.name: GpioDevice(w) for w in self.wired}
+        self.sim = (spec.family == "sim") if sim is None else sim
+        super().__init__(
+            spec,
+            hardware,
+            name=name,
+            source=source,
+            devices_key=devices_key,
+            wall_clock=wall_clock,
+        )
+        self.pin_factory_kind = hardware.pin_factory
         self._factory = pin_factory
         self._owns_factory = pin_factory is None
         self.shutdown_timeout_s = shutdown_timeout_s
-        self._wall_clock = wall_clock
         self._worker: BlockingWorker | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._state = Lifecycle.UNOPENED
-        self._hub = EventHub()
-        self._hub.add_listener(self._note_input)
-        self._blinks = BlinkTasks()
         self._atexit: Callable[[], None] | None = None
-        self._tools: list[Tool] | None = None
+
+    def _make_device(self, wired: WiredDevice) -> GpioDevice:
+        return GpioDevice(wired)
 
     # --- lifecycle ----------------------------------------------------------------------------
-
-    @property
-    def state(self) -> Lifecycle:
-        """Where the peripheral is in its life: unopened, open, closing or closed."""
-        return self._state
 
     @property
     def connected(self) -> bool:
@@ -191,7 +188,7 @@ class PiGpio(GpioEventsMixin):
 
     def _open_all(self, at_safe: bool = False) -> None:
         if self._factory is None:
-            self._factory = make_pin_factory(self.hardware.pin_factory, sim=self.sim)
+            self._factory = make_pin_factory(self.pin_factory_kind, sim=self.sim)
         opened: list[GpioDevice] = []
         try:
             for dev in self._devices.values():
@@ -227,7 +224,7 @@ class PiGpio(GpioEventsMixin):
             self._state = Lifecycle.CLOSED
             return
         self._state = Lifecycle.CLOSING
-        self._cancel_blinks()
+        self._blinks.cancel_all()
         worker = self._worker
         try:
             if worker is not None:
@@ -271,8 +268,8 @@ class PiGpio(GpioEventsMixin):
         Raises:
             HardwareError: Not connected, or some outputs failed (all are named).
         """
-        self._require_connected()
-        self._cancel_blinks()
+        self._require_open()
+        self._blinks.cancel_all()
         errors = await self._run(self._safe_all)
         if errors:
             raise HardwareError("safe state not applied to every output: " + "; ".join(errors))
@@ -303,83 +300,17 @@ class PiGpio(GpioEventsMixin):
         pins = "mock pins" if self.sim else "lgpio pins"
         return HealthStatus(True, f"{len(self._devices)} devices on {self.board.id} ({pins})")
 
-    async def __aenter__(self) -> PiGpio:
-        await self.connect()
-        return self
+    # --- the Pi header's side of the shared model -------------------------------------------------
 
-    async def __aexit__(self, *exc: object) -> None:
-        await self.disconnect()
+    def _board_line(self) -> str:
+        where = "simulated, mock pins" if self.sim else "GPIO through gpiozero"
+        return f"Board: {self.board.name} ({self.board.id}), {where}."
 
-    # --- description, tools -------------------------------------------------------------------
+    async def _drive(self, dev: GpioDevice, value: float | None) -> float | None:
+        return await self._run(dev.write, value)
 
-    def describe(self) -> str:
-        """Lines for the system prompt: the board, each device and the pin aliases."""
-        return describe_wiring(self.board, self.devices(), sim=self.sim)
-
-    def tools(self) -> Sequence[Tool]:
-        """The GPIO tools for the configured devices (tools with no eligible device are left out)."""
-        if self._tools is None:
-            self._tools = build_tools([self])
-        return self._tools
-
-    def share_tools(self, tools: Sequence[Tool]) -> None:
-        """Make :meth:`tools` return ``tools``: a set shared with other peripherals, or none
-        (:func:`~clawseed_edge.peripherals.gpio.share_gpio_tools` decides which carries it)."""
-        self._tools = list(tools)
-
-    # --- device access ------------------------------------------------------------------------
-
-    def devices(self) -> list[GpioDevice]:
-        """The configured devices, in config order."""
-        return list(self._devices.values())
-
-    def device(self, name: str) -> GpioDevice:
-        """The device called ``name``.
-
-        Raises:
-            DeviceNotFound: No such device; the message lists the configured ones.
-        """
-        try:
-            return self._devices[name]
-        except KeyError:
-            known = ", ".join(self._devices) or "none"
-            raise DeviceNotFound(f"no device named {name!r}; configured devices: {known}") from None
-
-    async def switch(self, name: str, on: bool) -> float | None:
-        """Switch an output on or off; a ``pwm_led`` goes to its cap when switched on.
-
-        Raises:
-            DeviceNotFound, PinModeUnsupported (an input or a servo), HardwareError (not
-            connected, pin failure). The switch limit is the SecurityPolicy's to enforce.
-
-        Safe to cancel; a write already handed to the worker still happens.
-        """
-        dev = self._output(name, "switch")
-        if not dev.spec.switch:
-            raise PinModeUnsupported(f"{name} is a {dev.kind}: use gpio_set_level with a position")
-        value = dev.wired.config.level_range()[1] if on else 0.0
-        return await self._write(dev, value)
-
-    async def toggle(self, name: str) -> float | None:
-        """Switch an output to the opposite of its last value; see :meth:`switch`."""
-        dev = self._output(name, "toggle")
-        return await self.switch(name, not dev.value)
-
-    async def set_level(self, name: str, level: float) -> float | None:
-        """Set a ``pwm_led`` level (0..cap) or a ``servo`` position (-cap..cap).
-
-        Raises:
-            ToolArgumentsInvalid: The level is outside the device's range (the range is named).
-            DeviceNotFound, PinModeUnsupported, HardwareError.
-        """
-        dev = self._output(name, "set a level on")
-        if not dev.spec.level:
-            raise PinModeUnsupported(
-                f"{name} is a {dev.kind}: only pwm_led and servo devices take a level; "
-                "use gpio_switch"
-            )
-        dev.check_level(level)
-        return await self._write(dev, float(level))
+    async def _fetch(self, dev: GpioDevice) -> float | None:
+        return await self._run(dev.read)
 
     async def operate(self, name: str, operation: str, argument: Any) -> float | None:
         """A kind's own operation on ``name``: ``play`` a note, ``set_colour`` to (r, g, b)."""
@@ -388,87 +319,21 @@ class PiGpio(GpioEventsMixin):
             raise PinModeUnsupported(f"{name} is a {dev.kind}: it cannot {operation}")
         return await self._run(getattr(dev, operation), argument)
 
-    async def read(self, name: str) -> float | None:
-        """The device's current value (1/0 for switches and inputs, the level for PWM)."""
-        self._require_connected()
-        dev = self.device(name)
-        return await self._run(dev.read)
-
-    async def blink(self, name: str, count: int, on_ms: int, off_ms: int) -> None:
-        """Start blinking an output ``count`` times in the background, then leave it off.
-
-        Bounds: :data:`~.kinds.BLINK_LIMITS`. A later write to the device stops the blink. Its 2 x
-        ``count`` switches are charged by the SecurityPolicy (the tool's DeviceAction says so).
-
-        Raises:
-            ToolArgumentsInvalid: An argument is out of its bounds.
-            DeviceNotFound, PinModeUnsupported, HardwareError.
-        """
-        dev = self._output(name, "blink")
-        if not dev.spec.blink:
-            raise PinModeUnsupported(f"{name} is a {dev.kind}: it cannot blink")
-        why = blink_out_of_bounds(count, on_ms, off_ms)
-        if why:
-            raise ToolArgumentsInvalid(why)
-        self._cancel_blink(name)
-        on_value = dev.wired.config.level_range()[1]
-
-        async def run() -> None:
-            for _ in range(count):
-                await self._run(dev.write, on_value)
-                await asyncio.sleep(on_ms / 1000)
-                await self._run(dev.write, 0.0)
-                await asyncio.sleep(off_ms / 1000)
-
-        self._blinks.start(name, run())
-
-    def blinking(self, name: str) -> asyncio.Task[None] | None:
-        """The running blink task of ``name``, if any (tests await it)."""
-        return self._blinks.get(name)
-
-    def _cancel_blink(self, name: str) -> None:
-        self._blinks.cancel(name)
-
-    def _cancel_blinks(self) -> None:
-        self._blinks.cancel_all()
-
     async def status(self) -> list[dict[str, Any]]:
         """Every device's state (see :meth:`pin_states`), read on the worker thread."""
-        self._require_connected()
+        self._require_open()
         return await self._run(lambda: [d.state() for d in self._devices.values()])
-
-    def pin_states(self) -> dict[str, dict[str, Any]]:
-        """The state of every configured pin, by canonical pin name, read now on this thread.
-
-        Each value: ``pin``, ``device``, ``kind``, ``mode`` (input/output/pwm/closed), ``value``
-        (the device's logical value), ``level`` (the physical pin state, 0..1) and ``frequency``.
-        Meant for simulation, tests and the CLI; on real pins prefer :meth:`status`.
-        """
-        return {d.pin_name: d.state() for d in self._devices.values()}
 
     # --- internals ----------------------------------------------------------------------------
 
-    def _require_connected(self) -> None:
-        if self._state is Lifecycle.UNOPENED:
-            raise HardwareError(f"peripheral {self.name!r} is not connected yet; connect() first")
-        if self._state is not Lifecycle.OPEN:
-            raise PeripheralClosed(
-                f"peripheral {self.name!r} is {self._state.value}; make a new PiGpio to use it"
-            )
-
-    def _output(self, name: str, verb: str) -> GpioDevice:
-        self._require_connected()
-        dev = self.device(name)
-        if not dev.is_output:
-            raise PinModeUnsupported(f"{name} is an input ({dev.kind}): cannot {verb} it")
-        return dev
-
-    async def _write(self, dev: GpioDevice, value: float | None) -> float | None:
-        self._cancel_blink(dev.name)
-        return await self._run(dev.write, value)
+    def _on_input_thread(self, device: str, pin: str, value: int) -> None:
+        # gpiozero's thread (or, on mock pins, whoever drove the pin): stamp it here, hand it
+        # to the loop.
+        event = InputEvent(device, value, self._wall_clock(), pin)
+        self._hub.emit_threadsafe(self._loop, event)
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
         if self._worker is None:
-            self._require_connected()  # raises: no worker means not open
+            self._require_open()  # raises: no worker means not open
         assert self._worker is not None
         return await self._worker.run(fn, *args)

@@ -30,9 +30,9 @@ from clawseed_edge.api import (
     ToolArgumentsInvalid,
 )
 
+from ..sensor_driver import Reading
 from ..worker import BlockingWorker
 from .config import I2CSettings, ValidSensor, where
-from .driver import Reading
 from .registry import DriverRegistry, default_driver_registry
 from .sim import SensorSimulation
 
@@ -343,6 +343,14 @@ class SensorBank:
         return out
 
     # --- description, tools -------------------------------------------------------------------
+
+    def contents(self) -> str:
+        """What the bank holds, for the service's start line: ``2 sensors and 1 display``."""
+        sensors, displays = len(self.sensor_names()), len(self.display_names())
+        parts = [f"{sensors} sensor{'' if sensors == 1 else 's'}"]
+        if displays:
+            parts.append(f"{displays} display{'' if displays == 1 else 's'}")
+        return " and ".join(parts)
 
     def describe(self) -> str:
         """Lines for the system prompt: each sensor, where it is, what it measures, in what."""

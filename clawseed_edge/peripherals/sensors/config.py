@@ -57,7 +57,7 @@ class SensorConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, fro
     Attributes:
         name: What the user and the model call it (``greenhouse``); a Python-style identifier.
         driver: A driver name (``bme280``, ``sht31``, ``bh1750``, ``ads1115``, ``ds18b20``,
-            ``dht22``, ``dht11``; ``hd44780`` for displays) or a plugin's.
+            ``dht22``, ``dht11``; ``hd44780`` or ``ssd1306`` for displays) or a plugin's.
         bus: For I2C: N of ``/dev/i2c-N`` (1 is the Pi header's pins 3 and 5).
         address: For I2C: the 7-bit address; default: the chip's usual one.
         device: For sysfs sensors: ``28-<serial>`` (DS18B20) or ``iio:deviceN`` (DHT);
@@ -66,7 +66,7 @@ class SensorConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, fro
         min_interval_s: Serve the last reading for this many seconds (at least the driver's
             own minimum, e.g. 2 s for a DHT22).
         options: Keyword arguments for the driver (``full_scale = 2.048`` for an ADS1115,
-            ``columns = 20``, ``rows = 4`` for a display).
+            ``columns = 20``, ``rows = 4`` for an LCD, ``height = 32`` for an OLED).
     """
 
     name: str

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from ..sensor_driver import Reading
 from .config import I2CSettings, ValidSensor
-from .driver import Reading
 
 __all__ = ["SensorPort"]
 

@@ -10,6 +10,7 @@ drivers then run unchanged. Readings are set by sensor name::
 
 from __future__ import annotations
 
+import inspect
 import shutil
 import tempfile
 from pathlib import Path
@@ -91,7 +92,10 @@ class SensorSimulation:
                     "with --sim; give its class a sim_model, or run on hardware",
                     key=f"{sensor.key}.driver",
                 )
-            options = {k: v for k, v in cfg.options.items() if k in ("columns", "rows")}
+            # A display's model takes the geometry options its panel has (columns/rows of an
+            # LCD, width/height of an OLED); the driver alone judges the rest.
+            accepted = inspect.signature(factory).parameters
+            options = {k: v for k, v in cfg.options.items() if k in accepted}
             model = factory(**options) if sensor.display else factory()
             assert sensor.address is not None
             self.bus(cfg.bus).attach(sensor.address, model)

@@ -1,8 +1,9 @@
 """Configured devices on a Nucleo's pins, as firmware requests.
 
-A :class:`SerialDevice` turns a device's logical values (on/off, a PWM level, a servo
-position, an input being active) into protocol requests and back, honouring ``active_high``
-and the device's safe value. It does no I/O: :class:`~.board.SerialBoard` sends what it builds.
+A :class:`SerialDevice` is the Nucleo's :class:`~..wired.PinDevice`: the shared model says what a
+value means; this turns it into protocol requests and back (a pin level honouring
+``active_high``, a PWM duty, a servo pulse, an input being active). It does no I/O:
+:class:`~.board.SerialBoard` sends what it builds.
 
 :func:`check_nucleo_devices` adds what a Nucleo needs beyond the common wiring checks: two PWM
 devices cannot share a timer channel, nor a timer at two frequencies (an STM32 timer has one
@@ -19,8 +20,7 @@ from typing import Any
 from clawseed_edge.api import ConfigInvalid, PinInUse
 
 from ..boards import BoardSpec, timer_channel
-from ..gpio.config import DeviceConfig, WiredDevice
-from ..gpio.kinds import KindSpec
+from ..wired import DeviceConfig, PinDevice, WiredDevice
 
 __all__ = [
     "PWM_FREQ_HZ",
@@ -113,7 +113,7 @@ def _timer_conflict(
     )
 
 
-class SerialDevice:
+class SerialDevice(PinDevice):
     """One device on a Nucleo pin.
 
     Attributes:
@@ -122,8 +122,7 @@ class SerialDevice:
     """
 
     def __init__(self, wired: WiredDevice) -> None:
-        self.wired = wired
-        self.value: float | None = None
+        super().__init__(wired)
         self.level: float | None = None  # the line: 0/1, or the PWM duty 0..1
         self.frequency: int | None = None  # Hz while the firmware drives PWM on the pin
 
@@ -142,43 +141,9 @@ class SerialDevice:
         cfg = self.wired.config
         return self._bit(cfg.safe == "on" and not cfg.spec.detaches)
 
-    @property
-    def name(self) -> str:
-        return self.wired.config.name
-
-    @property
-    def kind(self) -> str:
-        return self.wired.config.kind
-
-    @property
-    def pin_name(self) -> str:
-        return self.wired.pin.name
-
-    @property
-    def spec(self) -> KindSpec:
-        """What the device's kind can do."""
-        return self.wired.config.spec
-
-    @property
-    def config(self) -> DeviceConfig:
-        """The device's configuration."""
-        return self.wired.config
-
-    @property
-    def is_output(self) -> bool:
-        return self.spec.is_output
-
     def _bit(self, on: bool) -> int:
         # The pin level for "on"/"off" (a relay board wired active-low inverts it).
         return int(on) if self.wired.config.active_high else int(not on)
-
-    def _active_low_input(self) -> bool:
-        cfg = self.wired.config
-        if cfg.kind == "button":
-            return True if cfg.pull_up is None else cfg.pull_up
-        if cfg.pull_up is None:
-            return not cfg.active_high
-        return cfg.pull_up
 
     def setup(self, at_safe: bool = False) -> tuple[list[tuple[str, dict[str, Any]]], float | None]:
         """(requests, resulting value) that configure the pin at connect.
@@ -189,13 +154,11 @@ class SerialDevice:
         """
         cfg = self.wired.config
         if not self.is_output:
-            pull = None
-            if cfg.kind == "button" or cfg.pull_up is not None:
-                pull = "up" if self._active_low_input() else "down"
+            pull = {True: "up", False: "down", None: None}[cfg.effective_pull_up]
             bounce = cfg.bounce_ms if cfg.bounce_ms is not None else 20
             args = {"pin": self.pin_name, "mode": "in", "pull": pull, "edges": "both"}
             return [("pin.mode", {**args, "bounce_ms": bounce})], None
-        initial = cfg.initial if cfg.initial is not None and not at_safe else cfg.safe
+        initial = self.start_value(at_safe=at_safe)
         on = initial == "on"
         mode = {
             "pin": self.pin_name,
@@ -206,7 +169,7 @@ class SerialDevice:
         requests: list[tuple[str, dict[str, Any]]] = [("pin.mode", mode)]
         value: float | None = None if cfg.spec.detaches else float(on)
         if cfg.spec.level and initial != "off":
-            level = cfg.level_range()[1] if initial == "on" else float(initial)
+            level = self.level_of(initial)
             requests.append(self.write_request(level))
             value = level
         return requests, value
@@ -234,27 +197,12 @@ class SerialDevice:
     def value_of_level(self, level: int) -> float:
         """The logical value of an input (1 active) or switch (1 on) at pin ``level``."""
         if not self.is_output:
-            return float(level == (0 if self._active_low_input() else 1))
+            return float(level == (0 if self.wired.config.active_low else 1))
         return float(level == self._bit(True))
 
-    def safe_value(self) -> float | None:
-        """The logical value the safe state leaves (None: a detached servo)."""
-        cfg = self.wired.config
-        if cfg.spec.detaches and cfg.safe == "off":
-            return None
-        if cfg.safe == "on":
-            return cfg.level_range()[1] if cfg.spec.level else 1.0
-        return 0.0
-
     def state(self) -> dict[str, Any]:
-        """The device as plain data, shaped like the Pi GPIO devices' state."""
-        mode = "output" if self.is_output else "input"
-        return {
-            "pin": self.pin_name,
-            "device": self.name,
-            "kind": self.kind,
-            "mode": "pwm" if self.frequency else mode,
-            "value": self.value,
-            "level": self.level,
-            "frequency": self.frequency,
-        }
+        """The device as plain data, with the line level and PWM frequency last set."""
+        state = super().state()
+        if self.frequency:
+            state["mode"] = "pwm"
+        return {**state, "level": self.level, "frequency": self.frequency}

@@ -21,19 +21,16 @@ the USB one; nothing else changes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Literal
 
-import msgspec
+from clawseed_edge.api import ConfigInvalid, Peripheral
 
-from clawseed_edge.api import Peripheral
-
-from ..gpio import DeviceConfig
+from ..wired.factory import WiredBoardFactory, WiredSettings
 
 __all__ = ["NucleoFactory", "NucleoSettings"]
 
 
-class NucleoSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
+class NucleoSettings(WiredSettings, forbid_unknown_fields=True, kw_only=True, frozen=True):
     """A ``[[peripherals]]`` table of type ``nucleo``.
 
     Attributes:
@@ -51,36 +48,21 @@ class NucleoSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, f
         devices: The wiring, ``[[peripherals.devices]]`` tables.
     """
 
-    name: str
     type: Literal["nucleo"]
-    board: str
     port: str | None = None
     watchdog_ms: int = 3000
     request_timeout_s: float = 2.0
     hardware_watchdog_ms: int = 0
-    devices: tuple[DeviceConfig, ...] = ()
 
 
-class NucleoFactory:
-    """Builds a :class:`~.board.SerialBoard` from a :class:`NucleoSettings` table."""
+class NucleoFactory(WiredBoardFactory):
+    """Builds a :class:`~.board.SerialBoard` from a :class:`NucleoSettings` table; ``sim``
+    attaches a virtual board running the repository's firmware."""
 
     settings = NucleoSettings
 
-    def create(
-        self, settings: NucleoSettings, *, sim: bool = False, source: str, key: str
-    ) -> Peripheral:
-        """An unconnected SerialBoard; ``sim`` attaches a virtual board.
-
-        Raises:
-            ConfigInvalid: A timing value out of range (names the key).
-            BoardNotFound, HardwareError, PinInvalid, PinReserved, PinInUse,
-            PinModeUnsupported: Bad board or wiring; messages name ``source``.
-        """
-        from clawseed_edge.api import ConfigInvalid
-
-        from .board import SerialBoard
-        from .link import LinkOptions
-
+    def check(self, settings: NucleoSettings, *, source: str, key: str) -> None:
+        """Refuse link timings out of range (ConfigInvalid naming the key)."""
         if settings.watchdog_ms and not 100 <= settings.watchdog_ms <= 3_600_000:
             raise ConfigInvalid(
                 "watchdog_ms must be 0 (off) or 100..3600000", file=source, key=f"{key}.watchdog_ms"
@@ -98,10 +80,17 @@ class NucleoFactory:
                 file=source,
                 key=f"{key}.hardware_watchdog_ms",
             )
+
+    def build(
+        self, settings: NucleoSettings, *, sim: bool, source: str, devices_key: str
+    ) -> Peripheral:
+        from .board import SerialBoard
+        from .link import LinkOptions
+
         options = LinkOptions(
             request_timeout_s=settings.request_timeout_s,
             watchdog_ms=settings.watchdog_ms,
-            hardware_watchdog_ms=hw_wdt,
+            hardware_watchdog_ms=settings.hardware_watchdog_ms,
         )
         return SerialBoard(
             settings.board,
@@ -111,8 +100,5 @@ class NucleoFactory:
             sim=sim,
             options=options,
             source=source,
-            devices_key=f"{key}.devices",
+            devices_key=devices_key,
         )
-
-    def devices(self, settings: NucleoSettings) -> Sequence[str]:
-        return [d.name for d in settings.devices]

@@ -50,21 +50,24 @@ class FakeDS18B20:
         self.set(temperature=temperature)
 
     def set(self, *, temperature: float) -> None:
-        """Degrees C, at the sensor's 1/16 degree resolution."""
-        self._write(round(temperature * 16))
+        """Degrees C, at the sensor's 1/16 degree resolution, as a finished conversion leaves
+        the scratchpad (COUNT REMAIN = 0x10 - (LSB & 0x0F)), 85.000 degrees C included."""
+        raw = round(temperature * 16)
+        self._write(raw, 0x10 - (raw & 0x0F) if raw & 0x0F else 0x10)
 
     def power_on_value(self) -> None:
-        """Report 85 degrees C, as a sensor whose conversion never ran."""
-        self._write(0x0550)
+        """The power-on scratchpad (85 degrees C, COUNT REMAIN 0x0C), as a sensor whose
+        conversion never ran."""
+        self._write(0x0550, 0x0C)
 
     def corrupt_crc(self) -> None:
         """Make the stored scratchpad's CRC wrong (the kernel then says ``NO``)."""
         text = (self.directory / "w1_slave").read_text()
         (self.directory / "w1_slave").write_text(text.replace(" YES", " NO"))
 
-    def _write(self, raw: int) -> None:
+    def _write(self, raw: int, count_remain: int) -> None:
         pad = bytearray((raw & 0xFFFF).to_bytes(2, "little") + bytes([0x4B, 0x46, 0x7F, 0xFF]))
-        pad += bytes([0x10 - (raw & 0x0F) if raw & 0x0F else 0x10, 0x10])
+        pad += bytes([count_remain, 0x10])
         pad.append(_crc_dallas(bytes(pad)))
         hexes = " ".join(f"{b:02x}" for b in pad)
         millis = (raw - 0x10000 if raw & 0x8000 else raw) * 1000 // 16

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import ClassVar
 
 from clawseed_edge.api import DeviceNoResponse, DeviceNotFound, SensorDataInvalid
-from clawseed_edge.peripherals.sensors.driver import Quantity, Transport, check_values
 
+from ..sensor_driver import Quantity, Transport, check_values
 from .files import FileReader, describe_os_error, read_attribute
 
 __all__ = ["DHT11", "DHT22", "IIO_DEVICES"]
@@ -146,12 +146,18 @@ class DHT22:
 
 
 class DHT11(DHT22):
-    """A DHT11 through the same ``dht11`` IIO driver: 0..50 degrees C, 20..90 %RH, 1 s apart."""
+    """A DHT11 through the same ``dht11`` IIO driver, 1 s apart.
+
+    Its datasheet specifies 20..90 %RH and 0..50 degrees C (-20..60 on newer parts) for its
+    accuracy, but the sensor reports beyond that (15 %RH in a heated room in winter is a real
+    reading), so only the impossible is refused: humidity outside 0..100 %RH, temperature
+    outside -20..60 degrees C.
+    """
 
     driver_name: ClassVar[str] = "dht11"
     quantities: ClassVar[tuple[Quantity, ...]] = (
-        Quantity("temperature", "°C", 0.0, 50.0, 0),
-        Quantity("humidity", "%RH", 20.0, 90.0, 0),
+        Quantity("temperature", "°C", -20.0, 60.0, 0),
+        Quantity("humidity", "%RH", 0.0, 100.0, 0),
     )
     min_interval_s: ClassVar[float] = 1.0
     summary: ClassVar[str] = "DHT11 temperature, humidity (kernel dht11 IIO driver)"

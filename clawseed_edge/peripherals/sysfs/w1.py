@@ -8,9 +8,12 @@ at 12 bits) and shows the scratchpad twice::
     72 01 4b 46 7f ff 0e 10 57 t=23125
 
 We check the kernel's verdict *and* the Dallas CRC-8 ourselves (DS18B20 datasheet: polynomial
-x^8 + x^5 + x^4 + 1, LSB first), decode the temperature from the scratchpad (bytes 0-1, 1/16
-degree C per count) and refuse the power-on value 85 degrees C (scratchpad 0x0550): it means no
-conversion ran (usually parasite power without a strong pull-up, or a brown-out).
+x^8 + x^5 + x^4 + 1, LSB first) and decode the temperature from the scratchpad (bytes 0-1, 1/16
+degree C per count). 85 degrees C (0x0550) is also the scratchpad's power-on value, which means
+no conversion ran (parasite power without a strong pull-up, or a brown-out); a real 85.000
+degrees C looks the same in bytes 0-1. Byte 6 (COUNT REMAIN, "reserved" in the DS18B20 sheet)
+tells them apart: it is 0x0C at power-on (the datasheet's power-up scratchpad ``50 05 .. .. 7f ff
+0c 10``), while a conversion leaves 0x10 - (LSB & 0x0F), i.e. 0x10 at exactly 85.000.
 """
 
 from __future__ import annotations
@@ -20,8 +23,8 @@ from pathlib import Path
 from typing import ClassVar
 
 from clawseed_edge.api import DeviceNotFound, SensorDataInvalid
-from clawseed_edge.peripherals.sensors.driver import Quantity, Transport, check_values
 
+from ..sensor_driver import Quantity, Transport, check_values
 from .files import FileReader, read_attribute
 
 __all__ = ["DS18B20", "W1_DEVICES", "dallas_crc8", "parse_w1_slave"]
@@ -31,6 +34,7 @@ W1_DEVICES = Path("bus/w1/devices")
 
 FAMILY = "28"
 POWER_ON_RAW = 0x0550  # 85.0 degrees C: the scratchpad's reset value
+POWER_ON_COUNT_REMAIN = 0x0C  # scratchpad byte 6 at power-on; a conversion rewrites it
 ENABLE_W1_ADVICE = (
     "enable 1-Wire with `sudo raspi-config nonint do_onewire 0` (or add `dtoverlay=w1-gpio` to "
     "/boot/firmware/config.txt; the data line is GPIO4 with a 4.7 kOhm pull-up to 3.3 V) and reboot"
@@ -54,7 +58,8 @@ def parse_w1_slave(text: str, sensor: str = "ds18b20") -> float:
 
     Raises:
         SensorDataInvalid: Unparseable text, the kernel's CRC verdict NO, our own CRC mismatch,
-            an all-zero scratchpad (the data line held low), or the 85 degrees C power-on value.
+            an all-zero scratchpad (the data line held low), or the power-on scratchpad (85
+            degrees C with COUNT REMAIN 0x0C; a converted 85.000 degrees C is accepted).
     """
     lines = text.strip().splitlines()
     first = _LINE.match(lines[0].strip()) if lines else None
@@ -73,7 +78,7 @@ def parse_w1_slave(text: str, sensor: str = "ds18b20") -> float:
             "held low (a short, or a sensor wired backwards)"
         )
     raw = int.from_bytes(scratchpad[0:2], "little", signed=True)
-    if raw == POWER_ON_RAW:
+    if raw == POWER_ON_RAW and scratchpad[6] == POWER_ON_COUNT_REMAIN:
         raise SensorDataInvalid(
             f"{sensor}: 85 °C is the DS18B20's power-on value: no conversion ran. With parasite "
             "power the sensor needs VDD wired to 3.3 V (or a strong pull-up); check power"

@@ -18,8 +18,8 @@ from clawseed_edge.peripherals.gpio import (
     HardwareConfig,
     load_hardware_toml,
     loads_hardware_toml,
-    validate_devices,
 )
+from clawseed_edge.peripherals.wired import validate_devices
 
 from ..conftest import WIRING
 

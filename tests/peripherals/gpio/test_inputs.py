@@ -3,8 +3,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from clawseed_edge.peripherals.gpio import InputEvent, InputRules, loads_hardware_toml
-from clawseed_edge.peripherals.gpio.inputs import RateWindow
+from clawseed_edge.peripherals.gpio import loads_hardware_toml
+from clawseed_edge.peripherals.wired import InputEvent, InputRules
+from clawseed_edge.peripherals.wired.inputs import RateWindow
 from clawseed_edge.testing.hardware import press, release
 
 from ..conftest import WIRING

@@ -190,7 +190,7 @@ async def test_servo_pulses_on_mock_pins(sim_board: Any, mock_pin_factory: Any) 
 def test_servo_settings_are_checked_at_load(extra: str, key: str, message: str) -> None:
     from clawseed_edge.api import ConfigInvalid
     from clawseed_edge.peripherals.boards import default_registry
-    from clawseed_edge.peripherals.gpio import validate_devices
+    from clawseed_edge.peripherals.wired import validate_devices
 
     hw = loads_hardware_toml(f'[[devices]]\nname = "s"\npin = "GPIO12"\n{extra}')
     with pytest.raises(ConfigInvalid, match=message) as info:

@@ -336,8 +336,8 @@ async def test_a_closed_device_refuses_work_with_its_own_leaf(mock_pin_factory: 
 def test_the_kind_literal_and_the_kind_table_agree() -> None:
     from typing import get_args
 
-    from clawseed_edge.peripherals.gpio.config import DeviceKind
-    from clawseed_edge.peripherals.gpio.kinds import KIND_SPECS
+    from clawseed_edge.peripherals.wired.config import DeviceKind
+    from clawseed_edge.peripherals.wired.kinds import KIND_SPECS
 
     assert list(get_args(DeviceKind)) == list(KIND_SPECS)
 

@@ -185,3 +185,50 @@ async def test_status_can_read_every_sensor_and_reports_failures(sim_i2c: SimI2C
     assert status["porch"]["values"] == {"temperature": 21.0, "humidity": 45.0}
     assert "no device answered at 0x23" in status["light"]["error"]
     assert status["lcd"]["lines"] == ["", ""]
+
+
+async def test_a_16x4_lcd_shows_four_lines_where_the_module_shows_them(sim_i2c: SimI2C) -> None:
+    bank = await sim_i2c(
+        '[[displays]]\nname = "lcd"\ndriver = "hd44780"\noptions = { columns = 16, rows = 4 }'
+    )
+    result = await call(bank, "display_show", text="one\ntwo\nthree\nfour")
+    assert result.output == "lcd shows: one | two | three | four"
+    assert bank.sim.sensor("lcd").text == "one\ntwo\nthree\nfour"
+
+
+async def test_bh1750_options_mode_and_mtreg_from_the_config(sim_i2c: SimI2C) -> None:
+    bank = await sim_i2c(
+        '[[sensors]]\nname = "light"\ndriver = "bh1750"\n'
+        'options = { mode = "one_time_high2", mtreg = 138 }'
+    )
+    bank.sim.sensor("light").set(illuminance=20.0)
+    result = await call(bank, "sensor_read", sensor="light")
+    assert "illuminance 20 lx" in result.output, result.output
+    assert bank.sim.sensor("light").mtreg == 138
+
+
+@pytest.mark.parametrize(("height", "rows"), [(64, 8), (32, 4)])
+async def test_display_show_on_an_ssd1306_oled(sim_i2c: SimI2C, height: int, rows: int) -> None:
+    bank = await sim_i2c(
+        f'[[displays]]\nname = "oled"\ndriver = "ssd1306"\noptions = {{ height = {height} }}'
+    )
+    result = await call(bank, "display_show", text="greenhouse 21.5°C\nall windows shut")
+    assert result.output == "oled shows: greenhouse 21.5°C | all windows shut"
+    oled = bank.sim.sensor("oled")
+    assert oled.text == "greenhouse 21.5°C\nall windows shut"
+    too_long = await call(bank, "display_show", text="word " * 40)
+    assert too_long.error is not None and f"{rows} lines of 21" in too_long.error
+    status = {s["device"]: s for s in await bank.status()}
+    assert status["oled"]["lines"][:2] == ["greenhouse 21.5°C", "all windows shut"]
+
+
+async def test_a_display_option_its_model_lacks_is_left_to_the_driver() -> None:
+    # The simulated panel takes only its own geometry; the driver judges the option, as on a Pi.
+    from clawseed_edge.api import ConfigInvalid
+    from clawseed_edge.testing.sensors import sim_sensor_bank
+
+    bank = sim_sensor_bank(
+        '[[displays]]\nname = "lcd"\ndriver = "hd44780"\noptions = { height = 32 }'
+    )
+    with pytest.raises(ConfigInvalid, match="driver hd44780 does not take these options"):
+        await bank.connect()

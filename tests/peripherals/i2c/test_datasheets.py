@@ -118,3 +118,61 @@ def test_hd44780_layout_wraps_and_refuses_what_does_not_fit() -> None:
     assert hd44780.layout("a\nb", 16, 2) == ["a", "b"]
     with pytest.raises(ToolArgumentsInvalid, match="2 lines of 16"):
         hd44780.layout("x" * 40, 16, 2)
+
+
+def test_hd44780_16x4_rows_3_and_4_are_at_0x10_and_0x50() -> None:
+    # A 4-line module splits the controller's two 40-character lines: rows 3-4 start right
+    # after the visible width (16x4: 0x10/0x50; 20x4: 0x14/0x54).
+    assert hd44780.row_offsets(16) == (0x00, 0x40, 0x10, 0x50)
+    assert hd44780.row_offsets(20) == (0x00, 0x40, 0x14, 0x54)
+
+
+def test_bh1750_mtreg_opcodes_and_mode2_formula() -> None:
+    # MTreg is written as 01000_hhh then 011_lllll: 69 = 010_00101 -> 0x42, 0x65; 254 -> 0x47, 0x7E.
+    assert bh1750.mtreg_opcodes(69) == (0x42, 0x65)
+    assert bh1750.mtreg_opcodes(254) == (0x47, 0x7E)
+    assert bh1750.mtreg_opcodes(31) == (0x40, 0x7F)
+    # lux = count / 1.2 * (69 / MTreg), halved in H-resolution mode2.
+    assert bh1750.counts_to_lux(0x83, 0x90, mtreg=138) == pytest.approx(28067 / 2, abs=0.5)
+    assert bh1750.counts_to_lux(0x83, 0x90, mode2=True) == pytest.approx(28067 / 2, abs=0.5)
+    assert bh1750.measurement_time_s("one_time_low") == pytest.approx(0.024)
+    assert bh1750.measurement_time_s("continuous_high", 138) == pytest.approx(0.36)
+
+
+# The SSD1306 application note's software initialisation flow (datasheet, "Software
+# Initialization Flow Chart"), each step with the value our modules need, in its order.
+SSD1306_FLOW = [
+    ("Set MUX Ratio", (0xA8, None)),
+    ("Set Display Offset", (0xD3, 0x00)),
+    ("Set Display Start Line", (0x40,)),
+    ("Set Segment re-map", (0xA1,)),
+    ("Set COM Output Scan Direction", (0xC8,)),
+    ("Set COM Pins hardware configuration", (0xDA, None)),
+    ("Set Contrast Control", (0x81, 0x7F)),
+    ("Disable Entire Display On", (0xA4,)),
+    ("Set Normal Display", (0xA6,)),
+    ("Set Osc Frequency", (0xD5, 0x80)),
+    ("Enable charge pump regulator", (0x8D, 0x14)),
+    ("Display On", (0xAF,)),
+]
+
+
+@pytest.mark.parametrize(("height", "mux", "com_pins"), [(64, 0x3F, 0x12), (32, 0x1F, 0x02)])
+def test_ssd1306_init_follows_the_application_note(height: int, mux: int, com_pins: int) -> None:
+    from clawseed_edge.peripherals.i2c.drivers.ssd1306 import SSD1306
+    from clawseed_edge.peripherals.i2c.sim import SimI2CBus, SSD1306Model
+
+    bus = SimI2CBus(1)
+    model = bus.attach(0x3C, SSD1306Model(height=height))
+    SSD1306(bus, 0x3C, height=height).setup()
+    sent = model.commands  # decoded from the I2C stream, parameters included
+    expected = [
+        tuple({0xA8: mux, 0xDA: com_pins}.get(step[0], v) if v is None else v for v in step)
+        for _, step in SSD1306_FLOW
+    ]
+    positions = [sent.index(step) for step in expected]  # each step is sent ...
+    assert positions == sorted(positions), "... in the flow chart's order"
+    assert sent[-1] == (0xAF,), "display on comes last, after the charge pump"
+    assert model.problems() == []
+    # RAM is cleared before the display goes on (it holds noise at power-on).
+    assert not any(model.ram[: 128 * (height // 8)])

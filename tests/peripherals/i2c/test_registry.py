@@ -9,9 +9,9 @@ from typing import Any, ClassVar
 import pytest
 
 from clawseed_edge.api import ConfigInvalid
+from clawseed_edge.api import plugins as registry_module  # entry points are read there
 from clawseed_edge.peripherals.i2c.sim import RegisterChipModel
 from clawseed_edge.peripherals.sensors import Quantity, check_values
-from clawseed_edge.peripherals.sensors import registry as registry_module
 from clawseed_edge.peripherals.sensors.registry import ENTRY_POINT_GROUP, default_driver_registry
 from clawseed_edge.testing.sensors import sim_sensor_bank
 
@@ -66,7 +66,8 @@ def test_a_plugin_that_does_not_import_is_a_config_error(monkeypatch: pytest.Mon
     ep = EntryPoint("broken", "no_such_package.mod:Chip", ENTRY_POINT_GROUP)
     monkeypatch.setattr(registry_module, "entry_points", lambda *, group: [ep])
     with pytest.raises(
-        ConfigInvalid, match=r"sensor driver 'broken' \(no_such_package.mod:Chip\) failed to load"
+        ConfigInvalid,
+        match=r"sensor driver plugin 'broken' \(no_such_package.mod:Chip, from .*\) failed to load",
     ):
         default_driver_registry().get("broken")
 

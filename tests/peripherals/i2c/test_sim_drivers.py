@@ -120,3 +120,95 @@ def test_hd44780_without_init_shows_nothing(bus: SimI2CBus) -> None:
     lcd = bus.attach(0x27, HD44780Model())
     HD44780(bus, 0x27).show(["hello"])
     assert lcd.text == ""
+
+
+@pytest.mark.parametrize("columns", [16, 20])
+def test_hd44780_four_rows_land_where_the_module_shows_them(bus: SimI2CBus, columns: int) -> None:
+    lcd = bus.attach(0x27, HD44780Model(columns=columns, rows=4))
+    driver = HD44780(bus, 0x27, columns=columns, rows=4)
+    driver.setup()
+    driver.show(["one", "two", "three", "four"])
+    assert lcd.text == "one\ntwo\nthree\nfour"
+    # Where the datasheet's 4-line modules show rows 3-4: 0x10/0x50 (16x4), 0x14/0x54 (20x4).
+    assert lcd.ddram[columns : columns + 5] == b"three"
+    assert lcd.ddram[0x40 + columns : 0x40 + columns + 4] == b"four"
+
+
+def test_hd44780_refuses_a_geometry_one_controller_cannot_drive(bus: SimI2CBus) -> None:
+    with pytest.raises(ValueError, match="40x4"):
+        HD44780(bus, 0x27, columns=40, rows=4)
+
+
+@pytest.mark.parametrize(
+    ("mode", "mtreg", "lux", "tolerance"),
+    [
+        ("continuous_high2", 69, 123.5, 0.5),
+        ("continuous_low", 69, 400.0, 4.0),
+        ("continuous_high", 254, 10.0, 0.3),
+        ("one_time_high", 31, 100000.0, 2.0),
+        ("one_time_low", 100, 52.0, 4.0),
+    ],
+)
+def test_bh1750_modes_and_measurement_time(
+    bus: SimI2CBus, mode: str, mtreg: int, lux: float, tolerance: float
+) -> None:
+    model = bus.attach(0x23, BH1750Model(illuminance=lux))
+    driver = BH1750(bus, mode=mode, mtreg=mtreg)  # type: ignore[arg-type]
+    assert driver.read()["illuminance"] == pytest.approx(lux, abs=tolerance)
+    assert model.mtreg == mtreg
+
+
+def test_bh1750_one_time_mode_measures_again_on_every_read(bus: SimI2CBus) -> None:
+    # The chip powers down after a one-time measurement and holds that result: a driver that
+    # does not send the opcode again would report the old light level for ever.
+    model = bus.attach(0x23, BH1750Model(illuminance=50.0))
+    driver = BH1750(bus, mode="one_time_high")
+    assert driver.read()["illuminance"] == pytest.approx(50.0, abs=1)
+    model.set(illuminance=800.0)
+    assert driver.read()["illuminance"] == pytest.approx(800.0, abs=1)
+    assert model.measurements == 2 and not model.powered
+
+
+def test_bh1750_refuses_an_unknown_mode_and_mtreg(bus: SimI2CBus) -> None:
+    with pytest.raises(ValueError, match="one_time_high"):
+        BH1750(bus, mode="fast")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"31\.\.254"):
+        BH1750(bus, mtreg=300)
+
+
+@pytest.mark.parametrize(("height", "rows"), [(64, 8), (32, 4)])
+def test_ssd1306_text_reads_back_from_the_pixels(bus: SimI2CBus, height: int, rows: int) -> None:
+    from clawseed_edge.peripherals.i2c.drivers.ssd1306 import SSD1306
+    from clawseed_edge.peripherals.i2c.sim import SSD1306Model
+
+    oled = bus.attach(0x3C, SSD1306Model(height=height))
+    driver = SSD1306(bus, 0x3C, height=height)
+    assert (driver.columns, driver.rows) == (21, rows)
+    driver.setup()
+    text = ["greenhouse 21.5°C", "humidity 40%RH", "x" * 21, "last line"][:rows]
+    driver.show(text)
+    assert oled.lines[: len(text)] == [line.ljust(21) for line in text]
+    # The top row of 'g' (row 2 of its cell is 0x0f: pixels 1-4) and the blank spacing column.
+    assert [oled.pixel(x, 2) for x in range(6)] == [False, True, True, True, True, False]
+    assert not any(oled.pixel(x, 0) for x in range(5))  # row 0 of 'g' is empty
+    driver.show(["hi"])
+    assert oled.text == "hi"
+
+
+def test_ssd1306_without_setup_stays_dark(bus: SimI2CBus) -> None:
+    from clawseed_edge.peripherals.i2c.drivers.ssd1306 import SSD1306
+    from clawseed_edge.peripherals.i2c.sim import SSD1306Model
+
+    oled = bus.attach(0x3C, SSD1306Model())
+    SSD1306(bus, 0x3C).show(["hello"])
+    assert oled.text == "" and "charge pump off (8Dh 14h): the panel stays dark" in oled.problems()
+
+
+def test_ssd1306_refuses_sizes_and_overlong_lines(bus: SimI2CBus) -> None:
+    from clawseed_edge.api import ToolArgumentsInvalid
+    from clawseed_edge.peripherals.i2c.drivers.ssd1306 import SSD1306
+
+    with pytest.raises(ValueError, match="height = 64 or 32"):
+        SSD1306(bus, 0x3C, height=48)
+    with pytest.raises(ToolArgumentsInvalid, match="4 lines of 21"):
+        SSD1306(bus, 0x3C, height=32).show(["x" * 22])

@@ -88,7 +88,7 @@ async def test_switch_toggle_level_and_servo(nucleo: SerialBoard) -> None:
     assert state.pwm["PB3"] == (1000, 16384)
     assert await nucleo.set_level("arm", 1.0) == 1.0
     assert state.pwm["PC7"] == (50, 6554)  # a 2.0 ms pulse every 20 ms
-    with pytest.raises(ToolArgumentsInvalid, match=r"outside lamp.s range 0\.\.0\.5"):
+    with pytest.raises(ToolArgumentsInvalid, match=r"outside lamp.s allowed range 0\.\.0\.5"):
         await nucleo.set_level("lamp", 0.9)
     with pytest.raises(PinModeUnsupported):
         await nucleo.switch("button", True)
@@ -157,7 +157,7 @@ def test_wiring_refused_on_the_host() -> None:
 
 
 async def test_button_edges_become_rule_messages_like_pi_buttons() -> None:
-    from clawseed_edge.peripherals.gpio import InputRules
+    from clawseed_edge.peripherals.wired import InputRules
 
     wiring = WIRING.replace("bounce_ms = 0", 'bounce_ms = 0\non_press = "B1 was pressed"')
     async with SerialBoard("nucleo-f401re", devices(wiring), sim=True, options=FAST) as board:

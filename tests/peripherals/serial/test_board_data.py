@@ -73,3 +73,51 @@ def test_mcu_pwm_pin_needs_its_timer_channel() -> None:
     with pytest.raises(ConfigInvalid, match="not a timer channel"):
         parse_board(_mcu(timer="TIMER3"), source="x.toml")
     assert parse_board(_mcu(timer="TIM2_CH1"), source="x.toml").pins[0].timer == "TIM2_CH1"
+
+
+def test_g0b1re_a4_a5_d1_are_not_analog_under_micropython(registry: BoardRegistry) -> None:
+    # MicroPython's NUCLEO_G0B1RE pin table gives PB11, PB12 and PC4 no ADC: machine.ADC
+    # refuses them, so the board file must not offer them as analog (issue 21, item 5).
+    board = registry.get("nucleo-g0b1re")
+    for label, name in (("A4", "PB11"), ("A5", "PB12"), ("D1", "PC4")):
+        pin = board.lookup(label)
+        assert pin.name == name and not pin.can("adc") and pin.adc is None
+        why = pin.why_not("adc")
+        assert why is not None and "not analog under MicroPython" in why and name in why
+    assert board.lookup("A3").can("adc") and board.lookup("A3").why_not("adc") is None
+
+
+def test_a_pin_both_capable_and_unavailable_is_refused() -> None:
+    raw = {
+        "id": "x", "name": "x", "family": "mcu", "flash_target": "t",
+        "pins": [{"name": "PA0", "caps": ["digital_in", "adc"], "adc": 0,
+                  "unavailable": {"adc": "no ADC under MicroPython"}}],
+    }  # fmt: skip
+    with pytest.raises(ConfigInvalid, match=r"pins\[0\]\.unavailable.*'adc' in caps"):
+        parse_board(raw, source="x.toml")
+    raw["pins"][0] = {"name": "PA0", "caps": ["digital_in"], "unavailable": {"dac": "none"}}  # type: ignore[index]
+    with pytest.raises(ConfigInvalid, match="unknown capability 'dac'"):
+        parse_board(raw, source="x.toml")
+
+
+def test_g0b1re_firmware_refuses_adc_on_a4_instead_of_failing_inside() -> None:
+    # The same firmware and generated pin table a real board runs, over the simulated machine:
+    # A4 answers pin_mode (what the board file says), where it answered "internal" on a board.
+    import json
+
+    from clawseed_edge.peripherals.serial.sim_machine import SimBoardState, make_machine
+    from clawseed_edge.peripherals.serial.virtual import load_firmware
+
+    modules, table = load_firmware("nucleo-g0b1re")
+    hw = modules["clawseed_hw"].Hardware(make_machine(SimBoardState(adc={"PA0": 100})))
+    core = modules["clawseed_core"].Core(hw, table)
+    core.tick(1000)
+
+    def reply(pin: str) -> dict[str, object]:
+        line = json.dumps({"id": 1, "op": "adc.read", "args": {"pin": pin}})
+        return json.loads(core.handle(line))  # type: ignore[no-any-return]
+
+    for label in ("A4", "A5", "D1"):
+        answer = reply(label)
+        assert answer["ok"] is False and answer["error"]["code"] == "pin_mode", answer  # type: ignore[index]
+    assert reply("A0")["result"] == {"raw": 100, "volts": 0.005}

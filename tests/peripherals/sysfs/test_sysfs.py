@@ -62,6 +62,33 @@ def test_ds18b20_power_on_value_is_an_error_then_the_next_read_works(sysfs: Fake
     assert sensor.read() == {"temperature": 20.0}
 
 
+# The DS18B20 datasheet's power-up scratchpad: 85 degrees C (50 05), TH/TL from EEPROM, config
+# 7F, then FF, 0C (COUNT REMAIN), 10; its CRC is 0x1C.
+POWER_ON = "50 05 4b 46 7f ff 0c 10 1c : crc=1c YES\n50 05 4b 46 7f ff 0c 10 1c t=85000\n"
+# A finished conversion of exactly 85.000 degrees C: COUNT REMAIN = 0x10 - (0x50 & 0x0F) = 0x10.
+REAL_85 = "50 05 4b 46 7f ff 10 10 bd : crc=bd YES\n50 05 4b 46 7f ff 10 10 bd t=85000\n"
+
+
+def test_ds18b20_datasheet_power_on_scratchpad_is_refused() -> None:
+    assert dallas_crc8(bytes.fromhex("50054b467fff0c10")) == 0x1C
+    with pytest.raises(SensorDataInvalid, match="power-on value"):
+        parse_w1_slave(POWER_ON)
+
+
+def test_ds18b20_a_real_85_000_degrees_is_accepted() -> None:
+    assert parse_w1_slave(REAL_85) == 85.0
+
+
+def test_ds18b20_real_85_through_the_fake_tree(sysfs: FakeSysfs) -> None:
+    fake = sysfs.add_ds18b20()
+    sensor = DS18B20(DS18B20.locate(sysfs.root, None), reader=sysfs.reader())
+    fake.set(temperature=85.0)
+    assert sensor.read() == {"temperature": 85.0}
+    fake.power_on_value()
+    with pytest.raises(SensorDataInvalid, match="power-on value"):
+        sensor.read()
+
+
 def test_ds18b20_crc_no_is_an_error(sysfs: FakeSysfs) -> None:
     fake = sysfs.add_ds18b20()
     fake.corrupt_crc()
@@ -108,11 +135,27 @@ def test_dht_that_never_answers_is_a_clear_error_and_the_next_read_works(
     assert sensor.read()["humidity"] == 45.0
 
 
-def test_dht11_range_is_narrower(sysfs: FakeSysfs) -> None:
-    fake = sysfs.add_dht(temperature=60.0, humidity=50.0)
+def test_dht11_refuses_only_the_impossible(sysfs: FakeSysfs) -> None:
+    fake = sysfs.add_dht(temperature=20.0, humidity=101.0)
     sensor = DHT11(fake.directory, retry_delay_s=0)
     with pytest.raises(SensorDataInvalid, match="outside what the sensor can measure"):
         sensor.read()
+    fake.set(humidity=50.0, temperature=70.0)
+    with pytest.raises(SensorDataInvalid, match="outside what the sensor can measure"):
+        sensor.read()
+
+
+@pytest.mark.parametrize("humidity", [15.0, 95.0, 0.0, 100.0])
+def test_dht11_readings_outside_its_accuracy_range_are_real(
+    sysfs: FakeSysfs, humidity: float
+) -> None:
+    # The DHT11 sheet's 20..90 %RH is where its accuracy is specified, not what it can report:
+    # 15 %RH in a heated room in winter is a real reading (issue 21 item 8).
+    fake = sysfs.add_dht(temperature=22.0, humidity=humidity)
+    assert DHT11(fake.directory, retry_delay_s=0).read() == {
+        "temperature": 22.0,
+        "humidity": humidity,
+    }
 
 
 def test_dht_locate_names_the_overlay(sysfs: FakeSysfs) -> None:

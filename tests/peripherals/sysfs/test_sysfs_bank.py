@@ -86,3 +86,17 @@ async def test_a_probe_missing_at_start_is_found_at_a_later_read(tmp_path: Path)
         sysfs.add_ds18b20(temperature=11.5)
         assert "temperature 11.50 °C" in (await read(bank, "pond")).output
         assert (await bank.health_check()).healthy
+
+
+async def test_a_greenhouse_at_85_degrees_and_a_dry_room_are_readings(sim_i2c: SimI2C) -> None:
+    # A converted 85.000 °C (COUNT REMAIN 0x10) is real, unlike the power-on scratchpad; a
+    # DHT11's 15 %RH is outside its accuracy range, not impossible (issue 21 item 8).
+    bank = await sim_i2c(
+        WIRING + '[[sensors]]\nname = "room"\ndriver = "dht11"\ndevice = "iio:device1"\n'
+    )
+    bank.sim.sensor("soil").set(temperature=85.0)
+    assert "soil: temperature 85.00 °C" in (await read(bank, "soil")).output
+    bank.sim.sensor("room").set(temperature=23.0, humidity=15.0)
+    result = await read(bank, "room")
+    assert result.success, result.error
+    assert "humidity 15 %RH" in result.output

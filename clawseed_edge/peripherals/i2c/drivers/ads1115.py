@@ -16,8 +16,8 @@ import time
 from typing import ClassVar
 
 from clawseed_edge.api import ConfigInvalid, SensorDataInvalid
-from clawseed_edge.peripherals.sensors.driver import Quantity, Transport, check_values
 
+from ...sensor_driver import Quantity, Transport, check_values
 from ..smbus import SMBusLike
 
 __all__ = ["ADS1115", "FULL_SCALE", "config_word", "counts_to_volts"]

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from clawseed_edge.api import SensorDataInvalid
-from clawseed_edge.peripherals.sensors.driver import Quantity, Transport, check_values
 
+from ...sensor_driver import Quantity, Transport, check_values
 from ..smbus import SMBusLike
 
 __all__ = ["BME280", "BME280Calibration", "compensate"]

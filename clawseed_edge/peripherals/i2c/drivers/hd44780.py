@@ -1,8 +1,11 @@
-"""A 16x2 (or 20x4) HD44780 character LCD on a PCF8574 I2C backpack.
+"""A 16x2, 16x4 or 20x4 HD44780 character LCD on a PCF8574 I2C backpack.
 
 Written from the Hitachi HD44780U datasheet (instruction table 6, 4-bit initialisation by
-instruction, figure 24; DDRAM line addresses 0x00/0x40/0x14/0x54; character ROM A00, where
-0xDF is the degree sign) and the NXP PCF8574 datasheet (one write sets the eight port pins).
+instruction, figure 24; character ROM A00, where 0xDF is the degree sign) and the NXP PCF8574
+datasheet (one write sets the eight port pins). A 4-line module is a 2-line controller whose
+lines are split in two: rows 1-2 start at DDRAM 0x00/0x40 and rows 3-4 continue them right
+after the visible width, at 0x00 + columns / 0x40 + columns (0x10/0x50 on a 16x4, 0x14/0x54 on
+a 20x4).
 
 The common backpack wires the expander's pins P0 = RS, P1 = R/W, P2 = E, P3 = backlight,
 P4..P7 = D4..D7, so every 4-bit transfer is two byte writes: E high with the data, then E low
@@ -14,12 +17,12 @@ from __future__ import annotations
 import time
 from typing import ClassVar
 
-from clawseed_edge.api import ToolArgumentsInvalid
-from clawseed_edge.peripherals.sensors.driver import Transport
+from clawseed_edge.api import ConfigInvalid, ToolArgumentsInvalid
 
+from ...sensor_driver import Transport
 from ..smbus import SMBusLike
 
-__all__ = ["HD44780", "encode_text", "layout"]
+__all__ = ["HD44780", "encode_text", "layout", "row_offsets"]
 
 RS = 0x01
 ENABLE = 0x04
@@ -30,9 +33,13 @@ CMD_ENTRY_INCREMENT = 0x06
 CMD_DISPLAY_ON = 0x0C
 CMD_FUNCTION_4BIT_2LINE = 0x28
 CMD_SET_DDRAM = 0x80
-ROW_OFFSETS = (0x00, 0x40, 0x14, 0x54)
 
 DEGREE = 0xDF  # ROM A00's degree sign
+
+
+def row_offsets(columns: int) -> tuple[int, int, int, int]:
+    """DDRAM addresses of the four rows of a ``columns``-wide module (see the module doc)."""
+    return (0x00, 0x40, columns, 0x40 + columns)
 
 
 def encode_text(text: str) -> bytes:
@@ -92,8 +99,11 @@ class HD44780:
         bus: An SMBus-like bus.
         address: The PCF8574's address: 0x27 on most backpacks (0x20..0x27), 0x3F on the
             PCF8574A variant (0x38..0x3F).
-        columns: Characters per line (16 or 20).
-        rows: Lines (2 or 4).
+        columns: Characters per line (16 or 20; 8..40).
+        rows: Lines (1, 2 or 4; a 4-line module is at most 20 wide).
+
+    Raises:
+        ConfigInvalid: A geometry one HD44780 cannot drive.
     """
 
     driver_name: ClassVar[str] = "hd44780"
@@ -104,6 +114,14 @@ class HD44780:
     def __init__(
         self, bus: SMBusLike, address: int = 0x27, *, columns: int = 16, rows: int = 2
     ) -> None:
+        if rows not in (1, 2, 4) or not 8 <= columns <= 40 or (rows == 4 and columns > 20):
+            # Each of the controller's two lines holds 40 characters; a 4-line module splits
+            # them in two, so its rows are at most 20 wide (a 40x4 needs two controllers).
+            raise ConfigInvalid(
+                f"hd44780: a {columns}x{rows} display is not one HD44780's geometry; use "
+                "columns = 16 or 20 with rows = 2 or 4 (8..40 columns with 1-2 rows)",
+                key="options",
+            )
         self.bus = bus
         self.address = address
         self.columns = columns
@@ -137,8 +155,9 @@ class HD44780:
                 f"{self.columns} characters"
             )
         padded = [*lines, *[""] * (self.rows - len(lines))]
+        offsets = row_offsets(self.columns)
         for row, line in enumerate(padded):
-            self._byte(CMD_SET_DDRAM | ROW_OFFSETS[row], 0)
+            self._byte(CMD_SET_DDRAM | offsets[row], 0)
             for code in encode_text(line.ljust(self.columns)):
                 self._byte(code, RS)
         self.lines = padded

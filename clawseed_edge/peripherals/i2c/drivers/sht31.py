@@ -16,8 +16,8 @@ import time
 from typing import ClassVar
 
 from clawseed_edge.api import SensorDataInvalid
-from clawseed_edge.peripherals.sensors.driver import Quantity, Transport, check_values
 
+from ...sensor_driver import Quantity, Transport, check_values
 from ..smbus import SMBusLike, bare_read
 
 __all__ = ["SHT31", "convert", "crc8", "decode_frame"]

@@ -10,6 +10,7 @@ from .bme280 import EXAMPLE_TRIMMING, BME280Model
 from .bus import ChipModel, RegisterChipModel, SimI2CBus
 from .hd44780 import HD44780Model
 from .sht31 import SHT31Model
+from .ssd1306 import SSD1306Model
 
 __all__ = [
     "EXAMPLE_TRIMMING",
@@ -20,5 +21,6 @@ __all__ = [
     "HD44780Model",
     "RegisterChipModel",
     "SHT31Model",
+    "SSD1306Model",
     "SimI2CBus",
 ]

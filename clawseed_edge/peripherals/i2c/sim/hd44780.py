@@ -11,7 +11,9 @@ from .bus import ChipModel
 __all__ = ["HD44780Model"]
 
 _RS, _E = 0x01, 0x04
-_ROWS = (0x00, 0x40, 0x14, 0x54)
+# Where a real module's rows start in DDRAM, by width: rows 3-4 of a 4-line module are the
+# second halves of the controller's two 40-character lines (16x4: 0x10/0x50, 20x4: 0x14/0x54).
+_ROWS = {16: (0x00, 0x40, 0x10, 0x50), 20: (0x00, 0x40, 0x14, 0x54)}
 
 
 class HD44780Model(ChipModel):
@@ -44,8 +46,9 @@ class HD44780Model(ChipModel):
     def lines(self) -> list[str]:
         """What the screen shows, one string per row (blank when the display is off)."""
         out = []
+        starts = _ROWS.get(self.columns, (0x00, 0x40))
         for row in range(self.rows):
-            start = _ROWS[row]
+            start = starts[row]
             raw = self.ddram[start : start + self.columns]
             text = "".join("°" if b == 0xDF else chr(b) if 0x20 <= b <= 0x7D else "?" for b in raw)
             out.append(text if self.display_on else " " * self.columns)

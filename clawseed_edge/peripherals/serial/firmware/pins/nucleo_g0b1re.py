@@ -1,17 +1,17 @@
 # Pin table of nucleo-g0b1re, generated from its board file by
 # `python -m clawseed_edge.peripherals.serial.pintable`; do not edit (a test checks it).
 BOARD = "nucleo-g0b1re"
-HASH = "70904629791dd6af"
+HASH = "3140afd8a732ab69"
 # name: (capability bits: 1 in, 2 out, 4 pwm, 8 adc; ADC channel or -1; timer; channel)
 PINS = {
     "PA0": (15, 0, 2, 1),
     "PA1": (15, 1, 2, 2),
     "PA4": (15, 4, 14, 1),
     "PB1": (15, 9, 14, 1),
-    "PB11": (15, 15, 2, 4),
-    "PB12": (11, 16, 0, 0),
+    "PB11": (7, -1, 2, 4),
+    "PB12": (3, -1, 0, 0),
     "PC5": (15, 18, 2, 2),
-    "PC4": (15, 17, 2, 1),
+    "PC4": (7, -1, 2, 1),
     "PA10": (7, -1, 1, 3),
     "PB3": (7, -1, 1, 2),
     "PB5": (7, -1, 3, 2),

@@ -1,8 +1,8 @@
 """``GpioPort``: what the gpio_* tools need from a peripheral, and nothing more.
 
-The tools depend on this protocol, not on :class:`~.pi_gpio.PiGpio`, so one tool set can route
-to any peripheral that has switchable pins (the Pi header today, a Nucleo board later) and the
-tools module does not import the peripheral that builds them.
+The tools depend on this protocol, not on :class:`~.board.WiredBoard` or its backends, so one
+tool set routes to every peripheral that has pin devices (a Pi header, a Nucleo, a plugin's
+board) and the tools module does not import the peripheral that builds them.
 """
 
 from __future__ import annotations

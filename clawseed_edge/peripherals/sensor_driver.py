@@ -7,6 +7,9 @@ measurement, a DS18B20's 750 ms) without stalling the event loop.
 Drivers declare their quantities with plausible bounds. :func:`check_values` turns a value
 outside them into :class:`~clawseed_edge.api.SensorDataInvalid`: a BME280 that reads -145 C is
 broken or miswired, and the model must not repeat the number as if it were weather.
+
+It sits below every transport: ``i2c/drivers`` and ``sysfs/`` import it, and ``sensors/`` (the
+bank, its config and tools) builds on them, so no driver points back up at the bank.
 """
 
 from __future__ import annotations

@@ -2,10 +2,11 @@
 agent messages.
 
 gpiozero calls its callbacks from its own threads (on mock pins: from whoever drives the pin);
-:class:`~.gpio.PiGpio` hands each edge to the event loop with ``call_soon_threadsafe`` as an
-:class:`InputEvent`. :class:`InputRules` maps events to :class:`EventMessage` objects from the
-``on_press`` / ``on_release`` texts of the config, at most ``events_per_minute`` per device; the
-lead wires the messages into the agent.
+:class:`~..gpio.PiGpio` hands each edge to the event loop with ``call_soon_threadsafe`` as an
+:class:`InputEvent` (a Nucleo's edges arrive on the loop already, as firmware events).
+:class:`InputRules` maps events to :class:`EventMessage` objects from the ``on_press`` /
+``on_release`` texts of the config, at most ``events_per_minute`` per device; the service wires
+the messages into the agent.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from .config import DeviceConfig
 
@@ -25,7 +25,6 @@ __all__ = [
     "EventHub",
     "EventMessage",
     "EventStream",
-    "GpioEventsMixin",
     "InputEvent",
     "InputRules",
     "RateWindow",
@@ -244,44 +243,3 @@ class InputRules:
             message = self.message_for(event)
             if message is not None:
                 yield message
-
-
-class GpioEventsMixin:
-    """The input-event face of :class:`~.pi_gpio.PiGpio`: listeners, streams, the hand-off.
-
-    The host class sets ``_hub`` (an :class:`EventHub`), ``_loop``, ``_wall_clock`` and
-    ``_devices`` (name -> device with a ``value``) before any edge can arrive.
-    """
-
-    _hub: EventHub
-    _loop: asyncio.AbstractEventLoop | None
-    _wall_clock: Callable[[], float]
-    _devices: dict[str, Any]
-
-    @property
-    def events_dropped(self) -> int:
-        """Events dropped because a consumer's queue was full."""
-        return self._hub.dropped
-
-    def add_listener(self, callback: Callable[[InputEvent], None]) -> Callable[[], None]:
-        """Call ``callback(event)`` on the loop for every input edge; returns a remover."""
-        return self._hub.add_listener(callback)
-
-    def events(self) -> EventStream:
-        """An async iterator of input events from now on, ending at ``disconnect()``.
-
-        Registered at once (edges between this call and the first ``await`` are kept); see
-        :class:`EventStream`.
-        """
-        return self._hub.stream()
-
-    def _on_input_thread(self, device: str, pin: str, value: int) -> None:
-        # gpiozero's thread (or, on mock pins, whoever drove the pin).
-        event = InputEvent(device, value, self._wall_clock(), pin)
-        self._hub.emit_threadsafe(self._loop, event)
-
-    def _note_input(self, event: InputEvent) -> None:
-        # The first listener (added in __init__): the device's value is current for the rest.
-        dev = self._devices.get(event.device)
-        if dev is not None:
-            dev.value = float(event.value)

@@ -1,0 +1,34 @@
+"""The plugin registry of every kind, each with its built-ins: what ``plugins list`` shows.
+
+Each kind keeps its own registry class where its objects are used (providers, peripherals,
+sensor drivers, tools, hooks); this module only gathers them, in the order of
+``clawseed_edge.api.plugins.PLUGIN_GROUPS``. Channels have no built-in here yet: the channels
+floor registers its ways in (the gateway first) in the same registry.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from clawseed_edge.api.plugins import PluginRegistry
+
+__all__ = ["default_registries"]
+
+
+def default_registries() -> dict[str, PluginRegistry[Any]]:
+    """``kind -> registry`` with the built-ins registered (plugins load on demand)."""
+    from clawseed_edge.agent.hooks import HookFactoryRegistry
+    from clawseed_edge.peripherals.registry import default_registry as peripherals
+    from clawseed_edge.peripherals.sensors.registry import default_driver_registry
+    from clawseed_edge.providers.registry import default_registry as providers
+
+    from .builtin_tools import default_tool_registry
+
+    return {
+        "providers": providers(),
+        "peripherals": peripherals(),
+        "sensors": default_driver_registry(),
+        "tools": default_tool_registry(),
+        "channels": PluginRegistry("channels", noun="channel"),
+        "hooks": HookFactoryRegistry(),
+    }
