@@ -23,7 +23,7 @@ import clawseed_core
 
 POLL_MS = 10  # how long one poll waits for input: the edge and watchdog resolution
 READ_CHUNK = 64  # bytes read per wake-up
-MAX_FAILURES = 50  # rounds failing in a row before the loop gives up (about half a second)
+MAX_FAILURES = 50  # rounds failing in a row before the loop gives up
 
 
 _ticks_ms = getattr(time, "ticks_ms", None)
