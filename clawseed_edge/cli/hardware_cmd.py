@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import inspect
 import json
 import os
 import sys
@@ -371,18 +372,18 @@ def _explain_failure(p: Any, error: Exception) -> None:
 async def _estop_all(
     peripherals: Sequence[Any],
 ) -> list[tuple[dict[str, dict[str, Any]] | None, Exception | None]]:
-    from clawseed_edge.peripherals.gpio import PiGpio
-
     results: list[tuple[dict[str, dict[str, Any]] | None, Exception | None]] = []
     for p in peripherals:
         try:
-            if isinstance(p, PiGpio):
+            if "at_safe" in inspect.signature(p.connect).parameters:
+                # Pi headers and Nucleos: every output starts at its safe value, never initial.
                 await p.connect(at_safe=True)
             else:
                 await p.connect()
             try:
                 await p.apply_safe_state()
-                states = p.pin_states() if isinstance(p, PiGpio) else None
+                pin_states = getattr(p, "pin_states", None)
+                states = pin_states() if pin_states and hasattr(p, "devices") else None
             finally:
                 await p.disconnect()
             results.append((states, None))

@@ -1,4 +1,10 @@
-"""``clawseed-edge sim nucleo``: a virtual Nucleo running the real firmware behind a pty."""
+"""``clawseed-edge sim nucleo``: a virtual Nucleo running the real firmware behind a pty.
+
+The pty's path is the first line on stdout; after it, every pin change the firmware makes, as
+it happens: ``[pin] PA8 (D7, door): 1``, ``[pin] PB4 (D5, lamp): pwm 1000 Hz, duty 25%``. The
+labels are the pin's header and aliases, and the device wired to it in ``--config`` when one is
+given (a ``nucleo`` peripheral on the same board).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +12,11 @@ import argparse
 import signal
 import sys
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from clawseed_edge.peripherals.boards import BoardSpec
+    from clawseed_edge.peripherals.serial.sim_machine import PinChange
 
 
 def register(subparsers: Any) -> None:
@@ -50,9 +60,12 @@ def _nucleo(args: argparse.Namespace) -> int:
                 f"{args.board} is not a Nucleo; pick one of the mcu boards in `boards list`"
             )
         state = SimBoardState(adc=_parse_adc(args.adc, board))
-        virtual = VirtualBoard(board.id, baud=args.baud, state=state).start()
+        labels = _labels(board, _config_devices(args, board.id))
+        state.listeners.append(lambda change: _print_change(change, labels))
+        virtual = VirtualBoard(board.id, baud=args.baud, state=state)
     except (ClawseedError, ValueError) as exc:
         return fail(str(exc), 2)
+    virtual.start()
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
@@ -85,3 +98,48 @@ def _parse_adc(items: list[str], board: Any) -> dict[str, int]:
             raise ValueError(f"--adc {item!r}: {spec.name} on {board.id} is not analog: {why}")
         values[spec.name] = int(raw)
     return values
+
+
+def _config_devices(args: argparse.Namespace, board_id: str) -> dict[str, str]:
+    """Pin (as written) -> device name, of the ``nucleo`` peripherals on ``board_id`` in the
+    ``--config`` file (none without ``--config``)."""
+    if not getattr(args, "config", None):
+        return {}
+    from clawseed_edge.config.file import load_config
+
+    devices: dict[str, str] = {}
+    for table in load_config(args.config).config.peripherals:
+        if table.get("type") == "nucleo" and table.get("board") == board_id:
+            for dev in table.get("devices") or ():
+                if isinstance(dev, dict) and "pin" in dev and "name" in dev:
+                    devices[str(dev["pin"])] = str(dev["name"])
+    return devices
+
+
+def _labels(board: BoardSpec, devices: dict[str, str]) -> dict[str, str]:
+    """Canonical pin -> ``"D7, door"``: its header, its aliases, the device wired to it."""
+    from clawseed_edge.api import PinInvalid, PinReserved
+
+    names: dict[str, list[str]] = {}
+    for pin in board.pins:
+        names[pin.name] = [pin.header] if pin.header else []
+    for alias, target in board.aliases.items():
+        names.setdefault(target.upper(), []).append(alias.upper())
+    for written, device in devices.items():
+        try:
+            names.setdefault(board.lookup(written).name, []).append(device)
+        except (PinInvalid, PinReserved):
+            continue  # the config's own check names a bad pin
+    return {pin: ", ".join(parts) for pin, parts in names.items() if parts}
+
+
+def _print_change(change: PinChange, labels: dict[str, str]) -> None:
+    label = labels.get(change.pin)
+    where = f"{change.pin} ({label})" if label else change.pin
+    if change.freq is None:
+        what = f"{change.level:g}"
+    elif change.freq == 0:
+        what = "pwm off"
+    else:
+        what = f"pwm {change.freq} Hz, duty {change.level * 100:g}%"
+    print(f"[pin] {where}: {what}", flush=True)

@@ -141,3 +141,21 @@ def test_an_empty_message_is_refused_before_a_turn(
     assert code == 1
     assert out == ""
     assert "error: the message (-m) is empty" in err
+
+
+def test_pin_lines_of_a_nucleo_show_the_line_level(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(
+        '[provider]\nname = "demo"\n[autonomy]\nlevel = "full"\n'
+        '[[peripherals]]\nname = "bench"\ntype = "nucleo"\nboard = "nucleo-f401re"\n'
+        "watchdog_ms = 0\n"
+        '[[peripherals.devices]]\nname = "red_led"\npin = "D13"\nkind = "led"\n',
+        encoding="utf-8",
+    )
+    code, _, err = run_cli(
+        capsys, "--config", str(cfg), "agent", "--sim", "-m", "turn on the red led"
+    )
+    assert code == 0, err
+    assert "[pin] PA5 (red_led): off -> on (line 0 -> 1)" in err

@@ -7,18 +7,19 @@ from typing import Any
 
 import pytest
 
-from clawseed_edge.peripherals.serial.sim_machine import SimBoardState, make_machine
+from clawseed_edge.peripherals.serial.sim_machine import SimBoardState, make_machine, make_pyb
 from clawseed_edge.peripherals.serial.virtual import load_firmware
 
 
 class CoreDriver:
     """The firmware core with request/reply helpers and a settable clock."""
 
-    def __init__(self, board_id: str = "nucleo-f401re") -> None:
+    def __init__(self, board_id: str = "nucleo-f401re", *, machine_pwm: bool = False) -> None:
         modules, table = load_firmware(board_id)
         self.fw = modules["clawseed_core"]
         self.state = SimBoardState()
-        hw = modules["clawseed_hw"].Hardware(make_machine(self.state))
+        machine = make_machine(self.state, machine_pwm=machine_pwm)
+        hw = modules["clawseed_hw"].Hardware(machine, make_pyb(self.state, machine))
         self.core = self.fw.Core(hw, table)
         self.now = 1000
         self.next_id = 1
@@ -48,6 +49,7 @@ class CoreDriver:
         return [json.loads(line) for line in self.core.tick(self.now)]
 
 
-@pytest.fixture
-def fw() -> CoreDriver:
-    return CoreDriver()
+@pytest.fixture(params=["pyb.Timer", "machine.PWM"])
+def fw(request: pytest.FixtureRequest) -> CoreDriver:
+    """The core on both PWM paths: stm32 MicroPython up to v1.27 (pyb.Timer), and from v1.28."""
+    return CoreDriver(machine_pwm=request.param == "machine.PWM")

@@ -35,7 +35,7 @@ def test_mpy_cross_error_names_the_file(tmp_path: Path) -> None:
 def test_bundle_has_compiled_modules_table_and_source_main(board: str) -> None:
     bundle = FirmwareBundle.build(BoardRegistry.load().get(board))
     assert list(bundle.files) == [
-        "clawseed_core.mpy", "clawseed_hw.mpy", "clawseed_loop.mpy", "clawseed_pins.mpy",
-        "main.py",
+        "clawseed_timers.mpy", "clawseed_core.mpy", "clawseed_hw.mpy", "clawseed_loop.mpy",
+        "clawseed_pins.mpy", "main.py",
     ]  # fmt: skip
     assert bundle.files["main.py"].startswith(b"#")

@@ -75,6 +75,34 @@ def test_pwm_and_shared_timer_channel_refused(fw: CoreDriver) -> None:
     assert fw.ok("pwm.set", pin="D9", freq=50, duty=0.1)["pin"] == "PC7"
 
 
+def test_one_frequency_per_timer(fw: CoreDriver) -> None:
+    fw.ok("pwm.set", pin="D4", freq=50, duty=0.075)  # PB5, TIM3_CH2: a servo
+    reply = fw.request("pwm.set", pin="D5", freq=1000, duty=0.5)  # PB4, TIM3_CH1: a lamp
+    assert reply["error"]["code"] == "timer_in_use"
+    message = reply["error"]["message"]
+    assert "TIM3 runs at 50 Hz for PB5" in message
+    assert "PA0 (TIM5)" in message and "PB3 (TIM2)" in message and "PA6" not in message
+    assert "PB4" not in fw.state.pwm and fw.state.pwm["PB5"] == (50, 4915)
+    fw.ok("pwm.set", pin="D5", freq=50, duty=0.5)  # the timer's own frequency is fine
+    fw.ok("pwm.set", pin="D4", freq=50, duty=0.1)  # and so is a new duty on the same one
+
+
+def test_timer_fallback_keeps_the_other_channels_of_a_timer_running() -> None:
+    # stm32 MicroPython up to v1.27 has no machine.PWM: pyb.Timer channels, one counter each.
+    fw = CoreDriver(machine_pwm=False)
+    fw.ok("pwm.set", pin="D4", freq=1000, duty=0.25)  # PB5, TIM3_CH2
+    fw.ok("pwm.set", pin="D5", freq=1000, duty=0.5)  # PB4, TIM3_CH1
+    fw.ok("pwm.set", pin="D5", freq=1000, duty=0.75)  # a new duty: no new timer set-up
+    assert fw.state.timer_inits == {3: 1}
+    fw.ok("pin.write", pin="D4", value=0)  # one output off: the other runs on
+    assert fw.state.pwm == {"PB4": (1000, 49151)} and fw.state.outputs["PB5"] == 0
+    fw.ok("safe")  # the last one off: now the timer stops
+    assert fw.state.pwm == {} and fw.state.timers == {}
+    fw.ok("pwm.set", pin="D5", freq=1000, duty=0.5)
+    fw.ok("pwm.set", pin="D5", freq=50, duty=0.5)  # alone on its timer: it may change it
+    assert fw.state.pwm == {"PB4": (50, 32768)} and fw.state.timer_inits == {3: 2}
+
+
 def test_adc_raw_and_volts(fw: CoreDriver) -> None:
     fw.state.adc["PA0"] = 32768
     assert fw.ok("adc.read", pin="A0") == {"raw": 32768, "volts": 1.65}
@@ -159,3 +187,31 @@ def test_the_package_expects_the_firmware_version_of_the_repository() -> None:
 
     # Bump both together: the host refuses a board whose version differs.
     assert firmware_version() == EXPECTED_FIRMWARE
+
+
+def test_the_hardware_watchdog_is_opt_in_fed_by_tick_and_never_stopped(fw: CoreDriver) -> None:
+    assert fw.ok("hello")["hw_watchdog_ms"] == 0
+    assert fw.state.wdt is None  # off until the host asks
+    assert fw.ok("watchdog", period_ms=0, hardware_ms=1000) == {"period_ms": 0, "hardware_ms": 1000}
+    assert fw.state.wdt is not None and fw.state.wdt[0] == 1000
+    fed = fw.state.wdt[1]
+    fw.advance(10)
+    assert fw.state.wdt[1] >= fed  # each tick of the loop feeds it
+    assert fw.ok("watchdog", period_ms=500, hardware_ms=1000)["hardware_ms"] == 1000
+    reply = fw.request("watchdog", period_ms=0, hardware_ms=0)
+    assert reply["error"]["code"] == "bad_args" and "cannot be stopped" in reply["error"]["message"]
+    assert fw.error("watchdog", period_ms=0, hardware_ms=2000) == "bad_args"
+    assert fw.ok("hello")["hw_watchdog_ms"] == 1000
+
+
+def test_the_hardware_watchdog_timeout_is_bounded(fw: CoreDriver) -> None:
+    assert fw.error("watchdog", period_ms=0, hardware_ms=100) == "bad_args"
+    assert fw.error("watchdog", period_ms=0, hardware_ms=60000) == "bad_args"
+    assert fw.state.wdt is None
+
+
+def test_ping_with_a_session_says_which_one_this_boot_saw_before(fw: CoreDriver) -> None:
+    assert fw.ok("ping") == {"pong": True}
+    assert fw.ok("ping", session=7) == {"pong": True, "session": None}  # fresh since boot
+    assert fw.ok("ping", session=7) == {"pong": True, "session": 7}
+    assert fw.error("ping", session="x") == "bad_args"

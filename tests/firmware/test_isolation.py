@@ -9,7 +9,7 @@ import pytest
 from clawseed_edge.peripherals.serial.pintable import FIRMWARE_DIR
 
 ALLOWED = {"gc", "json", "sys", "time", "select", "machine", "pyb"} | {
-    "clawseed_core", "clawseed_hw", "clawseed_loop", "clawseed_pins",
+    "clawseed_core", "clawseed_hw", "clawseed_loop", "clawseed_pins", "clawseed_timers",
 }  # fmt: skip
 
 

@@ -2,9 +2,10 @@
 
 The firmware is compiled with mpy-cross, deployed through the raw REPL by the same
 ``deploy_bundle`` that deploys to a Nucleo, imported there, and driven with the protocol's own
-request lines through the raw REPL (the port has no blocking stdin, so its UART loop cannot
-run; that loop runs on the virtual board). Every reply must equal the virtual board's, fields
-that name the platform aside.
+request lines: through ``core.handle`` and through the firmware's UART loop itself
+(``clawseed_loop.serve``), with pollable streams in place of the UART (the port's stdin is the
+REPL's). Every reply must equal the virtual board's, fields that name the platform aside. PWM
+takes the ``pyb.Timer`` path, as on the stm32 images up to v1.27.
 """
 
 from __future__ import annotations
@@ -42,6 +43,10 @@ REQUESTS: list[dict[str, Any] | str] = [
     {"op": "pin.mode", "args": {"pin": "D7", "mode": "out", "safe": 1, "value": 0}},
     {"op": "pwm.set", "args": {"pin": "D4", "freq": 2000, "duty": 0.25}},
     {"op": "pwm.set", "args": {"pin": "D9", "freq": 2000, "duty": 0.5}},
+    {"op": "pwm.set", "args": {"pin": "D5", "freq": 1000, "duty": 0.5}},
+    {"op": "pwm.set", "args": {"pin": "D5", "freq": 2000, "duty": 0.5}},
+    {"op": "pwm.set", "args": {"pin": "D5", "freq": 2000, "duty": 0.75}},
+    {"op": "pin.write", "args": {"pin": "D4", "value": 0}},
     {"op": "adc.read", "args": {"pin": "A0"}},
     {"op": "adc.read", "args": {"pin": "A1"}},
     {"op": "i2c.scan"},
@@ -58,6 +63,10 @@ REQUESTS: list[dict[str, Any] | str] = [
     "this is not json",
     "[1, 2, 3]",
     '{"op": "ping"}',
+    {"op": "watchdog", "args": {"period_ms": 0, "hardware_ms": 30}},
+    {"op": "watchdog", "args": {"period_ms": 0, "hardware_ms": 4000}},
+    {"op": "hello"},
+    {"op": "watchdog", "args": {"period_ms": 0, "hardware_ms": 8000}},
     {"op": "safe"},
 ]
 
@@ -183,3 +192,143 @@ def test_line_assembly_and_bounds_under_micropython(wasm: Any) -> None:
     assert under_micropython == on_cpython
     assert [r["id"] for r in under_micropython] == [41, 42, None, None, 43]
     assert under_micropython[2]["error"]["code"] == "line_too_long"
+
+
+# Pollable streams in place of the UART: select.poll asks a stream's ioctl (MP_STREAM_POLL, 3)
+# whether it has bytes, as it asks the board's USB/UART stream. Each chunk arrives when the one
+# before is read; an empty chunk is a pause (one poll finds nothing), so `serve` sends one
+# request per round of the loop.
+STREAMS = """
+import io, json, select, clawseed_loop, simstate
+class Rx(io.IOBase):
+    def __init__(self, chunks):
+        self.chunks = list(chunks)
+        self.buf = b""
+        self.idle = 0
+    def ioctl(self, req, arg):
+        if req == 3:
+            if not self.buf and self.chunks:
+                self.buf = self.chunks.pop(0)
+            if self.buf:
+                return arg & select.POLLIN
+            if not self.chunks:
+                self.idle += 1
+        return 0
+    def read(self, n):
+        out = self.buf[:n]
+        self.buf = self.buf[n:]
+        return out
+class Tx:
+    def __init__(self):
+        self.data = b""
+    def write(self, b):
+        self.data += bytes(b)
+        return len(b)
+def serve(lines, core=None):
+    core = core or clawseed_core.Core(clawseed_hw.Hardware(machine), clawseed_pins)
+    chunks = []
+    for line in lines:
+        chunks += [(line + "\\n").encode(), b""]
+    rx = Rx(chunks)
+    tx = Tx()
+    clawseed_loop.serve(core, rx, tx, stop=lambda: rx.idle > 3)
+    print(tx.data.decode())
+"""
+
+
+def _serve(transport: Any, lines: list[str], setup: str = "", core: str = "None") -> list[Any]:
+    out = transport.exec(STREAMS + setup + f"serve({lines!r}, {core})\n")
+    return [json.loads(line) for line in out.decode().splitlines() if line.strip()]
+
+
+def test_serve_loop_under_micropython_answers_like_the_virtual_board(
+    wasm: Any, virtual_replies: list[dict[str, Any]]
+) -> None:
+    got = _serve(wasm, _lines())
+    assert [_comparable(r) for r in got] == [_comparable(r) for r in virtual_replies]
+
+
+def test_serve_loop_under_micropython_drives_pwm_through_pyb_timers(wasm: Any) -> None:
+    requests = [
+        {"id": 1, "op": "pwm.set", "args": {"pin": "D4", "freq": 1000, "duty": 0.25}},  # TIM3_CH2
+        {"id": 2, "op": "pwm.set", "args": {"pin": "D5", "freq": 1000, "duty": 0.5}},  # TIM3_CH1
+        {"id": 3, "op": "pwm.set", "args": {"pin": "D5", "freq": 1000, "duty": 0.75}},
+        {"id": 4, "op": "pwm.set", "args": {"pin": "D5", "freq": 50, "duty": 0.5}},
+        {"id": 5, "op": "pin.write", "args": {"pin": "D4", "value": 0}},
+    ]
+    setup = "inits = json.loads(simstate.timer_inits()).get('3', 0)\n"
+    script = (
+        STREAMS
+        + setup
+        + f"serve({[json.dumps(r) for r in requests]!r})\n"
+        + "print(simstate.pwm())\nprint(json.loads(simstate.timer_inits())['3'] - inits)\n"
+    )
+    lines = [line for line in wasm.exec(script).decode().splitlines() if line]
+    replies = [json.loads(line) for line in lines[:5]]
+    assert [r["ok"] for r in replies] == [True, True, True, False, True]
+    assert replies[3]["error"]["code"] == "timer_in_use"
+    assert json.loads(lines[5]) == {"PB4": [1000, 49151]}  # D5 ran on when D4 went off
+    assert lines[6] == "1"  # one timer set-up for three pwm.set on it
+
+
+def test_serve_loop_under_micropython_answers_an_exception_and_keeps_serving(
+    wasm: Any,
+) -> None:
+    # A MemoryError while a reply is built, then one in the loop's own tick.
+    setup = """
+class FlakyJson:
+    calls = 0
+    def dumps(self, obj):
+        FlakyJson.calls += 1
+        if FlakyJson.calls == 1:
+            raise MemoryError
+        return json.dumps(obj)
+    def loads(self, text):
+        return json.loads(text)
+fc = clawseed_core.Core(clawseed_hw.Hardware(machine), clawseed_pins)
+ticks = [0]
+real_tick = fc.tick
+def tick(now):
+    ticks[0] += 1
+    if ticks[0] == 2:
+        raise MemoryError
+    return real_tick(now)
+fc.tick = tick
+clawseed_core.json = FlakyJson()
+try:
+"""
+    lines = [json.dumps({"id": i, "op": "ping"}) for i in (1, 2)]
+    script = STREAMS + setup + f" serve({lines!r}, fc)\nfinally:\n clawseed_core.json = json\n"
+    replies = [json.loads(line) for line in wasm.exec(script).decode().splitlines() if line]
+    assert replies[0]["id"] == 1 and replies[0]["error"]["code"] == "no_memory"
+    assert {"id": None, "code": "internal"} == {
+        "id": replies[1]["id"], "code": replies[1]["error"]["code"],
+    }  # fmt: skip
+    assert "MemoryError" in replies[1]["error"]["message"]
+    assert replies[2] == {"id": 2, "ok": True, "result": {"pong": True}}
+
+
+def test_serve_loop_under_micropython_goes_safe_on_a_fatal_fault(wasm: Any) -> None:
+    # The reply cannot be written, nor the error about it: outputs safe, then the REPL.
+    script = (
+        STREAMS
+        + "class DeadTx:\n def write(self, b):\n  raise OSError(5)\n"
+        + "core = clawseed_core.Core(clawseed_hw.Hardware(machine), clawseed_pins)\n"
+        + "rx = Rx([b'"
+        + '{"id":1,"op":"pin.mode","args":{"pin":"D13","mode":"out","value":1}}'
+        + "\\n'])\n"
+        + "try:\n clawseed_loop.serve(core, rx, DeadTx(), stop=lambda: rx.idle > 3)\n"
+        + "except OSError:\n print('fatal')\n"
+        + "print(json.loads(simstate.outputs())['PA5'])\n"
+    )
+    assert wasm.exec(script).decode().split() == ["fatal", "0"]
+
+
+def test_serve_loop_under_micropython_feeds_the_hardware_watchdog(wasm: Any) -> None:
+    before = json.loads(wasm.exec("import simstate\nprint(simstate.wdt())"))
+    request = {"id": 1, "op": "watchdog", "args": {"period_ms": 0, "hardware_ms": 2000}}
+    script = STREAMS + f"serve({[json.dumps(request)]!r})\nprint(simstate.wdt())\n"
+    lines = [line for line in wasm.exec(script).decode().splitlines() if line]
+    assert json.loads(lines[0])["result"] == {"period_ms": 0, "hardware_ms": 2000}
+    after = json.loads(lines[1])
+    assert after["timeout"] == 2000 and after["feeds"] > before["feeds"]

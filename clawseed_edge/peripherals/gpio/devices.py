@@ -117,10 +117,10 @@ class GpioDevice(PinDevice):
             return cls(pin, initial_value=value, pin_factory=factory)
         if spec.level:
             level = self.level_of(initial)
-            if not cfg.active_high:
-                # gpiozero makes a PWM line an output before it knows the value: hold it at
-                # the inactive level (high) first, so an active-low load never starts fully on.
-                factory.pin(pin).output_with_state(True)
+            # gpiozero makes a PWM line an output at the level it holds (high at boot on some
+            # pins) and starts PWM there: claim it at the safe level first, so a load never
+            # starts fully on (active-low: the line high; active-high: low).
+            factory.pin(pin).output_with_state((cfg.safe == "on") == cfg.active_high)
             return cls(pin, active_high=cfg.active_high, initial_value=level, pin_factory=factory)
         return cls(
             pin, active_high=cfg.active_high, initial_value=initial == "on", pin_factory=factory

@@ -96,6 +96,7 @@ class SerialBoard(WiredBoard[SerialDevice]):
         )
         self.virtual: Any = None
         self.link: BoardLink | None = None
+        self._at_safe = False
 
     def _check_wiring(self, wired: Sequence[WiredDevice], source: str) -> None:
         check_nucleo_devices(self.board, wired, source)
@@ -109,9 +110,10 @@ class SerialBoard(WiredBoard[SerialDevice]):
     def connected(self) -> bool:
         return self.link is not None and self.link.connected
 
-    async def connect(self) -> None:
+    async def connect(self, *, at_safe: bool = False) -> None:
         """Open the link (starting a virtual board with ``sim``), check the firmware, set up
-        every device.
+        every device (with ``at_safe``, as for an estop, every output at its safe value: never
+        at ``initial``).
 
         Raises:
             BoardNotFound, BoardProtocolError (stale firmware: run deploy), BoardTimeout,
@@ -123,6 +125,7 @@ class SerialBoard(WiredBoard[SerialDevice]):
             return
         if self._state is not Lifecycle.UNOPENED:
             raise PeripheralClosed(f"peripheral {self.name!r} was disconnected; make a new one")
+        self._at_safe = at_safe
         port, lister = self.port, None
         if self.sim:
             from .virtual import VirtualBoard
@@ -149,9 +152,10 @@ class SerialBoard(WiredBoard[SerialDevice]):
     async def _setup_devices(self) -> None:
         assert self.link is not None
         for dev in self._devices.values():
-            requests, value = dev.setup()
+            requests, value = dev.setup(at_safe=self._at_safe)
             for op, args in requests:
                 result = await self.link.request(op, args)
+                dev.record(op, args, result)
             if value is None and not dev.is_output:
                 value = dev.value_of_level(int(result["value"]))
             dev.value = value
@@ -200,6 +204,7 @@ class SerialBoard(WiredBoard[SerialDevice]):
         for dev in self._devices.values():
             if dev.is_output:
                 dev.value = dev.safe_value()
+                dev.record("safe", {})
 
     async def health_check(self) -> HealthStatus:
         """Healthy when the link is up and the firmware answers a ping."""
@@ -228,6 +233,7 @@ class SerialBoard(WiredBoard[SerialDevice]):
         if dev.is_output:
             return dev.value
         result = await self._request("pin.read", {"pin": dev.pin_name})
+        dev.record("pin.read", {}, result)
         dev.value = dev.value_of_level(int(result["value"]))
         return dev.value
 
@@ -238,6 +244,7 @@ class SerialBoard(WiredBoard[SerialDevice]):
             dev = self._by_pin.get(str(event.data.get("pin")))
             if dev is None or dev.is_output:
                 return
+            dev.record("edge", {}, event.data)
             value = dev.value_of_level(int(event.data.get("value", 0)))
             if value == dev.value:
                 return  # the level came back before we saw it leave
@@ -247,12 +254,14 @@ class SerialBoard(WiredBoard[SerialDevice]):
             for dev in self._devices.values():
                 if dev.is_output:
                     dev.value = dev.safe_value()
+                    dev.record("safe", {})
 
     # --- internals ----------------------------------------------------------------------------
 
     async def _drive(self, dev: SerialDevice, value: float | None) -> float | None:
         op, args = dev.write_request(value)
         await self._request(op, args)
+        dev.record(op, args)
         dev.value = value
         return value
 

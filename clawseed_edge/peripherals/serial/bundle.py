@@ -29,12 +29,12 @@ __all__ = [
     "firmware_version",
 ]
 
-EXPECTED_FIRMWARE = "0.1.0"
+EXPECTED_FIRMWARE = "0.2.0"
 """The firmware version this package talks to (``FW_VERSION`` in ``firmware/clawseed_core.py``;
 a test keeps the two equal). Kept here so a pip-installed host, which has no ``firmware/``
 beside it, still knows when a board is stale."""
 
-COMPILED_MODULES = ("clawseed_core", "clawseed_hw", "clawseed_loop")
+COMPILED_MODULES = ("clawseed_timers", "clawseed_core", "clawseed_hw", "clawseed_loop")
 """Firmware modules shipped as ``.mpy``."""
 
 MPY_CROSS_TIMEOUT_S = 60.0

@@ -3,6 +3,10 @@
 The raw REPL is driven by mpremote's ``SerialTransport`` used as a library (pinned; it
 handles raw-paste and its fallback). Steps, each bounded in time:
 
+0. if the running firmware reports its hardware watchdog on (``hello``: ``hw_watchdog_ms``),
+   reset the board first (``machine.reset()`` from the raw REPL): nothing feeds that watchdog
+   at the REPL, so it would reset the board in the middle of the copy, and only a reset stops
+   it; the firmware then boots with it off (the host starts it, deploy does not);
 1. interrupt the running firmware (Ctrl-C reaches the REPL: the firmware never disables it)
    and enter the raw REPL;
 2. remove stale copies that would shadow the new files (a ``clawseed_core.py`` beside a new
@@ -37,6 +41,7 @@ Progress = Callable[[str, int, int], None]
 READ_TIMEOUT_S = 5.0  # one serial read; mpremote blocks on reads without it
 RAW_REPL_TIMEOUT_S = 10.0
 CHUNK = 512  # bytes per raw-REPL write (each is one exec round trip)
+HELLO_PROBE_S = 1.0  # how long deploy asks a running firmware about its hardware watchdog
 
 
 @dataclass
@@ -94,6 +99,7 @@ def deploy_bundle(
     from mpremote.transport import TransportError
 
     result = DeployResult(port, bundle.board_id)
+    _reset_if_hardware_watchdog(port, confirm_timeout_s)
     transport = _transport(port)
     try:
         try:
@@ -119,6 +125,36 @@ def deploy_bundle(
         result.hello = hello_over_serial(port, timeout_s=confirm_timeout_s)
         _check_hello(result.hello, bundle, pins_hash)
     return result
+
+
+def _reset_if_hardware_watchdog(port: str, boot_timeout_s: float) -> None:
+    from mpremote.transport import TransportError
+
+    try:
+        running = hello_over_serial(port, timeout_s=HELLO_PROBE_S)
+    except BoardProtocolError:
+        return  # no firmware answers: at the REPL already, or not deployed yet
+    if not running.get("hw_watchdog_ms"):
+        return
+    transport = _transport(port)
+    try:
+        transport.enter_raw_repl(soft_reset=False, timeout_overall=RAW_REPL_TIMEOUT_S)
+        transport.exec_raw_no_follow("import machine\nmachine.reset()")
+    except TransportError as exc:
+        raise HardwareError(
+            f"the board at {port} runs its hardware watchdog and did not take the reset "
+            f"({exc}); press its reset button and run deploy again"
+        ) from exc
+    finally:
+        transport.close()
+    # Booted again (the ST-LINK's serial port stays open through an MCU reset): the firmware
+    # answers with its hardware watchdog off.
+    after = hello_over_serial(port, timeout_s=boot_timeout_s)
+    if after.get("hw_watchdog_ms"):
+        raise HardwareError(
+            f"the board at {port} still runs its hardware watchdog after a reset; stop "
+            "clawseed-edge (it restarts the watchdog on connect) and run deploy again"
+        )
 
 
 def _remove_stale(transport: Any, bundle: FirmwareBundle) -> None:

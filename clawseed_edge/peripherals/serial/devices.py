@@ -6,8 +6,10 @@ value means; this turns it into protocol requests and back (a pin level honourin
 :class:`~.board.SerialBoard` sends what it builds.
 
 :func:`check_nucleo_devices` adds what a Nucleo needs beyond the common wiring checks: two PWM
-devices cannot share a timer channel, and a safe value must be a pin level (the firmware's
-watchdog sets levels; it cannot hold a PWM duty or a servo position).
+devices cannot share a timer channel, nor a timer at two frequencies (an STM32 timer has one
+counter: every channel on it runs at its frequency, so a servo's 50 Hz beside a lamp's 1 kHz
+would become 1 kHz), and a safe value must be a pin level (the firmware's watchdog sets
+levels; it cannot hold a PWM duty or a servo position).
 """
 
 from __future__ import annotations
@@ -17,14 +19,25 @@ from typing import Any
 
 from clawseed_edge.api import ConfigInvalid, PinInUse
 
-from ..boards import BoardSpec
-from ..wired import PinDevice, WiredDevice
+from ..boards import BoardSpec, timer_channel
+from ..wired import DeviceConfig, PinDevice, WiredDevice
 
-__all__ = ["PWM_FREQ_HZ", "SERVO_FREQ_HZ", "SerialDevice", "check_nucleo_devices"]
+__all__ = [
+    "PWM_FREQ_HZ",
+    "SERVO_FREQ_HZ",
+    "SerialDevice",
+    "check_nucleo_devices",
+    "pwm_frequency",
+]
 
 PWM_FREQ_HZ = 1000  # a pwm_led: fast enough not to flicker
 SERVO_FREQ_HZ = 50  # hobby servos: one pulse every 20 ms
 SERVO_CENTRE_MS, SERVO_SPAN_MS = 1.5, 0.5  # -1..1 maps to 1.0..2.0 ms pulses
+
+
+def pwm_frequency(config: DeviceConfig) -> int:
+    """The PWM frequency the firmware is asked for a level device (servo or pwm_led), Hz."""
+    return SERVO_FREQ_HZ if config.spec.detaches else PWM_FREQ_HZ
 
 
 def check_nucleo_devices(
@@ -33,9 +46,11 @@ def check_nucleo_devices(
     """Refuse wiring the firmware cannot carry out (the common checks ran already).
 
     Raises:
-        PinInUse: Two PWM devices on one timer channel (both are named, with the channel).
+        PinInUse: Two PWM devices on one timer channel (both are named, with the channel), or
+            on one timer at different frequencies (named, with pins on other timers).
         ConfigInvalid: A PWM or servo safe value that is not "off"/"on".
     """
+    timers: dict[int, WiredDevice] = {}  # timer number -> the first PWM device on it
     channels: dict[str, WiredDevice] = {}
     for dev in wired:
         cfg = dev.config
@@ -61,6 +76,41 @@ def check_nucleo_devices(
                 )
             if timer is not None:
                 channels[timer] = dev
+                first = timers.setdefault(timer_channel(timer)[0], dev)
+                if pwm_frequency(first.config) != pwm_frequency(cfg):
+                    raise PinInUse(_timer_conflict(board, wired, timers, first, dev, source))
+
+
+def _timer_conflict(
+    board: BoardSpec,
+    wired: Sequence[WiredDevice],
+    timers: dict[int, WiredDevice],
+    first: WiredDevice,
+    dev: WiredDevice,
+    source: str,
+) -> str:
+    number = timer_channel(dev.pin.timer or "")[0]
+    freq = pwm_frequency(dev.config)
+    used = {w.pin.name for w in wired}
+    # Pins whose timer is free, or already runs at this device's frequency.
+    fits = []
+    for pin in board.pins:
+        if not pin.can("pwm") or pin.timer is None or pin.name in used:
+            continue
+        other = timer_channel(pin.timer)[0]
+        owner = timers.get(other)
+        if other != number and (owner is None or pwm_frequency(owner.config) == freq):
+            fits.append(f"{pin.header or pin.name} (TIM{other})")
+    where = ", ".join(fits) if fits else "none left on this board"
+
+    def named(w: WiredDevice) -> str:
+        return f"{w.name!r} ({w.pin.header or w.pin.name}, {pwm_frequency(w.config)} Hz)"
+
+    return (
+        f"{source}: devices {named(first)} and {named(dev)} both use timer TIM{number} on "
+        f"{board.id}: an STM32 timer runs all its channels at one frequency; move "
+        f"{dev.name!r} to a pin on another timer: {where}"
+    )
 
 
 class SerialDevice(PinDevice):
@@ -71,15 +121,36 @@ class SerialDevice(PinDevice):
         value: The last logical value (0/1, a level, a servo position, None when detached).
     """
 
+    def __init__(self, wired: WiredDevice) -> None:
+        super().__init__(wired)
+        self.level: float | None = None  # the line: 0/1, or the PWM duty 0..1
+        self.frequency: int | None = None  # Hz while the firmware drives PWM on the pin
+
+    def record(self, op: str, args: dict[str, Any], result: Any = None) -> None:
+        """Remember the line level a request left on the pin (status and ``[pin]`` lines)."""
+        if op == "pwm.set":
+            self.level, self.frequency = float(args["duty"]), int(args["freq"])
+        elif op == "safe":
+            self.level, self.frequency = float(self._safe_bit()), None
+        elif "value" in args:  # pin.write, pin.mode out
+            self.level, self.frequency = float(args["value"]), None
+        elif isinstance(result, dict) and result.get("value") in (0, 1):  # read, mode in
+            self.level, self.frequency = float(result["value"]), None
+
+    def _safe_bit(self) -> int:
+        cfg = self.wired.config
+        return self._bit(cfg.safe == "on" and not cfg.spec.detaches)
+
     def _bit(self, on: bool) -> int:
         # The pin level for "on"/"off" (a relay board wired active-low inverts it).
         return int(on) if self.wired.config.active_high else int(not on)
 
-    def setup(self) -> tuple[list[tuple[str, dict[str, Any]]], float | None]:
+    def setup(self, at_safe: bool = False) -> tuple[list[tuple[str, dict[str, Any]]], float | None]:
         """(requests, resulting value) that configure the pin at connect.
 
         An output is first made an output at its initial level with its safe level registered
         (the firmware's watchdog and ``safe`` use it); a PWM or servo start value follows.
+        With ``at_safe`` (an estop) it starts at its safe value instead: never at ``initial``.
         """
         cfg = self.wired.config
         if not self.is_output:
@@ -87,13 +158,13 @@ class SerialDevice(PinDevice):
             bounce = cfg.bounce_ms if cfg.bounce_ms is not None else 20
             args = {"pin": self.pin_name, "mode": "in", "pull": pull, "edges": "both"}
             return [("pin.mode", {**args, "bounce_ms": bounce})], None
-        initial = self.start_value()
+        initial = self.start_value(at_safe=at_safe)
         on = initial == "on"
         mode = {
             "pin": self.pin_name,
             "mode": "out",
             "value": self._bit(on and not cfg.spec.detaches),
-            "safe": self._bit(cfg.safe == "on" and not cfg.spec.detaches),
+            "safe": self._safe_bit(),
         }
         requests: list[tuple[str, dict[str, Any]]] = [("pin.mode", mode)]
         value: float | None = None if cfg.spec.detaches else float(on)
@@ -128,3 +199,10 @@ class SerialDevice(PinDevice):
         if not self.is_output:
             return float(level == (0 if self.wired.config.active_low else 1))
         return float(level == self._bit(True))
+
+    def state(self) -> dict[str, Any]:
+        """The device as plain data, with the line level and PWM frequency last set."""
+        state = super().state()
+        if self.frequency:
+            state["mode"] = "pwm"
+        return {**state, "level": self.level, "frequency": self.frequency}

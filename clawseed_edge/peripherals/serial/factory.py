@@ -8,6 +8,7 @@
     board = "nucleo-f401re"     # a Nucleo board id (`clawseed-edge boards list`)
     port = "/dev/serial/by-id/usb-STMicroelectronics_STM32_STLink_...-if02"  # optional
     watchdog_ms = 3000          # the board-side watchdog; 0 turns it off
+    hardware_watchdog_ms = 0    # the MCU's own watchdog (opt-in; once on, only a reset stops it)
 
     [[peripherals.devices]]     # the same keys as for a Pi header
     name = "green_led"
@@ -41,6 +42,9 @@ class NucleoSettings(WiredSettings, forbid_unknown_fields=True, kw_only=True, fr
         watchdog_ms: The board-side watchdog period in milliseconds (0: off); the host pings
             at a third of it.
         request_timeout_s: How long one request waits for the board's reply, seconds.
+        hardware_watchdog_ms: The MCU's hardware watchdog (``machine.WDT``) timeout in
+            milliseconds, 500..32000 (0: off, the default). It resets the board when the
+            firmware's loop hangs; it cannot be stopped once started (see docs/nucleo.md).
         devices: The wiring, ``[[peripherals.devices]]`` tables.
     """
 
@@ -48,6 +52,7 @@ class NucleoSettings(WiredSettings, forbid_unknown_fields=True, kw_only=True, fr
     port: str | None = None
     watchdog_ms: int = 3000
     request_timeout_s: float = 2.0
+    hardware_watchdog_ms: int = 0
 
 
 class NucleoFactory(WiredBoardFactory):
@@ -68,6 +73,13 @@ class NucleoFactory(WiredBoardFactory):
                 file=source,
                 key=f"{key}.request_timeout_s",
             )
+        hw_wdt = settings.hardware_watchdog_ms
+        if hw_wdt and not 500 <= hw_wdt <= 32_000:
+            raise ConfigInvalid(
+                "hardware_watchdog_ms must be 0 (off) or 500..32000 (the STM32's longest)",
+                file=source,
+                key=f"{key}.hardware_watchdog_ms",
+            )
 
     def build(
         self, settings: NucleoSettings, *, sim: bool, source: str, devices_key: str
@@ -76,7 +88,9 @@ class NucleoFactory(WiredBoardFactory):
         from .link import LinkOptions
 
         options = LinkOptions(
-            request_timeout_s=settings.request_timeout_s, watchdog_ms=settings.watchdog_ms
+            request_timeout_s=settings.request_timeout_s,
+            watchdog_ms=settings.watchdog_ms,
+            hardware_watchdog_ms=settings.hardware_watchdog_ms,
         )
         return SerialBoard(
             settings.board,

@@ -14,7 +14,9 @@ When the cable is unplugged the link reports ``disconnected``: pending and new r
 at once with :class:`~clawseed_edge.api.BoardDisconnected`, and a background task looks for
 the board again -- the configured path, or the port with the same USB VID:PID and serial
 number -- with exponential back-off, then repeats the handshake and calls ``on_connect`` (the
-peripheral re-applies its pin modes there).
+peripheral re-applies its pin modes there). A board that resets while its port stays open (the
+reset button, its hardware watchdog) is noticed by the heartbeat -- its ping carries a session
+number the board forgets at a reset -- and set up the same way.
 
 Bounds: every request has a timeout (``request_timeout_s``); the handshake has its own; the
 back-off is capped; the protocol bounds line length.
@@ -44,7 +46,16 @@ from ..worker import BlockingWorker
 from .bundle import EXPECTED_FIRMWARE
 from .pintable import table_hash
 from .ports import PortLister, find_ports, list_usb_ports
-from .protocol import BoardEvent, Item, Noise, ReplPrompt, Reply, SerialProtocol
+from .protocol import (
+    MAX_ID,
+    BoardEvent,
+    Item,
+    Malformed,
+    Noise,
+    ReplPrompt,
+    Reply,
+    SerialProtocol,
+)
 
 __all__ = ["BoardLink", "BoardTimeout", "LinkOptions", "Opener"]
 
@@ -81,12 +92,17 @@ class LinkOptions:
         backoff_s: First and longest pause between reconnection attempts.
         watchdog_ms: The board-side watchdog period set after the handshake (0: off); the link
             pings at a third of it so a healthy host never trips it.
+        hardware_watchdog_ms: Start the MCU's hardware watchdog (``machine.WDT``) with this
+            timeout after the handshake (0: leave it off). It resets the board when the
+            firmware's loop hangs or the board sits at the REPL; once started, only a reset
+            stops it.
     """
 
     request_timeout_s: float = 2.0
     hello_timeout_s: float = 5.0
     backoff_s: tuple[float, float] = (0.2, 5.0)
     watchdog_ms: int = 3000
+    hardware_watchdog_ms: int = 0
 
 
 class BoardLink:
@@ -139,6 +155,7 @@ class BoardLink:
         self._tasks: set[asyncio.Task[None]] = set()
         self._repl_seen: asyncio.Event | None = None
         self._lost_reason = ""
+        self._session = 0  # told to the board at every set-up; a board that forgot it reset
 
     # --- lifecycle ----------------------------------------------------------------------------
 
@@ -290,8 +307,17 @@ class BoardLink:
                 if found.device == port:
                     self.serial_number = found.serial_number
         self.hello = await self._handshake(port)
-        if self.options.watchdog_ms:
-            await self._request("watchdog", {"period_ms": self.options.watchdog_ms}, None)
+        await self._set_up()
+
+    async def _set_up(self) -> None:
+        # What a board loses when it resets: the session number, the watchdogs, the devices.
+        self._session = self._session % MAX_ID + 1
+        await self._request("ping", {"session": self._session}, None)
+        watchdogs: dict[str, Any] = {"period_ms": self.options.watchdog_ms}
+        if self.options.hardware_watchdog_ms:
+            watchdogs["hardware_ms"] = self.options.hardware_watchdog_ms
+        if self.options.watchdog_ms or self.options.hardware_watchdog_ms:
+            await self._request("watchdog", watchdogs, None)
         if self.on_connect is not None:
             await self.on_connect()
 
@@ -366,6 +392,8 @@ class BoardLink:
 
     def _dispatch(self, item: Item) -> None:
         if isinstance(item, Reply):
+            if item.code == "bad_reply":
+                log.warning("%s: %s", self.name, item.message)
             future = self._pending.get(item.id) if item.id is not None else None
             if future is not None and not future.done():
                 future.set_result(item)
@@ -373,7 +401,14 @@ class BoardLink:
                 log.warning("%s could not read a request: %s", self.name, item.message)
         elif isinstance(item, BoardEvent):
             if self.on_event is not None:
-                self.on_event(item)
+                try:
+                    self.on_event(item)
+                except Exception:
+                    # The rest of the chunk (a reply someone awaits) must still be delivered.
+                    log.exception("%s: handling board event %r failed", self.name, item)
+        elif isinstance(item, Malformed):
+            log.warning("%s: dropped a malformed line (%s): %s", self.name, item.reason, item.text)
+            self.noise = [*self.noise[-9:], item.text]
         elif isinstance(item, ReplPrompt):
             if self._repl_seen is not None:
                 self._repl_seen.set()
@@ -426,13 +461,21 @@ class BoardLink:
             delay = min(delay * 2, longest)
 
     async def _heartbeat(self) -> None:
-        # Keeps the board-side watchdog fed while the host is alive and connected.
+        # Keeps the board-side watchdog fed while the host is alive and connected, and sees a
+        # board that reset behind a port that stayed open (its reset button, its hardware
+        # watchdog): the session number is gone, so the board is set up again.
         period = self.options.watchdog_ms / 3000 if self.options.watchdog_ms else None
         while period is not None:
             await asyncio.sleep(period)
-            if self.connected:
-                with contextlib.suppress(HardwareError):
-                    await self._request("ping", None, None)
+            if not self.connected:
+                continue
+            with contextlib.suppress(HardwareError):
+                pong = await self._request("ping", {"session": self._session}, None)
+                if isinstance(pong, dict) and pong.get("session") != self._session:
+                    log.warning(
+                        "%s was reset (its devices start over); setting it up again", self.name
+                    )
+                    await self._set_up()
 
     def _spawn(self, coro: Awaitable[None]) -> None:
         task = asyncio.ensure_future(coro)

@@ -11,6 +11,11 @@ a JSON object becomes :class:`Noise`. A board that fell back to the MicroPython 
 banner, then a ``>>> `` prompt with no newline after it) yields :class:`ReplPrompt`, so the
 driver can restart the firmware instead of waiting for replies that will never come.
 
+Validation: a JSON object that is not a well-formed reply or event (an edge whose value is not
+0 or 1, a number that is not finite, an error without a code) becomes :class:`Malformed`, which
+the driver logs and drops; a malformed reply whose id is readable still fails its request at
+once (code ``bad_reply``) instead of leaving it to time out. Nothing the board sends raises.
+
 Bounds: a line longer than :attr:`SerialProtocol.max_line` bytes is dropped whole (one
 :class:`Noise` item says so); ids run 1..2**31-1 and wrap.
 """
@@ -18,12 +23,14 @@ Bounds: a line longer than :attr:`SerialProtocol.max_line` bytes is dropped whol
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
     "MAX_ID",
     "BoardEvent",
+    "Malformed",
     "Noise",
     "ReplPrompt",
     "Reply",
@@ -67,7 +74,52 @@ class ReplPrompt:
     prompt: str
 
 
-Item = Reply | BoardEvent | Noise | ReplPrompt
+@dataclass(frozen=True, slots=True)
+class Malformed:
+    """A JSON object shaped like protocol that breaks its rules; dropped with a log line."""
+
+    text: str
+    reason: str
+
+
+Item = Reply | BoardEvent | Noise | ReplPrompt | Malformed
+
+
+class _NotFinite(ValueError):
+    pass
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e999 parses as inf
+        raise _NotFinite(f"number {text} is not finite")
+    return value
+
+
+def _no_constant(name: str) -> float:
+    raise _NotFinite(f"{name} is not a JSON number")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _event_problem(name: Any, data: dict[str, Any]) -> str:
+    """Why an event breaks the firmware's shapes ("" when it is fine; unknown events pass)."""
+    if not isinstance(name, str) or not name:
+        return "the event name is not a string"
+    if name == "edge":
+        if not isinstance(data.get("pin"), str):
+            return "an edge event's pin is not a pin name"
+        if not _is_int(data.get("value")) or data["value"] not in (0, 1):
+            return f"an edge event's value {data.get('value')!r} is not 0 or 1"
+    elif name == "watchdog":
+        if not _is_int(data.get("period_ms")):
+            return "a watchdog event's period_ms is not an integer"
+        safe = data.get("safe")
+        if not isinstance(safe, list) or not all(isinstance(p, str) for p in safe):
+            return "a watchdog event's safe is not a list of pin names"
+    return ""
 
 
 class SerialProtocol:
@@ -133,22 +185,38 @@ class SerialProtocol:
         if not text.startswith("{"):
             return Noise(text[:200])
         try:
-            obj = json.loads(text)
+            obj = json.loads(text, parse_float=_finite_float, parse_constant=_no_constant)
+        except _NotFinite as exc:
+            return Malformed(text[:200], str(exc))
         except ValueError:
             return Noise(text[:200])
         if not isinstance(obj, dict):
             return Noise(text[:200])
         if "event" in obj:
             name = obj.pop("event")
-            return BoardEvent(str(name), obj)
-        rid = obj.get("id")
-        if not isinstance(rid, int) or isinstance(rid, bool):
-            rid = None
-        if obj.get("ok") is True:
+            problem = _event_problem(name, obj)
+            if problem:
+                return Malformed(text[:200], problem)
+            return BoardEvent(name, obj)
+        return SerialProtocol._reply(obj, text)
+
+    @staticmethod
+    def _reply(obj: dict[str, Any], text: str) -> Item:
+        raw_id = obj.get("id")
+        rid: int | None = None
+        if isinstance(raw_id, int) and not isinstance(raw_id, bool) and 0 <= raw_id <= MAX_ID:
+            rid = raw_id
+        ok = obj.get("ok")
+        if ok is True:
             return Reply(rid, True, obj.get("result"))
         error = obj.get("error")
-        if obj.get("ok") is False and isinstance(error, dict):
-            return Reply(
-                rid, False, None, str(error.get("code", "")), str(error.get("message", ""))
-            )
-        return Noise(text[:200])
+        if ok is False and isinstance(error, dict):
+            code, message = error.get("code"), error.get("message")
+            if isinstance(code, str) and isinstance(message, str):
+                return Reply(rid, False, None, code, message)
+        if "ok" not in obj:
+            return Noise(text[:200])  # not a reply: a REPL echoing a request line, say
+        if rid is None:
+            return Malformed(text[:200], "a reply without a usable id, ok and error")
+        # The request is known: fail it now with what the board sent, rather than time out.
+        return Reply(rid, False, None, "bad_reply", f"malformed reply from the board: {text[:200]}")

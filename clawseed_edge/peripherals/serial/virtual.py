@@ -1,8 +1,8 @@
 """The virtual board: the real ``firmware/`` code on CPython behind a pseudo-terminal.
 
-:class:`VirtualBoard` loads the firmware's modules (``clawseed_core``, ``clawseed_hw``,
-``clawseed_loop``) and a board's generated pin table from ``firmware/``, gives the hardware layer
-a simulated ``machine`` module (:mod:`.sim_machine`), and runs the firmware's own UART loop on a
+:class:`VirtualBoard` loads the firmware's modules (:data:`FIRMWARE_MODULES`) and a board's
+generated pin table from ``firmware/``, gives the hardware layer a simulated ``machine`` module
+(and ``pyb``; :mod:`.sim_machine`), and runs the firmware's own UART loop on a
 thread against the master side of a pty. Anything that opens the slave path (``/dev/pts/N``) --
 the host driver through pyserial, deploy, a terminal -- talks to the same code a Nucleo runs.
 
@@ -30,12 +30,12 @@ from clawseed_edge.api import HardwareError
 from ..boards import default_registry
 from .pintable import FIRMWARE_DIR, table_path
 from .ports import FoundPort
-from .sim_machine import SimBoardState, make_machine
+from .sim_machine import SimBoardState, make_machine, make_pyb
 from .virtual_repl import VirtualRepl
 
 __all__ = ["FIRMWARE_MODULES", "VirtualBoard", "load_firmware"]
 
-FIRMWARE_MODULES = ("clawseed_core", "clawseed_hw", "clawseed_loop")
+FIRMWARE_MODULES = ("clawseed_timers", "clawseed_core", "clawseed_hw", "clawseed_loop")
 """The firmware modules, in import order (the loop imports the core by name)."""
 
 _load_lock = threading.Lock()
@@ -152,9 +152,14 @@ class VirtualBoard:
         fs_dir: The board's filesystem, where deploy writes (a temporary directory, removed
             at :meth:`close`, by default). The virtual board always runs the repository's
             firmware source: it cannot load the ``.mpy`` files deploy puts there.
+        machine_pwm: Offer ``machine.PWM`` (stm32 MicroPython from v1.28 on); by default the
+            firmware takes the ``pyb.Timer`` path, as on the v1.27 images boards run.
 
     Ctrl-C stops the firmware loop (outputs go safe) and leaves the board at an emulated REPL
-    (:mod:`.virtual_repl`) until a soft reset (Ctrl-D) starts the firmware again.
+    (:mod:`.virtual_repl`) until a soft reset (Ctrl-D) starts the firmware again. A hard reset
+    (``machine.reset()`` at the REPL, or the firmware's hardware watchdog running out while
+    nothing feeds it, as at the REPL) resets the pins too and stops the watchdog
+    (:attr:`hard_resets` counts them).
 
     Use as a context manager, or :meth:`start` / :meth:`close` (idempotent).
     """
@@ -167,9 +172,11 @@ class VirtualBoard:
         baud: int | None = None,
         state: SimBoardState | None = None,
         fs_dir: Path | None = None,
+        machine_pwm: bool = False,
     ) -> None:
         self.board_id = board_id
         self.baud = baud
+        self.machine_pwm = machine_pwm
         self.state = state or SimBoardState()
         modules, self.table = load_firmware(board_id, firmware_dir)
         self._core_mod = modules["clawseed_core"]
@@ -182,6 +189,8 @@ class VirtualBoard:
             fs_dir = Path(self._tmp.name)
         self.fs_dir = fs_dir
         self.resets = 0
+        self.hard_resets = 0
+        self._hard = False  # the next restart is a hard reset
         self.serial_number = f"VIRTUAL-{board_id.upper()}"
         self._master: int | None = None
         self._slave: int | None = None
@@ -208,19 +217,33 @@ class VirtualBoard:
         return self
 
     def _new_core(self) -> Any:
-        return self._core_mod.Core(self._hw_mod.Hardware(make_machine(self.state)), self.table)
+        machine = make_machine(self.state, machine_pwm=self.machine_pwm)
+        hw = self._hw_mod.Hardware(machine, make_pyb(self.state, machine))
+        return self._core_mod.Core(hw, self.table)
+
+    def _halted(self) -> bool:
+        # The firmware loop ends at close(), and when the hardware watchdog runs out (on a
+        # board only a hung loop lets that happen: the loop feeds it every round).
+        if self.state.wdt_expired():
+            self._hard = True
+        return self._stop.is_set() or self._hard
 
     def _serve(self, stream: _PtyStream) -> None:
         try:
             while not self._stop.is_set():
                 try:
-                    self._loop_mod.serve(self.core, stream, stream, stop=self._stop.is_set)
-                    return
+                    self._loop_mod.serve(self.core, stream, stream, stop=self._halted)
+                    if self._stop.is_set():
+                        return
                 except KeyboardInterrupt:
-                    pass  # the loop has put the outputs in their safe state
-                if not self._repl(stream):
-                    return
-                self.core = self._new_core()  # main.py runs again after the soft reset
+                    # The loop has put the outputs in their safe state.
+                    if not self._repl(stream):
+                        return
+                if self._hard:
+                    self._hard = False
+                    self.state.hard_reset()
+                    self.hard_resets += 1
+                self.core = self._new_core()  # main.py runs again after the reset
                 self.resets += 1
         except BaseException as exc:  # kept for the test that looks; a thread cannot raise
             self.error = exc
@@ -237,12 +260,21 @@ class VirtualBoard:
                 if data:
                     stream.write(repl.feed(data))
                     if repl.reboot:
+                        self._hard = repl.hard_reset
                         return True
+                if self.state.wdt_expired():
+                    self._hard = True  # nothing feeds the hardware watchdog at the REPL
+                    return True
                 ready, _, _ = select.select([stream.fd], [], [], 0.05)
                 data = stream.read(4096) if ready else b""
             return False
         finally:
             stream.interrupts = True
+
+    def press_reset(self) -> None:
+        """Press the board's reset button: the MCU restarts (pins in their reset state, the
+        hardware watchdog off) and runs the firmware again; the USB port stays open."""
+        self._hard = True
 
     def unplug(self) -> None:
         """Pull the cable: the firmware stops and the pty goes away (the host's reads fail)."""
@@ -260,6 +292,7 @@ class VirtualBoard:
         """Plug it back: a fresh firmware (as after power-up) on a new pty (a new path)."""
         self.unplug()
         self._stop = threading.Event()
+        self.state.wdt = None  # powered off and on: the hardware watchdog stopped
         self.core = self._new_core()
         return self.start()
 

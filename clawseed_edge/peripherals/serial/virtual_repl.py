@@ -19,12 +19,17 @@ import hashlib
 import os
 import traceback
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 __all__ = ["VirtualRepl"]
 
 RAW_BANNER = b"raw REPL; CTRL-B to exit\r\n>"
 MAX_CODE = 64 * 1024  # bytes of one raw-REPL command; more is refused like a full buffer
+
+
+class _Reset(BaseException):
+    """machine.reset() in the emulated REPL: unwinds the code being run."""
 
 
 class _BoardOs:
@@ -62,6 +67,7 @@ class VirtualRepl:
         self.banner = banner
         self.raw = False
         self.reboot = False
+        self.hard_reset = False  # the reboot is machine.reset(), not Ctrl-D
         self._code = bytearray()
         self._paste = b""  # a possible raw-paste request being received
         self._namespace: dict[str, Any] = {}
@@ -131,11 +137,18 @@ class VirtualRepl:
             self._code.append(byte)
         return b""
 
+    def _machine_reset(self) -> None:
+        # machine.reset(): the board restarts at once; nothing after it is answered.
+        self.reboot = self.hard_reset = True
+        raise _Reset
+
     def _exec(self, code: bytes) -> bytes:
         self._out = []
         error = ""
         try:
             exec(compile(code.decode(), "<stdin>", "exec"), self._globals())
+        except _Reset:
+            return b"OK"
         except Exception as exc:
             last = traceback.format_exception_only(type(exc), exc)[-1].strip()
             error = f'Traceback (most recent call last):\r\n  File "<stdin>"\r\n{last}\r\n'
@@ -145,7 +158,13 @@ class VirtualRepl:
     def _globals(self) -> dict[str, Any]:
         if not self._namespace:
             board_os = _BoardOs(self)
-            safe_modules = {"hashlib": hashlib, "os": board_os, "binascii": __import__("binascii")}
+            machine = SimpleNamespace(reset=self._machine_reset)
+            safe_modules = {
+                "hashlib": hashlib,
+                "os": board_os,
+                "binascii": __import__("binascii"),
+                "machine": machine,
+            }
 
             def board_open(name: str, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
                 return open(self.path(name), mode, *args, **kwargs)

@@ -7,11 +7,15 @@
 //   CONFIG_JSON: {"adc": {"PA0": 32768}, "inputs": {"PA10": 0}, "i2c": [118]}
 //
 // The port's quirks, handled here:
-// - it has no blocking stdin, so the firmware's UART loop cannot run; the tests drive the
-//   firmware core through the raw REPL instead;
+// - its stdin is the REPL's, so the tests run the firmware's UART loop from the raw REPL on
+//   pollable streams of their own (tests/firmware/test_wasm.py);
 // - raw-paste mode hangs: the request (Ctrl-E 'A' Ctrl-A) is answered "R\x00" (understood,
 //   not supported) here, so clients fall back to the plain raw REPL;
 // - errors inside JS functions cannot become OSError: a missing I2C device throws a JS Error.
+//
+// Like the stm32 images up to v1.27 that boards are flashed with, `machine` has no PWM: the
+// firmware drives PWM through `pyb.Timer` channels, one frequency per timer. The module
+// `simstate` lets a test read the simulated pins (JSON strings).
 import { pathToFileURL } from "node:url";
 
 const { loadMicroPython } = await import(pathToFileURL(process.argv[2]).href);
@@ -26,7 +30,11 @@ const state = {
   adc: { ...(config.adc || {}) },
   pwm: {},
   i2c: {},
+  timers: {}, // timer number -> frequency
+  timerInits: {}, // timer number -> how often it was (re)initialised
+  routes: {}, // pin -> [timer, channel] while a timer channel drives it
 };
+const channels = {}; // pin -> its timer channel
 for (const addr of config.i2c || []) state.i2c[addr] = { regs: new Uint8Array(256), ptr: 0 };
 
 function level(name) {
@@ -39,6 +47,8 @@ function Pin(name, mode, pull) {
   const pin = {
     name,
     init(m, p) {
+      // A pin made plain input or output leaves its timer channel (its alternate function).
+      if (name in state.routes) { delete state.routes[name]; delete state.pwm[name]; }
       if (m === Pin.OUT) {
         state.modes[name] = "out";
         if (!(name in state.outputs)) state.outputs[name] = 0;
@@ -61,14 +71,54 @@ Pin.OUT = 1;
 Pin.PULL_UP = 1;
 Pin.PULL_DOWN = 2;
 
-function PWM(pin, opts) {
-  state.pwm[pin.name] = [opts.freq, opts.duty_u16];
+// pyb.Timer: one counter per timer, so one frequency for all its channels.
+function routeDuty(pin, timer, percent) {
+  state.pwm[pin] = [state.timers[timer], Math.round((percent * 65535) / 100)];
+}
+
+function Timer(n, opts) {
+  state.timerInits[n] = (state.timerInits[n] || 0) + 1;
+  state.timers[n] = opts.freq;
+  const update = () => {
+    for (const [pin, [t]] of Object.entries(state.routes)) if (t === n) routeDuty(pin, n, channels[pin].percent);
+  };
+  update();
   return {
-    freq(hz) { state.pwm[pin.name][0] = hz; },
-    duty_u16(d) { state.pwm[pin.name][1] = d; },
-    deinit() { delete state.pwm[pin.name]; },
+    freq(hz) {
+      if (hz === undefined) return state.timers[n];
+      state.timers[n] = hz;
+      update();
+      return null;
+    },
+    channel(ch, mode, o) {
+      const pin = o.pin.name;
+      for (const [other, [t, c]] of Object.entries(state.routes)) {
+        if (t === n && c === ch) { delete state.routes[other]; delete state.pwm[other]; }
+      }
+      const channel = {
+        percent: 0,
+        pulse_width_percent(p) {
+          if (p === undefined) return channel.percent;
+          channel.percent = p;
+          const r = state.routes[pin];
+          if (r && r[0] === n && r[1] === ch) routeDuty(pin, n, p);
+          return null;
+        },
+      };
+      channels[pin] = channel;
+      state.routes[pin] = [n, ch];
+      channel.pulse_width_percent(o.pulse_width_percent || 0);
+      return channel;
+    },
+    deinit() {
+      for (const [pin, [t]] of Object.entries(state.routes)) {
+        if (t === n) { delete state.routes[pin]; delete state.pwm[pin]; }
+      }
+      delete state.timers[n];
+    },
   };
 }
+Timer.PWM = 0;
 
 function ADC(pin) {
   return { read_u16: () => state.adc[pin.name] || 0 };
@@ -108,7 +158,21 @@ function out(bytes) {
 }
 
 const mp = await loadMicroPython({ stdout: out, linebuffer: false, heapsize: 2 * 1024 * 1024 });
-mp.registerJsModule("machine", { Pin, PWM, ADC, SoftI2C });
+// machine.WDT: started once, fed by the firmware's loop (this board never resets).
+const wdt = { timeout: 0, feeds: 0 };
+function WDT(opts) {
+  wdt.timeout = opts.timeout;
+  return { feed() { wdt.feeds += 1; } };
+}
+
+mp.registerJsModule("machine", { Pin, ADC, SoftI2C, WDT });
+mp.registerJsModule("pyb", { Timer, Pin });
+mp.registerJsModule("simstate", {
+  pwm: () => JSON.stringify(state.pwm),
+  timer_inits: () => JSON.stringify(state.timerInits),
+  outputs: () => JSON.stringify(state.outputs),
+  wdt: () => JSON.stringify(wdt),
+});
 mp.replInit();
 
 let chain = Promise.resolve();

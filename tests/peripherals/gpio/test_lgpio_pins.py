@@ -207,3 +207,20 @@ async def test_a_default_servo_is_not_rounded_to_whole_percent(fake_lgpio: FakeL
     async with PiGpio(hardware, sim=False) as board:
         await board.set_level("arm", 0.1)
     assert [w for w in _servo_widths(fake_lgpio, 12) if w] == [1550]
+
+
+async def test_a_pwm_led_on_a_line_high_at_boot_never_starts_at_full(
+    fake_lgpio: FakeLgpio,
+) -> None:
+    # GPIO5 reads high at boot (its default pull-up): an active-high pwm_led with safe "off"
+    # must be claimed low, not at the level the line happens to have, then driven at duty 100.
+    fake_lgpio.level[5] = 1
+    hardware = loads_hardware_toml(
+        '[hardware]\nboard = "rpi4b"\npin_factory = "lgpio"\n'
+        '[[devices]]\nname = "lamp"\npin = "GPIO5"\nkind = "pwm_led"\n'
+    )
+    async with PiGpio(hardware, sim=False) as board:
+        await board.set_level("lamp", 0.5)
+    assert fake_lgpio.levels(5)[0] == 0 and 1 not in fake_lgpio.levels(5)
+    assert 100 not in _pwm_duties(fake_lgpio, 5)
+    assert 50 in _pwm_duties(fake_lgpio, 5)

@@ -174,5 +174,92 @@ async def test_pin_states_give_the_last_known_values_without_io(nucleo: SerialBo
     states = nucleo.pin_states()
     assert states["PA5"] == {
         "pin": "PA5", "device": "green_led", "kind": "led", "mode": "output", "value": 1.0,
+        "level": 1.0, "frequency": None,
     }  # fmt: skip
     assert states["PC13"]["mode"] == "input"
+
+
+ESTOP_WIRING = """
+[[devices]]
+name = "door"
+pin = "D7"
+kind = "relay"
+initial = "on"
+
+[[devices]]
+name = "lamp"
+pin = "D5"
+kind = "pwm_led"
+initial = "on"
+
+[[devices]]
+name = "button"
+pin = "user_button"
+kind = "button"
+"""
+
+
+def test_estop_on_a_nucleo_never_passes_through_initial(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from clawseed_edge.cli.hardware_cmd import estop
+    from clawseed_edge.peripherals.serial.sim_machine import PinChange
+    from clawseed_edge.peripherals.serial.virtual import VirtualBoard
+
+    with VirtualBoard("nucleo-f401re") as virtual:
+        changes: list[PinChange] = []
+        virtual.state.listeners.append(changes.append)
+        board = SerialBoard("nucleo-f401re", devices(ESTOP_WIRING), port=virtual.path, options=FAST)
+        assert estop([board]) == 0
+        history = list(virtual.state.history)
+    # The relay with initial = "on" is driven only to its safe level, the lamp never lit.
+    assert history and all(level == 0 for _, level in history)
+    assert not any(c.freq for c in changes) and not any(c.level for c in changes)
+    out = capsys.readouterr().out
+    assert "door (PA8): safe value off applied (level 0.0)" in out
+    assert "lamp (PB4): safe value off applied (level 0.0)" in out
+    assert "estop: 2 outputs on nucleo-f401re in their safe state" in out
+
+
+async def test_pin_states_of_a_nucleo_carry_the_line_level() -> None:
+    async with SerialBoard("nucleo-f401re", devices(), sim=True, options=FAST) as board:
+        await board.switch("fan", True)
+        await board.set_level("lamp", 0.25)
+        states = board.pin_states()
+    assert states["PA8"]["level"] == 0.0  # active-low relay on: the line is low
+    assert states["PB3"]["level"] == 0.25 and states["PB3"]["frequency"] == 1000
+    assert states["PB3"]["mode"] == "pwm"
+    assert states["PA5"]["level"] == 0.0 and states["PC13"]["level"] == 1.0  # button pulled up
+
+
+def test_two_frequencies_on_one_timer_are_refused_at_load() -> None:
+    # D4 is TIM3_CH2, D5 TIM3_CH1: a servo's 50 Hz beside a lamp's 1 kHz on one counter.
+    wiring = (
+        '[[devices]]\nname="arm"\npin="D4"\nkind="servo"\n'
+        '[[devices]]\nname="lamp"\npin="D5"\nkind="pwm_led"\n'
+    )
+    with pytest.raises(PinInUse, match="timer TIM3") as info:
+        SerialBoard("nucleo-f401re", devices(wiring))
+    message = str(info.value)
+    assert "'arm' (D4, 50 Hz)" in message and "'lamp' (D5, 1000 Hz)" in message
+    assert "D3 (TIM2)" in message and "A0 (TIM5)" in message  # pins that would work
+    assert "D12 (TIM3)" not in message
+    # Two lamps share TIM3 happily: one frequency.
+    same = wiring.replace('kind="servo"', 'kind="pwm_led"')
+    SerialBoard("nucleo-f401re", devices(same))
+
+
+async def test_a_board_reset_behind_an_open_port_is_set_up_again() -> None:
+    # The reset button, or the hardware watchdog biting: the USB port stays open, the MCU
+    # forgets its devices and watchdogs. The heartbeat notices and the host sets it up again.
+    options = LinkOptions(backoff_s=(0.05, 0.2), watchdog_ms=300, hardware_watchdog_ms=2000)
+    async with SerialBoard("nucleo-f401re", devices(), sim=True, options=options) as board:
+        virtual = board.virtual
+        assert virtual.state.wdt is not None and virtual.state.modes["PA8"] == "out"
+        virtual.press_reset()
+        await until(lambda: virtual.hard_resets == 1)
+        assert virtual.state.modes["PA8"] == "in" and virtual.state.wdt is None
+        await until(lambda: virtual.state.modes.get("PA8") == "out" and virtual.state.wdt)
+        assert virtual.state.outputs["PA8"] == 1  # the active-low fan set up off again
+        await board.switch("fan", True)
+        assert virtual.state.outputs["PA8"] == 0

@@ -76,7 +76,7 @@ def test_a_damaged_copy_fails_verification_naming_the_file(
             return hashlib.sha256(data + b"!")
 
     monkeypatch.setattr(deploy_module, "hashlib", Damaged)
-    with pytest.raises(HardwareError, match=r"clawseed_core\.py on the board does not match"):
+    with pytest.raises(HardwareError, match=r"clawseed_timers\.py on the board does not match"):
         deploy_bundle(board.path, bundle, restart=False)
 
 
@@ -103,3 +103,19 @@ def test_repl_sandbox_stays_inside_the_board_directory(tmp_path: Path) -> None:
     out = repl.feed(b"import subprocess\x04")
     assert b"ImportError" in out
     assert repl.feed(b"\x05A\x01") == b"R\x00"
+
+
+def test_deploy_resets_a_board_whose_hardware_watchdog_runs(
+    board: VirtualBoard, bundle: FirmwareBundle
+) -> None:
+    # The host started the MCU's watchdog (opt-in); at the REPL nothing feeds it, so deploy
+    # must reset the board first instead of being reset in the middle of the copy.
+    with serial.Serial(board.path, 115200, timeout=5) as link:
+        link.write(b'{"id": 1, "op": "watchdog", "args": {"period_ms": 0, "hardware_ms": 500}}\n')
+        assert json.loads(link.readline())["result"] == {"period_ms": 0, "hardware_ms": 500}
+    assert board.state.wdt is not None
+    result = deploy_bundle(board.path, bundle, pins_hash=table_hash(BOARD))
+    assert board.hard_resets == 1 and board.error is None
+    assert result.hello is not None and result.hello["hw_watchdog_ms"] == 0
+    for name, data in bundle.files.items():
+        assert (board.fs_dir / name).read_bytes() == data

@@ -67,7 +67,7 @@ async def test_every_op_through_the_link(link: BoardLink, virtual: VirtualBoard)
     assert await link.request("i2c.write", {"addr": 0x40, "data": "0155"}) == {"written": 2}
     assert await link.request("i2c.read", {"addr": 0x40, "reg": 1, "n": 1}) == {"data": "55"}
     assert await link.request("safe") == {"safe": ["PA5", "PB3"]}
-    assert await link.request("watchdog", {"period_ms": 0}) == {"period_ms": 0}
+    assert await link.request("watchdog", {"period_ms": 0}) == {"period_ms": 0, "hardware_ms": 0}
     assert virtual.state.history[:2] == [("PA5", 1), ("PA5", 0)]
 
 
@@ -192,7 +192,12 @@ class ScriptedBoard:
 
 
 async def test_request_timeout_when_the_board_stays_silent() -> None:
-    board = ScriptedBoard(lambda req: b"")
+    def silent_but_for_ping(req: dict[str, Any]) -> bytes:
+        if req["op"] != "ping":
+            return b""
+        return json.dumps({"id": req["id"], "ok": True, "result": {"pong": True}}).encode() + b"\n"
+
+    board = ScriptedBoard(silent_but_for_ping)
     link = BoardLink(BOARD, board.path, options=LinkOptions(request_timeout_s=0.3, watchdog_ms=0))
     try:
         await link.open()
@@ -233,3 +238,67 @@ async def test_nothing_answering_names_flash_and_deploy() -> None:
         await link.aclose()
         os.close(master)
         os.close(slave)
+
+
+async def test_malformed_events_in_a_chunk_do_not_lose_the_reply(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # What a noisy or buggy board may send before the reply, all in one write.
+    bad = (
+        b'{"event": "edge", "pin": "PC13", "value": "abc"}\n'
+        b'{"event": "edge", "pin": "PC13", "value": null}\n'
+        b'{"event": "edge", "pin": "PC13", "value": 1e999}\n'
+        b'{"event": "edge", "pin": "PC13", "value": NaN}\n'
+    )
+
+    def script(req: dict[str, Any]) -> bytes:
+        if req["op"] in ("pin.mode", "pin.read"):
+            result: dict[str, Any] = {"pin": "PC13", "mode": "in", "value": 1}  # not pressed
+        else:
+            result = {"pong": True}
+        return bad + json.dumps({"id": req["id"], "ok": True, "result": result}).encode() + b"\n"
+
+    from clawseed_edge.peripherals.wired import DeviceConfig
+    from clawseed_edge.peripherals.serial import SerialBoard
+
+    scripted = ScriptedBoard(script)
+    board = SerialBoard(
+        BOARD,
+        [DeviceConfig(name="button", pin="PC13", kind="button")],
+        port=scripted.path,
+        options=FAST,
+    )
+    try:
+        await board.connect()
+        assert board.link is not None
+        assert await board.link.request("ping") == {"pong": True}
+        assert await board.read("button") == 0.0
+    finally:
+        await board.disconnect()
+        scripted.close()
+    assert "Exception in callback" not in caplog.text
+    assert caplog.text.count("dropped a malformed line") >= 4
+
+
+async def test_the_hardware_watchdog_resets_a_board_left_at_the_repl(
+    virtual: VirtualBoard,
+) -> None:
+    from dataclasses import replace
+
+    from clawseed_edge.peripherals.serial.deploy import hello_over_serial
+
+    options = replace(FAST, hardware_watchdog_ms=500)
+    link = BoardLink(BOARD, virtual.path, options=options, lister=virtual.lister)
+    await link.open()
+    try:
+        await link.request("pin.write", {"pin": "D13", "value": 1})
+        assert virtual.state.wdt is not None and virtual.state.wdt[0] == 500
+    finally:
+        await link.aclose()
+    with serial.Serial(virtual.path, 115200, timeout=5) as raw:
+        raw.write(b"\x03")  # to the REPL: the firmware no longer feeds the watchdog
+        assert raw.read_until(b">>> ").endswith(b">>> ")
+        await until(lambda: virtual.hard_resets == 1)
+    hello = await asyncio.to_thread(hello_over_serial, virtual.path)
+    assert hello["hw_watchdog_ms"] == 0  # a reset stopped it; the firmware runs again
+    assert virtual.state.modes["PA5"] == "in"  # and the pins are in their reset state

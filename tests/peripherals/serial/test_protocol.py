@@ -7,6 +7,7 @@ import json
 from clawseed_edge.peripherals.serial.protocol import (
     MAX_ID,
     BoardEvent,
+    Malformed,
     Noise,
     ReplPrompt,
     Reply,
@@ -80,7 +81,29 @@ def test_reply_without_usable_id_and_malformed_error() -> None:
         b'{"id": 4, "ok": false}\n'
     )
     assert items[0] == Reply(None, False, None, "protocol", "m")
-    assert isinstance(items[1], Noise)
+    # A reply to a known request that breaks the shape fails that request at once.
+    assert items[1].code == "bad_reply" and items[1].id == 4
+
+
+def test_malformed_events_and_replies_are_dropped_and_the_rest_kept() -> None:
+    proto = SerialProtocol()
+    items = proto.feed(
+        b'{"event": "edge", "pin": "PC13", "value": "abc"}\n'
+        b'{"event": "edge", "pin": "PC13", "value": null}\n'
+        b'{"event": "edge", "pin": "PC13", "value": 1e999}\n'
+        b'{"event": "edge", "pin": "PC13", "value": NaN}\n'
+        b'{"event": "edge", "pin": "PC13", "value": true}\n'
+        b'{"event": "watchdog", "period_ms": 500, "safe": "PA5"}\n'
+        b'{"id": 7, "ok": true, "result": {"volts": Infinity}}\n'
+        b'{"id": 5, "ok": true, "result": {"pong": true}}\n'
+    )
+    assert [type(i) for i in items] == [Malformed] * 7 + [Reply]
+    assert "'abc' is not 0 or 1" in items[0].reason and "not finite" in items[2].reason
+    assert items[-1] == Reply(5, True, {"pong": True})
+    # A REPL echoing a request line is noise, not a reply that fails request 3.
+    assert proto.feed(b'{"id": 3, "op": "hello", "args": {}}\r\n') == [
+        Noise('{"id": 3, "op": "hello", "args": {}}')
+    ]
 
 
 def test_reset_forgets_a_partial_line() -> None:

@@ -15,7 +15,9 @@ import json
 import sys
 import time
 
-FW_VERSION = "0.1.0"
+import clawseed_timers
+
+FW_VERSION = "0.2.0"
 PROTOCOL = 1
 
 MAX_LINE = 512  # bytes per request line; longer lines are dropped whole
@@ -23,6 +25,8 @@ MAX_ID = 2147483647
 MAX_I2C_BYTES = 32
 MIN_WATCHDOG_MS = 100
 MAX_WATCHDOG_MS = 3600000
+MIN_HW_WATCHDOG_MS = 500
+MAX_HW_WATCHDOG_MS = 32000  # the STM32 IWDG's longest period (40 kHz LSI / 256, 4096 counts)
 MAX_BOUNCE_MS = 10000
 MAX_PWM_HZ = 100000
 MAX_EVENTS_PER_TICK = 8  # edge events per tick, so a chattering input cannot flood the host
@@ -67,6 +71,9 @@ class Core:
         self._inputs = {}  # pin -> [edges, bounce_ms, last value, last change ms]
         self._read_as_input = {}  # pins made inputs by pin.mode or a first pin.read
         self._watchdog_ms = 0  # 0: off until the host asks for it
+        self._wdt = None  # machine.WDT once the host asked for it: never stopped again
+        self._wdt_ms = 0
+        self._session = None  # the host's session number (ping), None since boot
         self._last_rx = None  # ticks of the last valid request
         self._tripped = False
         self._now = 0
@@ -124,20 +131,25 @@ class Core:
         self._last_rx = self._now
         self._tripped = False
         try:
-            result = handler(self, args)
+            # The reply is built inside the try: a MemoryError in json.dumps is this request's.
+            return json.dumps({"id": rid, "ok": True, "result": handler(self, args)})
         except OpError as exc:
             return _error(rid, exc.code, exc.message)
         except OSError as exc:
             return _error(rid, "hw_error", "%s failed: %s" % (op, _errno_text(exc)))
+        except MemoryError:
+            gc.collect()
+            return _error(rid, "no_memory", "%s: the board ran out of memory; try again" % op)
         except Exception as exc:  # keep answering whatever one op did
             return _error(rid, "internal", "%s failed: %s" % (op, _clip(repr(exc))))
-        return json.dumps({"id": rid, "ok": True, "result": result})
 
     # --- time ----------------------------------------------------------------
 
     def tick(self, now):
         """Advance to `now` (milliseconds); return event lines (edges, watchdog)."""
         self._now = now
+        if self._wdt is not None:
+            self._wdt.feed()  # the loop runs: only a hung loop or the REPL lets it bite
         events = []  # type: list[str]
         self._poll_inputs(now, events)
         if (
@@ -206,7 +218,8 @@ class Core:
         if name in self.table.RESERVED:
             raise OpError(
                 "pin_reserved",
-                "pin %s is reserved on %s: %s" % (name, self.table.BOARD, self.table.RESERVED[name]),
+                "pin %s is reserved on %s: %s"
+                % (name, self.table.BOARD, self.table.RESERVED[name]),
             )
         spec = self.table.PINS.get(name)
         if spec is None:
@@ -243,11 +256,17 @@ def _op_hello(core, args):
         "micropython": "%d.%d.%d" % impl.version[:3],
         "platform": sys.platform,
         "mem_free": _mem_free(),
+        "hw_watchdog_ms": core._wdt_ms,
     }
 
 
 def _op_ping(core, args):
-    return {"pong": True}
+    # With a session number, the reply carries the one this boot saw before (null after a
+    # reset): the host learns the board restarted and sets its devices up again.
+    if "session" not in args:
+        return {"pong": True}
+    before, core._session = core._session, _check_int(args, "session", 0, MAX_ID)
+    return {"pong": True, "session": before}
 
 
 def _op_pin_mode(core, args):
@@ -320,14 +339,10 @@ def _op_pwm_set(core, args):
     duty = args.get("duty")
     if not isinstance(duty, (int, float)) or isinstance(duty, bool) or duty < 0 or duty > 1:
         raise OpError("bad_args", "'duty' must be a number 0..1")
+    refused = clawseed_timers.conflict(core.table, core._pwm, name, freq)
+    if refused is not None:
+        raise OpError(refused[0], refused[1])
     spec = core.table.PINS[name]
-    for other in core._pwm:
-        if other != name and core.table.PINS[other][2:] == spec[2:]:
-            raise OpError(
-                "pin_in_use",
-                "%s and %s share timer %d channel %d; stop PWM on %s first"
-                % (name, other, spec[2], spec[3], other),
-            )
     core._inputs.pop(name, None)
     core._read_as_input.pop(name, None)
     if name not in core._outputs:
@@ -397,9 +412,22 @@ def _op_safe(core, args):
 def _op_watchdog(core, args):
     period = _check_int(args, "period_ms", 0, MAX_WATCHDOG_MS)
     if period and period < MIN_WATCHDOG_MS:
-        raise OpError("bad_args", "'period_ms' must be 0 (off) or %d..%d" % (MIN_WATCHDOG_MS, MAX_WATCHDOG_MS))
+        raise OpError(
+            "bad_args", "'period_ms' must be 0 (off) or %d..%d" % (MIN_WATCHDOG_MS, MAX_WATCHDOG_MS)
+        )
+    hardware = args.get("hardware_ms")
+    if hardware is not None and hardware != core._wdt_ms:
+        if core._wdt_ms:
+            raise OpError(
+                "bad_args",
+                "the hardware watchdog runs at %d ms and cannot be stopped or changed; "
+                "press the board's reset button (or power it off) first" % core._wdt_ms,
+            )
+        hardware = _check_int(args, "hardware_ms", MIN_HW_WATCHDOG_MS, MAX_HW_WATCHDOG_MS)
+        core._wdt = core.hw.start_wdt(hardware)
+        core._wdt_ms = hardware
     core._watchdog_ms = period
-    return {"period_ms": period}
+    return {"period_ms": period, "hardware_ms": core._wdt_ms}
 
 
 _OPS = {
@@ -418,7 +446,12 @@ _OPS = {
     "watchdog": _op_watchdog,
 }
 
-_CAP_WORDS = {CAP_IN: "be read", CAP_OUT: "be driven as an output", CAP_PWM: "do PWM", CAP_ADC: "be read by the ADC"}
+_CAP_WORDS = {
+    CAP_IN: "be read",
+    CAP_OUT: "be driven as an output",
+    CAP_PWM: "do PWM",
+    CAP_ADC: "be read by the ADC",
+}
 
 
 def _op_names():

@@ -13,12 +13,26 @@ if _TYPING:
 
 
 class Hardware:
-    """Pins, PWM, ADC and I2C by canonical pin name ("PA5")."""
+    """Pins, PWM, ADC and I2C by canonical pin name ("PA5").
 
-    def __init__(self, machine):
+    PWM takes one of two paths, chosen by what `machine` offers:
+    - `machine.PWM` (MicroPython's stm32 port from v1.28 on; the rp2, esp32 ... ports);
+    - otherwise a `pyb.Timer` channel (stm32 up to v1.27, what the flashed images run), numbered
+      by the pin table. One timer drives several pins at one frequency: it is set up once and
+      kept while any of its channels is in use; a pin leaves its channel when it is made a
+      plain output or input again (the caller does that next), the other channels run on.
+
+    Args:
+        machine: MicroPython's `machine` module (or a simulated one).
+        pyb: the `pyb` module for the timer path (None: imported when first needed).
+    """
+
+    def __init__(self, machine, pyb=None):
         self.machine = machine
+        self.pyb = pyb
         self._pins = {}  # name -> machine.Pin, created once per name
-        self._pwms = {}  # name -> PWM object (machine.PWM or a pyb timer channel)
+        self._pwms = {}  # name -> machine.PWM, or (timer number, pyb timer channel)
+        self._timers = {}  # timer number -> [pyb.Timer, frequency]
         self._i2c = None
         self._out = {}  # pin name -> True while it is configured as an output
 
@@ -62,23 +76,53 @@ class Hardware:
                 pwm.freq(freq)
                 pwm.duty_u16(duty_u16)
             return
-        # MicroPython's stm32 port before machine.PWM: a pyb timer channel, numbered by
-        # the pin table (which timer and channel this pin's alternate function drives).
-        import pyb
+        self._timer_pwm(name, freq, duty_u16 * 100 / 65535, timer, channel)
 
-        tim = pyb.Timer(timer, freq=freq)
-        ch = tim.channel(channel, pyb.Timer.PWM, pin=pyb.Pin(name))
-        ch.pulse_width_percent(duty_u16 * 100 / 65535)
-        self._pwms[name] = (tim, ch)
+    def _timer_pwm(self, name, freq, percent, timer, channel):
+        # MicroPython's stm32 port before machine.PWM: a pyb timer channel, numbered by the
+        # pin table (which timer and channel this pin's alternate function drives).
+        pyb = self.pyb
+        if pyb is None:
+            import pyb as imported
+
+            pyb = self.pyb = imported
+        entry = self._timers.get(timer)
+        if entry is None:
+            # pyb.Timer(n, freq=...) (re)initialises the counter: only for a timer not in use.
+            entry = self._timers[timer] = [pyb.Timer(timer, freq=freq), freq]
+        elif entry[1] != freq:
+            # Only this pin runs on the timer (the core refuses a second frequency).
+            entry[0].freq(freq)
+            entry[1] = freq
+        pwm = self._pwms.get(name)
+        if isinstance(pwm, tuple):
+            pwm[1].pulse_width_percent(percent)  # recomputed against the current period
+            return
+        ch = entry[0].channel(
+            channel, pyb.Timer.PWM, pin=pyb.Pin(name), pulse_width_percent=percent
+        )
+        self._pwms[name] = (timer, ch)
 
     def pwm_off(self, name):
         pwm = self._pwms.pop(name, None)
         if pwm is None:
             return
-        if isinstance(pwm, tuple):
-            pwm[0].deinit()
-        else:
+        if not isinstance(pwm, tuple):
             pwm.deinit()
+            return
+        # Not tim.deinit() while another channel of this timer runs: it would stop that too.
+        # The pin leaves the channel when the caller makes it a plain output or input.
+        timer = pwm[0]
+        for other in self._pwms.values():
+            if isinstance(other, tuple) and other[0] == timer:
+                return
+        self._timers.pop(timer)[0].deinit()
+
+    def start_wdt(self, timeout_ms):
+        # The MCU's independent watchdog: it resets the chip unless fed within timeout_ms,
+        # and nothing but a reset stops it.
+        wdt = self.machine.WDT(timeout=timeout_ms)  # type: _machine.WDT
+        return wdt
 
     def adc_read(self, name, channel):
         adc = self.machine.ADC(self._pin(name))  # type: _machine.ADC

@@ -8,7 +8,13 @@
 # so MicroPython raises KeyboardInterrupt out of poll()/read(); the loop then
 # puts every output in its safe state and returns to the REPL, where a raw-REPL
 # deploy always works.
+#
+# Any other exception in one round of the loop (a MemoryError while a reply is
+# built, a failing pin read in tick) is answered with an error line and the loop
+# keeps serving. Only a fault it cannot get past (the error line itself cannot be
+# written, or MAX_FAILURES rounds fail in a row) ends it: outputs safe, then the REPL.
 
+import gc
 import select
 import sys
 import time
@@ -17,6 +23,7 @@ import clawseed_core
 
 POLL_MS = 10  # how long one poll waits for input: the edge and watchdog resolution
 READ_CHUNK = 64  # bytes read per wake-up
+MAX_FAILURES = 50  # rounds failing in a row before the loop gives up
 
 
 _ticks_ms = getattr(time, "ticks_ms", None)
@@ -40,26 +47,54 @@ def serve(core, rx, tx, stop=None):
     """
     poller = select.poll()
     poller.register(rx, select.POLLIN)
+    failures = 0
     try:
         while stop is None or not stop():
-            lines = core.tick(_now_ms())
-            if poller.poll(POLL_MS):
-                # One byte per read: MicroPython's stdin.buffer.read(n) blocks until n bytes
-                # came, and poll() promises only one.
-                data = b""
-                while len(data) < READ_CHUNK and poller.poll(0):
-                    byte = rx.read(1)
-                    if not byte:
-                        break
-                    data += byte
-                lines.extend(core.feed(data))
-            for line in lines:
-                tx.write(line.encode() + b"\n")
-            if lines and hasattr(tx, "flush"):
-                tx.flush()
-    except KeyboardInterrupt:
+            try:
+                _round(core, poller, rx, tx)
+                failures = 0
+            except Exception as exc:  # not KeyboardInterrupt: Ctrl-C ends the loop below
+                failures += 1
+                if failures >= MAX_FAILURES:
+                    raise
+                _report(tx, exc)
+    except BaseException:
+        # Ctrl-C, or a fault the loop cannot get past: every output safe before the REPL.
         core.safe_all()
         raise
+
+
+def _round(core, poller, rx, tx):
+    # One round: tick (edges, watchdogs), read what came, answer it.
+    lines = core.tick(_now_ms())
+    if poller.poll(POLL_MS):
+        # One byte per read: MicroPython's stdin.buffer.read(n) blocks until n bytes
+        # came, and poll() promises only one.
+        data = b""
+        while len(data) < READ_CHUNK and poller.poll(0):
+            byte = rx.read(1)
+            if not byte:
+                break
+            data += byte
+        lines.extend(core.feed(data))
+    for line in lines:
+        tx.write(line.encode() + b"\n")
+    if lines and hasattr(tx, "flush"):
+        tx.flush()
+
+
+def _report(tx, exc):
+    # Built without json: after a MemoryError json.dumps may fail again. A class name needs
+    # no escaping.
+    gc.collect()
+    line = (
+        '{"id": null, "ok": false, "error": {"code": "internal", "message": "the firmware '
+        'loop failed (%s); the requests it was reading may be lost: send them again"}}\n'
+        % type(exc).__name__
+    )
+    tx.write(line.encode())
+    if hasattr(tx, "flush"):
+        tx.flush()
 
 
 def run():

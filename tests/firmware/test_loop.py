@@ -1,0 +1,102 @@
+"""The firmware's UART loop on CPython (the virtual board's path), over a pipe in place of the
+UART; tests/firmware/test_wasm.py runs the same loop under real MicroPython."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from .conftest import CoreDriver
+
+
+class PipeRx:
+    """The read end of a pipe, fed with ``lines`` one per round; ``idle`` counts empty polls."""
+
+    def __init__(self) -> None:
+        self.r, self.w = os.pipe()
+
+    def fileno(self) -> int:
+        return self.r
+
+    def read(self, n: int) -> bytes:
+        return os.read(self.r, n)
+
+    def close(self) -> None:
+        os.close(self.r)
+        os.close(self.w)
+
+
+class Tx:
+    def __init__(self) -> None:
+        self.data = b""
+
+    def write(self, data: bytes) -> None:
+        self.data += data
+
+
+@pytest.fixture
+def rx() -> Iterator[PipeRx]:
+    pipe = PipeRx()
+    yield pipe
+    pipe.close()
+
+
+def _serve(fw: CoreDriver, rx: PipeRx, tx: Any, rounds: int) -> None:
+    loop = __import__("clawseed_loop")
+    done = iter(range(rounds))
+    loop.serve(fw.core, rx, tx, stop=lambda: next(done, None) is None)
+
+
+def test_an_exception_in_the_loop_is_answered_and_serving_goes_on(rx: PipeRx) -> None:
+    fw = CoreDriver()
+    real_tick, calls = fw.core.tick, []
+
+    def tick(now: int) -> Any:
+        calls.append(now)
+        if len(calls) == 1:
+            raise MemoryError  # as MicroPython raises it when the heap is full
+        return real_tick(now)
+
+    fw.core.tick = tick
+    os.write(rx.w, b'{"id": 7, "op": "ping"}\n')
+    tx = Tx()
+    _serve(fw, rx, tx, rounds=3)
+    replies = [json.loads(line) for line in tx.data.splitlines()]
+    assert replies[0]["id"] is None and replies[0]["error"]["code"] == "internal"
+    assert "MemoryError" in replies[0]["error"]["message"]
+    assert replies[1] == {"id": 7, "ok": True, "result": {"pong": True}}
+
+
+def test_a_memory_error_building_a_reply_answers_that_request(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    fw = CoreDriver()
+    real_dumps, calls = json.dumps, []
+
+    def dumps(obj: Any, **kw: Any) -> str:
+        calls.append(obj)
+        if len(calls) == 1:
+            raise MemoryError
+        return real_dumps(obj, **kw)
+
+    monkeypatch.setattr(fw.fw.json, "dumps", dumps)
+    reply = json.loads(fw.core.handle('{"id": 3, "op": "ping"}'))
+    assert reply["id"] == 3 and reply["error"]["code"] == "no_memory"
+
+
+def test_a_fault_the_loop_cannot_get_past_drives_outputs_safe(rx: PipeRx) -> None:
+    class DeadTx:
+        def write(self, data: bytes) -> None:
+            raise OSError(5, "EIO")
+
+    fw = CoreDriver()
+    os.write(
+        rx.w, b'{"id": 1, "op": "pin.mode", "args": {"pin": "D13", "mode": "out", "value": 1}}\n'
+    )
+    with pytest.raises(OSError):
+        _serve(fw, rx, DeadTx(), rounds=5)
+    assert fw.state.history == [("PA5", 1), ("PA5", 0)]
