@@ -258,8 +258,8 @@ async def test_malformed_events_in_a_chunk_do_not_lose_the_reply(
             result = {"pong": True}
         return bad + json.dumps({"id": req["id"], "ok": True, "result": result}).encode() + b"\n"
 
-    from clawseed_edge.peripherals.wired import DeviceConfig
     from clawseed_edge.peripherals.serial import SerialBoard
+    from clawseed_edge.peripherals.wired import DeviceConfig
 
     scripted = ScriptedBoard(script)
     board = SerialBoard(
