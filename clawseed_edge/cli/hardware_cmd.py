@@ -148,12 +148,15 @@ def _estop(args: argparse.Namespace) -> int:
     return estop(loaded[0], sim=args.sim, source=loaded[1])
 
 
-def estop_running_service(out: TextIO | None = None) -> int | None:
+def estop_running_service(out: TextIO | None = None, *, timeout_s: float = 5.0) -> int | None:
     """Ask the running service to estop over its control socket; None when none answers.
 
     The service owns the pins while it runs: it aborts its turns and applies the safe state
     itself (at once, no PID needed). None (no socket, or a stale one left by a killed service)
     means the caller opens the pins itself, as after ``systemctl stop`` or a watchdog kill.
+    When the socket is there but does not answer within ``timeout_s`` (every descriptor taken,
+    a stuck loop), the estop goes to the service as a signal (SIGUSR1, see :func:`send_estop`)
+    to every clawseed-edge process that announced an estop handler under the same home.
     """
     from clawseed_edge.config.paths import clawseed_home
     from clawseed_edge.service import ControlError, control_request, find_control_socket
@@ -161,10 +164,19 @@ def estop_running_service(out: TextIO | None = None) -> int | None:
     out = out or sys.stdout
     path = find_control_socket(clawseed_home())
     try:
-        answer = asyncio.run(control_request(path, "estop", timeout_s=10.0))
+        answer = asyncio.run(control_request(path, "estop", timeout_s=timeout_s))
     except ControlError as exc:
-        if isinstance(exc.__cause__, OSError) and not isinstance(exc.__cause__, TimeoutError):
+        cause = exc.__cause__
+        if isinstance(cause, OSError) and not isinstance(cause, TimeoutError):
+            if not isinstance(cause, ConnectionRefusedError | FileNotFoundError):
+                # Listening but not accepting (no descriptor left, a stuck loop): the signal
+                # handler runs without the socket.
+                return _estop_by_signal(path.parent, f"the control socket failed ({cause})")
             return None  # nothing listens there: no service holds the pins
+        if isinstance(cause, TimeoutError):
+            return _estop_by_signal(
+                path.parent, f"the control socket did not answer in {timeout_s:g} s"
+            )
         print(f"error: the running service did not confirm its estop: {exc}", file=sys.stderr)
         return 1
     failures = answer.get("failures") or []
@@ -178,6 +190,32 @@ def estop_running_service(out: TextIO | None = None) -> int | None:
         file=out,
     )
     return 0
+
+
+def _estop_by_signal(home: Path, why: str) -> int:
+    """SIGUSR1 to each clawseed-edge process with an estop handshake under ``home``."""
+    from clawseed_edge.peripherals import estop_handshake as hs
+
+    pids = []
+    for entry in sorted((home / "run").glob("estop-*.json")):
+        number = entry.stem.removeprefix("estop-")
+        if number.isdigit() and Path(f"/proc/{number}").exists():
+            pids.append(int(number))
+    if not pids:
+        print(
+            f"error: {why}, and no clawseed-edge process under {home} announced an estop "
+            "handler to signal; stop the service (systemctl stop clawseed-edge) to apply its "
+            "safe state",
+            file=sys.stderr,
+        )
+        return 1
+    print(f"estop: {why}; sending it as a signal instead", file=sys.stderr)
+    worst = 0
+    for pid in pids:
+        if hs.read_handshake(pid, home) is None:
+            continue
+        worst = max(worst, send_estop(pid, home=home))
+    return worst
 
 
 def _pi(hardware: HardwareConfig, sim: bool, source: str) -> Any:

@@ -310,7 +310,10 @@ class GatewaySettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
         max_tool_schema_bytes: Largest JSON schema of one remote tool.
         remote_tool_timeout_s: Seconds to wait for a client to answer a remote tool call.
         requests_per_minute: Per token (and per client address before pairing); 0: no limit.
-        max_connections: Open connections at once.
+        max_connections: Open chat connections at once (TCP connections of all kinds: this
+            and 64 more).
+        max_connections_per_address: Open TCP connections one client address may hold.
+        header_timeout_s: Seconds a new connection has to send its request headers.
         allowed_hosts: Names besides IP addresses, ``localhost`` and this machine's host name
             under which the gateway is reached (a reverse proxy's name): accepted as ``Host``
             and as the ``Origin`` of a web page that may change state.
@@ -336,6 +339,8 @@ class GatewaySettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     remote_tool_timeout_s: Annotated[float, msgspec.Meta(gt=0)] = 30.0
     requests_per_minute: Annotated[int, msgspec.Meta(ge=0)] = 120
     max_connections: Annotated[int, msgspec.Meta(ge=1)] = 256
+    max_connections_per_address: Annotated[int, msgspec.Meta(ge=1)] = 32
+    header_timeout_s: Annotated[float, msgspec.Meta(gt=0, le=300)] = 10.0
     allowed_hosts: list[Annotated[str, msgspec.Meta(min_length=1, max_length=253)]] = msgspec.field(
         default_factory=list
     )

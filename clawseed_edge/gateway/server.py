@@ -18,6 +18,7 @@ from typing import Any
 
 from clawseed_edge.api import Lifecycle
 
+from .admission import Admission, guarded_protocol
 from .errors import GatewayBindFailed, GatewayBindRefused
 
 __all__ = ["GatewayServer", "check_bind", "is_loopback"]
@@ -77,6 +78,9 @@ class GatewayServer:
         allow_public_bind: Allow a non-loopback address.
         ws_max_size: Largest WebSocket frame uvicorn accepts at all; frames above the
             gateway's own limit but below this get an error frame and the connection stays.
+        max_connections: Open TCP connections of all clients together (HTTP and WebSocket).
+        max_connections_per_address: Open TCP connections of one client address.
+        header_timeout_s: Seconds a new connection has to send its request headers.
         trusted_proxies: Peers whose ``X-Forwarded-For``/``-Proto`` headers are believed. Empty
             (the default): none, so the client address (the key of pairing lockouts and
             limits) is always the socket's peer. uvicorn alone would trust loopback, where a
@@ -92,10 +96,18 @@ class GatewayServer:
         allow_public_bind: bool = False,
         ws_max_size: int = 1 << 20,
         trusted_proxies: Sequence[str] = (),
+        max_connections: int = 320,
+        max_connections_per_address: int = 32,
+        header_timeout_s: float = 10.0,
     ) -> None:
         check_bind(host, allow_public_bind)
         self.app = app
         self.trusted_proxies = tuple(trusted_proxies)
+        self.admission = Admission(
+            per_address=max_connections_per_address,
+            total=max_connections,
+            header_timeout_s=header_timeout_s,
+        )
         self.host = host
         self.port = port
         self.ws_max_size = ws_max_size
@@ -122,6 +134,12 @@ class GatewayServer:
             log_level="warning",
             access_log=False,
             ws_max_size=self.ws_max_size,
+            # h11 with the admission checks in front (per-address and total caps, a header
+            # deadline): a slowloris cannot take every file descriptor of the process.
+            http=guarded_protocol(self.admission),
+            # Also the number of connections accepted in one go before any is closed: small,
+            # so refused ones give their descriptors back between batches.
+            backlog=64,
             proxy_headers=bool(self.trusted_proxies),
             forwarded_allow_ips=list(self.trusted_proxies) or "",
             ws_ping_interval=20.0,

@@ -232,6 +232,9 @@ class Service:
             allow_public_bind=self.settings.allow_public_bind,
             ws_max_size=max(4 * self.settings.max_frame_bytes, 1 << 20),
             trusted_proxies=self.settings.trusted_proxies,
+            max_connections=self.settings.max_connections + 64,
+            max_connections_per_address=self.settings.max_connections_per_address,
+            header_timeout_s=self.settings.header_timeout_s,
         )
         await self.server.start()
         self.options.say(f"gateway listening on {self.server.url}")

@@ -116,6 +116,9 @@ DeviceAllow=char-gpiochip rw
 DeviceAllow=char-i2c rw
 DeviceAllow=char-ttyACM rw
 DeviceAllow=char-ttyUSB rw
+# Descriptors: the gateway holds at most max_connections + 64 (and 32 per client address),
+# far below this, so the control socket and the boards always find one.
+LimitNOFILE=4096
 MemoryHigh=300M
 MemoryMax=400M
 

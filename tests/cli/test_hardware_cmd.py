@@ -296,3 +296,36 @@ def test_estop_tries_every_peripheral_when_one_fails(capsys: pytest.CaptureFixtu
     assert "error: nucleo: OSError: no such device" in err
     assert "led (GPIO5): safe value off applied" in out
     assert "NOT every output is in its safe state" in out
+
+
+def test_estop_falls_back_to_a_signal_when_the_control_socket_does_not_answer(
+    clawseed_home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A service whose socket accepts nothing (no descriptor left, a stuck loop) still stops."""
+    import os
+    import socket
+
+    from clawseed_edge.cli import hardware_cmd
+    from clawseed_edge.peripherals.estop_handshake import EstopHandshake
+    from clawseed_edge.service import control_path
+
+    handshake = EstopHandshake(clawseed_home)  # this process plays the running service
+    handshake.write()
+    signalled: list[tuple[int, Path]] = []
+
+    def fake_send_estop(pid: int, *, home: Path, **_: object) -> int:
+        signalled.append((pid, Path(home)))
+        return 0
+
+    monkeypatch.setattr(hardware_cmd, "send_estop", fake_send_estop)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(control_path(clawseed_home)))
+    listener.listen(8)  # listening, never accepting: connect succeeds, no answer comes
+    try:
+        result = hardware_cmd.estop_running_service(timeout_s=0.5)
+    finally:
+        listener.close()
+        handshake.remove()
+    assert result == 0
+    assert signalled == [(os.getpid(), clawseed_home)]
+    assert "did not answer" in capsys.readouterr().err
