@@ -30,11 +30,11 @@ from .inputs import EVENT_SESSION, consume_input_events
 from .notify import Notifier
 
 if TYPE_CHECKING:
+    from clawseed_edge.channels.gateway.hub import GatewayHub
+    from clawseed_edge.channels.gateway.server import GatewayServer
     from clawseed_edge.config.assemble import Runtime
     from clawseed_edge.config.file import LoadedConfig
     from clawseed_edge.config.reload import ReloadReport
-    from clawseed_edge.gateway.hub import GatewayHub
-    from clawseed_edge.gateway.server import GatewayServer
     from clawseed_edge.scheduler import Scheduler
     from clawseed_edge.state import StateDB
 
@@ -149,8 +149,8 @@ class Service:
         settings = self.settings
         broker = None
         if settings.enabled:
-            from clawseed_edge.gateway.approvals import ApprovalBroker
-            from clawseed_edge.gateway.server import check_bind
+            from clawseed_edge.channels.gateway.approvals import ApprovalBroker
+            from clawseed_edge.channels.gateway.server import check_bind
 
             check_bind(settings.host, settings.allow_public_bind)  # before touching hardware
             broker = ApprovalBroker(self.loaded.config.autonomy.approval_timeout_s)
@@ -201,9 +201,9 @@ class Service:
         self.runtime.start_background_probe()
 
     async def _start_gateway(self, broker: Any) -> None:
-        from clawseed_edge.gateway.app import create_app
-        from clawseed_edge.gateway.hub import GatewayHub
-        from clawseed_edge.gateway.server import GatewayServer
+        from clawseed_edge.channels.gateway.app import create_app
+        from clawseed_edge.channels.gateway.hub import GatewayHub
+        from clawseed_edge.channels.gateway.server import GatewayServer
 
         assert self.runtime is not None
         self.hub = GatewayHub(
@@ -348,7 +348,7 @@ class Service:
         Not meant to be cancelled: outputs reached before a cancel keep their safe values.
         """
         if self.hub is not None:
-            from clawseed_edge.gateway.routes_api import emergency_stop
+            from clawseed_edge.channels.gateway.routes_api import emergency_stop
 
             return await emergency_stop(self.hub, why)  # calls _stop_background_work first
         self._stop_background_work(why)

@@ -15,7 +15,7 @@ from clawseed_edge.client import (
     pair,
 )
 from clawseed_edge.testing import ScriptedProvider
-from tests.gateway.conftest import base_url, running_service
+from tests.channels.gateway.conftest import base_url, running_service
 
 
 async def test_pair_with_a_wrong_code_raises_with_the_gateways_reason(clawseed_home: Path) -> None:
@@ -53,7 +53,7 @@ async def test_the_client_reconnects_and_resumes_its_session(clawseed_home: Path
 
 
 async def test_on_approval_answers_and_a_failed_turn_raises(clawseed_home: Path) -> None:
-    from tests.gateway.conftest import CONFIG
+    from tests.channels.gateway.conftest import CONFIG
 
     provider = ScriptedProvider(
         [

@@ -146,7 +146,7 @@ async def test_an_estop_over_the_socket_pauses_jobs_until_cron_resume(
 
 
 async def test_the_phone_apps_estop_pauses_the_scheduler_too(clawseed_home: Path) -> None:
-    from clawseed_edge.gateway.routes_api import emergency_stop
+    from clawseed_edge.channels.gateway.routes_api import emergency_stop
 
     config = '[provider]\nname = "demo"\n[gateway]\nenabled = true\nport = 0\n'
     clock = ManualClock(T0)

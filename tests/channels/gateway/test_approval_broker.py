@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from clawseed_edge.api import ApprovalRequest
-from clawseed_edge.gateway.approvals import ApprovalBroker
+from clawseed_edge.channels.gateway.approvals import ApprovalBroker
 
 
 class Inbox(list[dict[str, Any]]):

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from clawseed_edge.api import BaseTool, HealthStatus, RiskClass, ToolContext, ToolResult
-from clawseed_edge.gateway.watch import DeviceWatch
+from clawseed_edge.channels.gateway.watch import DeviceWatch
 
 
 class Status(BaseTool):
