@@ -11,7 +11,9 @@ from .events import *  # noqa: F403
 from .events import __all__ as _events_all
 from .protocols import *  # noqa: F403
 from .protocols import __all__ as _protocols_all
+from .states import *  # noqa: F403
+from .states import __all__ as _states_all
 from .types import *  # noqa: F403
 from .types import __all__ as _types_all
 
-__all__ = sorted({*_errors_all, *_events_all, *_protocols_all, *_types_all})
+__all__ = sorted({*_errors_all, *_events_all, *_protocols_all, *_states_all, *_types_all})

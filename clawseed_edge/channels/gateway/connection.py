@@ -274,8 +274,6 @@ class ChatConnection:
                         if frame["type"] in ("done", "aborted", "error"):
                             self._final_sent = True
                         self.send(frame)
-                        if frame["type"] == "tool_result":
-                            self.hub.watch.poke()  # a device may have switched
         except Exception as exc:  # a bug must not leave the client waiting for 'done'
             log.exception("turn of session %s failed", self.session_id)
             self.send(error_frame("internal_error", f"the turn failed: {exc}"))

@@ -28,6 +28,7 @@ from clawseed_edge.api import (
     SessionStore,
     ToolContext,
 )
+from clawseed_edge.channels.watch import HardwareWatch
 from clawseed_edge.config.assemble import build_policy, secret_scrubber
 from clawseed_edge.config.schema import GatewaySettings
 from clawseed_edge.state import PairingTokens, StateDB
@@ -37,7 +38,6 @@ from .idempotency import IdempotencyCache
 from .limits import RateLimiter
 from .pairing import PairingGate
 from .protocol import FrameLimits
-from .watch import DeviceWatch
 
 if TYPE_CHECKING:
     from clawseed_edge.agent import Agent
@@ -111,9 +111,7 @@ class GatewayHub:
         self._sse: set[asyncio.Queue[dict[str, Any] | None]] = set()
         self._sse_hardware: set[asyncio.Queue[dict[str, Any] | None]] = set()
         # Live hardware state for SSE listeners that ask for it (the phone app's dashboard).
-        self.watch = DeviceWatch(
-            runtime.agent.registry.get, runtime.peripherals, self.publish_hardware
-        )
+        self.watch = HardwareWatch(runtime.peripherals, self.publish_hardware)
 
     # --- per-connection agents ------------------------------------------------------------
 

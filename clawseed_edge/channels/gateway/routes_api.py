@@ -10,6 +10,7 @@ the emergency stop, which only drives outputs to their declared safe values.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import re
@@ -20,7 +21,8 @@ from typing import Any
 from starlette.responses import JSONResponse, StreamingResponse
 from starlette.routing import Route
 
-from clawseed_edge.api import SessionStore, ToolCall, ToolContext, ToolResult
+from clawseed_edge.api import SessionStore, StateSource, ToolCall, ToolContext, ToolResult
+from clawseed_edge.channels.watch import board_health
 
 from .endpoint import RequestContext, endpoint
 from .errors import ClientError
@@ -93,29 +95,15 @@ async def list_tools(ctx: RequestContext) -> dict[str, Any]:
 
 async def list_peripherals(ctx: RequestContext) -> dict[str, Any]:
     assert ctx.who is not None
-    peripherals = []
-    for p in ctx.hub.runtime.peripherals:
-        try:
-            health = await p.health_check()
-            entry: dict[str, Any] = {
-                "name": p.name,
-                "board_type": p.board_type,
-                "healthy": health.healthy,
-                "detail": health.detail,
-            }
-        except Exception as exc:
-            entry = {
-                "name": p.name,
-                "board_type": p.board_type,
-                "healthy": False,
-                "detail": clip(exc, 200),
-            }
-        peripherals.append(entry)
+    peripherals = [await board_health(p) for p in ctx.hub.runtime.peripherals]
+    # The devices' states from their peripherals' state feeds, read fresh: no tool runs here.
     devices: list[Any] = []
-    if ctx.hub.runtime.agent.registry.get("hardware_status") is not None:
-        result = await run_tool_call(ctx.hub, "hardware_status", {}, ctx.who.id)
-        if result.success and isinstance(result.data, list):
-            devices = result.data
+    for p in ctx.hub.runtime.peripherals:
+        if isinstance(p, StateSource):
+            with contextlib.suppress(Exception):  # its health above says what is wrong
+                async with asyncio.timeout(2.0):
+                    await p.refresh()
+            devices.extend(state.as_dict() for state in p.states.devices())
     return {"peripherals": peripherals, "devices": devices}
 
 
@@ -137,7 +125,6 @@ async def act_on_device(ctx: RequestContext) -> JSONResponse:
             "body_invalid", 'send {"on": true|false} to switch, or {"level": 0.5} to set a level'
         )
     result = await run_tool_call(ctx.hub, name, arguments, ctx.who.id)
-    ctx.hub.watch.poke()
     if not result.success:
         status = 403 if "security policy" in (result.error or "") else 400
         code = "policy_refused" if status == 403 else "action_failed"

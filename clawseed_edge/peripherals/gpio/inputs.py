@@ -19,6 +19,8 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from clawseed_edge.api import DeviceState, StateFeed
+
 from .config import DeviceConfig
 
 __all__ = [
@@ -257,6 +259,8 @@ class GpioEventsMixin:
     _loop: asyncio.AbstractEventLoop | None
     _wall_clock: Callable[[], float]
     _devices: dict[str, Any]
+    name: str
+    states: StateFeed
 
     @property
     def events_dropped(self) -> int:
@@ -285,3 +289,6 @@ class GpioEventsMixin:
         dev = self._devices.get(event.device)
         if dev is not None:
             dev.value = float(event.value)
+            self.states.publish(
+                DeviceState(self.name, dev.name, dev.kind, dev.pin_name, dev.value, "input")
+            )

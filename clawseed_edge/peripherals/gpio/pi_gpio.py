@@ -26,11 +26,13 @@ from typing import Any, TypeVar
 
 from clawseed_edge.api import (
     DeviceNotFound,
+    DeviceState,
     HardwareError,
     HealthStatus,
     Lifecycle,
     PeripheralClosed,
     PinModeUnsupported,
+    StateFeed,
     Tool,
     ToolArgumentsInvalid,
 )
@@ -110,6 +112,8 @@ class PiGpio(GpioEventsMixin):
         self._blinks = BlinkTasks()
         self._atexit: Callable[[], None] | None = None
         self._tools: list[Tool] | None = None
+        #: Every device's state, published where it changes (the dashboard subscribes).
+        self.states = StateFeed()
 
     # --- lifecycle ----------------------------------------------------------------------------
 
@@ -197,6 +201,7 @@ class PiGpio(GpioEventsMixin):
             for dev in self._devices.values():
                 dev.open(self._factory, self._on_input_thread, at_safe=at_safe)
                 opened.append(dev)
+            self._publish_states()
         except BaseException:
             for dev in opened:
                 with contextlib.suppress(Exception):
@@ -471,4 +476,22 @@ class PiGpio(GpioEventsMixin):
         if self._worker is None:
             self._require_connected()  # raises: no worker means not open
         assert self._worker is not None
-        return await self._worker.run(fn, *args)
+        return await self._worker.run(self._then_publish, fn, *args)
+
+    def _then_publish(self, fn: Callable[..., T], *args: Any) -> T:
+        # On the worker: every operation's effect on the devices reaches the state feed.
+        try:
+            return fn(*args)
+        finally:
+            self._publish_states()
+
+    def _publish_states(self) -> None:
+        for dev in self._devices.values():
+            try:
+                self.states.publish(DeviceState.from_status(self.name, dev.state()))
+            except Exception:  # a state that cannot be read is not published; the op stands
+                log.debug("could not publish the state of %s", dev.name, exc_info=True)
+
+    async def refresh(self) -> None:
+        """Read every device now; the states arrive through :attr:`states`."""
+        await self.status()

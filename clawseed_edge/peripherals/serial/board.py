@@ -22,12 +22,14 @@ from typing import Any
 from clawseed_edge.api import (
     BoardCommandFailed,
     DeviceNotFound,
+    DeviceState,
     HardwareError,
     HealthStatus,
     Lifecycle,
     PeripheralClosed,
     PinModeUnsupported,
     PinReserved,
+    StateFeed,
     Tool,
     ToolArgumentsInvalid,
 )
@@ -103,6 +105,8 @@ class SerialBoard:
         self.virtual: Any = None
         self.link: BoardLink | None = None
         self._hub = EventHub()
+        #: Every device's state, published where it changes (the dashboard subscribes).
+        self.states = StateFeed()
         self._wall_clock = wall_clock
         self._blinks = BlinkTasks()
         self._tools: list[Tool] | None = None
@@ -159,6 +163,7 @@ class SerialBoard:
             if value is None and not dev.is_output:
                 value = dev.value_of_level(int(result["value"]))
             dev.value = value
+            self._publish(dev)
 
     async def disconnect(self) -> None:
         """Apply the safe state, close the link (and a virtual board). Idempotent.
@@ -204,6 +209,7 @@ class SerialBoard:
         for dev in self._devices.values():
             if dev.is_output:
                 dev.value = dev.safe_value()
+                self._publish(dev)
 
     async def health_check(self) -> HealthStatus:
         """Healthy when the link is up and the firmware answers a ping."""
@@ -321,6 +327,7 @@ class SerialBoard:
             return dev.value
         result = await self._request("pin.read", {"pin": dev.pin_name})
         dev.value = dev.value_of_level(int(result["value"]))
+        self._publish(dev)
         return dev.value
 
     async def blink(self, name: str, count: int, on_ms: int, off_ms: int) -> None:
@@ -379,12 +386,14 @@ class SerialBoard:
             if value == dev.value:
                 return  # the level came back before we saw it leave
             dev.value = value
+            self._publish(dev)
             self._hub.emit(InputEvent(dev.name, int(value), self._wall_clock(), dev.pin_name))
         elif event.name == "watchdog":
             log.warning("%s: the board's watchdog set the outputs safe: %s", self.name, event.data)
             for dev in self._devices.values():
                 if dev.is_output:
                     dev.value = dev.safe_value()
+                    self._publish(dev)
 
     # --- internals ----------------------------------------------------------------------------
 
@@ -409,7 +418,15 @@ class SerialBoard:
         op, args = dev.write_request(value)
         await self._request(op, args)
         dev.value = value
+        self._publish(dev)
         return value
+
+    def _publish(self, dev: SerialDevice) -> None:
+        self.states.publish(DeviceState.from_status(self.name, dev.state()))
+
+    async def refresh(self) -> None:
+        """Read the inputs now; every state arrives through :attr:`states`."""
+        await self.status()
 
     async def _request(self, op: str, args: dict[str, Any]) -> Any:
         if self.link is None:
