@@ -279,6 +279,11 @@ class Agent:
                 handle.task.cancel()
         return True
 
+    def abort_every(self, reason: str = "aborted by the caller") -> int:
+        """Abort the running turns of every session (an emergency stop); returns how many
+        sessions had one. Does not wait for them to end."""
+        return sum(self.abort(session_id, reason) for session_id in list(self._running))
+
     def turn(
         self, text: str, *, session_id: str = "default", context: ToolContext | None = None
     ) -> AsyncGenerator[TurnEvent, None]:

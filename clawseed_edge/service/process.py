@@ -26,10 +26,11 @@ import msgspec
 from clawseed_edge.api import Lifecycle
 
 from .control import ControlServer, control_path
-from .inputs import EVENT_SESSION, consume_input_events
+from .inputs import consume_input_events
 from .notify import Notifier
 
 if TYPE_CHECKING:
+    from clawseed_edge.channels.estop import EmergencyStop
     from clawseed_edge.channels.gateway.hub import GatewayHub
     from clawseed_edge.channels.gateway.server import GatewayServer
     from clawseed_edge.config.assemble import Runtime
@@ -118,6 +119,7 @@ class Service:
         self.state_db: StateDB | None = None
         self.scheduler: Scheduler | None = None
         self.control: ControlServer | None = None
+        self.emergency_stop: EmergencyStop | None = None
         self.metrics: Any = None
         self._consumers: list[asyncio.Task[None]] = []
         self._stop = asyncio.Event()
@@ -144,6 +146,7 @@ class Service:
             MetricsObserver,
             StaticApprover,
         )
+        from clawseed_edge.channels.estop import EmergencyStop
         from clawseed_edge.config.assemble import assemble
 
         settings = self.settings
@@ -173,6 +176,9 @@ class Service:
         }
         self.runtime = await assemble(self.loaded, sim=self.options.sim, **kwargs)
         self.state = Lifecycle.OPEN
+        self.emergency_stop = EmergencyStop(self.runtime.peripherals)
+        self.emergency_stop.on_stop(self._stop_background_work)
+        self.emergency_stop.on_stopped(self._notify_estop)
         try:
             await self._start_scheduler()  # before the gateway: it copies the cron tools
             if broker is not None:
@@ -211,11 +217,11 @@ class Service:
             self.settings,
             state=await self._open_state(),
             broker=broker,
+            estop=self.emergency_stop,
             metrics=self.metrics,
             hook_factories=self.options.assemble.get("hook_factories"),
             remote_timeout_s=self.options.remote_timeout_s,
         )
-        self.hub.on_estop.append(self._stop_background_work)
         self.server = GatewayServer(
             create_app(self.hub),
             self.settings.host,
@@ -338,35 +344,18 @@ class Service:
         }
 
     async def _op_estop(self, request: dict[str, Any]) -> dict[str, Any]:
-        failures = await self.estop("estop over the control socket")
-        self._notify_estop(failures)
-        return {"failures": failures}
+        return {"failures": await self.estop("estop over the control socket")}
 
     async def estop(self, why: str) -> list[str]:
-        """Abort gateway turns and apply every output's safe value; returns the failures.
+        """The one emergency stop (:class:`~clawseed_edge.channels.estop.EmergencyStop`): abort
+        every turn in every channel, pause the scheduler, apply every output's safe value;
+        returns the failures. The control socket, the gateway and the signals all come here.
 
         Not meant to be cancelled: outputs reached before a cancel keep their safe values.
         """
-        if self.hub is not None:
-            from clawseed_edge.channels.gateway.routes_api import emergency_stop
-
-            return await emergency_stop(self.hub, why)  # calls _stop_background_work first
-        self._stop_background_work(why)
-        return await self._apply_safe_state(why)
-
-    async def _apply_safe_state(self, why: str) -> list[str]:
-        if self.runtime is None:
+        if self.emergency_stop is None:
             return []  # nothing was opened yet
-        n = len(self.runtime.peripherals)
-        log.warning("%s: applying the safe state of %d peripheral%s", why, n, "" if n == 1 else "s")
-        failures = []
-        for p in self.runtime.peripherals:
-            try:
-                async with asyncio.timeout(2.0):
-                    await p.apply_safe_state()
-            except Exception as exc:
-                failures.append(f"{p.name}: {exc or type(exc).__name__}")
-        return failures
+        return await self.emergency_stop(why)
 
     # --- running and stopping ------------------------------------------------------------
 
@@ -408,7 +397,9 @@ class Service:
 
     async def _safe_then_stop(self, why: str) -> None:
         self.notifier.stopping(f"stopping ({why}): applying the safe state")
-        await self._apply_safe_state(why)
+        n = len(self.runtime.peripherals) if self.runtime is not None else 0
+        log.warning("%s: applying the safe state of %d peripheral%s", why, n, "" if n == 1 else "s")
+        await self.estop(why)
         self.stop()
 
     def stop(self) -> None:
@@ -454,7 +445,7 @@ class Service:
         self.notifier.ready(f"running: {self.summary()}")
         self.notifier.start_watchdog()
 
-    def _notify_estop(self, failures: list[str]) -> None:
+    def _notify_estop(self, why: str, failures: list[str]) -> None:
         """A STATUS= line, so ``systemctl status`` shows the last estop."""
         when = time.strftime("%H:%M:%S")
         if failures:
@@ -481,7 +472,8 @@ class Service:
         (running jobs cancelled, none run until `clawseed-edge cron resume`), so nothing
         switches an output back on after it went safe."""
         if self.runtime is not None:
-            self.runtime.agent.abort(EVENT_SESSION, why)
+            # Every turn of the service's own agent: input events, webhooks, API actions.
+            self.runtime.agent.abort_every(why)
         if self.scheduler is not None:
             self.scheduler.pause(why)
 

@@ -28,6 +28,7 @@ from clawseed_edge.api import (
     SessionStore,
     ToolContext,
 )
+from clawseed_edge.channels.estop import EmergencyStop
 from clawseed_edge.channels.watch import HardwareWatch
 from clawseed_edge.config.assemble import build_policy, secret_scrubber
 from clawseed_edge.config.schema import GatewaySettings
@@ -60,6 +61,8 @@ class GatewayHub:
         settings: ``[gateway]``.
         state: The open ``state.db`` (pairing tokens).
         broker: The approval broker the runtime's policy asks.
+        estop: The service's one emergency stop (the gateway's turns are aborted in it, and
+            its outcome is published as an ``estop`` frame).
         metrics: The service's metrics observer (``/metrics``), if any.
         hook_factories: Builds each connection's own hook instances from ``[[hooks]]``.
         remote_timeout_s: Override ``remote_tool_timeout_s`` (tests make it short).
@@ -73,6 +76,7 @@ class GatewayHub:
         *,
         state: StateDB,
         broker: ApprovalBroker,
+        estop: EmergencyStop | None = None,
         metrics: MetricsObserver | None = None,
         hook_factories: HookFactoryRegistry | None = None,
         remote_timeout_s: float | None = None,
@@ -105,13 +109,14 @@ class GatewayHub:
         self.connections: dict[str, ChatConnection] = {}
         self.accepting = True
         self.started_at = time.time()
-        #: Called with the reason first thing in an emergency stop, from the app or the control
-        #: socket alike (the service stops its scheduled jobs and input-event turns here).
-        self.on_estop: list[Callable[[str], object]] = []
         self._sse: set[asyncio.Queue[dict[str, Any] | None]] = set()
         self._sse_hardware: set[asyncio.Queue[dict[str, Any] | None]] = set()
         # Live hardware state for SSE listeners that ask for it (the phone app's dashboard).
         self.watch = HardwareWatch(runtime.peripherals, self.publish_hardware)
+        #: The one emergency stop (``POST /api/estop`` calls it).
+        self.estop = estop if estop is not None else EmergencyStop(runtime.peripherals)
+        self.estop.on_stop(self._abort_turns)
+        self.estop.on_stopped(self._stopped)
 
     # --- per-connection agents ------------------------------------------------------------
 
@@ -172,6 +177,16 @@ class GatewayHub:
             await prune_if_due(retention_days)
 
         agent.on_turn_done(upkeep)
+
+    # --- the emergency stop ----------------------------------------------------------------
+
+    def _abort_turns(self, why: str) -> None:
+        for connection in list(self.connections.values()):
+            connection.agent.abort(connection.session_id, why)
+
+    def _stopped(self, why: str, failures: list[str]) -> None:
+        self.publish({"type": "estop", "by": why, "failures": failures})
+        self.watch.poke()
 
     # --- approvals and events -------------------------------------------------------------
 

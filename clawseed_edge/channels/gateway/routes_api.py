@@ -191,36 +191,9 @@ async def session_messages(ctx: RequestContext) -> dict[str, Any]:
 
 async def estop(ctx: RequestContext) -> JSONResponse:
     assert ctx.who is not None
-    failures = await emergency_stop(ctx.hub, f"estop from {ctx.who.name}")
+    failures = await ctx.hub.estop(f"estop from {ctx.who.name}")
     status = 200 if not failures else 500
     return JSONResponse({"ok": not failures, "failures": failures}, status)
-
-
-async def emergency_stop(hub: GatewayHub, why: str) -> list[str]:
-    """Abort every gateway turn, then drive every output to its safe value.
-
-    Turns are aborted first so that no running turn switches something back on.
-
-    Not meant to be cancelled: outputs reached before a cancel keep their safe values.
-    """
-    log.warning("%s: aborting turns and applying the safe state", why)
-    for listener in list(hub.on_estop):
-        try:
-            listener(why)
-        except Exception:  # one listener's bug must not keep the outputs from going safe
-            log.exception("an emergency-stop listener failed")
-    for connection in list(hub.connections.values()):
-        connection.agent.abort(connection.session_id, why)
-    failures: list[str] = []
-    for p in hub.runtime.peripherals:
-        try:
-            async with asyncio.timeout(2.0):
-                await p.apply_safe_state()
-        except Exception as exc:
-            failures.append(f"{p.name}: {clip(exc, 200) or type(exc).__name__}")
-    hub.publish({"type": "estop", "by": why, "failures": failures})
-    hub.watch.poke()
-    return failures
 
 
 async def answer_approval(ctx: RequestContext) -> JSONResponse:
