@@ -23,7 +23,6 @@ import contextlib
 import itertools
 import logging
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from clawseed_edge.api import (
@@ -36,10 +35,10 @@ from clawseed_edge.api import (
     ClawseedError,
     DoneEvent,
     ErrorEvent,
-    ErrorObserved,
     Lifecycle,
     Memory,
     Observer,
+    ObserverEvent,
     Peripheral,
     Provider,
     SessionStore,
@@ -49,28 +48,20 @@ from clawseed_edge.api import (
 
 from . import redact
 from .arguments import SchemaValidator
-from .history import History, time_prefix
+from .history import time_prefix
 from .hooks import HookRunner
 from .observer import NoopObserver
 from .prompt import SystemPromptBuilder
 from .registry import ToolRegistry
+from .sessions import Sessions
 from .toolcalls import ToolDispatcher, select_dispatcher
-from .turn import TurnHandle, TurnRunner
+from .turn import TurnDoneListener, TurnHandle, TurnRunner
 
 __all__ = ["Agent"]
 
 log = logging.getLogger(__name__)
 
-#: ``await listener(context, user_text, answer)`` after a completed turn.
-TurnDoneListener = Callable[[ToolContext, str, str], Awaitable[None]]
-
 _END = object()
-
-
-@dataclass(slots=True)
-class _Session:
-    history: History
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 def _is_open(peripheral: Peripheral) -> bool:
@@ -180,11 +171,10 @@ class Agent:
             prompt_builder if prompt_builder is not None else SystemPromptBuilder()
         )
         self.peripherals = tuple(peripherals)
-        self.memory = memory
+        self.memory: Memory | None = memory
         self.session_store = session_store
         self.max_tool_iterations = max_tool_iterations
         self.tool_timeout_s = tool_timeout_s
-        self.max_history = max_history
         self.max_tool_output_chars = max_tool_output_chars
         self.memory_recall_limit = memory_recall_limit
         self.max_message_chars = max_message_chars
@@ -193,7 +183,8 @@ class Agent:
         self.schema_validator = SchemaValidator()
         self.scrub: Callable[[str], str] = scrub if scrub is not None else redact.scrub
         self._time_prefix = clock
-        self._sessions: dict[str, _Session] = {}
+        #: Each session's history (loaded from ``session_store`` on first use).
+        self.sessions = Sessions(session_store, max_history, self._record)
         self._running: dict[str, set[TurnHandle]] = {}
         self._prompt: tuple[int, str] | None = None
         self._turn_ids = itertools.count(1)
@@ -209,6 +200,15 @@ class Agent:
     def state(self) -> Lifecycle:
         """``OPEN`` until :meth:`aclose` starts, then ``CLOSING``, then ``CLOSED``."""
         return self._state
+
+    @property
+    def max_history(self) -> int:
+        """Messages kept per session."""
+        return self.sessions.max_history
+
+    @max_history.setter
+    def max_history(self, value: int) -> None:
+        self.sessions.max_history = value
 
     @property
     def workspace_dir(self) -> Path | None:
@@ -254,12 +254,11 @@ class Agent:
 
     def history(self, session_id: str = "default") -> tuple[ChatMessage, ...]:
         """The in-memory history of a session (empty if it has not run a turn)."""
-        session = self._sessions.get(session_id)
-        return session.history.messages if session is not None else ()
+        return self.sessions.history(session_id)
 
     def reset(self, session_id: str = "default") -> None:
         """Forget a session's in-memory history (the session store is not touched)."""
-        self._sessions.pop(session_id, None)
+        self.sessions.reset(session_id)
 
     def is_running(self, session_id: str = "default") -> bool:
         return bool(self._running.get(session_id))
@@ -422,9 +421,20 @@ class Agent:
     ) -> AsyncGenerator[TurnEvent, None]:
         self._check_open()  # it may have closed between turn() and the first __anext__
         queue: asyncio.Queue[object] = asyncio.Queue()
-        task = asyncio.create_task(
-            TurnRunner(self, text, session_id, context, handle, queue.put_nowait).run()
+        runner = TurnRunner(
+            self,
+            self.sessions,
+            self._record,
+            text,
+            session_id,
+            str(next(self._turn_ids)),
+            context,
+            handle,
+            queue.put_nowait,
+            time_prefix=self._time_prefix,
+            done_listeners=self._done_listeners,
         )
+        task = asyncio.create_task(runner.run())
         handle.task = task
         task.add_done_callback(lambda _t: queue.put_nowait(_END))
         running = self._running.setdefault(session_id, set())
@@ -452,48 +462,9 @@ class Agent:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task  # a finished turn is only saving its history
 
-    def _streaming(self) -> bool:
-        return bool(getattr(self.provider.capabilities, "streaming", False))
-
-    # --- sessions ------------------------------------------------------------------------
-
-    async def _session(self, session_id: str) -> _Session:
-        session = self._sessions.get(session_id)
-        if session is not None:
-            return session
-        loaded: list[ChatMessage] = []
-        if self.session_store is not None:
-            try:
-                # Only the tail that is used: 100k stored messages must not be read to keep 50.
-                stored = await self.session_store.load_history(session_id, limit=self.max_history)
-                loaded = [m for m in stored if m.role != "system"]
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                log.warning("could not load history of session %s: %s", session_id, exc)
-                self._record(ErrorObserved("session_store", str(exc)))
-        session = self._sessions.get(session_id)  # another turn may have created it meanwhile
-        if session is None:
-            history = History(self.max_history, loaded)
-            history.trim()
-            session = self._sessions[session_id] = _Session(history)
-        return session
-
-    async def _persist(self, session_id: str, messages: list[ChatMessage]) -> Exception | None:
-        """Save a turn's new messages; returns the failure (the turn reports it), never raises."""
-        if self.session_store is None or not messages:
-            return None
+    def _record(self, event: ObserverEvent) -> None:
         try:
-            await self.session_store.append_history(session_id, list(messages))
-        except Exception as exc:
-            log.warning("could not save history of session %s: %s", session_id, exc)
-            self._record(ErrorObserved("session_store", str(exc)))
-            return exc
-        return None
-
-    def _record(self, event: object) -> None:
-        try:
-            self.observer.record(event)  # type: ignore[arg-type]
+            self.observer.record(event)
         except Exception:
             log.exception("observer failed")
 

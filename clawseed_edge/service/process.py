@@ -152,7 +152,7 @@ class Service:
         settings = self.settings
         broker = None
         if settings.enabled:
-            from clawseed_edge.channels.gateway.approvals import ApprovalBroker
+            from clawseed_edge.channels.approvals import ApprovalBroker
             from clawseed_edge.channels.gateway.server import check_bind
 
             check_bind(settings.host, settings.allow_public_bind)  # before touching hardware

@@ -62,6 +62,7 @@ class ChatConnection:
         resumed: bool,
         message_count: int,
         title: str,
+        answers_approvals: bool = True,
     ) -> None:
         self.hub = hub
         self.websocket = websocket
@@ -70,6 +71,7 @@ class ChatConnection:
         self.resumed = resumed
         self.message_count = message_count
         self.title = title
+        self.answers_approvals = answers_approvals
         self.source = Remote(session_id)
         self.outbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(OUTBOX)
         self.calls = RemoteCalls(
@@ -114,7 +116,9 @@ class ChatConnection:
         writer = self._writer = asyncio.create_task(
             self._write(), name=f"ws-writer-{self.session_id}"
         )
-        unsubscribe = self.hub.broker.subscribe(self.who.name, self.send)
+        unsubscribe = self.hub.broker.subscribe(
+            self.who.name, self.send, answers=self.answers_approvals
+        )
         try:
             self.send(
                 {

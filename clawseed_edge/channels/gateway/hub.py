@@ -28,13 +28,13 @@ from clawseed_edge.api import (
     SessionStore,
     ToolContext,
 )
+from clawseed_edge.channels.approvals import ApprovalBroker
 from clawseed_edge.channels.estop import EmergencyStop
 from clawseed_edge.channels.watch import HardwareWatch
 from clawseed_edge.config.assemble import build_policy, secret_scrubber
 from clawseed_edge.config.schema import GatewaySettings
 from clawseed_edge.state import PairingTokens, StateDB
 
-from .approvals import ApprovalBroker
 from .idempotency import IdempotencyCache
 from .limits import RateLimiter
 from .pairing import PairingGate

@@ -24,7 +24,7 @@ from starlette.routing import Route
 from clawseed_edge.api import SessionStore, StateSource, ToolCall, ToolContext, ToolResult
 from clawseed_edge.channels.watch import board_health
 
-from .endpoint import RequestContext, endpoint
+from .endpoint import RequestContext, answers_approvals, endpoint
 from .errors import ClientError
 from .hub import GatewayHub, sse_put
 from .limits import clip
@@ -218,7 +218,10 @@ async def sse(ctx: RequestContext) -> StreamingResponse:
     hardware = ctx.request.query_params.get("hardware", "") in ("1", "true", "yes")
     queue = hub.open_sse(hardware=hardware)
     unsubscribe = hub.broker.subscribe(
-        f"sse:{ctx.who.name}", lambda frame: sse_put(queue, frame), resolutions=True
+        f"sse:{ctx.who.name}",
+        lambda frame: sse_put(queue, frame),
+        resolutions=True,
+        answers=answers_approvals(ctx.request.query_params),
     )
 
     async def stream() -> AsyncIterator[str]:

@@ -1,9 +1,12 @@
-"""Approvals go to people: every paired client and the SSE stream get each request.
+"""Approvals go to people, in whichever channel they are.
 
-:class:`ApprovalBroker` is the Approver of the running service. A request is sent to every
-subscriber (each connected paired WebSocket client, each SSE listener); the first answer wins
-and the others are told it was resolved. With nobody subscribed, or no answer within the
-timeout, it is refused, and a log line says why.
+:class:`ApprovalBroker` is the Approver of the running service, shared by every channel. A
+request is sent to every subscriber (in the gateway: each connected paired WebSocket client,
+each SSE listener; later a Telegram chat, ...); the first answer wins and the others are told
+it was resolved. A subscriber that said it cannot answer (``answers=False``: a display, a
+client with no approval handler) still sees the request but is not waited for: with no one
+subscribed who can answer, or no answer within the timeout, the request is refused at once,
+and a log line says why.
 """
 
 from __future__ import annotations
@@ -41,27 +44,39 @@ class ApprovalBroker:
         self.timeout_s = timeout_s
         self.describe = describe
         self._subscribers: dict[int, tuple[str, Send, bool]] = {}
+        self._answering: set[int] = set()
         self._keys = itertools.count(1)
         self._waiting: dict[str, tuple[ApprovalRequest, asyncio.Future[ApprovalDecision]]] = {}
 
-    def subscribe(self, who: str, send: Send, *, resolutions: bool = False) -> Callable[[], None]:
+    def subscribe(
+        self, who: str, send: Send, *, resolutions: bool = False, answers: bool = True
+    ) -> Callable[[], None]:
         """Send every request to ``send`` until the returned function is called.
 
         ``resolutions``: also send ``approval_resolved`` frames (the SSE stream; the Android
-        client's protocol has no such frame, so WebSocket clients do not get it). Every
-        subscriber counts as someone who can answer (SSE listeners answer through
-        ``POST /api/approvals/{id}``).
+        client's protocol has no such frame, so WebSocket clients do not get it).
+        ``answers``: the subscriber can answer (a WebSocket client with ``approval_response``,
+        an SSE listener through ``POST /api/approvals/{id}``); one that cannot is sent the
+        requests but never waited for.
         """
         key = next(self._keys)
         self._subscribers[key] = (who, send, resolutions)
+        if answers:
+            self._answering.add(key)
         # Requests already waiting reach a client that connects while they wait.
         for request, _ in self._waiting.values():
             self._send_one(send, self._frame(request))
-        return lambda: self._subscribers.pop(key, None) and None
+
+        def unsubscribe() -> None:
+            self._subscribers.pop(key, None)
+            self._answering.discard(key)
+
+        return unsubscribe
 
     @property
     def answerers(self) -> int:
-        return len(self._subscribers)
+        """How many subscribers can answer a request."""
+        return len(self._answering)
 
     def pending(self) -> list[ApprovalRequest]:
         return [request for request, _ in self._waiting.values()]
