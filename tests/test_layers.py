@@ -173,14 +173,14 @@ def layer_violations(root: Path, package: str) -> list[str]:
 def import_cycles(root: Path, package: str) -> list[list[str]]:
     """The import cycles among the package's modules (one per strongly connected set).
 
-    Every import that runs counts, at module level or inside a function (a lazy import that
-    closes a circle still ties the two modules together). An import under ``TYPE_CHECKING``
-    never runs: it names a type for the checker (a turn's back-reference to its Agent) and is
-    left out here, though the layer check above still counts it.
+    Every import counts, at module level, inside a function (a lazy import that closes a
+    circle still ties the two modules together) and under ``TYPE_CHECKING`` (a type-only
+    back-reference is still a module that knows its owner: give it a narrow protocol instead,
+    as the turn has :class:`~clawseed_edge.agent.turn.TurnParts` rather than the Agent).
     """
     graph: dict[str, set[str]] = {}
     for imp in iter_imports(root, package):
-        if imp.target != imp.module and not imp.typing_only:
+        if imp.target != imp.module:
             graph.setdefault(imp.module, set()).add(imp.target)
     # Tarjan's strongly connected components, iteratively (no recursion limit to hit).
     index: dict[str, int] = {}
@@ -333,10 +333,10 @@ def test_a_planted_cycle_is_found(tmp_path: Path) -> None:
     assert import_cycles(root, "pkg") == [["pkg.agent.a", "pkg.agent.b"]]
 
 
-def test_a_type_checking_back_reference_is_no_cycle(tmp_path: Path) -> None:
+def test_a_type_checking_back_reference_is_a_cycle_too(tmp_path: Path) -> None:
     back = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import A\n"
     root = _plant(tmp_path, {"agent/a.py": "from . import b\n", "agent/b.py": back})
-    assert import_cycles(root, "pkg") == []
+    assert import_cycles(root, "pkg") == [["pkg.agent.a", "pkg.agent.b"]]
 
 
 def _plant_channels(tmp_path: Path, files: dict[str, str]) -> Path:

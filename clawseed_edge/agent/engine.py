@@ -341,6 +341,12 @@ class Agent:
         """
         self._done_listeners.append(listener)
 
+    @property
+    def turn_done_listeners(self) -> tuple[TurnDoneListener, ...]:
+        """The after-turn listeners registered so far (an agent built from the same parts,
+        a conversation's, registers the same ones)."""
+        return tuple(self._done_listeners)
+
     def on_close(self, closer: Callable[[], Awaitable[None]]) -> None:
         """Register a resource closer that :meth:`aclose` awaits (last registered, first run).
 

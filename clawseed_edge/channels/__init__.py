@@ -18,14 +18,18 @@ from typing import Any
 
 __all__ = [
     "ApprovalBroker",
+    "Conversations",
     "EmergencyStop",
     "HardwareWatch",
+    "Notifications",
 ]
 
 _WHERE = {
     "ApprovalBroker": "approvals",
+    "Conversations": "conversations",
     "EmergencyStop": "estop",
     "HardwareWatch": "watch",
+    "Notifications": "notifications",
 }
 
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from clawseed_edge.agent.approval import NoAnswer
-from clawseed_edge.api import ApprovalDecision, ApprovalRequest
+from clawseed_edge.api import ApprovalDecision, ApprovalRequest, Channel
 
 __all__ = ["ApprovalBroker"]
 
@@ -45,6 +45,8 @@ class ApprovalBroker:
         self.describe = describe
         self._subscribers: dict[int, tuple[str, Send, bool]] = {}
         self._answering: set[int] = set()
+        self._channels: list[Channel] = []
+        self._trusted: dict[str, set[str]] = {}
         self._keys = itertools.count(1)
         self._waiting: dict[str, tuple[ApprovalRequest, asyncio.Future[ApprovalDecision]]] = {}
 
@@ -73,13 +75,39 @@ class ApprovalBroker:
 
         return unsubscribe
 
+    def add_channel(self, channel: Channel) -> Callable[[], None]:
+        """Ask ``channel``'s people too (its ``ask``; ``approval_resolved`` through its
+        ``deliver``); returns the function that stops it."""
+        self._channels.append(channel)
+
+        def remove() -> None:
+            if channel in self._channels:
+                self._channels.remove(channel)
+
+        return remove
+
+    def trust(self, session_id: str, tools: set[str]) -> Callable[[], None]:
+        """Approve calls of ``tools`` in ``session_id`` without asking: the client that runs
+        its own (remote) tool decides about it. The set is read live; returns the remover."""
+        self._trusted[session_id] = tools
+
+        def remove() -> None:
+            if self._trusted.get(session_id) is tools:
+                del self._trusted[session_id]
+
+        return remove
+
     @property
     def answerers(self) -> int:
-        """How many subscribers can answer a request."""
-        return len(self._answering)
+        """How many people can answer a request now (subscribers and channels' people)."""
+        return len(self._answering) + sum(self._channel_answerers(c) for c in self._channels)
 
     def pending(self) -> list[ApprovalRequest]:
         return [request for request, _ in self._waiting.values()]
+
+    def waiting_frames(self) -> list[dict[str, Any]]:
+        """The ``approval_request`` frames still waiting (for a person who joins a channel)."""
+        return [self._frame(request) for request, _ in self._waiting.values()]
 
     async def request(self, request: ApprovalRequest) -> ApprovalDecision:
         """Ask every subscriber; the first answer wins.
@@ -87,6 +115,9 @@ class ApprovalBroker:
         Cancel-safe: a cancelled request is withdrawn (clients are told it was resolved).
         """
         summary = request.summary or request.tool
+        if request.tool in self._trusted.get(request.session_id, ()):
+            # Read-only autonomy still refused it before this point (the policy checks first).
+            return ApprovalDecision(True, "a tool of the client itself")
         if not self.answerers:
             reason = (
                 "no paired client is connected to approve it; open the phone app (or "
@@ -99,6 +130,8 @@ class ApprovalBroker:
         frame = self._frame(request)
         for _, send, _ in list(self._subscribers.values()):
             self._send_one(send, frame)
+        for channel in list(self._channels):
+            self._send_one(channel.ask, frame)
         outcome = "cancelled"
         started = asyncio.get_running_loop().time()
         try:
@@ -130,6 +163,8 @@ class ApprovalBroker:
             for _, send, wants in list(self._subscribers.values()):
                 if wants:
                     self._send_one(send, done)
+            for channel in list(self._channels):
+                self._send_one(channel.deliver, done)
 
     def resolve(self, request_id: str, approved: bool, reason: str = "", by: str = "") -> bool:
         """Answer a waiting request; False if it is not waiting (answered, timed out, unknown)."""
@@ -161,6 +196,14 @@ class ApprovalBroker:
             except Exception:  # a frame without device details still asks the question
                 log.debug("could not describe approval %s", request.id, exc_info=True)
         return frame
+
+    @staticmethod
+    def _channel_answerers(channel: Channel) -> int:
+        try:
+            return int(channel.answerers)
+        except Exception:  # a channel's bug must not refuse every approval
+            log.exception("channel %s could not say who can answer", channel.name)
+            return 0
 
     @staticmethod
     def _send_one(send: Send, frame: dict[str, Any]) -> None:

@@ -30,6 +30,8 @@ from .inputs import consume_input_events
 from .notify import Notifier
 
 if TYPE_CHECKING:
+    from clawseed_edge.api import Channel
+    from clawseed_edge.channels.approvals import ApprovalBroker
     from clawseed_edge.channels.estop import EmergencyStop
     from clawseed_edge.channels.gateway.hub import GatewayHub
     from clawseed_edge.channels.gateway.server import GatewayServer
@@ -120,6 +122,12 @@ class Service:
         self.scheduler: Scheduler | None = None
         self.control: ControlServer | None = None
         self.emergency_stop: EmergencyStop | None = None
+        from clawseed_edge.channels.notifications import Notifications
+
+        #: Job answers, alerts and estops, to the channels that asked for them.
+        self.notifications = Notifications()
+        #: The ways in, started in order and stopped in reverse (the gateway today).
+        self.channels: list[Channel] = []
         self.metrics: Any = None
         self._consumers: list[asyncio.Task[None]] = []
         self._stop = asyncio.Event()
@@ -177,8 +185,8 @@ class Service:
         self.runtime = await assemble(self.loaded, sim=self.options.sim, **kwargs)
         self.state = Lifecycle.OPEN
         self.emergency_stop = EmergencyStop(self.runtime.peripherals)
-        self.emergency_stop.on_stop(self._stop_background_work)
-        self.emergency_stop.on_stopped(self._notify_estop)
+        self.emergency_stop.on_stop(self._stop_every_turn)
+        self.emergency_stop.on_stopped(self._estop_done)
         try:
             await self._start_scheduler()  # before the gateway: it copies the cron tools
             if broker is not None:
@@ -207,7 +215,9 @@ class Service:
         self.runtime.start_background_probe()
 
     async def _start_gateway(self, broker: Any) -> None:
+        from clawseed_edge.channels.conversations import Conversations
         from clawseed_edge.channels.gateway.app import create_app
+        from clawseed_edge.channels.gateway.channel import GatewayChannel
         from clawseed_edge.channels.gateway.hub import GatewayHub
         from clawseed_edge.channels.gateway.server import GatewayServer
 
@@ -218,8 +228,8 @@ class Service:
             state=await self._open_state(),
             broker=broker,
             estop=self.emergency_stop,
+            conversations=Conversations(self.runtime, broker),
             metrics=self.metrics,
-            hook_factories=self.options.assemble.get("hook_factories"),
             remote_timeout_s=self.options.remote_timeout_s,
         )
         self.server = GatewayServer(
@@ -229,12 +239,21 @@ class Service:
             allow_public_bind=self.settings.allow_public_bind,
             ws_max_size=max(4 * self.settings.max_frame_bytes, 1 << 20),
         )
-        await self.server.start()
+        await self._start_channel(GatewayChannel(self.hub, self.server), broker)
         self.options.say(f"gateway listening on {self.server.url}")
         if self.settings.require_pairing:
             self.options.say(self._pairing_line())
         else:
             self.options.say("warning: pairing is off ([gateway] require_pairing = false)")
+
+    async def _start_channel(self, channel: Channel, broker: ApprovalBroker | None) -> None:
+        """Start ``channel`` and give it its share: approvals to ask, notifications, the estop
+        (which aborts its turns through :meth:`_stop_every_turn`)."""
+        self.channels.append(channel)  # first: a failed start is still stopped by aclose()
+        await channel.start()
+        if broker is not None:
+            broker.add_channel(channel)
+        self.notifications.subscribe(channel)
 
     async def _open_state(self) -> StateDB:
         """``state.db``, opened once for the gateway's tokens and the scheduler's jobs."""
@@ -262,11 +281,8 @@ class Service:
         await self.scheduler.start()
 
     def _publish_job_result(self, frame: dict[str, Any]) -> None:
-        # Connected phones get job answers on the gateway's event stream (/sse).
-        if self.hub is not None:
-            self.hub.publish(frame)
-        else:
-            log.info("job %s (no gateway to reach phones): %s", frame.get("job"), frame.get("text"))
+        # To the channels that asked (the gateway: its /sse stream); logged when none did.
+        self.notifications.notify(frame)
 
     async def _op_cron_run_now(self, request: dict[str, Any]) -> dict[str, Any]:
         from clawseed_edge.api import ConfigInvalid
@@ -419,10 +435,8 @@ class Service:
             return
         self.state = Lifecycle.CLOSING
         self.notifier.stopping()
-        if self.hub is not None:
-            await self.hub.close_all("the service is stopping", grace_s=2.0)
-        if self.server is not None:
-            await self.server.aclose(timeout_s=3.0)
+        for channel in reversed(self.channels):
+            await channel.stop("the service is stopping")
         if self.control is not None:
             await self.control.aclose()
         for task in self._consumers:
@@ -445,7 +459,11 @@ class Service:
         self.notifier.ready(f"running: {self.summary()}")
         self.notifier.start_watchdog()
 
-    def _notify_estop(self, why: str, failures: list[str]) -> None:
+    def _estop_done(self, why: str, failures: list[str]) -> None:
+        self.notifications.notify({"type": "estop", "by": why, "failures": failures})
+        self._notify_estop(failures)
+
+    def _notify_estop(self, failures: list[str]) -> None:
         """A STATUS= line, so ``systemctl status`` shows the last estop."""
         when = time.strftime("%H:%M:%S")
         if failures:
@@ -467,12 +485,14 @@ class Service:
         code = self.hub.pairing.new_code()
         return f"pairing code: {code} (works once; `clawseed-edge pair` prints a new one)"
 
-    def _stop_background_work(self, why: str) -> None:
-        """First step of an emergency stop: abort the input-event turn and pause the scheduler
+    def _stop_every_turn(self, why: str) -> None:
+        """First step of an emergency stop: abort every turn in every channel and of the
+        service's own agent (input events, webhooks, API actions), and pause the scheduler
         (running jobs cancelled, none run until `clawseed-edge cron resume`), so nothing
         switches an output back on after it went safe."""
+        for channel in self.channels:
+            channel.abort_turns(why)
         if self.runtime is not None:
-            # Every turn of the service's own agent: input events, webhooks, API actions.
             self.runtime.agent.abort_every(why)
         if self.scheduler is not None:
             self.scheduler.pause(why)

@@ -26,7 +26,7 @@ from clawseed_edge.channels.watch import board_health
 
 from .endpoint import RequestContext, answers_approvals, endpoint
 from .errors import ClientError
-from .hub import GatewayHub, sse_put
+from .hub import GatewayHub
 from .limits import clip
 
 __all__ = ["api_routes", "run_tool_call"]
@@ -216,13 +216,8 @@ async def sse(ctx: RequestContext) -> StreamingResponse:
     hub = ctx.hub
     assert ctx.who is not None
     hardware = ctx.request.query_params.get("hardware", "") in ("1", "true", "yes")
-    queue = hub.open_sse(hardware=hardware)
-    unsubscribe = hub.broker.subscribe(
-        f"sse:{ctx.who.name}",
-        lambda frame: sse_put(queue, frame),
-        resolutions=True,
-        answers=answers_approvals(ctx.request.query_params),
-    )
+    # Approval requests reach it through the gateway channel (GatewayHub.ask).
+    queue = hub.open_sse(hardware=hardware, answers=answers_approvals(ctx.request.query_params))
 
     async def stream() -> AsyncIterator[str]:
         try:
@@ -239,7 +234,6 @@ async def sse(ctx: RequestContext) -> StreamingResponse:
                 kind = frame.get("type", "message")
                 yield f"event: {kind}\ndata: {json.dumps(frame, default=str)}\n\n"
         finally:
-            unsubscribe()
             hub.close_sse(queue)
 
     return StreamingResponse(

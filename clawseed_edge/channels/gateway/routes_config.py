@@ -150,8 +150,8 @@ async def put_personality(ctx: RequestContext) -> dict[str, Any]:
     os.replace(tmp, path)
     # The system prompt is built from these files: rebuild it for every agent from now on.
     ctx.hub.runtime.agent.invalidate_prompt()
-    for connection in list(ctx.hub.connections.values()):
-        connection.agent.invalidate_prompt()
+    for conversation in ctx.hub.conversations.all():
+        conversation.agent.invalidate_prompt()
     return {
         "ok": True,
         "file": path.name,
