@@ -75,3 +75,14 @@ async def test_the_sensor_bank_publishes_each_reading_taken() -> None:
         30.0,
         "hPa",
     )
+
+
+async def test_hardware_status_reads_the_state_feed(sim_board: Any) -> None:
+    from clawseed_edge.api import ToolContext
+
+    board = await sim_board(WIRING)
+    await board.switch("red_led", True)
+    status = next(t for t in board.tools() if t.name == "hardware_status")
+    result = await status.execute({}, ToolContext())
+    assert result.data == [s.as_dict() for s in board.states.devices()]
+    assert "red_led: led on GPIO17, on" in result.output
