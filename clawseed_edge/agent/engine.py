@@ -114,6 +114,8 @@ class Agent:
         clock: Wall clock for the time prefix (tests pass a fixed one).
         close_timeout_s: Bound of each step of :meth:`aclose` (the turns' abort, each
             peripheral's safe state, each closer, the provider), in seconds.
+        prompt_from: An agent built from the same parts (a conversation's: the service's)
+            whose system prompt this one uses while both have the same tools and dispatcher.
 
     Lifecycle: an Agent is ``OPEN`` when built (it has nothing to open); :meth:`aclose` takes it
     through ``CLOSING`` to ``CLOSED``, and from ``CLOSING`` on it refuses turns with
@@ -143,6 +145,7 @@ class Agent:
         scrub: Callable[[str], str] | None = None,
         clock: Callable[[], str] = time_prefix,
         close_timeout_s: float = 5.0,
+        prompt_from: Agent | None = None,
     ) -> None:
         if max_tool_iterations < 1:
             raise ValueError(f"max_tool_iterations must be at least 1, got {max_tool_iterations}")
@@ -191,6 +194,7 @@ class Agent:
         self._closers: list[Callable[[], Awaitable[None]]] = []
         self._done_listeners: list[TurnDoneListener] = []
         self.close_timeout_s = close_timeout_s
+        self._prompt_from = prompt_from
         self._state = Lifecycle.OPEN
         self._closed: asyncio.Event | None = None
 
@@ -216,6 +220,9 @@ class Agent:
 
     def system_prompt(self) -> str:
         """The system prompt for the current tool set (built once per registry version)."""
+        source = self._prompt_from
+        if source is not None and self._same_tools_as(source):
+            return source.system_prompt()  # one prompt, built once, for every such conversation
         cached = self._prompt
         version = self.registry.version
         if cached is not None and cached[0] == version:
@@ -236,6 +243,10 @@ class Agent:
         )
         self._prompt = (version, prompt)
         return prompt
+
+    def _same_tools_as(self, other: Agent) -> bool:
+        same_dispatcher = type(self.dispatcher) is type(other.dispatcher)
+        return same_dispatcher and self.registry.names() == other.registry.names()
 
     def refresh_dispatcher(self) -> None:
         """Pick the dispatcher again if the provider's ``native_tools`` changed since the last

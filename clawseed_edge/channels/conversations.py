@@ -5,7 +5,8 @@ conversation (a phone's chat, later a Telegram chat) gets an Agent built here fr
 assembled parts, never by assembling again: the provider, memory, session store, peripherals,
 observer, the hook pipeline with the service's one SecurityPolicy (its approvals, its rate
 limits and the device ledger behind them, shared by every conversation), the system prompt
-builder and the after-turn memory upkeep are the service agent's own. What a conversation has
+(one text while the conversation's tools are the service's) and the after-turn memory upkeep
+are the service agent's own. What a conversation has
 of its own: its tool registry (a copy, so a client's remote tools reach only its own
 conversation) and its history.
 
@@ -128,6 +129,7 @@ class Conversations:
             max_recall_chars=shared.max_recall_chars,
             max_tool_argument_chars=shared.max_tool_argument_chars,
             scrub=shared.scrub,
+            prompt_from=shared,
         )
         for listener in shared.turn_done_listeners:
             agent.on_turn_done(listener)

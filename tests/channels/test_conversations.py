@@ -93,3 +93,22 @@ async def test_a_device_rate_limit_holds_across_conversations(clawseed_home: Pat
     assert second["success"] is False, second
     assert "max_per_minute=1" in second["error"], second
     assert light == 1
+
+
+async def test_the_system_prompt_is_shared_while_the_tools_are_the_services(
+    clawseed_home: Path,
+) -> None:
+    from clawseed_edge.agent import Remote
+    from clawseed_edge.testing.tools import EchoTool
+
+    async with running_service(clawseed_home, ScriptedProvider()) as service:
+        assert service.runtime is not None and service.hub is not None
+        shared = service.runtime.agent
+        one = service.hub.conversations.open("gateway", "phone", "one")
+        two = service.hub.conversations.open("gateway", "tablet", "two")
+        same = one.agent.system_prompt() is shared.system_prompt() is two.agent.system_prompt()
+        two.agent.registry.register(EchoTool(), Remote("two"))  # a client's own tool
+        own = two.agent.system_prompt()
+        still = one.agent.system_prompt() is shared.system_prompt()
+    assert same and still, "built once for every conversation with the service's tools"
+    assert "echo" in own and "echo" not in shared.system_prompt()
