@@ -47,6 +47,11 @@ class EmergencyStop:
         #: How many stops ran (status, tests).
         self.count = 0
 
+    @property
+    def running(self) -> bool:
+        """Whether a stop is under way now."""
+        return self._lock.locked()
+
     def on_stop(self, step: StopStep) -> Callable[[], None]:
         """Run ``step(why)`` first in every stop (abort turns, pause jobs); returns a remover.
 

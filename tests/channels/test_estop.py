@@ -70,10 +70,8 @@ async def _by_signal(service: Service, token: str) -> list[str]:
     remove = service.install_signal_handlers()
     try:
         os.kill(os.getpid(), signal.SIGUSR1)
-        await _until(
-            lambda: service.emergency_stop is not None and service.emergency_stop.count > before
-        )
-        await _until(lambda: not service._safe_tasks)
+        estop = service.emergency_stop
+        await _until(lambda: estop.count > before and not estop.running)
     finally:
         remove()
     return []
