@@ -10,15 +10,17 @@ Layers, low to high (a module may import its own package and any lower layer)::
     agent
     config
     scheduler
-    gateway
+    channels                                                what every channel shares
+    channels/<x>  (gateway, ...)                            each a channel; never one another
     service
     cli  testing                                            never one another
 
 ``testing`` is the users' test kit (scripted provider, mock boards, fixtures): it builds on
 agent, providers and peripherals, and nothing in the package imports it (only tests do), so it
-sits at the top, beside ``cli``. ``state``, ``client``, ``scheduler``, ``gateway`` and
-``service`` may not exist yet: a package that is absent is simply not checked, and one that
-appears is already placed.
+sits at the top, beside ``cli``. Inside ``channels``, a subpackage is a channel (its layer is
+``channels/<x>``) and a plain module is a shared service (layer ``channels``). ``state``,
+``client``, ``scheduler`` and ``service`` may not exist yet: a package that is absent is simply
+not checked, and one that appears is already placed.
 """
 
 from __future__ import annotations
@@ -35,13 +37,16 @@ import clawseed_edge
 PACKAGE = "clawseed_edge"
 ROOT = Path(clawseed_edge.__file__).parent
 
+#: Stands in LAYERS for every channel subpackage (``channels/gateway``, ``channels/telegram`` ...).
+CHANNEL = "channels/*"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("api",),
     ("providers", "tools", "memory", "peripherals", "state", "client"),
     ("agent",),
     ("config",),
     ("scheduler",),
-    ("gateway",),
+    ("channels",),
+    (CHANNEL,),
     ("service",),
     ("cli", "testing"),
 )
@@ -118,19 +123,29 @@ def iter_imports(root: Path, package: str) -> Iterator[Import]:
                     yield Import(name, target, node.lineno, id(node) in typing_only)
 
 
-def layer_of(package: str, dotted: str) -> str | None:
+def layer_of(root: Path, package: str, dotted: str) -> str | None:
     parts = dotted.split(".")
     if len(parts) < 2:
         return None  # the root package itself
     top = parts[1]
     if top in MODULE_LAYER:
         return MODULE_LAYER[top]
+    if top == "channels" and len(parts) > 2 and (root / top / parts[2] / "__init__.py").is_file():
+        return f"channels/{parts[2]}"  # a channel: a subpackage of channels
     return top
+
+
+def _placed(layer: str) -> bool:
+    return any(_matches(layer, names) for names in LAYERS)
+
+
+def _matches(layer: str, names: tuple[str, ...]) -> bool:
+    return layer in names or (CHANNEL in names and layer.startswith("channels/"))
 
 
 def rank_of(layer: str) -> int:
     for rank, names in enumerate(LAYERS):
-        if layer in names:
+        if _matches(layer, names):
             return rank
     raise KeyError(layer)
 
@@ -139,14 +154,14 @@ def layer_violations(root: Path, package: str) -> list[str]:
     """Every import that points up, sideways within a layer, or into an unknown package."""
     found: list[str] = []
     for imp in iter_imports(root, package):
-        src, dst = layer_of(package, imp.module), layer_of(package, imp.target)
+        src, dst = layer_of(root, package, imp.module), layer_of(root, package, imp.target)
         where = f"{imp.module}:{imp.line} imports {imp.target}"
         for layer in (src, dst):
-            if layer is not None and not any(layer in names for names in LAYERS):
+            if layer is not None and not _placed(layer):
                 found.append(f"{where}: package {layer!r} has no place in the layer order")
         if src is None or dst is None or src == dst:
             continue
-        if not any(src in names for names in LAYERS) or not any(dst in names for names in LAYERS):
+        if not _placed(src) or not _placed(dst):
             continue
         if rank_of(dst) > rank_of(src):
             found.append(f"{where}: {src} may not import the higher layer {dst}")
@@ -158,14 +173,14 @@ def layer_violations(root: Path, package: str) -> list[str]:
 def import_cycles(root: Path, package: str) -> list[list[str]]:
     """The import cycles among the package's modules (one per strongly connected set).
 
-    Every import that runs counts, at module level or inside a function (a lazy import that
-    closes a circle still ties the two modules together). An import under ``TYPE_CHECKING``
-    never runs: it names a type for the checker (a turn's back-reference to its Agent) and is
-    left out here, though the layer check above still counts it.
+    Every import counts, at module level, inside a function (a lazy import that closes a
+    circle still ties the two modules together) and under ``TYPE_CHECKING`` (a type-only
+    back-reference is still a module that knows its owner: give it a narrow protocol instead,
+    as the turn has :class:`~clawseed_edge.agent.turn.TurnParts` rather than the Agent).
     """
     graph: dict[str, set[str]] = {}
     for imp in iter_imports(root, package):
-        if imp.target != imp.module and not imp.typing_only:
+        if imp.target != imp.module:
             graph.setdefault(imp.module, set()).add(imp.target)
     # Tarjan's strongly connected components, iteratively (no recursion limit to hit).
     index: dict[str, int] = {}
@@ -318,7 +333,42 @@ def test_a_planted_cycle_is_found(tmp_path: Path) -> None:
     assert import_cycles(root, "pkg") == [["pkg.agent.a", "pkg.agent.b"]]
 
 
-def test_a_type_checking_back_reference_is_no_cycle(tmp_path: Path) -> None:
+def test_a_type_checking_back_reference_is_a_cycle_too(tmp_path: Path) -> None:
     back = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import A\n"
     root = _plant(tmp_path, {"agent/a.py": "from . import b\n", "agent/b.py": back})
-    assert import_cycles(root, "pkg") == []
+    assert import_cycles(root, "pkg") == [["pkg.agent.a", "pkg.agent.b"]]
+
+
+def _plant_channels(tmp_path: Path, files: dict[str, str]) -> Path:
+    return _plant(
+        tmp_path,
+        {
+            "channels/__init__.py": "",
+            "channels/approvals.py": "from ..agent import engine\n",
+            "channels/gateway/__init__.py": "from .. import approvals\n",
+            "channels/telegram/__init__.py": "from pkg.channels.approvals import x\n",
+            "service/__init__.py": "from ..channels import gateway\n",
+            **files,
+        },
+    )
+
+
+def test_channels_may_use_the_shared_floor_and_the_service_may_host_them(tmp_path: Path) -> None:
+    assert layer_violations(_plant_channels(tmp_path, {}), "pkg") == []
+
+
+def test_a_planted_channel_importing_a_sibling_channel_fails(tmp_path: Path) -> None:
+    text = "def later():\n    from ..gateway import hub\n"
+    root = _plant_channels(tmp_path, {"channels/telegram/bot.py": text})
+    assert layer_violations(root, "pkg") == [
+        "pkg.channels.telegram.bot:2 imports pkg.channels.gateway: channels/telegram may not"
+        " import channels/gateway, a package of the same layer"
+    ]
+
+
+def test_a_planted_shared_service_importing_a_channel_fails(tmp_path: Path) -> None:
+    root = _plant_channels(tmp_path, {"channels/watch.py": "from .gateway import x\n"})
+    assert layer_violations(root, "pkg") == [
+        "pkg.channels.watch:1 imports pkg.channels.gateway: channels may not import the higher"
+        " layer channels/gateway"
+    ]

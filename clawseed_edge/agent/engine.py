@@ -23,7 +23,6 @@ import contextlib
 import itertools
 import logging
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from clawseed_edge.api import (
@@ -36,10 +35,10 @@ from clawseed_edge.api import (
     ClawseedError,
     DoneEvent,
     ErrorEvent,
-    ErrorObserved,
     Lifecycle,
     Memory,
     Observer,
+    ObserverEvent,
     Peripheral,
     Provider,
     SessionStore,
@@ -49,28 +48,20 @@ from clawseed_edge.api import (
 
 from . import redact
 from .arguments import SchemaValidator
-from .history import History, time_prefix
+from .history import time_prefix
 from .hooks import HookRunner
 from .observer import NoopObserver
 from .prompt import SystemPromptBuilder
 from .registry import ToolRegistry
+from .sessions import Sessions
 from .toolcalls import ToolDispatcher, select_dispatcher
-from .turn import TurnHandle, TurnRunner
+from .turn import TurnDoneListener, TurnHandle, TurnRunner
 
 __all__ = ["Agent"]
 
 log = logging.getLogger(__name__)
 
-#: ``await listener(context, user_text, answer)`` after a completed turn.
-TurnDoneListener = Callable[[ToolContext, str, str], Awaitable[None]]
-
 _END = object()
-
-
-@dataclass(slots=True)
-class _Session:
-    history: History
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 def _is_open(peripheral: Peripheral) -> bool:
@@ -123,6 +114,8 @@ class Agent:
         clock: Wall clock for the time prefix (tests pass a fixed one).
         close_timeout_s: Bound of each step of :meth:`aclose` (the turns' abort, each
             peripheral's safe state, each closer, the provider), in seconds.
+        prompt_from: An agent built from the same parts (a conversation's: the service's)
+            whose system prompt this one uses while both have the same tools and dispatcher.
 
     Lifecycle: an Agent is ``OPEN`` when built (it has nothing to open); :meth:`aclose` takes it
     through ``CLOSING`` to ``CLOSED``, and from ``CLOSING`` on it refuses turns with
@@ -152,6 +145,7 @@ class Agent:
         scrub: Callable[[str], str] | None = None,
         clock: Callable[[], str] = time_prefix,
         close_timeout_s: float = 5.0,
+        prompt_from: Agent | None = None,
     ) -> None:
         if max_tool_iterations < 1:
             raise ValueError(f"max_tool_iterations must be at least 1, got {max_tool_iterations}")
@@ -180,11 +174,10 @@ class Agent:
             prompt_builder if prompt_builder is not None else SystemPromptBuilder()
         )
         self.peripherals = tuple(peripherals)
-        self.memory = memory
+        self.memory: Memory | None = memory
         self.session_store = session_store
         self.max_tool_iterations = max_tool_iterations
         self.tool_timeout_s = tool_timeout_s
-        self.max_history = max_history
         self.max_tool_output_chars = max_tool_output_chars
         self.memory_recall_limit = memory_recall_limit
         self.max_message_chars = max_message_chars
@@ -193,13 +186,15 @@ class Agent:
         self.schema_validator = SchemaValidator()
         self.scrub: Callable[[str], str] = scrub if scrub is not None else redact.scrub
         self._time_prefix = clock
-        self._sessions: dict[str, _Session] = {}
+        #: Each session's history (loaded from ``session_store`` on first use).
+        self.sessions = Sessions(session_store, max_history, self._record)
         self._running: dict[str, set[TurnHandle]] = {}
         self._prompt: tuple[int, str] | None = None
         self._turn_ids = itertools.count(1)
         self._closers: list[Callable[[], Awaitable[None]]] = []
         self._done_listeners: list[TurnDoneListener] = []
         self.close_timeout_s = close_timeout_s
+        self._prompt_from = prompt_from
         self._state = Lifecycle.OPEN
         self._closed: asyncio.Event | None = None
 
@@ -211,11 +206,23 @@ class Agent:
         return self._state
 
     @property
+    def max_history(self) -> int:
+        """Messages kept per session."""
+        return self.sessions.max_history
+
+    @max_history.setter
+    def max_history(self, value: int) -> None:
+        self.sessions.max_history = value
+
+    @property
     def workspace_dir(self) -> Path | None:
         return self.prompt_builder.workspace_dir
 
     def system_prompt(self) -> str:
         """The system prompt for the current tool set (built once per registry version)."""
+        source = self._prompt_from
+        if source is not None and self._same_tools_as(source):
+            return source.system_prompt()  # one prompt, built once, for every such conversation
         cached = self._prompt
         version = self.registry.version
         if cached is not None and cached[0] == version:
@@ -237,6 +244,10 @@ class Agent:
         self._prompt = (version, prompt)
         return prompt
 
+    def _same_tools_as(self, other: Agent) -> bool:
+        same_dispatcher = type(self.dispatcher) is type(other.dispatcher)
+        return same_dispatcher and self.registry.names() == other.registry.names()
+
     def refresh_dispatcher(self) -> None:
         """Pick the dispatcher again if the provider's ``native_tools`` changed since the last
         pick (called at the start of every turn; a dispatcher given to the constructor stays)."""
@@ -254,12 +265,11 @@ class Agent:
 
     def history(self, session_id: str = "default") -> tuple[ChatMessage, ...]:
         """The in-memory history of a session (empty if it has not run a turn)."""
-        session = self._sessions.get(session_id)
-        return session.history.messages if session is not None else ()
+        return self.sessions.history(session_id)
 
     def reset(self, session_id: str = "default") -> None:
         """Forget a session's in-memory history (the session store is not touched)."""
-        self._sessions.pop(session_id, None)
+        self.sessions.reset(session_id)
 
     def is_running(self, session_id: str = "default") -> bool:
         return bool(self._running.get(session_id))
@@ -278,6 +288,11 @@ class Agent:
                 handle.abort_reason = reason
                 handle.task.cancel()
         return True
+
+    def abort_every(self, reason: str = "aborted by the caller") -> int:
+        """Abort the running turns of every session (an emergency stop); returns how many
+        sessions had one. Does not wait for them to end."""
+        return sum(self.abort(session_id, reason) for session_id in list(self._running))
 
     def turn(
         self, text: str, *, session_id: str = "default", context: ToolContext | None = None
@@ -336,6 +351,12 @@ class Agent:
         raised. The assembler uses it for memory consolidation and hygiene.
         """
         self._done_listeners.append(listener)
+
+    @property
+    def turn_done_listeners(self) -> tuple[TurnDoneListener, ...]:
+        """The after-turn listeners registered so far (an agent built from the same parts,
+        a conversation's, registers the same ones)."""
+        return tuple(self._done_listeners)
 
     def on_close(self, closer: Callable[[], Awaitable[None]]) -> None:
         """Register a resource closer that :meth:`aclose` awaits (last registered, first run).
@@ -417,9 +438,20 @@ class Agent:
     ) -> AsyncGenerator[TurnEvent, None]:
         self._check_open()  # it may have closed between turn() and the first __anext__
         queue: asyncio.Queue[object] = asyncio.Queue()
-        task = asyncio.create_task(
-            TurnRunner(self, text, session_id, context, handle, queue.put_nowait).run()
+        runner = TurnRunner(
+            self,
+            self.sessions,
+            self._record,
+            text,
+            session_id,
+            str(next(self._turn_ids)),
+            context,
+            handle,
+            queue.put_nowait,
+            time_prefix=self._time_prefix,
+            done_listeners=self._done_listeners,
         )
+        task = asyncio.create_task(runner.run())
         handle.task = task
         task.add_done_callback(lambda _t: queue.put_nowait(_END))
         running = self._running.setdefault(session_id, set())
@@ -447,48 +479,9 @@ class Agent:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task  # a finished turn is only saving its history
 
-    def _streaming(self) -> bool:
-        return bool(getattr(self.provider.capabilities, "streaming", False))
-
-    # --- sessions ------------------------------------------------------------------------
-
-    async def _session(self, session_id: str) -> _Session:
-        session = self._sessions.get(session_id)
-        if session is not None:
-            return session
-        loaded: list[ChatMessage] = []
-        if self.session_store is not None:
-            try:
-                # Only the tail that is used: 100k stored messages must not be read to keep 50.
-                stored = await self.session_store.load_history(session_id, limit=self.max_history)
-                loaded = [m for m in stored if m.role != "system"]
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                log.warning("could not load history of session %s: %s", session_id, exc)
-                self._record(ErrorObserved("session_store", str(exc)))
-        session = self._sessions.get(session_id)  # another turn may have created it meanwhile
-        if session is None:
-            history = History(self.max_history, loaded)
-            history.trim()
-            session = self._sessions[session_id] = _Session(history)
-        return session
-
-    async def _persist(self, session_id: str, messages: list[ChatMessage]) -> Exception | None:
-        """Save a turn's new messages; returns the failure (the turn reports it), never raises."""
-        if self.session_store is None or not messages:
-            return None
+    def _record(self, event: ObserverEvent) -> None:
         try:
-            await self.session_store.append_history(session_id, list(messages))
-        except Exception as exc:
-            log.warning("could not save history of session %s: %s", session_id, exc)
-            self._record(ErrorObserved("session_store", str(exc)))
-            return exc
-        return None
-
-    def _record(self, event: object) -> None:
-        try:
-            self.observer.record(event)  # type: ignore[arg-type]
+            self.observer.record(event)
         except Exception:
             log.exception("observer failed")
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from clawseed_edge.api import (
     AgentError,
@@ -33,6 +33,9 @@ from clawseed_edge.api import (
     DoneEvent,
     ErrorEvent,
     ErrorObserved,
+    Memory,
+    ObserverEvent,
+    Provider,
     ProviderError,
     ToolCall,
     ToolContext,
@@ -43,22 +46,52 @@ from clawseed_edge.api import (
 )
 
 from .approval import approval_listener
-from .arguments import argument_problem, bounded_call
+from .arguments import SchemaValidator, argument_problem, bounded_call
 from .history import History
+from .hooks import HookRunner
 from .model_call import ask_model
 from .recall import recall_context, with_context
+from .registry import ToolRegistry
+from .sessions import Sessions
 from .tool_run import run_tool_call
-from .toolcalls import ParsedResponse, read_response
+from .toolcalls import ParsedResponse, ToolDispatcher, read_response
 
-if TYPE_CHECKING:
-    from .engine import Agent
-
-__all__ = ["TurnHandle", "TurnRunner"]
+__all__ = ["TurnDoneListener", "TurnHandle", "TurnParts", "TurnRunner"]
 
 log = logging.getLogger(__name__)
 
 #: How long an after-turn listener (memory upkeep) may take, in seconds.
 LISTENER_TIMEOUT_S = 10.0
+
+
+#: ``await listener(context, user_text, answer)`` after a completed turn.
+TurnDoneListener = Callable[[ToolContext, str, str], Awaitable[None]]
+
+
+class TurnParts(Protocol):
+    """What a turn reads of the agent that runs it: its public parts and limits, nothing else.
+
+    The Agent is one; a test or another runner can pass any object with these members.
+    """
+
+    provider: Provider
+    registry: ToolRegistry
+    hooks: HookRunner
+    dispatcher: ToolDispatcher
+    memory: Memory | None
+    schema_validator: SchemaValidator
+    scrub: Callable[[str], str]
+    max_message_chars: int
+    max_tool_iterations: int
+    max_tool_argument_chars: int
+    max_tool_output_chars: int
+    memory_recall_limit: int
+    max_recall_chars: int
+    tool_timeout_s: float
+
+    def refresh_dispatcher(self) -> None: ...
+
+    def system_prompt(self) -> str: ...
 
 
 @dataclass(slots=True, eq=False)
@@ -74,30 +107,45 @@ class TurnHandle:
 
 
 class TurnRunner:
-    """Runs one turn of ``agent`` for ``text``, sending its events to ``emit``.
+    """Runs one turn for ``text``, sending its events to ``emit``.
 
     Args:
-        agent: The agent whose provider, tools, hooks and sessions the turn uses.
+        parts: The provider, tools, hooks and limits the turn uses (the Agent's public parts).
+        sessions: Where the session's history is opened and the turn's messages saved.
+        record: The observer's ``record`` (never raises).
         text: The user's message.
         session_id: The session whose history the turn extends.
+        turn_id: This turn's id.
         context: Channel and namespace (its session and turn ids are set here).
         handle: Where the turn leaves its error and its new messages.
         emit: Receives the turn's events (the Agent's queue).
+        time_prefix: The time stamp put in front of the user's message.
+        done_listeners: Awaited after a completed turn (memory upkeep).
     """
 
     def __init__(
         self,
-        agent: Agent,
+        parts: TurnParts,
+        sessions: Sessions,
+        record: Callable[[ObserverEvent], None],
         text: str,
         session_id: str,
+        turn_id: str,
         context: ToolContext | None,
         handle: TurnHandle,
         emit: Callable[[object], None],
+        *,
+        time_prefix: Callable[[], str],
+        done_listeners: Sequence[TurnDoneListener] = (),
     ) -> None:
-        self.agent = agent
+        self.parts = parts
+        self.sessions = sessions
+        self.record = record
+        self.time_prefix = time_prefix
+        self.done_listeners = done_listeners
         self.text = text
         self.session_id = session_id
-        self.turn_id = str(next(agent._turn_ids))
+        self.turn_id = turn_id
         if context is None:
             context = ToolContext(session_id=session_id, turn_id=self.turn_id)
         else:
@@ -119,13 +167,13 @@ class TurnRunner:
 
         Cancel-safe: an abort still trims and saves the history and reports ``TurnEnded``.
         """
-        agent, emit = self.agent, self.emit
+        emit = self.emit
         approval_listener.set(lambda request: emit(ApprovalRequestEvent(request)))
         started = time.perf_counter()
-        agent._record(TurnStarted(self.session_id, self.turn_id))
+        self.record(TurnStarted(self.session_id, self.turn_id))
         try:
             self._check_size()
-            session = await agent._session(self.session_id)
+            session = await self.sessions.open(self.session_id)
             async with session.lock:  # turns of one session run one at a time
                 self.history = session.history
                 await self._tool_rounds()
@@ -135,17 +183,17 @@ class TurnRunner:
         except ClawseedError as exc:
             self.handle.error = exc
             component = "provider" if isinstance(exc, ProviderError) else "agent"
-            agent._record(ErrorObserved(component, str(exc), exc.code))
+            self.record(ErrorObserved(component, str(exc), exc.code))
             emit(ErrorEvent(str(exc), exc.code))
         except Exception as exc:  # a bug (ours or a plugin's): say so, never as a provider error
             log.exception("turn %s of session %s failed", self.turn_id, self.session_id)
             self.handle.error = exc
-            agent._record(ErrorObserved("agent", str(exc), AgentError.code))
+            self.record(ErrorObserved("agent", str(exc), AgentError.code))
             emit(ErrorEvent(f"internal error: {type(exc).__name__}: {exc}", AgentError.code))
         finally:
             if self.history is not None:
                 self.history.trim()
-            agent._record(
+            self.record(
                 TurnEnded(
                     self.session_id,
                     self.turn_id,
@@ -155,7 +203,7 @@ class TurnRunner:
                     self.usage,
                 )
             )
-            failure = await agent._persist(self.session_id, self.handle.new_messages)
+            failure = await self.sessions.persist(self.session_id, self.handle.new_messages)
             if failure is not None:
                 # Never silently dropped: the caller learns the turn ran but was not stored.
                 code = failure.code if isinstance(failure, ClawseedError) else AgentError.code
@@ -171,7 +219,7 @@ class TurnRunner:
 
     def _check_size(self) -> None:
         """Refuse a message over ``max_message_chars`` before anything runs or is stored."""
-        limit = self.agent.max_message_chars
+        limit = self.parts.max_message_chars
         if len(self.text) > limit:
             raise AgentMessageTooLong(
                 f"the message is {len(self.text):,} characters long; the limit is {limit:,} "
@@ -181,7 +229,7 @@ class TurnRunner:
 
     async def _tool_rounds(self) -> None:
         """Ask, run the calls, repeat: until a plain answer or ``max_tool_iterations``."""
-        agent = self.agent
+        agent = self.parts
         self.recall = await recall_context(
             agent.memory,
             self.text,
@@ -190,7 +238,7 @@ class TurnRunner:
             namespace=self.context.namespace,
         )
         # History gets what the user said; the recall is added to each request's copy only.
-        self.user_message = ChatMessage.user(agent._time_prefix() + self.text)
+        self.user_message = ChatMessage.user(self.time_prefix() + self.text)
         self._commit([self.user_message])
         history = self.history
         assert history is not None
@@ -217,16 +265,16 @@ class TurnRunner:
 
     async def _round(self, request: ChatRequest) -> bool:
         """One round: ask the model, run its calls; True when it answered without a call."""
-        agent = self.agent
+        agent = self.parts
         dispatcher = agent.dispatcher
-        streaming = agent._streaming()
+        streaming = bool(getattr(agent.provider.capabilities, "streaming", False))
         response = await ask_model(
             agent.provider,
             request,
             stream=streaming,
             live_text=dispatcher.streams_text,
             emit=self.emit,
-            record=agent._record,
+            record=self.record,
         )
         self.usage = self.usage + response.usage
         parsed = read_response(dispatcher, response)  # once: text, calls, history message
@@ -257,7 +305,7 @@ class TurnRunner:
         is broken; running the rest as if nothing happened could switch one relay of a pair)
         and each call's result says why, so the model can send them again.
         """
-        agent = self.agent
+        agent = self.parts
         problems = [argument_problem(call, agent.max_tool_argument_chars) for call in parsed.calls]
         calls = [bounded_call(c, p) for c, p in zip(parsed.calls, problems, strict=True)]
         refusals = _refusals(calls, problems)
@@ -274,7 +322,7 @@ class TurnRunner:
                         timeout_s=agent.tool_timeout_s,
                         max_output_chars=agent.max_tool_output_chars,
                         emit=self.emit,
-                        record=agent._record,
+                        record=self.record,
                         refused=refused,
                         scrub=agent.scrub,
                     )
@@ -300,10 +348,10 @@ class TurnRunner:
         self.handle.new_messages.extend(messages)
 
     async def _notify_done(self) -> None:
-        scrub = self.agent.scrub
+        scrub = self.parts.scrub
         # What goes on to memory is scrubbed: a pasted key must not be consolidated.
         text, answer = scrub(self.text), scrub(self.answer)
-        for listener in self.agent._done_listeners:
+        for listener in self.done_listeners:
             try:
                 async with asyncio.timeout(LISTENER_TIMEOUT_S):
                     await listener(self.context, text, answer)

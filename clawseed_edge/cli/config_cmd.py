@@ -83,7 +83,7 @@ def _check(args: argparse.Namespace) -> int:
         asyncio.run(check_as_a_run(loaded))
         gateway = loaded.config.gateway
         if gateway.enabled:  # `run` refuses this address before it opens anything
-            from clawseed_edge.gateway.server import check_bind
+            from clawseed_edge.channels.gateway.server import check_bind
 
             check_bind(gateway.host, gateway.allow_public_bind)
     except ClawseedError as exc:

@@ -26,15 +26,18 @@ import msgspec
 from clawseed_edge.api import Lifecycle
 
 from .control import ControlServer, control_path
-from .inputs import EVENT_SESSION, consume_input_events
+from .inputs import consume_input_events
 from .notify import Notifier
 
 if TYPE_CHECKING:
+    from clawseed_edge.api import Channel
+    from clawseed_edge.channels.approvals import ApprovalBroker
+    from clawseed_edge.channels.estop import EmergencyStop
+    from clawseed_edge.channels.gateway.hub import GatewayHub
+    from clawseed_edge.channels.gateway.server import GatewayServer
     from clawseed_edge.config.assemble import Runtime
     from clawseed_edge.config.file import LoadedConfig
     from clawseed_edge.config.reload import ReloadReport
-    from clawseed_edge.gateway.hub import GatewayHub
-    from clawseed_edge.gateway.server import GatewayServer
     from clawseed_edge.scheduler import Scheduler
     from clawseed_edge.state import StateDB
 
@@ -123,6 +126,13 @@ class Service:
         self.state_db: StateDB | None = None
         self.scheduler: Scheduler | None = None
         self.control: ControlServer | None = None
+        self.emergency_stop: EmergencyStop | None = None
+        from clawseed_edge.channels.notifications import Notifications
+
+        #: Job answers, alerts and estops, to the channels that asked for them.
+        self.notifications = Notifications()
+        #: The ways in, started in order and stopped in reverse (the gateway today).
+        self.channels: list[Channel] = []
         self.metrics: Any = None
         self._consumers: list[asyncio.Task[None]] = []
         self._stop = asyncio.Event()
@@ -149,6 +159,7 @@ class Service:
             MetricsObserver,
             StaticApprover,
         )
+        from clawseed_edge.channels.estop import EmergencyStop
         from clawseed_edge.config.assemble import assemble
         from clawseed_edge.config.packages import require_packages
 
@@ -158,8 +169,8 @@ class Service:
         require_packages(self.loaded.config, gateway=settings.enabled)
         broker = None
         if settings.enabled:
-            from clawseed_edge.gateway.approvals import ApprovalBroker
-            from clawseed_edge.gateway.server import check_bind
+            from clawseed_edge.channels.approvals import ApprovalBroker
+            from clawseed_edge.channels.gateway.server import check_bind
 
             check_bind(settings.host, settings.allow_public_bind)  # before touching hardware
             broker = ApprovalBroker(self.loaded.config.autonomy.approval_timeout_s)
@@ -182,6 +193,9 @@ class Service:
         }
         self.runtime = await assemble(self.loaded, sim=self.options.sim, **kwargs)
         self.state = Lifecycle.OPEN
+        self.emergency_stop = EmergencyStop(self.runtime.peripherals)
+        self.emergency_stop.on_stop(self._stop_every_turn)
+        self.emergency_stop.on_stopped(self._estop_done)
         try:
             await self._start_scheduler()  # before the gateway: it copies the cron tools
             if broker is not None:
@@ -210,9 +224,11 @@ class Service:
         self.runtime.start_background_probe()
 
     async def _start_gateway(self, broker: Any) -> None:
-        from clawseed_edge.gateway.app import create_app
-        from clawseed_edge.gateway.hub import GatewayHub
-        from clawseed_edge.gateway.server import GatewayServer
+        from clawseed_edge.channels.conversations import Conversations
+        from clawseed_edge.channels.gateway.app import create_app
+        from clawseed_edge.channels.gateway.channel import GatewayChannel
+        from clawseed_edge.channels.gateway.hub import GatewayHub
+        from clawseed_edge.channels.gateway.server import GatewayServer
 
         assert self.runtime is not None
         self.hub = GatewayHub(
@@ -220,11 +236,11 @@ class Service:
             self.settings,
             state=await self._open_state(),
             broker=broker,
+            estop=self.emergency_stop,
+            conversations=Conversations(self.runtime, broker),
             metrics=self.metrics,
-            hook_factories=self.options.assemble.get("hook_factories"),
             remote_timeout_s=self.options.remote_timeout_s,
         )
-        self.hub.on_estop.append(self._stop_background_work)
         self.server = GatewayServer(
             create_app(self.hub),
             self.settings.host,
@@ -236,12 +252,21 @@ class Service:
             max_connections_per_address=self.settings.max_connections_per_address,
             header_timeout_s=self.settings.header_timeout_s,
         )
-        await self.server.start()
+        await self._start_channel(GatewayChannel(self.hub, self.server), broker)
         self.options.say(f"gateway listening on {self.server.url}")
         if self.settings.require_pairing:
             self.options.say(self._pairing_line())
         else:
             self.options.say("warning: pairing is off ([gateway] require_pairing = false)")
+
+    async def _start_channel(self, channel: Channel, broker: ApprovalBroker | None) -> None:
+        """Start ``channel`` and give it its share: approvals to ask, notifications, the estop
+        (which aborts its turns through :meth:`_stop_every_turn`)."""
+        self.channels.append(channel)  # first: a failed start is still stopped by aclose()
+        await channel.start()
+        if broker is not None:
+            broker.add_channel(channel)
+        self.notifications.subscribe(channel)
 
     async def _open_state(self) -> StateDB:
         """``state.db``, opened once for the gateway's tokens and the scheduler's jobs."""
@@ -269,11 +294,8 @@ class Service:
         await self.scheduler.start()
 
     def _publish_job_result(self, frame: dict[str, Any]) -> None:
-        # Connected phones get job answers on the gateway's event stream (/sse).
-        if self.hub is not None:
-            self.hub.publish(frame)
-        else:
-            log.info("job %s (no gateway to reach phones): %s", frame.get("job"), frame.get("text"))
+        # To the channels that asked (the gateway: its /sse stream); logged when none did.
+        self.notifications.notify(frame)
 
     async def _op_cron_run_now(self, request: dict[str, Any]) -> dict[str, Any]:
         from clawseed_edge.api import ConfigInvalid
@@ -351,35 +373,18 @@ class Service:
         }
 
     async def _op_estop(self, request: dict[str, Any]) -> dict[str, Any]:
-        failures = await self.estop("estop over the control socket")
-        self._notify_estop(failures)
-        return {"failures": failures}
+        return {"failures": await self.estop("estop over the control socket")}
 
     async def estop(self, why: str) -> list[str]:
-        """Abort gateway turns and apply every output's safe value; returns the failures.
+        """The one emergency stop (:class:`~clawseed_edge.channels.estop.EmergencyStop`): abort
+        every turn in every channel, pause the scheduler, apply every output's safe value;
+        returns the failures. The control socket, the gateway and the signals all come here.
 
         Not meant to be cancelled: outputs reached before a cancel keep their safe values.
         """
-        if self.hub is not None:
-            from clawseed_edge.gateway.routes_api import emergency_stop
-
-            return await emergency_stop(self.hub, why)  # calls _stop_background_work first
-        self._stop_background_work(why)
-        return await self._apply_safe_state(why)
-
-    async def _apply_safe_state(self, why: str) -> list[str]:
-        if self.runtime is None:
+        if self.emergency_stop is None:
             return []  # nothing was opened yet
-        n = len(self.runtime.peripherals)
-        log.warning("%s: applying the safe state of %d peripheral%s", why, n, "" if n == 1 else "s")
-        failures = []
-        for p in self.runtime.peripherals:
-            try:
-                async with asyncio.timeout(2.0):
-                    await p.apply_safe_state()
-            except Exception as exc:
-                failures.append(f"{p.name}: {exc or type(exc).__name__}")
-        return failures
+        return await self.emergency_stop(why)
 
     # --- running and stopping ------------------------------------------------------------
 
@@ -421,7 +426,9 @@ class Service:
 
     async def _safe_then_stop(self, why: str) -> None:
         self.notifier.stopping(f"stopping ({why}): applying the safe state")
-        await self._apply_safe_state(why)
+        n = len(self.runtime.peripherals) if self.runtime is not None else 0
+        log.warning("%s: applying the safe state of %d peripheral%s", why, n, "" if n == 1 else "s")
+        await self.estop(why)
         self.stop()
 
     def stop(self) -> None:
@@ -441,10 +448,8 @@ class Service:
             return
         self.state = Lifecycle.CLOSING
         self.notifier.stopping()
-        if self.hub is not None:
-            await self.hub.close_all("the service is stopping", grace_s=2.0)
-        if self.server is not None:
-            await self.server.aclose(timeout_s=3.0)
+        for channel in reversed(self.channels):
+            await channel.stop("the service is stopping")
         if self.control is not None:
             await self.control.aclose()
         for task in self._consumers:
@@ -466,6 +471,10 @@ class Service:
         self.started_at = time.monotonic()
         self.notifier.ready(f"running: {self.summary()}")
         self.notifier.start_watchdog()
+
+    def _estop_done(self, why: str, failures: list[str]) -> None:
+        self.notifications.notify({"type": "estop", "by": why, "failures": failures})
+        self._notify_estop(failures)
 
     def _notify_estop(self, failures: list[str]) -> None:
         """A STATUS= line, so ``systemctl status`` shows the last estop."""
@@ -489,12 +498,15 @@ class Service:
         code = self.hub.pairing.new_code()
         return f"pairing code: {code} (works once; `clawseed-edge pair` prints a new one)"
 
-    def _stop_background_work(self, why: str) -> None:
-        """First step of an emergency stop: abort the input-event turn and pause the scheduler
+    def _stop_every_turn(self, why: str) -> None:
+        """First step of an emergency stop: abort every turn in every channel and of the
+        service's own agent (input events, webhooks, API actions), and pause the scheduler
         (running jobs cancelled, none run until `clawseed-edge cron resume`), so nothing
         switches an output back on after it went safe."""
+        for channel in self.channels:
+            channel.abort_turns(why)
         if self.runtime is not None:
-            self.runtime.agent.abort(EVENT_SESSION, why)
+            self.runtime.agent.abort_every(why)
         if self.scheduler is not None:
             self.scheduler.pause(why)
 

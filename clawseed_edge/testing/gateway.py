@@ -98,7 +98,7 @@ async def running_gateway(
         provider: The model (a :class:`~clawseed_edge.testing.ScriptedProvider`).
         config: The config file's text (``[gateway] enabled = true`` and ``port = 0``).
         **options: More :class:`~clawseed_edge.service.ServiceOptions` fields
-            (``remote_timeout_s`` ...).
+            (``remote_timeout_s`` ...); ``assemble`` keywords join the provider.
     """
     from clawseed_edge.config.file import load_config
     from clawseed_edge.service import Service, ServiceOptions
@@ -108,7 +108,7 @@ async def running_gateway(
     loaded = load_config(path)
     opts = ServiceOptions(
         sim=True,
-        assemble={"provider": provider},
+        assemble={"provider": provider, **options.pop("assemble", {})},
         say=lambda line: None,
         **{"control_socket": False, **options},
     )

@@ -15,7 +15,7 @@ from clawseed_edge.client import (
     pair,
 )
 from clawseed_edge.testing import ScriptedProvider
-from tests.gateway.conftest import base_url, running_service
+from tests.channels.gateway.conftest import base_url, running_service
 
 
 async def test_pair_with_a_wrong_code_raises_with_the_gateways_reason(clawseed_home: Path) -> None:
@@ -53,7 +53,7 @@ async def test_the_client_reconnects_and_resumes_its_session(clawseed_home: Path
 
 
 async def test_on_approval_answers_and_a_failed_turn_raises(clawseed_home: Path) -> None:
-    from tests.gateway.conftest import CONFIG
+    from tests.channels.gateway.conftest import CONFIG
 
     provider = ScriptedProvider(
         [
@@ -118,7 +118,7 @@ approval = true
 async def test_ask_without_an_approval_handler_declines_at_once_and_says_so(
     clawseed_home: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from tests.gateway.conftest import CONFIG
+    from tests.channels.gateway.conftest import CONFIG
 
     provider = ScriptedProvider(
         [ScriptedProvider.call("gpio_switch", device="heater", on=True), "It needs approval."]
@@ -143,7 +143,7 @@ async def test_a_blocking_sync_approval_handler_runs_off_the_event_loop(
     import threading
 
     from clawseed_edge.testing.hardware import pin_level
-    from tests.gateway.conftest import CONFIG
+    from tests.channels.gateway.conftest import CONFIG
 
     provider = ScriptedProvider(
         [ScriptedProvider.call("gpio_switch", device="heater", on=True), "Heater on."]

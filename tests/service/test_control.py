@@ -12,7 +12,7 @@ import pytest
 from clawseed_edge.cli.main import main
 from clawseed_edge.service import ControlError, control_path, control_request
 from clawseed_edge.testing import ScriptedProvider
-from tests.gateway.conftest import base_url, running_service
+from tests.channels.gateway.conftest import base_url, running_service
 
 
 async def test_the_socket_is_owner_only_and_answers_json_lines(clawseed_home: Path) -> None:

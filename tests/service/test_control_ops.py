@@ -13,7 +13,7 @@ from clawseed_edge.cli.main import main
 from clawseed_edge.service import control_path, control_request
 from clawseed_edge.service.inputs import EVENT_SESSION
 from clawseed_edge.testing import ScriptedProvider
-from tests.gateway.conftest import running_service
+from tests.channels.gateway.conftest import running_service
 
 CONFIG = """
 [provider]

@@ -147,8 +147,6 @@ async def test_an_estop_over_the_socket_pauses_jobs_until_cron_resume(
 
 
 async def test_the_phone_apps_estop_pauses_the_scheduler_too(clawseed_home: Path) -> None:
-    from clawseed_edge.gateway.routes_api import emergency_stop
-
     config = '[provider]\nname = "demo"\n[gateway]\nenabled = true\nport = 0\n'
     clock = ManualClock(T0)
     async with running_gateway(
@@ -156,7 +154,7 @@ async def test_the_phone_apps_estop_pauses_the_scheduler_too(clawseed_home: Path
     ) as gw:
         hub, sched = gw.service.hub, gw.service.scheduler
         assert hub is not None and sched is not None
-        assert await emergency_stop(hub, "estop from phone") == []
+        assert await hub.estop("estop from phone") == []
         assert sched.paused == "estop from phone"
 
 

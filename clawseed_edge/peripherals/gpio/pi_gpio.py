@@ -194,6 +194,7 @@ class PiGpio(WiredBoard[GpioDevice]):
             for dev in self._devices.values():
                 dev.open(self._factory, self._on_input_thread, at_safe=at_safe)
                 opened.append(dev)
+            self._publish_states()
         except BaseException:
             for dev in opened:
                 with contextlib.suppress(Exception):
@@ -336,4 +337,14 @@ class PiGpio(WiredBoard[GpioDevice]):
         if self._worker is None:
             self._require_open()  # raises: no worker means not open
         assert self._worker is not None
-        return await self._worker.run(fn, *args)
+        return await self._worker.run(self._then_publish, fn, *args)
+
+    def _then_publish(self, fn: Callable[..., T], *args: Any) -> T:
+        # On the worker: every operation's effect on the devices reaches the state feed.
+        try:
+            return fn(*args)
+        finally:
+            self._publish_states()
+
+    def _publish_states(self) -> None:
+        self.publish_all()  # on the worker: the feed is thread-safe

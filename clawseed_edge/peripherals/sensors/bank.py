@@ -26,6 +26,8 @@ from clawseed_edge.api import (
     HealthStatus,
     Lifecycle,
     PeripheralClosed,
+    SensorReading,
+    StateFeed,
     Tool,
     ToolArgumentsInvalid,
 )
@@ -101,6 +103,8 @@ class SensorBank:
         self._clock = clock
         self._sim = SensorSimulation() if sim else None
         self._tools: list[Tool] | None = None
+        #: Every reading taken (and every failed read), published for the subscribers.
+        self.states = StateFeed()
 
     # --- lifecycle ----------------------------------------------------------------------------
 
@@ -255,7 +259,11 @@ class SensorBank:
         now = self._clock()
         if ch.last is not None and now - ch.last_at < ch.valid.min_interval_s:
             return dataclasses.replace(ch.last, cached=True)
-        values = await self._run(ch, lambda d: d.read(), "reading")
+        try:
+            values = await self._run(ch, lambda d: d.read(), "reading")
+        except HardwareError as exc:
+            self.states.publish(SensorReading(self.name, name, {}, {}, time.time(), str(exc)))
+            raise
         q = {q.name: q for q in ch.valid.driver.quantities}
         reading = Reading(
             sensor=name,
@@ -265,6 +273,7 @@ class SensorBank:
             decimals={k: q[k].decimals for k in values},
         )
         ch.last, ch.last_at = reading, now
+        self.states.publish(SensorReading(self.name, name, values, reading.units, reading.time))
         return reading
 
     def last_reading(self, name: str) -> Reading | None:
@@ -315,6 +324,11 @@ class SensorBank:
             what=f"writing register 0x{register:02x}",
             address=address,
         )
+
+    async def refresh(self) -> None:
+        """Read every sensor now (within its minimum interval: the cached reading, not
+        published again); readings arrive through :attr:`states`."""
+        await self.status(read=True)
 
     async def status(self, *, read: bool = False) -> list[dict[str, Any]]:
         """Every sensor and display, for ``hardware status``.

@@ -159,6 +159,7 @@ class SerialBoard(WiredBoard[SerialDevice]):
             if value is None and not dev.is_output:
                 value = dev.value_of_level(int(result["value"]))
             dev.value = value
+            self._publish(dev)
 
     async def disconnect(self) -> None:
         """Apply the safe state, close the link (and a virtual board). Idempotent.
@@ -205,6 +206,7 @@ class SerialBoard(WiredBoard[SerialDevice]):
             if dev.is_output:
                 dev.value = dev.safe_value()
                 dev.record("safe", {})
+                self._publish(dev)
 
     async def health_check(self) -> HealthStatus:
         """Healthy when the link is up and the firmware answers a ping."""
@@ -235,6 +237,7 @@ class SerialBoard(WiredBoard[SerialDevice]):
         result = await self._request("pin.read", {"pin": dev.pin_name})
         dev.record("pin.read", {}, result)
         dev.value = dev.value_of_level(int(result["value"]))
+        self._publish(dev)
         return dev.value
 
     # --- events -------------------------------------------------------------------------------
@@ -248,6 +251,8 @@ class SerialBoard(WiredBoard[SerialDevice]):
             value = dev.value_of_level(int(event.data.get("value", 0)))
             if value == dev.value:
                 return  # the level came back before we saw it leave
+            dev.value = value
+            self._publish(dev)
             self._hub.emit(InputEvent(dev.name, int(value), self._wall_clock(), dev.pin_name))
         elif event.name == "watchdog":
             log.warning("%s: the board's watchdog set the outputs safe: %s", self.name, event.data)
@@ -255,6 +260,7 @@ class SerialBoard(WiredBoard[SerialDevice]):
                 if dev.is_output:
                     dev.value = dev.safe_value()
                     dev.record("safe", {})
+                    self._publish(dev)
 
     # --- internals ----------------------------------------------------------------------------
 
@@ -263,6 +269,7 @@ class SerialBoard(WiredBoard[SerialDevice]):
         await self._request(op, args)
         dev.record(op, args)
         dev.value = value
+        self._publish(dev)
         return value
 
     async def _request(self, op: str, args: dict[str, Any]) -> Any:

@@ -19,10 +19,12 @@ from typing import Any, Generic, Self, TypeVar
 
 from clawseed_edge.api import (
     DeviceNotFound,
+    DeviceState,
     HardwareError,
     Lifecycle,
     PeripheralClosed,
     PinModeUnsupported,
+    StateFeed,
     Tool,
     ToolArgumentsInvalid,
 )
@@ -117,6 +119,9 @@ class WiredBoard(Generic[D]):
         self._hub.add_listener(self._note_input)
         self._blinks = BlinkTasks()
         self._tools: list[Tool] | None = None
+        #: Every device's state, published where it changes (the dashboard, history and
+        #: automations subscribe; ``hardware_status`` reads it).
+        self.states = StateFeed()
 
     # --- what a backend provides -----------------------------------------------------------------
 
@@ -252,7 +257,10 @@ class WiredBoard(Generic[D]):
     async def read(self, name: str) -> float | None:
         """The device's current value (1/0 for switches and inputs, the level for PWM)."""
         self._require_open()
-        return await self._fetch(self.device(name))
+        dev = self.device(name)
+        value = await self._fetch(dev)
+        self._publish(dev)
+        return value
 
     async def blink(self, name: str, count: int, on_ms: int, off_ms: int) -> None:
         """Start blinking an output ``count`` times in the background, then leave it off.
@@ -276,8 +284,10 @@ class WiredBoard(Generic[D]):
         async def run() -> None:
             for _ in range(count):
                 await self._drive(dev, on_value)
+                self._publish(dev)
                 await asyncio.sleep(on_ms / 1000)
                 await self._drive(dev, 0.0)
+                self._publish(dev)
                 await asyncio.sleep(off_ms / 1000)
 
         self._blinks.start(name, run())
@@ -293,6 +303,22 @@ class WiredBoard(Generic[D]):
             if not dev.is_output:
                 await self._fetch(dev)
         return [dev.state() for dev in self._devices.values()]
+
+    async def refresh(self) -> None:
+        """Read the inputs now and publish every device's state (through :attr:`states`)."""
+        await self.status()
+        self.publish_all()
+
+    def publish_all(self) -> None:
+        """Publish every device's state (a repeat of the last one is passed on to no one)."""
+        for dev in self._devices.values():
+            self._publish(dev)
+
+    def _publish(self, dev: D) -> None:
+        try:
+            self.states.publish(DeviceState.from_status(self.name, dev.state()))
+        except Exception:  # a state that cannot be read is not published; the operation stands
+            log.debug("could not publish the state of %s", dev.name, exc_info=True)
 
     def pin_states(self) -> dict[str, dict[str, Any]]:
         """The state of every configured pin, by canonical pin name, without waiting for the
@@ -322,6 +348,7 @@ class WiredBoard(Generic[D]):
         dev = self._devices.get(event.device)
         if dev is not None:
             dev.value = float(event.value)
+            self._publish(dev)
 
     # --- internals ------------------------------------------------------------------------------
 
@@ -335,4 +362,7 @@ class WiredBoard(Generic[D]):
     async def _write(self, dev: D, value: float | None) -> float | None:
         # Any write stops a running blink of the same device first.
         self._blinks.cancel(dev.name)
-        return await self._drive(dev, value)
+        try:
+            return await self._drive(dev, value)
+        finally:
+            self._publish(dev)  # what the device holds now, whether the write went through

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from clawseed_edge.api import ConfigInvalid, Tool
+from clawseed_edge.api import ConfigInvalid, StateFeed, Tool
 
 from .config import DeviceConfig
 from .kinds import KindSpec
@@ -46,8 +46,12 @@ class GpioPort(Protocol):
 
     name: str
     board_type: str
+    #: Where the devices' states are published (``hardware_status`` reads them there).
+    states: StateFeed
 
     def devices(self) -> Sequence[GpioDeviceView]: ...
+
+    async def refresh(self) -> None: ...
 
     async def switch(self, name: str, on: bool) -> float | None: ...
 

@@ -55,17 +55,17 @@ class HardwareStatus(BaseTool):
         several = len(self._routes.ports) > 1
         for port in self._routes.ports:
             try:
-                port_states = await port.status()
+                await port.refresh()  # inputs read now; every state arrives through the feed
             except ClawseedError as exc:
                 return ToolResult.fail(str(exc))
-            for state in port_states:
+            for state in [s.as_dict() for s in port.states.devices()]:
                 route = self._routes.get(state["device"])
                 described = route[1].spec.describe(state["value"]) if route else str(state["value"])
                 where = f" ({port.name})" if several else ""
                 lines.append(
                     f"{state['device']}: {state['kind']} on {state['pin']}{where}, {described}"
                 )
-                states.append({**state, "peripheral": port.name} if several else state)
+                states.append(state)
         if not states:
             return ToolResult.ok("No devices are wired.", [])
         return ToolResult.ok("\n".join(lines), states)

@@ -13,10 +13,13 @@ import asyncio
 import contextlib
 import json
 import logging
-from typing import TYPE_CHECKING, Any
+from collections.abc import MutableMapping
+from typing import TYPE_CHECKING, Any, Protocol
 
-from clawseed_edge.agent import Remote
-from clawseed_edge.api import ApprovalDecision, ApprovalRequest, ToolContext, ToolNameClash
+from clawseed_edge.agent import Remote, ToolRegistry
+from clawseed_edge.api import ToolContext, ToolNameClash
+from clawseed_edge.channels.approvals import ApprovalBroker
+from clawseed_edge.channels.conversations import Conversations
 from clawseed_edge.state import TokenInfo
 
 from .errors import ClientError
@@ -24,6 +27,7 @@ from .protocol import (
     AbortFrame,
     ApprovalResponseFrame,
     ClientFrame,
+    FrameLimits,
     MessageFrame,
     RegenerateFrame,
     RegisterToolsFrame,
@@ -37,8 +41,6 @@ from .remote import RemoteCalls, RemoteTool
 if TYPE_CHECKING:
     from starlette.websockets import WebSocket
 
-    from .hub import GatewayHub
-
 __all__ = ["ChatConnection"]
 
 log = logging.getLogger(__name__)
@@ -49,12 +51,25 @@ OUTBOX = 1024
 FINISH_S = 5.0
 
 
+class ConnectionHost(Protocol):
+    """What a connection needs of its gateway (the hub; the hub class is not imported)."""
+
+    broker: ApprovalBroker
+    conversations: Conversations
+    registry: ToolRegistry
+    limits: FrameLimits
+    remote_timeout_s: float
+
+    @property
+    def connections(self) -> MutableMapping[str, Any]: ...
+
+
 class ChatConnection:
     """One WebSocket client of ``/ws/chat``; :meth:`serve` runs it to the end."""
 
     def __init__(
         self,
-        hub: GatewayHub,
+        hub: ConnectionHost,
         websocket: WebSocket,
         who: TokenInfo,
         session_id: str,
@@ -62,6 +77,7 @@ class ChatConnection:
         resumed: bool,
         message_count: int,
         title: str,
+        answers_approvals: bool = True,
     ) -> None:
         self.hub = hub
         self.websocket = websocket
@@ -70,13 +86,17 @@ class ChatConnection:
         self.resumed = resumed
         self.message_count = message_count
         self.title = title
+        self.answers_approvals = answers_approvals
         self.source = Remote(session_id)
         self.outbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(OUTBOX)
         self.calls = RemoteCalls(
             self.send, f"{who.name} (session {session_id})", hub.remote_timeout_s
         )
-        self.agent = hub.build_agent(self._approve)
-        self.remote_names: set[str] = set()
+        # The conversation's agent is built from the service's assembled parts; the client's
+        # remote tools (remote_names) are trusted in its own session only.
+        self.conversation = hub.conversations.open("gateway", who.name, session_id)
+        self.agent = self.conversation.agent
+        self.remote_names: set[str] = self.conversation.own_tools
         self.turn: asyncio.Task[None] | None = None
         self.last_message: str | None = None
         self._final_sent = False
@@ -114,7 +134,6 @@ class ChatConnection:
         writer = self._writer = asyncio.create_task(
             self._write(), name=f"ws-writer-{self.session_id}"
         )
-        unsubscribe = self.hub.broker.subscribe(self.who.name, self.send)
         try:
             self.send(
                 {
@@ -126,6 +145,9 @@ class ChatConnection:
                 }
             )
             self.send({"type": "connected", "sessionId": self.session_id})
+            # Approval requests already waiting reach a client that connects while they wait.
+            for frame in self.hub.broker.waiting_frames():
+                self.send(frame)
             reader = asyncio.create_task(self._read(), name=f"ws-reader-{self.session_id}")
             done, _ = await asyncio.wait({reader, writer}, return_when=asyncio.FIRST_COMPLETED)
             for task in (reader, writer):
@@ -133,7 +155,6 @@ class ChatConnection:
                     task.cancel()
             await asyncio.gather(reader, writer, return_exceptions=True)
         finally:
-            unsubscribe()
             writer.cancel()
             await self._cleanup(self._closing or "the client disconnected")
             with contextlib.suppress(Exception):
@@ -196,6 +217,7 @@ class ChatConnection:
         self._drop_remote_tools()
         if self.hub.connections.get(self.session_id) is self:
             del self.hub.connections[self.session_id]
+        self.hub.conversations.close(self.conversation)
         log.info("client %s left session %s: %s", self.who.name, self.session_id, reason)
 
     # --- frames --------------------------------------------------------------------------
@@ -274,18 +296,9 @@ class ChatConnection:
                         if frame["type"] in ("done", "aborted", "error"):
                             self._final_sent = True
                         self.send(frame)
-                        if frame["type"] == "tool_result":
-                            self.hub.watch.poke()  # a device may have switched
         except Exception as exc:  # a bug must not leave the client waiting for 'done'
             log.exception("turn of session %s failed", self.session_id)
             self.send(error_frame("internal_error", f"the turn failed: {exc}"))
-
-    async def _approve(self, request: ApprovalRequest) -> ApprovalDecision:
-        if request.tool in self.remote_names:
-            # The client that runs its own tool decides about it; read_only still refuses it
-            # before this point (the policy checks autonomy first).
-            return ApprovalDecision(True, "a tool of the client itself")
-        return await self.hub.broker.request(request)
 
     # --- remote tools --------------------------------------------------------------------
 

@@ -117,3 +117,42 @@ async def test_a_stored_session_is_returned_for_resuming(clawseed_home: Path) ->
     assert unknown.json() == {"session_id": "never-used", "messages": []}
     assert invalid.status_code == 400 and invalid.json()["error"]["code"] == "session_id_invalid"
     assert anonymous.status_code == 401
+
+
+async def test_sensor_readings_reach_the_stream_with_no_tool_call(clawseed_home: Path) -> None:
+    from clawseed_edge.api import PolicyDecision, ToolExecuted
+    from clawseed_edge.testing.observing import RecordingObserver
+
+    observer = RecordingObserver()
+    provider = ScriptedProvider()
+    options = {"assemble": {"provider": provider, "observer": observer}}
+    async with running_service(clawseed_home, provider, SENSOR_CONFIG, **options) as service:
+        assert service.runtime is not None
+        bank: Any = next(p for p in service.runtime.peripherals if p.name == "sensors")
+        bank.sim.sensor("greenhouse").set(temperature=31.25)
+        # Every tool counts its runs: the stream and the listing must run none.
+        ran: list[str] = []
+        registry = service.runtime.agent.registry
+        for spec in registry.specs():
+            tool: Any = registry.get(spec.name)
+            tool.execute = _counting(tool.execute, spec.name, ran)
+        token = await pair_token(service)
+        headers = {"Authorization": f"Bearer {token}"}
+        async with httpx.AsyncClient(base_url=base_url(service), headers=headers) as http:
+            async with http.stream("GET", "/sse?hardware=1") as stream:
+                sensor = await _next(_events(stream.aiter_lines()), "sensor")
+                listing = await http.get("/api/peripherals")
+    assert abs(sensor["reading"]["values"]["temperature"] - 31.25) < 0.1
+    assert _device(listing.json(), "porch_light")["value"] == 0
+    assert ran == [] and observer.of(ToolExecuted) == [] and observer.of(PolicyDecision) == [], (
+        "the dashboard must not read hardware through model tools"
+    )
+    assert provider.requests == [], "and no model was asked"
+
+
+def _counting(execute: Any, name: str, ran: list[str]) -> Any:
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        ran.append(name)
+        return await execute(*args, **kwargs)
+
+    return counted

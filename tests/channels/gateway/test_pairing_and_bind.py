@@ -7,9 +7,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from clawseed_edge.channels.gateway import GatewayBindRefused
+from clawseed_edge.channels.gateway.pairing import MAX_FAILURES
 from clawseed_edge.config.file import load_config
-from clawseed_edge.gateway import GatewayBindRefused
-from clawseed_edge.gateway.pairing import MAX_FAILURES
 from clawseed_edge.service import Service, ServiceOptions
 from clawseed_edge.testing import ScriptedProvider
 
@@ -62,8 +62,8 @@ async def test_wrong_codes_lock_the_client_out_even_for_the_right_code(
 def test_lockout_ends_after_five_minutes() -> None:
     import asyncio
 
-    from clawseed_edge.gateway.errors import ClientError
-    from clawseed_edge.gateway.pairing import LOCKOUT_S, PairingGate
+    from clawseed_edge.channels.gateway.errors import ClientError
+    from clawseed_edge.channels.gateway.pairing import LOCKOUT_S, PairingGate
 
     now = [1000.0]
 

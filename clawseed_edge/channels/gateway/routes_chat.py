@@ -13,7 +13,7 @@ from starlette.websockets import WebSocket
 from clawseed_edge.api import SessionStore
 
 from .connection import ChatConnection
-from .endpoint import bearer_token
+from .endpoint import answers_approvals, bearer_token
 from .errors import ClientError
 from .hub import GatewayHub
 from .limits import clip
@@ -80,7 +80,14 @@ def chat_endpoint(hub: GatewayHub) -> Callable[[WebSocket], Awaitable[None]]:
             await previous.close("the session was opened on another connection")
         await websocket.accept()
         connection = ChatConnection(
-            hub, websocket, who, session_id, resumed=resumed, message_count=count, title=title
+            hub,
+            websocket,
+            who,
+            session_id,
+            resumed=resumed,
+            message_count=count,
+            title=title,
+            answers_approvals=answers_approvals(websocket.query_params),
         )
         hub.connections[session_id] = connection
         log.info("client %s connected to session %s (resumed=%s)", who.name, session_id, resumed)

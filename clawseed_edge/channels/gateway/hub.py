@@ -1,10 +1,11 @@
 """GatewayHub: what every endpoint and connection of one gateway shares.
 
-Shared across connections: the provider, memory, peripherals and built-in tool instances (all
-from the service's :class:`~clawseed_edge.config.assemble.Runtime`), the gateway-wide tool
-registry (built-ins plus every connection's remote tools, for ``/api/tools``), the approval
-broker, pairing, metrics. Per connection (:meth:`GatewayHub.build_agent`): an Agent with its own
-registry copy, hook instances, SecurityPolicy (its action rate limits) and history.
+Shared across connections: the service's runtime, the gateway-wide tool registry (built-ins
+plus every connection's remote tools, for ``/api/tools``), pairing, rate limits, metrics, the
+SSE listeners. From the channels floor: the approvals broker, the one emergency stop and the
+conversations (each connection's agent is built there, from the assembled parts, once per
+connection and never by assembling again). The hub does not know the connection class: it
+holds its connections as :class:`ChatPeer` (what it needs of one).
 """
 
 from __future__ import annotations
@@ -13,43 +14,44 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from clawseed_edge.agent import (
-    AgentBuilder,
-    CallbackApprover,
-    HookFactoryRegistry,
-    MetricsObserver,
-    ToolRegistry,
-)
-from clawseed_edge.api import (
-    ApprovalRequest,
-    DeviceAction,
-    SessionStore,
-    ToolContext,
-)
-from clawseed_edge.config.assemble import build_policy, secret_scrubber
+from clawseed_edge.agent import MetricsObserver, ToolRegistry
+from clawseed_edge.api import ApprovalRequest, DeviceAction
+from clawseed_edge.channels.approvals import ApprovalBroker
+from clawseed_edge.channels.conversations import Conversations
+from clawseed_edge.channels.estop import EmergencyStop
+from clawseed_edge.channels.watch import HardwareWatch
 from clawseed_edge.config.schema import GatewaySettings
-from clawseed_edge.state import PairingTokens, StateDB
+from clawseed_edge.state import PairingTokens, StateDB, TokenInfo
 
-from .approvals import ApprovalBroker
 from .idempotency import IdempotencyCache
 from .limits import RateLimiter
 from .pairing import PairingGate
 from .protocol import FrameLimits
-from .watch import DeviceWatch
 
 if TYPE_CHECKING:
-    from clawseed_edge.agent import Agent
     from clawseed_edge.config.assemble import Runtime
 
-    from .connection import ChatConnection
-
-__all__ = ["GatewayHub"]
+__all__ = ["ChatPeer", "GatewayHub"]
 
 log = logging.getLogger(__name__)
 
 SSE_QUEUE = 256
+SseQueue = asyncio.Queue[dict[str, Any] | None]
+
+
+class ChatPeer(Protocol):
+    """A connected chat client, as the hub sees it (the connection class is not imported)."""
+
+    who: TokenInfo
+    session_id: str
+    remote_names: set[str]
+    answers_approvals: bool
+
+    def send(self, frame: dict[str, Any]) -> None: ...
+
+    async def close(self, reason: str, *, grace_s: float = 0.0) -> None: ...
 
 
 class GatewayHub:
@@ -60,8 +62,9 @@ class GatewayHub:
         settings: ``[gateway]``.
         state: The open ``state.db`` (pairing tokens).
         broker: The approval broker the runtime's policy asks.
+        estop: The service's one emergency stop (``POST /api/estop`` calls it).
+        conversations: Where each connection's conversation and agent come from.
         metrics: The service's metrics observer (``/metrics``), if any.
-        hook_factories: Builds each connection's own hook instances from ``[[hooks]]``.
         remote_timeout_s: Override ``remote_tool_timeout_s`` (tests make it short).
         clock: Monotonic seconds for rate limits and lockouts.
     """
@@ -73,8 +76,9 @@ class GatewayHub:
         *,
         state: StateDB,
         broker: ApprovalBroker,
+        estop: EmergencyStop | None = None,
+        conversations: Conversations | None = None,
         metrics: MetricsObserver | None = None,
-        hook_factories: HookFactoryRegistry | None = None,
         remote_timeout_s: float | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -84,7 +88,9 @@ class GatewayHub:
         self.broker = broker
         broker.describe = self.describe_approval
         self.metrics = metrics
-        self.hook_factories = hook_factories or HookFactoryRegistry()
+        self.conversations = (
+            conversations if conversations is not None else Conversations(runtime, broker)
+        )
         self.remote_timeout_s = (
             remote_timeout_s if remote_timeout_s is not None else settings.remote_tool_timeout_s
         )
@@ -104,83 +110,36 @@ class GatewayHub:
             max_remote_tools=settings.max_remote_tools,
             max_tool_schema_bytes=settings.max_tool_schema_bytes,
         )
-        self._scrubber = secret_scrubber(runtime.loaded)
         # Gateway-wide: the runtime's tools plus every connection's remote tools.
         self.registry: ToolRegistry = runtime.agent.registry.copy()
-        self.connections: dict[str, ChatConnection] = {}
+        self.connections: dict[str, ChatPeer] = {}
         self.accepting = True
         self.started_at = time.time()
-        #: Called with the reason first thing in an emergency stop, from the app or the control
-        #: socket alike (the service stops its scheduled jobs and input-event turns here).
-        self.on_estop: list[Callable[[str], object]] = []
-        self._sse: set[asyncio.Queue[dict[str, Any] | None]] = set()
-        self._sse_hardware: set[asyncio.Queue[dict[str, Any] | None]] = set()
+        self._sse: set[SseQueue] = set()
+        self._sse_hardware: set[SseQueue] = set()
+        self._sse_answering: set[SseQueue] = set()
         # Live hardware state for SSE listeners that ask for it (the phone app's dashboard).
-        self.watch = DeviceWatch(
-            runtime.agent.registry.get, runtime.peripherals, self.publish_hardware
-        )
+        self.watch = HardwareWatch(runtime.peripherals, self.publish_hardware)
+        #: The one emergency stop (``POST /api/estop`` calls it).
+        self.estop = estop if estop is not None else EmergencyStop(runtime.peripherals)
 
-    # --- per-connection agents ------------------------------------------------------------
+    # --- people: turns, approvals, events (the gateway as a Channel) ---------------------
 
-    def build_agent(self, approve: Callable[[ApprovalRequest], Any]) -> Agent:
-        """An Agent for one connection, sharing the runtime's provider, memory, peripherals and
-        tool instances, with its own registry, hooks, policy and history."""
-        runtime = self.runtime
-        config = runtime.loaded.config
-        shared = runtime.agent
-        # The same policy as the service agent's (own files forbidden, auto_approve ...), with
-        # this connection's approver and its own rate windows.
-        policy = build_policy(
-            runtime.loaded, approver=CallbackApprover(approve), observer=shared.observer
-        )
-        hooks = self.hook_factories.build_all([{"name": h.name, **h.options} for h in config.hooks])
-        builder = (
-            AgentBuilder()
-            .provider(runtime.provider)
-            .registry(shared.registry.copy())
-            .memory(runtime.memory)
-            .workspace_dir(runtime.workspace_dir)
-            .hooks(hooks)
-            .security_policy(policy)
-            .peripherals(runtime.peripherals)
-            .observer(shared.observer)
-            .max_tool_iterations(config.agent.max_tool_iterations)
-            .tool_timeout(config.agent.tool_timeout_s)
-            .max_history(config.agent.max_history)
-        )
-        if isinstance(shared.session_store, SessionStore):
-            builder = builder.session_store(shared.session_store)
-        agent = builder.build()
-        self._wire_upkeep(agent)
-        # Never aclose() a connection's agent: that would close the shared provider and drive
-        # the shared peripherals to their safe state. A leaving connection aborts its turns.
-        return agent
+    def abort_turns(self, reason: str) -> int:
+        """Abort the running turn of every connection's conversation."""
+        return self.conversations.abort_all(reason, channel="gateway")
 
-    def _wire_upkeep(self, agent: Agent) -> None:
-        # The same after-turn memory upkeep the assembler wires on the service's agent, so a
-        # phone conversation is consolidated like any other.
-        memory = self.runtime.memory
-        consolidate = getattr(memory, "consolidate", None)
-        prune_if_due = getattr(memory, "prune_if_due", None)
-        if consolidate is None or prune_if_due is None:
-            return
-        retention_days = self.runtime.loaded.config.memory.retention_days
+    @property
+    def answerers(self) -> int:
+        """Connected clients and SSE listeners that can answer an approval request."""
+        peers = sum(1 for c in self.connections.values() if c.answers_approvals)
+        return peers + len(self._sse_answering)
 
-        scrubber = self._scrubber
-
-        async def upkeep(context: ToolContext, text: str, answer: str) -> None:
-            # Scrubbed of credentials first, as the service agent's upkeep does.
-            await consolidate(
-                context.session_id,
-                scrubber.scrub(text),
-                scrubber.scrub(answer),
-                namespace=context.namespace,
-            )
-            await prune_if_due(retention_days)
-
-        agent.on_turn_done(upkeep)
-
-    # --- approvals and events -------------------------------------------------------------
+    def ask(self, frame: dict[str, Any]) -> None:
+        """Show an approval request to every connected client and SSE listener."""
+        for connection in list(self.connections.values()):
+            connection.send(frame)
+        self.publish(frame)
 
     def describe_approval(self, request: ApprovalRequest) -> dict[str, Any]:
         """``device``, ``action`` and ``value`` of a request, from its tool's describe_action."""
@@ -205,18 +164,25 @@ class GatewayHub:
         for queue in list(self._sse_hardware):
             sse_put(queue, frame)
 
-    def open_sse(self, *, hardware: bool = False) -> asyncio.Queue[dict[str, Any] | None]:
+    def open_sse(self, *, hardware: bool = False, answers: bool = True) -> SseQueue:
         """A queue of SSE frames; ``hardware`` adds the live ``devices``, ``sensor`` and
-        ``boards`` frames (the hardware is read only while someone asked for them)."""
-        queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(SSE_QUEUE)
+        ``boards`` frames (the hardware is read only while someone asked for them);
+        ``answers``: the listener answers approvals (``POST /api/approvals/{id}``). Requests
+        already waiting are queued at once."""
+        queue: SseQueue = asyncio.Queue(SSE_QUEUE)
         self._sse.add(queue)
+        if answers:
+            self._sse_answering.add(queue)
+        for frame in self.broker.waiting_frames():
+            sse_put(queue, frame)
         if hardware:
             self._sse_hardware.add(queue)
             self.watch.listener_added()
         return queue
 
-    def close_sse(self, queue: asyncio.Queue[dict[str, Any] | None]) -> None:
+    def close_sse(self, queue: SseQueue) -> None:
         self._sse.discard(queue)
+        self._sse_answering.discard(queue)
         if queue in self._sse_hardware:
             self._sse_hardware.discard(queue)
             self.watch.listener_removed()

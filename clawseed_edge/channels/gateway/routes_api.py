@@ -10,6 +10,7 @@ the emergency stop, which only drives outputs to their declared safe values.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import re
@@ -20,11 +21,12 @@ from typing import Any
 from starlette.responses import JSONResponse, StreamingResponse
 from starlette.routing import Route
 
-from clawseed_edge.api import SessionStore, ToolCall, ToolContext, ToolResult
+from clawseed_edge.api import SessionStore, StateSource, ToolCall, ToolContext, ToolResult
+from clawseed_edge.channels.watch import board_health
 
-from .endpoint import RequestContext, endpoint
+from .endpoint import RequestContext, answers_approvals, endpoint
 from .errors import ClientError
-from .hub import GatewayHub, sse_put
+from .hub import GatewayHub
 from .limits import clip
 
 __all__ = ["api_routes", "run_tool_call"]
@@ -93,29 +95,15 @@ async def list_tools(ctx: RequestContext) -> dict[str, Any]:
 
 async def list_peripherals(ctx: RequestContext) -> dict[str, Any]:
     assert ctx.who is not None
-    peripherals = []
-    for p in ctx.hub.runtime.peripherals:
-        try:
-            health = await p.health_check()
-            entry: dict[str, Any] = {
-                "name": p.name,
-                "board_type": p.board_type,
-                "healthy": health.healthy,
-                "detail": health.detail,
-            }
-        except Exception as exc:
-            entry = {
-                "name": p.name,
-                "board_type": p.board_type,
-                "healthy": False,
-                "detail": clip(exc, 200),
-            }
-        peripherals.append(entry)
+    peripherals = [await board_health(p) for p in ctx.hub.runtime.peripherals]
+    # The devices' states from their peripherals' state feeds, read fresh: no tool runs here.
     devices: list[Any] = []
-    if ctx.hub.runtime.agent.registry.get("hardware_status") is not None:
-        result = await run_tool_call(ctx.hub, "hardware_status", {}, ctx.who.id)
-        if result.success and isinstance(result.data, list):
-            devices = result.data
+    for p in ctx.hub.runtime.peripherals:
+        if isinstance(p, StateSource):
+            with contextlib.suppress(Exception):  # its health above says what is wrong
+                async with asyncio.timeout(2.0):
+                    await p.refresh()
+            devices.extend(state.as_dict() for state in p.states.devices())
     return {"peripherals": peripherals, "devices": devices}
 
 
@@ -137,7 +125,6 @@ async def act_on_device(ctx: RequestContext) -> JSONResponse:
             "body_invalid", 'send {"on": true|false} to switch, or {"level": 0.5} to set a level'
         )
     result = await run_tool_call(ctx.hub, name, arguments, ctx.who.id)
-    ctx.hub.watch.poke()
     if not result.success:
         status = 403 if "security policy" in (result.error or "") else 400
         code = "policy_refused" if status == 403 else "action_failed"
@@ -204,36 +191,9 @@ async def session_messages(ctx: RequestContext) -> dict[str, Any]:
 
 async def estop(ctx: RequestContext) -> JSONResponse:
     assert ctx.who is not None
-    failures = await emergency_stop(ctx.hub, f"estop from {ctx.who.name}")
+    failures = await ctx.hub.estop(f"estop from {ctx.who.name}")
     status = 200 if not failures else 500
     return JSONResponse({"ok": not failures, "failures": failures}, status)
-
-
-async def emergency_stop(hub: GatewayHub, why: str) -> list[str]:
-    """Abort every gateway turn, then drive every output to its safe value.
-
-    Turns are aborted first so that no running turn switches something back on.
-
-    Not meant to be cancelled: outputs reached before a cancel keep their safe values.
-    """
-    log.warning("%s: aborting turns and applying the safe state", why)
-    for listener in list(hub.on_estop):
-        try:
-            listener(why)
-        except Exception:  # one listener's bug must not keep the outputs from going safe
-            log.exception("an emergency-stop listener failed")
-    for connection in list(hub.connections.values()):
-        connection.agent.abort(connection.session_id, why)
-    failures: list[str] = []
-    for p in hub.runtime.peripherals:
-        try:
-            async with asyncio.timeout(2.0):
-                await p.apply_safe_state()
-        except Exception as exc:
-            failures.append(f"{p.name}: {clip(exc, 200) or type(exc).__name__}")
-    hub.publish({"type": "estop", "by": why, "failures": failures})
-    hub.watch.poke()
-    return failures
 
 
 async def answer_approval(ctx: RequestContext) -> JSONResponse:
@@ -256,10 +216,8 @@ async def sse(ctx: RequestContext) -> StreamingResponse:
     hub = ctx.hub
     assert ctx.who is not None
     hardware = ctx.request.query_params.get("hardware", "") in ("1", "true", "yes")
-    queue = hub.open_sse(hardware=hardware)
-    unsubscribe = hub.broker.subscribe(
-        f"sse:{ctx.who.name}", lambda frame: sse_put(queue, frame), resolutions=True
-    )
+    # Approval requests reach it through the gateway channel (GatewayHub.ask).
+    queue = hub.open_sse(hardware=hardware, answers=answers_approvals(ctx.request.query_params))
 
     async def stream() -> AsyncIterator[str]:
         try:
@@ -276,7 +234,6 @@ async def sse(ctx: RequestContext) -> StreamingResponse:
                 kind = frame.get("type", "message")
                 yield f"event: {kind}\ndata: {json.dumps(frame, default=str)}\n\n"
         finally:
-            unsubscribe()
             hub.close_sse(queue)
 
     return StreamingResponse(

@@ -62,7 +62,7 @@ def _static_file(
 
 def static_routes() -> list[Route]:
     """A GET route for each file of the app (``/`` is ``index.html``)."""
-    folder = resources.files("clawseed_edge.gateway") / "static"
+    folder = resources.files("clawseed_edge.channels.gateway") / "static"
     routes: list[Route] = []
     for item in sorted(folder.iterdir(), key=lambda i: i.name):
         suffix = PurePosixPath(item.name).suffix

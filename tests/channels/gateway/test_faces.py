@@ -12,7 +12,7 @@ import pytest
 @pytest.mark.parametrize(
     "package",
     [
-        "clawseed_edge.gateway",
+        "clawseed_edge.channels.gateway",
         "clawseed_edge.service",
         "clawseed_edge.client",
         "clawseed_edge.state",
@@ -38,7 +38,7 @@ def test_client_and_state_import_only_the_api_layer() -> None:
 def test_the_cli_parser_and_agent_command_do_not_import_starlette_or_uvicorn() -> None:
     code = (
         "import sys; from clawseed_edge.cli.main import build_parser; build_parser(); "
-        "import clawseed_edge.service, clawseed_edge.gateway; "
+        "import clawseed_edge.service, clawseed_edge.channels.gateway; "
         "print([m for m in ('starlette', 'uvicorn', 'websockets') if m in sys.modules])"
     )
     out = subprocess.run(

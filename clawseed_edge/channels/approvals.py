@@ -1,9 +1,12 @@
-"""Approvals go to people: every paired client and the SSE stream get each request.
+"""Approvals go to people, in whichever channel they are.
 
-:class:`ApprovalBroker` is the Approver of the running service. A request is sent to every
-subscriber (each connected paired WebSocket client, each SSE listener); the first answer wins
-and the others are told it was resolved. With nobody subscribed, or no answer within the
-timeout, it is refused, and a log line says why.
+:class:`ApprovalBroker` is the Approver of the running service, shared by every channel. A
+request is sent to every subscriber (in the gateway: each connected paired WebSocket client,
+each SSE listener; later a Telegram chat, ...); the first answer wins and the others are told
+it was resolved. A subscriber that said it cannot answer (``answers=False``: a display, a
+client with no approval handler) still sees the request but is not waited for: with no one
+subscribed who can answer, or no answer within the timeout, the request is refused at once,
+and a log line says why.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from clawseed_edge.agent.approval import NoAnswer
-from clawseed_edge.api import ApprovalDecision, ApprovalRequest
+from clawseed_edge.api import ApprovalDecision, ApprovalRequest, Channel
 
 __all__ = ["ApprovalBroker"]
 
@@ -41,30 +44,70 @@ class ApprovalBroker:
         self.timeout_s = timeout_s
         self.describe = describe
         self._subscribers: dict[int, tuple[str, Send, bool]] = {}
+        self._answering: set[int] = set()
+        self._channels: list[Channel] = []
+        self._trusted: dict[str, set[str]] = {}
         self._keys = itertools.count(1)
         self._waiting: dict[str, tuple[ApprovalRequest, asyncio.Future[ApprovalDecision]]] = {}
 
-    def subscribe(self, who: str, send: Send, *, resolutions: bool = False) -> Callable[[], None]:
+    def subscribe(
+        self, who: str, send: Send, *, resolutions: bool = False, answers: bool = True
+    ) -> Callable[[], None]:
         """Send every request to ``send`` until the returned function is called.
 
         ``resolutions``: also send ``approval_resolved`` frames (the SSE stream; the Android
-        client's protocol has no such frame, so WebSocket clients do not get it). Every
-        subscriber counts as someone who can answer (SSE listeners answer through
-        ``POST /api/approvals/{id}``).
+        client's protocol has no such frame, so WebSocket clients do not get it).
+        ``answers``: the subscriber can answer (a WebSocket client with ``approval_response``,
+        an SSE listener through ``POST /api/approvals/{id}``); one that cannot is sent the
+        requests but never waited for.
         """
         key = next(self._keys)
         self._subscribers[key] = (who, send, resolutions)
+        if answers:
+            self._answering.add(key)
         # Requests already waiting reach a client that connects while they wait.
         for request, _ in self._waiting.values():
             self._send_one(send, self._frame(request))
-        return lambda: self._subscribers.pop(key, None) and None
+
+        def unsubscribe() -> None:
+            self._subscribers.pop(key, None)
+            self._answering.discard(key)
+
+        return unsubscribe
+
+    def add_channel(self, channel: Channel) -> Callable[[], None]:
+        """Ask ``channel``'s people too (its ``ask``; ``approval_resolved`` through its
+        ``deliver``); returns the function that stops it."""
+        self._channels.append(channel)
+
+        def remove() -> None:
+            if channel in self._channels:
+                self._channels.remove(channel)
+
+        return remove
+
+    def trust(self, session_id: str, tools: set[str]) -> Callable[[], None]:
+        """Approve calls of ``tools`` in ``session_id`` without asking: the client that runs
+        its own (remote) tool decides about it. The set is read live; returns the remover."""
+        self._trusted[session_id] = tools
+
+        def remove() -> None:
+            if self._trusted.get(session_id) is tools:
+                del self._trusted[session_id]
+
+        return remove
 
     @property
     def answerers(self) -> int:
-        return len(self._subscribers)
+        """How many people can answer a request now (subscribers and channels' people)."""
+        return len(self._answering) + sum(self._channel_answerers(c) for c in self._channels)
 
     def pending(self) -> list[ApprovalRequest]:
         return [request for request, _ in self._waiting.values()]
+
+    def waiting_frames(self) -> list[dict[str, Any]]:
+        """The ``approval_request`` frames still waiting (for a person who joins a channel)."""
+        return [self._frame(request) for request, _ in self._waiting.values()]
 
     async def request(self, request: ApprovalRequest) -> ApprovalDecision:
         """Ask every subscriber; the first answer wins.
@@ -72,6 +115,9 @@ class ApprovalBroker:
         Cancel-safe: a cancelled request is withdrawn (clients are told it was resolved).
         """
         summary = request.summary or request.tool
+        if request.tool in self._trusted.get(request.session_id, ()):
+            # Read-only autonomy still refused it before this point (the policy checks first).
+            return ApprovalDecision(True, "a tool of the client itself")
         if not self.answerers:
             reason = (
                 "no paired client is connected to approve it; open the phone app (or "
@@ -84,6 +130,8 @@ class ApprovalBroker:
         frame = self._frame(request)
         for _, send, _ in list(self._subscribers.values()):
             self._send_one(send, frame)
+        for channel in list(self._channels):
+            self._send_one(channel.ask, frame)
         outcome = "cancelled"
         started = asyncio.get_running_loop().time()
         try:
@@ -115,6 +163,8 @@ class ApprovalBroker:
             for _, send, wants in list(self._subscribers.values()):
                 if wants:
                     self._send_one(send, done)
+            for channel in list(self._channels):
+                self._send_one(channel.deliver, done)
 
     def resolve(self, request_id: str, approved: bool, reason: str = "", by: str = "") -> bool:
         """Answer a waiting request; False if it is not waiting (answered, timed out, unknown)."""
@@ -146,6 +196,14 @@ class ApprovalBroker:
             except Exception:  # a frame without device details still asks the question
                 log.debug("could not describe approval %s", request.id, exc_info=True)
         return frame
+
+    @staticmethod
+    def _channel_answerers(channel: Channel) -> int:
+        try:
+            return int(channel.answerers)
+        except Exception:  # a channel's bug must not refuse every approval
+            log.exception("channel %s could not say who can answer", channel.name)
+            return 0
 
     @staticmethod
     def _send_one(send: Send, frame: dict[str, Any]) -> None:

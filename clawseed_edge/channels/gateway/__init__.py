@@ -3,9 +3,9 @@
 Starlette on uvicorn, run inside the service's event loop (:class:`GatewayServer`); pairing with
 a one-time code (:class:`PairingGate`); ``/ws/chat`` speaking the ClawSeed Android client's
 protocol (:class:`ChatConnection`); remote tools; approvals routed to every paired client
-(:class:`ApprovalBroker`). docs/gateway.md describes the frames and endpoints.
+(the channels' :class:`~clawseed_edge.channels.ApprovalBroker`). docs/gateway.md describes the frames and endpoints.
 
-Names are imported on first use: ``ApprovalBroker`` and ``check_bind`` do not load Starlette.
+Names are imported on first use: ``check_bind`` does not load Starlette.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import importlib
 from typing import Any
 
 __all__ = [
-    "ApprovalBroker",
     "ChatConnection",
     "ClientError",
     "GatewayBindFailed",
@@ -28,7 +27,6 @@ __all__ = [
 ]
 
 _WHERE = {
-    "ApprovalBroker": "approvals",
     "ChatConnection": "connection",
     "ClientError": "errors",
     "GatewayBindFailed": "errors",

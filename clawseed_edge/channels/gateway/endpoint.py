@@ -8,7 +8,7 @@ limit, and turns a :class:`~.errors.ClientError` into ``{"error": {"code", "mess
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +21,14 @@ from .errors import ClientError, error_body
 from .hub import GatewayHub
 from .limits import loads_bounded
 
-__all__ = ["RequestContext", "bearer_token", "client_key", "endpoint", "read_body"]
+__all__ = [
+    "RequestContext",
+    "answers_approvals",
+    "bearer_token",
+    "client_key",
+    "endpoint",
+    "read_body",
+]
 
 log = logging.getLogger(__name__)
 
@@ -135,3 +142,9 @@ def endpoint(
 
     wrapped.__name__ = getattr(handler, "__name__", "endpoint")
     return wrapped
+
+
+def answers_approvals(query: Mapping[str, str]) -> bool:
+    """Whether a client can answer approvals: yes unless it says ``?approvals=0`` (a display,
+    a script with no approval handler), so that no approval waits for it."""
+    return query.get("approvals", "1").lower() not in ("0", "false", "no", "off")

@@ -10,12 +10,12 @@ from pathlib import Path
 import httpx
 import pytest
 
-from clawseed_edge.gateway.routes_static import CONTENT_SECURITY_POLICY, CONTENT_TYPES
+from clawseed_edge.channels.gateway.routes_static import CONTENT_SECURITY_POLICY, CONTENT_TYPES
 from clawseed_edge.testing import ScriptedProvider
 
 from .conftest import base_url, running_service
 
-STATIC = Path(str(resources.files("clawseed_edge.gateway") / "static"))
+STATIC = Path(str(resources.files("clawseed_edge.channels.gateway") / "static"))
 
 
 def _files() -> dict[str, bytes]:

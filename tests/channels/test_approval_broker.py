@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from clawseed_edge.api import ApprovalRequest
-from clawseed_edge.gateway.approvals import ApprovalBroker
+from clawseed_edge.channels.approvals import ApprovalBroker
 
 
 class Inbox(list[dict[str, Any]]):
@@ -66,3 +66,30 @@ async def test_a_client_connecting_while_a_request_waits_gets_it() -> None:
     assert broker.resolve("r1", False, by="tablet")
     decision = await task
     assert not decision.approved and "tablet" in decision.reason
+
+
+async def test_a_subscriber_that_cannot_answer_is_not_waited_for() -> None:
+    broker = ApprovalBroker(timeout_s=60)
+    display: list[dict[str, Any]] = []
+    broker.subscribe("kitchen-display", display.append, answers=False)
+    decision = await asyncio.wait_for(broker.request(REQUEST), 5)  # at once, not after 60 s
+    assert not decision.approved and "no paired client" in decision.reason
+    assert broker.answerers == 0
+
+
+async def test_any_channels_people_are_asked_and_the_first_answer_wins() -> None:
+    broker = ApprovalBroker(timeout_s=60)
+    phone, chat = Inbox(), Inbox()
+    display: list[dict[str, Any]] = []
+    broker.subscribe("gateway:phone", phone, resolutions=True)
+    broker.subscribe("telegram:family", chat, resolutions=True)
+    broker.subscribe("kitchen-display", display.append, resolutions=True, answers=False)
+    task = asyncio.create_task(broker.request(REQUEST))
+    await phone.arrived.wait()
+    assert [f["id"] for f in chat] == ["r1"] and [f["id"] for f in display] == ["r1"]
+    assert broker.resolve("r1", True, by="family")
+    assert not broker.resolve("r1", False, by="phone"), "the second answer is too late"
+    decision = await task
+    assert decision.approved and "family" in decision.reason
+    for inbox in (phone, chat, display):
+        assert inbox[-1] == {"type": "approval_resolved", "id": "r1", "outcome": "approved"}

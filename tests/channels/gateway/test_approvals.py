@@ -112,3 +112,33 @@ async def test_the_first_answer_wins_and_a_late_one_is_told(clawseed_home: Path)
             level = pin_level(gpio, "porch_light")
     assert level == 1
     assert late["code"] == "approval_unknown"
+
+
+async def test_clients_that_cannot_answer_are_not_waited_for(clawseed_home: Path) -> None:
+    # A display on the socket and a dashboard on /sse, both saying ?approvals=0: they are shown
+    # the request, but the approval is refused at once instead of after approval_timeout_s.
+    import httpx
+
+    from .conftest import base_url
+
+    provider = SignallingProvider(
+        [ScriptedProvider.call("gpio_switch", device="porch_light", on=True), "Could not."]
+    )
+    async with running_service(clawseed_home, provider) as service:
+        assert service.runtime is not None and service.hub is not None
+        (gpio,) = service.runtime.peripherals
+        token = await pair_token(service)
+        headers = {"Authorization": f"Bearer {token}"}
+        async with (
+            await open_ws(service, token, "approvals=0") as ws,
+            httpx.AsyncClient(base_url=base_url(service), headers=headers) as http,
+            http.stream("GET", "/sse?approvals=0") as sse,
+        ):
+            await recv_until(ws, "connected")
+            assert (await anext(sse.aiter_lines())).startswith(": connected")
+            mock_pin(gpio, "doorbell").drive_low()
+            await asyncio.wait_for(provider.answered.wait(), 10)  # not after 20 s
+            answerers = service.hub.broker.answerers
+        level = pin_level(gpio, "porch_light")
+    assert answerers == 0 and level == 0
+    assert "no paired client is connected" in provider.requests[1].messages[-1].content

@@ -16,10 +16,10 @@ from clawseed_edge.api import (
     ToolResult,
     ToolResultEvent,
 )
-from clawseed_edge.gateway.errors import ClientError
-from clawseed_edge.gateway.idempotency import IdempotencyCache
-from clawseed_edge.gateway.limits import RateLimiter, loads_bounded
-from clawseed_edge.gateway.protocol import (
+from clawseed_edge.channels.gateway.errors import ClientError
+from clawseed_edge.channels.gateway.idempotency import IdempotencyCache
+from clawseed_edge.channels.gateway.limits import RateLimiter, loads_bounded
+from clawseed_edge.channels.gateway.protocol import (
     FrameLimits,
     MessageFrame,
     RegisterToolsFrame,

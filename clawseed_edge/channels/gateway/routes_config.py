@@ -170,8 +170,8 @@ async def put_personality(ctx: RequestContext) -> dict[str, Any]:
         raise ClientError("personality_file_refused", clip(str(exc), 300), 409) from None
     # The system prompt is built from these files: rebuild it for every agent from now on.
     ctx.hub.runtime.agent.invalidate_prompt()
-    for connection in list(ctx.hub.connections.values()):
-        connection.agent.invalidate_prompt()
+    for conversation in ctx.hub.conversations.all():
+        conversation.agent.invalidate_prompt()
     return {
         "ok": True,
         "file": path.name,
