@@ -143,7 +143,7 @@ async def test_rotating_x_forwarded_for_from_loopback_gains_no_tries(
 
 
 def _fake_gate(now: list[float], **options: object):  # type: ignore[no-untyped-def]
-    from clawseed_edge.gateway.pairing import PairingGate
+    from clawseed_edge.channels.gateway.pairing import PairingGate
 
     class Tokens:
         async def issue(self, name: str):  # type: ignore[no-untyped-def]
@@ -157,7 +157,7 @@ def _fake_gate(now: list[float], **options: object):  # type: ignore[no-untyped-
 def _attempt(gate, client: str, value: str) -> str:  # type: ignore[no-untyped-def]
     import asyncio
 
-    from clawseed_edge.gateway.errors import ClientError
+    from clawseed_edge.channels.gateway.errors import ClientError
 
     try:
         asyncio.run(gate.pair(client, value, "x"))
@@ -209,12 +209,12 @@ def test_the_failure_table_is_bounded_and_the_log_line_rate_limited(
 ) -> None:
     import logging
 
-    from clawseed_edge.gateway.pairing import MAX_TRACKED_CLIENTS
+    from clawseed_edge.channels.gateway.pairing import MAX_TRACKED_CLIENTS
 
     now = [1000.0]
     gate = _fake_gate(now, attempts_per_minute=0, max_code_failures=10**9)
     code = gate.new_code()
-    with caplog.at_level(logging.WARNING, logger="clawseed_edge.gateway.pairing"):
+    with caplog.at_level(logging.WARNING, logger="clawseed_edge.channels.gateway.pairing"):
         for i in range(MAX_TRACKED_CLIENTS * 3):
             _attempt(gate, f"addr-{i}", _wrong(code))
             now[0] += 0.001
