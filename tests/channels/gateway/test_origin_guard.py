@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
-from clawseed_edge.channels.gateway.origin import gateway_host_names
 
+from clawseed_edge.channels.gateway.origin import gateway_host_names
 from clawseed_edge.testing import ScriptedProvider
 from clawseed_edge.testing.hardware import pin_level
 
