@@ -20,6 +20,7 @@ from clawseed_edge.api import ApprovalDecision, ApprovalRequest, ToolContext, To
 from clawseed_edge.state import TokenInfo
 
 from .errors import ClientError
+from .limits import message_key
 from .protocol import (
     AbortFrame,
     ApprovalResponseFrame,
@@ -201,6 +202,8 @@ class ChatConnection:
     # --- frames --------------------------------------------------------------------------
 
     def _handle(self, frame: ClientFrame) -> None:
+        if isinstance(frame, MessageFrame | RegenerateFrame):
+            self.hub.rate.hit(message_key(self.who.id))  # a refusal is an error frame
         if isinstance(frame, MessageFrame):
             self._start_turn(frame.content)
         elif isinstance(frame, RegisterToolsFrame):
