@@ -46,6 +46,7 @@ __all__ = [
     "configure",
     "driver_errors",
     "open_connection",
+    "sqlite_driver",
     "translate_error",
 ]
 
@@ -144,7 +145,11 @@ class OpenedConnection:
     reason: str = ""
 
 
-def _pick_driver() -> ModuleType:
+@functools.cache
+def sqlite_driver() -> ModuleType:
+    """The DB-API module that serves this process, decided once: the standard ``sqlite3`` where
+    it can load extensions, else sqlean.py (state.db follows the same rule, so one SQLite
+    library is loaded, not two)."""
     if hasattr(sqlite3.Connection, "enable_load_extension"):
         return sqlite3
     try:
@@ -185,7 +190,7 @@ async def open_connection(path: str | Path, *, load_vectors: bool = True) -> Ope
     """
     import aiosqlite
 
-    driver = _pick_driver()
+    driver = sqlite_driver()
     reason_box: list[str] = []
     failure: list[BaseException] = []
 

@@ -162,6 +162,7 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
         self._lock = asyncio.Lock()
         self.vectors_loaded = False
         self.vector_reason = ""
+        self.driver = ""  # sqlite3 or sqlean, once open
         self._vec_table = False
         self._core_changed = False
 
@@ -184,6 +185,7 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
         opened = await open_connection(self.path, load_vectors=self._load_vectors)
         self._conn = opened.conn
         self.vectors_loaded, self.vector_reason = opened.vectors, opened.reason
+        self.driver = opened.driver
         try:
             await configure(self._conn, self._synchronous, self.busy_timeout_s)
             await migrate(self._conn)
