@@ -16,6 +16,8 @@ gateway's medians to the baseline's.
 
 Run: ``python benchmarks/bench_service_ready.py [--runs 3] [--idle-s 10]``
 
+It first says whether the code had up-to-date bytecode (``bytecode_state.py``).
+
 Only loopback addresses are used; every wait is bounded.
 """
 
@@ -185,6 +187,9 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--idle-s", type=float, default=10.0)
     args = parser.parse_args()
+    from bytecode_state import bytecode_line
+
+    print(bytecode_line(), flush=True)  # start-up cost depends on it: say which case ran
     from clawseed_edge.testing.fake_servers import FakeOllama, Reply
 
     with FakeOllama() as ollama:

@@ -93,6 +93,23 @@ def check_python(ctx: DoctorContext) -> CheckResult:
     return CheckResult("python", "ok", summary)
 
 
+def check_bytecode(ctx: DoctorContext) -> CheckResult:
+    """The installed code has up-to-date bytecode (under systemd the service cannot write it)."""
+    from .bytecode import describe, stale_sources
+
+    stale, total = stale_sources()
+    if not stale:
+        return CheckResult("bytecode", "ok", describe(stale, total))
+    return CheckResult(
+        "bytecode",
+        "warn",
+        describe(stale, total) + "; the service compiles them from source at every start "
+        "(it cannot write __pycache__ into a read-only venv)",
+        "`sudo clawseed-edge service install` byte-compiles them, or: "
+        f"sudo {sys.executable} -m compileall -q {stale[0].parent}",
+    )
+
+
 def check_config(ctx: DoctorContext) -> CheckResult:
     """The config file loads (the loader's error names file and key)."""
     if ctx.loaded is None:
@@ -258,6 +275,7 @@ def default_checks() -> list[Check]:
     """Every built-in check, in the order they are shown."""
     return [
         check_python,
+        check_bytecode,
         check_config,
         check_board,
         check_gpio,

@@ -243,3 +243,28 @@ async def test_a_remote_provider_needs_its_key(
     assert "sk-ant-test" not in result.summary
     if not present:
         assert result.fix == "`clawseed-edge secrets set ANTHROPIC_API_KEY`"
+
+
+def test_bytecode_missing_or_stale_is_a_warning_until_compiled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from clawseed_edge.config import bytecode
+    from clawseed_edge.config.doctor import check_bytecode
+
+    module = tmp_path / "pkg" / "mod.py"
+    module.parent.mkdir()
+    module.write_text("X = 1\n", encoding="utf-8")
+    monkeypatch.setattr(bytecode, "installed_sources", lambda: [module])
+    ctx = make_context(config_file(tmp_path, ""), Machine(root=tmp_path, user="pi"))
+
+    missing = check_bytecode(ctx)
+    report = bytecode.byte_compile()
+    compiled = check_bytecode(ctx)
+    module.write_text("X = 22\n", encoding="utf-8")  # edited after compiling: stale
+    stale = check_bytecode(ctx)
+
+    assert missing.status == "warn" and "1 of 1 modules" in missing.summary
+    assert "service install" in missing.fix and "compileall" in missing.fix
+    assert (report.total, report.compiled, report.failed_count) == (1, 1, 0)
+    assert compiled.status == "ok", compiled
+    assert stale.status == "warn" and str(module) in stale.summary
