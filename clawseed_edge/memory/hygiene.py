@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import math
 import re
@@ -81,6 +80,8 @@ def cap_text(text: str, limit: int) -> str:
 
 def content_hash(text: str) -> str:
     """SHA-256 of ``text`` (UTF-8), hex: the embedding cache key."""
+    import hashlib  # at the first store, not at start-up (a cached import after that)
+
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
