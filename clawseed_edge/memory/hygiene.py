@@ -150,6 +150,7 @@ class HygieneMethods:
     if TYPE_CHECKING:
         snapshot_path: Path | None
         vectors_loaded: bool
+        _last_prune: float | None
         _vec_table: bool
 
         def _read(self, what: str) -> AbstractAsyncContextManager[Any]: ...
@@ -243,6 +244,7 @@ class HygieneMethods:
                 "INSERT OR REPLACE INTO memory_meta (key, value) VALUES ('last_prune', ?)",
                 (str(time.time() if now is None else now),),
             )
+        self._last_prune = time.time() if now is None else now
         if messages:
             log.info(
                 "memory: pruned %d session messages older than %g days", messages, retention_days
@@ -254,14 +256,18 @@ class HygieneMethods:
     ) -> int | None:
         """Run :meth:`prune` if it last ran more than ``interval_s`` ago; None if not due.
 
-        Call it after turns; it also rewrites the snapshot, if one is configured.
+        Call it after turns; it also rewrites the snapshot, if one is configured. The time of
+        the last prune is read from the database once, then kept: a turn that is not due
+        makes no trip to the database (another process's prune is seen at the next start).
         """
         current = time.time() if now is None else now
-        async with self._read("prune schedule") as conn:
-            rows = await conn.execute_fetchall(
-                "SELECT value FROM memory_meta WHERE key = 'last_prune'"
-            )
-        if rows and current - float(rows[0][0]) < interval_s:
+        if self._last_prune is None:
+            async with self._read("prune schedule") as conn:
+                rows = await conn.execute_fetchall(
+                    "SELECT value FROM memory_meta WHERE key = 'last_prune'"
+                )
+            self._last_prune = float(rows[0][0]) if rows else float("-inf")
+        if current - self._last_prune < interval_s:
             return None
         pruned = await self.prune(retention_days, now=current)
         if self.snapshot_path is not None:
