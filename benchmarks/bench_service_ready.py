@@ -14,7 +14,9 @@ The baseline is the same server stack without the runtime: a Starlette app with 
 route on uvicorn, started by the same interpreter. Medians over the runs, and the ratios of the
 gateway's medians to the baseline's.
 
-Run: ``python benchmarks/bench_service_ready.py [--runs 3] [--idle-s 10]``
+Run: ``python benchmarks/bench_service_ready.py [--runs 3] [--idle-s 10] [--turns 1]``; with
+``--turns 300`` the turns run on one connection and RSS is taken after every 50th (issue 28
+item 5: what the first turns add, and whether it stays flat).
 
 It first says whether the code had up-to-date bytecode (``bytecode_state.py``).
 
@@ -51,6 +53,7 @@ level = "full"
 enabled = true
 port = {port}
 require_pairing = false
+requests_per_minute = 0
 [hardware]
 board = "sim"
 [[devices]]
@@ -105,28 +108,36 @@ def ready_seen(sock: socket.socket | None) -> bool:
     return False
 
 
-def one_turn(port: int) -> None:
+def turns_on_one_connection(port: int, count: int, pid: int) -> list[float]:
+    """Run ``count`` turns on one WebSocket; RSS (MB) after the 1st, then after every 50th."""
     import asyncio
 
     from websockets.asyncio.client import connect
 
-    async def turn() -> None:
-        async with asyncio.timeout(STEP_TIMEOUT_S):
+    samples: list[float] = []
+
+    async def run() -> None:
+        async with asyncio.timeout(STEP_TIMEOUT_S * max(1, count // 20)):
             async with connect(f"ws://127.0.0.1:{port}/ws/chat") as ws:
                 while json.loads(await ws.recv())["type"] != "connected":
                     pass
-                await ws.send(json.dumps({"type": "message", "content": "hello"}))
-                while True:
-                    event = json.loads(await ws.recv())
-                    if event["type"] in ("done", "error", "aborted"):
-                        if event["type"] != "done":
-                            raise RuntimeError(f"the turn failed: {event}")
-                        return
+                for i in range(count):
+                    text = f"hello {i}, is the porch light on"  # distinct: a new daily entry
+                    await ws.send(json.dumps({"type": "message", "content": text}))
+                    while True:
+                        event = json.loads(await ws.recv())
+                        if event["type"] in ("done", "error", "aborted"):
+                            if event["type"] != "done":
+                                raise RuntimeError(f"the turn failed: {event}")
+                            break
+                    if i == 0 or (i + 1) % 50 == 0:
+                        samples.append(rss_mb(pid))
 
-    asyncio.run(turn())
+    asyncio.run(run())
+    return samples
 
 
-def measure(kind: str, ollama_url: str, idle_s: float) -> dict[str, float]:
+def measure(kind: str, ollama_url: str, idle_s: float, turns: int = 1) -> dict[str, float]:
     port = free_port()
     env = dict(os.environ)
     for name in ("NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"):
@@ -166,10 +177,13 @@ def measure(kind: str, ollama_url: str, idle_s: float) -> dict[str, float]:
         time.sleep(max(0.0, started + idle_s - time.perf_counter()))
         result["idle_mb"] = rss_mb(proc.pid)
         if kind == "gateway":
-            one_turn(port)
+            samples = turns_on_one_connection(port, turns, proc.pid)
+            result["turn_mb"] = samples[0]
+            for n, mb in zip([1, *range(50, turns + 1, 50)][1:], samples[1:], strict=False):
+                result[f"after_{n}_mb"] = mb
         else:
             assert health_ok(port)
-        result["turn_mb"] = rss_mb(proc.pid)
+            result["turn_mb"] = rss_mb(proc.pid)
     finally:
         proc.send_signal(signal.SIGTERM)
         try:
@@ -186,6 +200,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--idle-s", type=float, default=10.0)
+    parser.add_argument(
+        "--turns", type=int, default=1, help="turns on one connection (RSS every 50: item 5)"
+    )
     args = parser.parse_args()
     from bytecode_state import bytecode_line
 
@@ -197,10 +214,10 @@ def main() -> int:
         runs: dict[str, list[dict[str, float]]] = {"gateway": [], "baseline": []}
         for i in range(args.runs):
             for kind in ("baseline", "gateway"):  # interleaved: load drifts hit both alike
-                runs[kind].append(measure(kind, ollama.url, args.idle_s))
+                runs[kind].append(measure(kind, ollama.url, args.idle_s, args.turns))
                 print(f"run {i + 1} {kind}: {runs[kind][-1]}", file=sys.stderr, flush=True)
     medians = {
-        kind: {key: statistics.median(r[key] for r in results) for key in results[0]}
+        kind: {key: statistics.median(r[key] for r in results if key in r) for key in results[0]}
         for kind, results in runs.items()
     }
     gw, base = medians["gateway"], medians["baseline"]
@@ -212,8 +229,9 @@ def main() -> int:
         ("idle RSS", "idle_mb", "MB"),
         ("RSS after the first turn", "turn_mb", "MB"),
     ]
+    rows += [(f"RSS after {k[6:-3]} turns", k, "MB") for k in gw if k.startswith("after_")]
     for label, key, unit in rows:
-        b = base.get(key)
+        b = base.get(key) if not key.startswith("after_") else None
         shown_b = f"{b:.2f} {unit}" if b is not None else "-"
         ratio = f"{gw[key] / b:.2f}x" if b else "-"
         print(f"{label:28}{gw[key]:>13.2f} {unit:<2}{shown_b:>16}{ratio:>8}")
