@@ -9,7 +9,7 @@ from typing import Any
 import aiosqlite
 import pytest
 
-from clawseed_edge.api import ChatMessage, MemoryEntry
+from clawseed_edge.api import ChatMessage, MemoryEntry, MemoryStoreError
 from clawseed_edge.memory import sqlite as sqlite_module
 from clawseed_edge.memory.sqlite import SqliteMemory
 
@@ -57,7 +57,7 @@ async def test_a_failed_one_trip_write_rolls_back_whole(tmp_path: Path) -> None:
                 "CREATE TRIGGER refuse BEFORE UPDATE ON sessions BEGIN "
                 "SELECT RAISE(ABORT, 'refused by the test'); END"
             )
-        with pytest.raises(Exception, match="append history failed.*refused by the test"):
+        with pytest.raises(MemoryStoreError, match=r"append history failed.*refused by the test"):
             await memory.append_history("phone", [ChatMessage.user("second")])
         history = await memory.load_history("phone")
     assert [m.content for m in history] == ["first"], "the inserted message was rolled back"
