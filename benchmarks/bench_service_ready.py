@@ -6,6 +6,8 @@ For each of ``--runs`` runs, a fresh process is executed and measured from the m
 
 * to ``/health`` answering 200 (polled every 5 ms over loopback);
 * to ``READY=1`` arriving on a ``NOTIFY_SOCKET`` bound here (the gateway only);
+* the CPU time (user + system) it used by the time ``/health`` answered: on a shared, busy
+  machine wall times swing with the load, CPU time much less;
 * its RSS at ``--idle-s`` seconds (10 by default) after the exec, no request made but /health;
 * its RSS after the first turn (a WebSocket message answered by a fake Ollama on 127.0.0.1
   that speaks Ollama's wire protocol; the baseline's "turn" is one more GET /health).
@@ -88,6 +90,13 @@ def rss_mb(pid: int) -> float:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
     return 0.0
+
+
+def cpu_s(pid: int) -> float:
+    """User + system CPU seconds the process used so far (steadier than wall time under load)."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def health_ok(port: int) -> bool:
@@ -173,6 +182,7 @@ def measure(kind: str, ollama_url: str, idle_s: float, turns: int = 1) -> dict[s
                 result["ready_s"] = time.perf_counter() - started
             if "health_s" not in result and health_ok(port):
                 result["health_s"] = time.perf_counter() - started
+                result["health_cpu_s"] = cpu_s(proc.pid)
             time.sleep(0.005)
         time.sleep(max(0.0, started + idle_s - time.perf_counter()))
         result["idle_mb"] = rss_mb(proc.pid)
@@ -226,6 +236,7 @@ def main() -> int:
     rows = [
         ("exec -> /health 200", "health_s", "s"),
         ("exec -> READY=1", "ready_s", "s"),
+        ("CPU used by /health 200", "health_cpu_s", "s"),
         ("idle RSS", "idle_mb", "MB"),
         ("RSS after the first turn", "turn_mb", "MB"),
     ]
