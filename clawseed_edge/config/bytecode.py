@@ -17,8 +17,10 @@ installed. The ``.pyc`` is the one this interpreter imports without ``-O``
 from __future__ import annotations
 
 import compileall
+import contextlib
 import importlib.metadata
 import importlib.util
+import os
 import re
 import sys
 from collections.abc import Iterable, Iterator
@@ -142,11 +144,28 @@ def byte_compile(sources: Iterable[Path] | None = None) -> CompileReport:
             ok = False
         if ok and _up_to_date(source):
             compiled += 1
+            _give_to_owner(source)
         else:
             failed_count += 1
             if len(failed) < 20:
                 failed.append(str(source))
     return CompileReport(len(files), compiled, tuple(failed), failed_count)
+
+
+def _give_to_owner(source: Path) -> None:
+    """Under sudo, hand the new ``.pyc`` and its ``__pycache__`` to the owner of the source's
+    directory: a venv in a user's home stays theirs (``pip install -U`` as that user must be
+    able to remove what root compiled)."""
+    if os.geteuid() != 0:
+        return
+    with contextlib.suppress(OSError):  # best effort: the bytecode itself is in place
+        owner = source.parent.stat()
+        if owner.st_uid == 0:
+            return
+        cached = Path(importlib.util.cache_from_source(str(source)))
+        for path in (cached.parent, cached):
+            if path.stat().st_uid != owner.st_uid:
+                os.chown(path, owner.st_uid, owner.st_gid)
 
 
 def describe(stale: list[Path], total: int) -> str:

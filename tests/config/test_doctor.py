@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import sqlite3
 from pathlib import Path
 
@@ -268,3 +270,21 @@ def test_bytecode_missing_or_stale_is_a_warning_until_compiled(
     assert (report.total, report.compiled, report.failed_count) == (1, 1, 0)
     assert compiled.status == "ok", compiled
     assert stale.status == "warn" and str(module) in stale.summary
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root (sudo)")
+def test_bytecode_compiled_as_root_belongs_to_the_owner_of_the_code(tmp_path: Path) -> None:
+    from clawseed_edge.config import bytecode
+
+    package = tmp_path / "venv" / "pkg"
+    package.mkdir(parents=True)
+    module = package / "mod.py"
+    module.write_text("X = 1\n", encoding="utf-8")
+    os.chown(package, 1000, 1000)  # a user's venv; `sudo ... service install` compiles it
+    os.chown(module, 1000, 1000)
+
+    report = bytecode.byte_compile([module])
+
+    cached = Path(importlib.util.cache_from_source(str(module)))
+    assert report.compiled == 1
+    assert (cached.stat().st_uid, cached.parent.stat().st_uid) == (1000, 1000)
