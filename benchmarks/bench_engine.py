@@ -10,6 +10,13 @@ Measures, as the median of repeated runs, in one process:
   ``execute`` directly;
 * microseconds per schema check alone (the compiled validator of the tool's schema, cached).
 
+* CPU seconds per plain-text turn with SQLite memory on (issue 28 item 6): the same turns with
+  a ``SqliteMemory`` file as memory and session store (keyword-only, the default FULL sync),
+  the after-turn upkeep wired as the assembler wires it (consolidate, prune when due), a
+  distinct message each turn; against the same turns with memory off, as process CPU time
+  (``time.process_time``: the SQLite worker thread included, fsync waits not). Also the trips
+  to the SQLite worker thread per turn.
+
 Run: ``python benchmarks/bench_engine.py [--repeats 7] [--turns 300] [--calls 200]``
 """
 
@@ -87,6 +94,53 @@ async def plain_turns(n: int) -> float:
     return (time.perf_counter() - start) / n
 
 
+async def cpu_per_turn(n: int, memory: bool) -> tuple[float, float]:
+    """(process CPU seconds per plain-text turn, SQLite worker-thread trips per turn)."""
+    import tempfile
+    from pathlib import Path
+
+    import aiosqlite
+
+    from clawseed_edge.memory.sqlite import SqliteMemory
+
+    provider = ScriptedProvider(["ok"] * (n + 1))
+    trips = [0]
+    execute = aiosqlite.Connection._execute
+
+    async def counting(self: Any, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        trips[0] += 1
+        return await execute(self, fn, *args, **kwargs)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        async with SqliteMemory.open(Path(tmp) / "memory.db") as mem:
+            builder = (
+                AgentBuilder()
+                .provider(provider)
+                .security_policy(SecurityPolicy(autonomy="full"))
+                .platform("bench")
+            )
+            if memory:
+                builder = builder.memory(mem).session_store(mem)
+            agent = builder.build()
+            if memory:
+
+                async def upkeep(context: ToolContext, text: str, answer: str) -> None:
+                    await mem.consolidate(context.session_id, text, answer)
+                    await mem.prune_if_due(30.0)
+
+                agent.on_turn_done(upkeep)
+            await agent.run("warm up")
+            aiosqlite.Connection._execute = counting  # type: ignore[method-assign]
+            try:
+                start = time.process_time()
+                for i in range(n):
+                    await agent.run(f"hello number {i}, how is the porch light")
+                cpu = time.process_time() - start
+            finally:
+                aiosqlite.Connection._execute = execute  # type: ignore[method-assign]
+    return cpu / n, trips[0] / n
+
+
 async def provider_baseline(n: int) -> float:
     """Seconds per direct provider.chat call."""
     provider = ScriptedProvider(["ok"] * n)
@@ -138,7 +192,12 @@ def schema_check(n: int) -> float | None:
 
 async def main(repeats: int, turns: int, calls: int) -> None:
     turn_s, base_s, per_call, call_base = [], [], [], []
+    mem_cpu, off_cpu, mem_trips = [], [], []
     for _ in range(repeats):
+        cpu_on, trips = await cpu_per_turn(turns, memory=True)
+        mem_cpu.append(cpu_on)
+        mem_trips.append(trips)
+        off_cpu.append((await cpu_per_turn(turns, memory=False))[0])
         turn_s.append(await plain_turns(turns))
         base_s.append(await provider_baseline(turns))
         one_plain = statistics.median(turn_s)
@@ -163,6 +222,16 @@ async def main(repeats: int, turns: int, calls: int) -> None:
             f"{c / cb:,.0f}x",
         ),
     ]
+    on, off = statistics.median(mem_cpu), statistics.median(off_cpu)
+    rows.append(
+        (
+            "CPU per plain turn, memory on",
+            f"{on * 1e3:,.2f} ms",
+            f"{statistics.median(mem_trips):.0f} SQLite trips/turn",
+            f"{off * 1e3:,.2f} ms (memory off)",
+            f"{on / off:,.1f}x",
+        )
+    )
     if checks:
         k = statistics.median(checks)
         rows.append(("schema check alone", f"{k * 1e6:,.2f} us", f"{1 / k:,.0f} checks/s", "", ""))

@@ -17,6 +17,13 @@ is the gateway and the turn engine, not a model or SQLite. Medians over ``--repe
 
 Run: ``python benchmarks/bench_gateway.py [--clients 10,50,200] [--turns 20] [--repeats 3]``
 
+``--idle``: RSS per idle client instead (issue 28 item 4). N clients connect (the gateway's
+clients wait for ``connected``), nothing is sent; the server's RSS after ``--settle-s``
+seconds, less its RSS before, per client. Three servers in the same run: the gateway, the echo
+app with uvicorn's default permessage-deflate, and the echo app with it off (the clients, like
+browsers, offer it; so the two echo rows are what deflate costs per connection).
+Run: ``python benchmarks/bench_gateway.py --idle --clients 200 --repeats 5``
+
 Only loopback addresses are used; every loop is bounded in count and time.
 """
 
@@ -107,7 +114,7 @@ async def serve_gateway() -> None:
         await asyncio.to_thread(sys.stdin.read)  # until the parent closes our stdin
 
 
-async def serve_echo() -> None:
+async def serve_echo(deflate: bool = True) -> None:
     import uvicorn
     from starlette.applications import Starlette
     from starlette.routing import WebSocketRoute
@@ -122,7 +129,9 @@ async def serve_echo() -> None:
             pass
 
     app = Starlette(routes=[WebSocketRoute("/ws/chat", echo)])
-    config = uvicorn.Config(app, log_level="warning", lifespan="off")
+    config = uvicorn.Config(
+        app, log_level="warning", lifespan="off", ws_per_message_deflate=deflate
+    )
     server = uvicorn.Server(config)
     # Bound here, listening before uvicorn starts: early clients wait in the backlog.
     sock = socket.socket()
@@ -178,6 +187,8 @@ async def run_clients(port: int, clients: int, turns: int, gateway: bool) -> dic
                 await ws.recv()
             latencies.append(time.perf_counter() - started)
 
+    if turns == 0:  # idle clients: connected, nothing sent
+        return {"sockets": sockets, "rate": 0.0, "p95_ms": 0.0}
     started = time.perf_counter()
     async with asyncio.timeout(STEP_TIMEOUT_S * 5):
         await asyncio.gather(*(one(ws) for ws in sockets))
@@ -189,7 +200,7 @@ async def run_clients(port: int, clients: int, turns: int, gateway: bool) -> dic
     }
 
 
-async def measure(kind: str, clients: int, turns: int) -> dict[str, float]:
+async def measure(kind: str, clients: int, turns: int, settle_s: float = 0.0) -> dict[str, float]:
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         __file__,
@@ -203,9 +214,12 @@ async def measure(kind: str, clients: int, turns: int) -> dict[str, float]:
             port = int((await proc.stdout.readline()).decode())
         before = rss_mb(proc.pid)
         cpu_before = cpu_s(proc.pid)
+        await asyncio.sleep(settle_s)
+        before = rss_mb(proc.pid) if settle_s else before
         result = await run_clients(port, clients, turns, kind == "gateway")
+        await asyncio.sleep(settle_s)
         after = rss_mb(proc.pid)
-        cpu_ms = (cpu_s(proc.pid) - cpu_before) * 1000 / (clients * turns)
+        cpu_ms = (cpu_s(proc.pid) - cpu_before) * 1000 / max(1, clients * turns)
         for ws in result["sockets"]:
             await ws.close()
     finally:
@@ -230,7 +244,32 @@ def median(runs: list[dict[str, float]], key: str) -> float:
     return statistics.median(r[key] for r in runs)
 
 
+async def main_idle(args: argparse.Namespace) -> None:
+    kinds = ("gateway", "echo", "echo-nodeflate")
+    print(
+        f"idle clients: RSS {args.settle_s:g} s after connecting, less RSS before; median of "
+        f"{args.repeats} runs, kinds interleaved\n"
+    )
+    print(f"{'clients':>7} | " + " | ".join(f"{k + ' KB/client':>26}" for k in kinds))
+    for n in [int(x) for x in args.clients.split(",")]:
+        runs: dict[str, list[dict[str, float]]] = {k: [] for k in kinds}
+        for _ in range(args.repeats):
+            for kind in kinds:
+                runs[kind].append(await measure(kind, n, 0, args.settle_s))
+        cells = []
+        for kind in kinds:
+            per = median(runs[kind], "per_client_kb")
+            cells.append(
+                f"{per:>7.1f} ({median(runs[kind], 'rss_before'):.1f} -> "
+                f"{median(runs[kind], 'rss_after'):.1f} MB)"
+            )
+        print(f"{n:>7} | " + " | ".join(f"{c:>26}" for c in cells), flush=True)
+
+
 async def main(args: argparse.Namespace) -> None:
+    if args.idle:
+        await main_idle(args)
+        return
     counts = [int(x) for x in args.clients.split(",")]
     print(
         f"{args.turns} turns per client, median of {args.repeats} runs; "
@@ -265,12 +304,17 @@ if __name__ == "__main__":
     parser.add_argument("--clients", default="10,50,200")
     parser.add_argument("--turns", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--idle", action="store_true", help="RSS per idle client (see doc)")
+    parser.add_argument("--settle-s", type=float, default=2.0, help="with --idle")
     parser.add_argument("--serve-gateway", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--serve-echo", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--serve-echo-nodeflate", action="store_true", help=argparse.SUPPRESS)
     ns = parser.parse_args()
     if ns.serve_gateway:
         asyncio.run(serve_gateway())
     elif ns.serve_echo:
         asyncio.run(serve_echo())
+    elif ns.serve_echo_nodeflate:
+        asyncio.run(serve_echo(deflate=False))
     else:
         asyncio.run(main(ns))

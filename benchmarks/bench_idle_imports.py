@@ -9,6 +9,7 @@ running) and the embedded default (demo model). Baseline in the same run: a bare
 
 Run: ``python benchmarks/bench_idle_imports.py [--runs 5] [--idle-s 3]``; prints medians and
 ratios against the baseline. Linux only (``/proc``).
+It first says whether the code had up-to-date bytecode (``bytecode_state.py``).
 """
 
 from __future__ import annotations
@@ -75,6 +76,9 @@ def main() -> None:
     parser.add_argument("--idle-s", type=float, default=3.0, help="seconds idle before RSS")
     args = parser.parse_args()
 
+    from bytecode_state import bytecode_line
+
+    print(bytecode_line(), flush=True)  # start-up cost depends on it: say which case ran
     with tempfile.TemporaryDirectory() as tmp:
         config = Path(tmp) / "ollama.toml"
         config.write_text(

@@ -6,6 +6,8 @@ For each of ``--runs`` runs, a fresh process is executed and measured from the m
 
 * to ``/health`` answering 200 (polled every 5 ms over loopback);
 * to ``READY=1`` arriving on a ``NOTIFY_SOCKET`` bound here (the gateway only);
+* the CPU time (user + system) it used by the time ``/health`` answered: on a shared, busy
+  machine wall times swing with the load, CPU time much less;
 * its RSS at ``--idle-s`` seconds (10 by default) after the exec, no request made but /health;
 * its RSS after the first turn (a WebSocket message answered by a fake Ollama on 127.0.0.1
   that speaks Ollama's wire protocol; the baseline's "turn" is one more GET /health).
@@ -14,7 +16,11 @@ The baseline is the same server stack without the runtime: a Starlette app with 
 route on uvicorn, started by the same interpreter. Medians over the runs, and the ratios of the
 gateway's medians to the baseline's.
 
-Run: ``python benchmarks/bench_service_ready.py [--runs 3] [--idle-s 10]``
+Run: ``python benchmarks/bench_service_ready.py [--runs 3] [--idle-s 10] [--turns 1]``; with
+``--turns 300`` the turns run on one connection and RSS is taken after every 50th (issue 28
+item 5: what the first turns add, and whether it stays flat).
+
+It first says whether the code had up-to-date bytecode (``bytecode_state.py``).
 
 Only loopback addresses are used; every wait is bounded.
 """
@@ -49,6 +55,7 @@ level = "full"
 enabled = true
 port = {port}
 require_pairing = false
+requests_per_minute = 0
 [hardware]
 board = "sim"
 [[devices]]
@@ -85,6 +92,13 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
+def cpu_s(pid: int) -> float:
+    """User + system CPU seconds the process used so far (steadier than wall time under load)."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def health_ok(port: int) -> bool:
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=0.5) as r:
@@ -103,28 +117,36 @@ def ready_seen(sock: socket.socket | None) -> bool:
     return False
 
 
-def one_turn(port: int) -> None:
+def turns_on_one_connection(port: int, count: int, pid: int) -> list[float]:
+    """Run ``count`` turns on one WebSocket; RSS (MB) after the 1st, then after every 50th."""
     import asyncio
 
     from websockets.asyncio.client import connect
 
-    async def turn() -> None:
-        async with asyncio.timeout(STEP_TIMEOUT_S):
+    samples: list[float] = []
+
+    async def run() -> None:
+        async with asyncio.timeout(STEP_TIMEOUT_S * max(1, count // 20)):
             async with connect(f"ws://127.0.0.1:{port}/ws/chat") as ws:
                 while json.loads(await ws.recv())["type"] != "connected":
                     pass
-                await ws.send(json.dumps({"type": "message", "content": "hello"}))
-                while True:
-                    event = json.loads(await ws.recv())
-                    if event["type"] in ("done", "error", "aborted"):
-                        if event["type"] != "done":
-                            raise RuntimeError(f"the turn failed: {event}")
-                        return
+                for i in range(count):
+                    text = f"hello {i}, is the porch light on"  # distinct: a new daily entry
+                    await ws.send(json.dumps({"type": "message", "content": text}))
+                    while True:
+                        event = json.loads(await ws.recv())
+                        if event["type"] in ("done", "error", "aborted"):
+                            if event["type"] != "done":
+                                raise RuntimeError(f"the turn failed: {event}")
+                            break
+                    if i == 0 or (i + 1) % 50 == 0:
+                        samples.append(rss_mb(pid))
 
-    asyncio.run(turn())
+    asyncio.run(run())
+    return samples
 
 
-def measure(kind: str, ollama_url: str, idle_s: float) -> dict[str, float]:
+def measure(kind: str, ollama_url: str, idle_s: float, turns: int = 1) -> dict[str, float]:
     port = free_port()
     env = dict(os.environ)
     for name in ("NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"):
@@ -160,14 +182,18 @@ def measure(kind: str, ollama_url: str, idle_s: float) -> dict[str, float]:
                 result["ready_s"] = time.perf_counter() - started
             if "health_s" not in result and health_ok(port):
                 result["health_s"] = time.perf_counter() - started
+                result["health_cpu_s"] = cpu_s(proc.pid)
             time.sleep(0.005)
         time.sleep(max(0.0, started + idle_s - time.perf_counter()))
         result["idle_mb"] = rss_mb(proc.pid)
         if kind == "gateway":
-            one_turn(port)
+            samples = turns_on_one_connection(port, turns, proc.pid)
+            result["turn_mb"] = samples[0]
+            for n, mb in zip([1, *range(50, turns + 1, 50)][1:], samples[1:], strict=False):
+                result[f"after_{n}_mb"] = mb
         else:
             assert health_ok(port)
-        result["turn_mb"] = rss_mb(proc.pid)
+            result["turn_mb"] = rss_mb(proc.pid)
     finally:
         proc.send_signal(signal.SIGTERM)
         try:
@@ -184,7 +210,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--idle-s", type=float, default=10.0)
+    parser.add_argument(
+        "--turns", type=int, default=1, help="turns on one connection (RSS every 50: item 5)"
+    )
     args = parser.parse_args()
+    from bytecode_state import bytecode_line
+
+    print(bytecode_line(), flush=True)  # start-up cost depends on it: say which case ran
     from clawseed_edge.testing.fake_servers import FakeOllama, Reply
 
     with FakeOllama() as ollama:
@@ -192,10 +224,10 @@ def main() -> int:
         runs: dict[str, list[dict[str, float]]] = {"gateway": [], "baseline": []}
         for i in range(args.runs):
             for kind in ("baseline", "gateway"):  # interleaved: load drifts hit both alike
-                runs[kind].append(measure(kind, ollama.url, args.idle_s))
+                runs[kind].append(measure(kind, ollama.url, args.idle_s, args.turns))
                 print(f"run {i + 1} {kind}: {runs[kind][-1]}", file=sys.stderr, flush=True)
     medians = {
-        kind: {key: statistics.median(r[key] for r in results) for key in results[0]}
+        kind: {key: statistics.median(r[key] for r in results if key in r) for key in results[0]}
         for kind, results in runs.items()
     }
     gw, base = medians["gateway"], medians["baseline"]
@@ -204,11 +236,13 @@ def main() -> int:
     rows = [
         ("exec -> /health 200", "health_s", "s"),
         ("exec -> READY=1", "ready_s", "s"),
+        ("CPU used by /health 200", "health_cpu_s", "s"),
         ("idle RSS", "idle_mb", "MB"),
         ("RSS after the first turn", "turn_mb", "MB"),
     ]
+    rows += [(f"RSS after {k[6:-3]} turns", k, "MB") for k in gw if k.startswith("after_")]
     for label, key, unit in rows:
-        b = base.get(key)
+        b = base.get(key) if not key.startswith("after_") else None
         shown_b = f"{b:.2f} {unit}" if b is not None else "-"
         ratio = f"{gw[key] / b:.2f}x" if b else "-"
         print(f"{label:28}{gw[key]:>13.2f} {unit:<2}{shown_b:>16}{ratio:>8}")

@@ -16,7 +16,6 @@ import json
 import sys
 import time
 from dataclasses import replace
-from datetime import datetime
 from typing import Any
 
 from .common import add_runtime_options, fail, load_from_args, run_async
@@ -289,6 +288,8 @@ def _runs(args: argparse.Namespace) -> int:
             if args.json:
                 print(json.dumps(_run_row(run), ensure_ascii=False))
                 continue
+            from datetime import datetime  # every command imports this module: keep it light
+
             started = datetime.fromtimestamp(run.started_at, zone).strftime("%Y-%m-%d %H:%M:%S")
             took = f" in {run.finished_at - run.started_at:.1f} s" if run.finished_at else ""
             detail = run.error or run.output

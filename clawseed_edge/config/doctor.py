@@ -115,6 +115,23 @@ def check_packages(ctx: DoctorContext) -> CheckResult:
     return CheckResult("packages", "ok", "installed for " + ", ".join(n.feature for n in needs))
 
 
+def check_bytecode(ctx: DoctorContext) -> CheckResult:
+    """The installed code has up-to-date bytecode (under systemd the service cannot write it)."""
+    from .bytecode import describe, stale_sources
+
+    stale, total = stale_sources()
+    if not stale:
+        return CheckResult("bytecode", "ok", describe(stale, total))
+    return CheckResult(
+        "bytecode",
+        "warn",
+        describe(stale, total) + "; the service compiles them from source at every start "
+        "(it cannot write __pycache__ into a read-only venv)",
+        "`sudo clawseed-edge service install` byte-compiles them, or: "
+        f"sudo {sys.executable} -m compileall -q {stale[0].parent}",
+    )
+
+
 async def check_config(ctx: DoctorContext) -> CheckResult:
     """The config file loads and passes every check a run makes (the error names file and key)."""
     from clawseed_edge.api import ConfigError, HardwareError
@@ -292,6 +309,7 @@ def default_checks() -> list[Check]:
     """Every built-in check, in the order they are shown."""
     return [
         check_python,
+        check_bytecode,
         check_config,
         check_packages,
         check_board,

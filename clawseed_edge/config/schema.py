@@ -309,7 +309,8 @@ class GatewaySettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
         max_remote_tools: Tools one connection may offer.
         max_tool_schema_bytes: Largest JSON schema of one remote tool.
         remote_tool_timeout_s: Seconds to wait for a client to answer a remote tool call.
-        requests_per_minute: Per token (and per client address before pairing); 0: no limit.
+        requests_per_minute: Per token (and per client address before pairing), each of HTTP
+            requests, WebSocket connects and chat messages counted apart; 0: no limit.
         max_connections: Open chat connections at once (TCP connections of all kinds: this
             and 64 more).
         max_connections_per_address: Open TCP connections one client address may hold.

@@ -26,13 +26,16 @@ Sizes, chosen for a 512 MB Pi Zero 2 W (see docs/memory.md):
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import sqlite3
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from clawseed_edge.api import MemoryStoreError
 
@@ -46,10 +49,15 @@ __all__ = [
     "configure",
     "driver_errors",
     "open_connection",
+    "run_in_worker",
+    "sqlite_driver",
     "translate_error",
+    "write_transaction",
 ]
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 _warned_no_vectors = False
 
@@ -96,14 +104,62 @@ async def begin_write(conn: Any, path: object, what: str, busy_timeout_s: float)
             if "locked" not in text and "busy" not in text:
                 raise
             if loop.time() >= deadline:
-                raise MemoryStoreError(
-                    f"memory database {path} is locked by another writer: waited "
-                    f"{busy_timeout_s:g} s, {what} was not saved. Another process "
-                    "(the clawseed-edge service, or a second command) is writing to it: "
-                    "let it finish or stop it, then try again (or raise "
-                    "[memory] busy_timeout_s)"
-                ) from exc
+                raise _locked(path, what, busy_timeout_s) from exc
             await asyncio.sleep(min(0.05, max(0.0, deadline - loop.time())))
+
+
+def _locked(path: object, what: str, busy_timeout_s: float) -> MemoryStoreError:
+    return MemoryStoreError(
+        f"memory database {path} is locked by another writer: waited "
+        f"{busy_timeout_s:g} s, {what} was not saved. Another process "
+        "(the clawseed-edge service, or a second command) is writing to it: "
+        "let it finish or stop it, then try again (or raise [memory] busy_timeout_s)"
+    )
+
+
+async def run_in_worker(conn: Any, fn: Callable[[Any], T]) -> T:
+    """Run ``fn(connection)`` on ``conn``'s worker thread with the driver's own connection.
+
+    One trip to the thread for as many statements as ``fn`` runs: each aiosqlite call is a
+    trip of its own (a queue put, a thread switch, a future set back on the loop), and a
+    turn's writes were eleven of them. ``fn`` must not touch the event loop. Not safe to
+    cancel midway: a cancelled caller stops waiting, and ``fn`` still runs to its end on the
+    thread (a :func:`write_transaction` commits or rolls back whole).
+    """
+    # aiosqlite >= 0.20 runs every call through ``_execute(fn, ...)`` on its thread and
+    # keeps the driver connection as ``_conn``; it offers no public way to run a function.
+    return cast(T, await conn._execute(fn, conn._conn))
+
+
+def write_transaction(
+    connection: Any, body: Callable[[Any], T], *, path: object, what: str, busy_timeout_s: float
+) -> T:
+    """``BEGIN IMMEDIATE``, ``body(connection)``, ``COMMIT`` (``ROLLBACK`` on any error), on
+    the worker thread: :func:`begin_write`'s wait for another writer, done there.
+
+    Raises:
+        MemoryStoreError: still locked after ``busy_timeout_s`` (as :func:`begin_write`).
+    """
+    deadline = time.monotonic() + busy_timeout_s
+    while True:
+        try:
+            connection.execute("BEGIN IMMEDIATE")
+            break
+        except driver_errors() as exc:
+            text = str(exc).lower()
+            if "locked" not in text and "busy" not in text:
+                raise
+            if time.monotonic() >= deadline:
+                raise _locked(path, what, busy_timeout_s) from exc
+            time.sleep(min(0.05, max(0.0, deadline - time.monotonic())))
+    try:
+        result = body(connection)
+        connection.execute("COMMIT")
+    except BaseException:
+        with contextlib.suppress(*driver_errors()):
+            connection.execute("ROLLBACK")
+        raise
+    return result
 
 
 @functools.cache
@@ -144,7 +200,11 @@ class OpenedConnection:
     reason: str = ""
 
 
-def _pick_driver() -> ModuleType:
+@functools.cache
+def sqlite_driver() -> ModuleType:
+    """The DB-API module that serves this process, decided once: the standard ``sqlite3`` where
+    it can load extensions, else sqlean.py (state.db follows the same rule, so one SQLite
+    library is loaded, not two)."""
     if hasattr(sqlite3.Connection, "enable_load_extension"):
         return sqlite3
     try:
@@ -185,7 +245,7 @@ async def open_connection(path: str | Path, *, load_vectors: bool = True) -> Ope
     """
     import aiosqlite
 
-    driver = _pick_driver()
+    driver = sqlite_driver()
     reason_box: list[str] = []
     failure: list[BaseException] = []
 

@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import math
 import re
@@ -86,6 +85,8 @@ def cap_text(text: str, limit: int) -> str:
 
 def content_hash(text: str) -> str:
     """SHA-256 of ``text`` (UTF-8), hex: the embedding cache key."""
+    import hashlib  # at the first store, not at start-up (a cached import after that)
+
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -154,6 +155,7 @@ class HygieneMethods:
     if TYPE_CHECKING:
         snapshot_path: Path | None
         vectors_loaded: bool
+        _last_prune: float | None
         _vec_table: bool
 
         def _read(self, what: str) -> AbstractAsyncContextManager[Any]: ...
@@ -247,6 +249,7 @@ class HygieneMethods:
                 "INSERT OR REPLACE INTO memory_meta (key, value) VALUES ('last_prune', ?)",
                 (str(time.time() if now is None else now),),
             )
+        self._last_prune = time.time() if now is None else now
         if messages:
             log.info(
                 "memory: pruned %d session messages older than %g days", messages, retention_days
@@ -258,14 +261,18 @@ class HygieneMethods:
     ) -> int | None:
         """Run :meth:`prune` if it last ran more than ``interval_s`` ago; None if not due.
 
-        Call it after turns; it also rewrites the snapshot, if one is configured.
+        Call it after turns; it also rewrites the snapshot, if one is configured. The time of
+        the last prune is read from the database once, then kept: a turn that is not due
+        makes no trip to the database (another process's prune is seen at the next start).
         """
         current = time.time() if now is None else now
-        async with self._read("prune schedule") as conn:
-            rows = await conn.execute_fetchall(
-                "SELECT value FROM memory_meta WHERE key = 'last_prune'"
-            )
-        if rows and current - float(rows[0][0]) < interval_s:
+        if self._last_prune is None:
+            async with self._read("prune schedule") as conn:
+                rows = await conn.execute_fetchall(
+                    "SELECT value FROM memory_meta WHERE key = 'last_prune'"
+                )
+            self._last_prune = float(rows[0][0]) if rows else float("-inf")
+        if current - self._last_prune < interval_s:
             return None
         pruned = await self.prune(retention_days, now=current)
         if self.snapshot_path is not None:

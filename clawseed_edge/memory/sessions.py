@@ -7,7 +7,7 @@ import json
 import logging
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any
 
@@ -160,6 +160,8 @@ class SessionMethods:
 
         def _write(self, what: str) -> AbstractAsyncContextManager[Any]: ...
 
+        async def _write_once(self, what: str, body: Callable[[Any], None]) -> None: ...
+
         redactor: Redactor | None
 
     def _scrubbed(self, messages: Sequence[ChatMessage]) -> Sequence[ChatMessage]:
@@ -220,21 +222,27 @@ class SessionMethods:
             return
         messages = self._scrubbed(messages)
         now = time.time()
-        async with self._write("append history") as conn:
-            await conn.execute(
+        rows = [(session_id, message_to_json(m), now) for m in messages]
+        title = title_for(tuple(messages))
+
+        def write(conn: Any) -> None:
+            # On the worker thread: the three statements in one trip (see _write_once).
+            conn.execute(
                 "INSERT OR IGNORE INTO sessions (session_id, title, message_count, created_at, "
                 "updated_at) VALUES (?, '', 0, ?, ?)",
                 (session_id, now, now),
             )
-            await conn.executemany(
+            conn.executemany(
                 "INSERT INTO session_messages (session_id, message, created_at) VALUES (?,?,?)",
-                [(session_id, message_to_json(m), now) for m in messages],
+                rows,
             )
-            await conn.execute(
+            conn.execute(
                 "UPDATE sessions SET message_count = message_count + ?, updated_at = ?, "
                 "title = CASE WHEN title = '' THEN ? ELSE title END WHERE session_id = ?",
-                (len(messages), now, title_for(tuple(messages)), session_id),
+                (len(rows), now, title, session_id),
             )
+
+        await self._write_once("append history", write)
 
     async def session_info(self, session_id: str) -> SessionInfo | None:
         """The stored session's title, message count and last update, or None."""

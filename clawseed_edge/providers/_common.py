@@ -7,7 +7,6 @@ exception hierarchy; that keeps this module free of either import.
 
 from __future__ import annotations
 
-import email.utils
 import importlib
 import importlib.util
 import json
@@ -124,6 +123,8 @@ def parse_retry_after(value: str | None) -> float | None:
         return max(0.0, float(value))
     except ValueError:
         pass
+    import email.utils  # only for a Retry-After given as a date: rare, so not at start-up
+
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):

@@ -5,10 +5,13 @@ there) before anything is written; create the ``gpio``/``i2c``/``dialout`` group
 (``SupplementaryGroups=`` naming a missing group stops the unit from starting) and the system
 user; write the unit with this install's ``clawseed-edge`` and the udev rule for the ST-LINK
 boards; write ``config.toml`` in the state directory if there is none (``clawseed-edge init``);
-reload udev and systemd; enable the unit (and start it with ``now``).
+byte-compile the package and its dependencies (the unit's read-only venv cannot keep the
+bytecode it would compile at every start); reload udev and systemd; enable the unit (and start
+it with ``now``).
 
 With ``root`` other than ``/`` (tests, images built offline) the files are written under that
-directory and no system command runs: each is printed as ``would run: ...``.
+directory and no system command runs: each is printed as ``would run: ...``. The bytecode is
+still written, beside the venv's code that the unit runs.
 """
 
 from __future__ import annotations
@@ -207,6 +210,7 @@ def install(
     _write(paths.unit, render_unit(settings), say)
     _write(paths.udev_rule, render_udev_rule(), say)
     _ensure_config(exe, paths, run, say, init_args)
+    _byte_compile(say)
     steps: list[list[str]] = [
         ["udevadm", "control", "--reload-rules"],
         ["udevadm", "trigger", "--subsystem-match=tty", "--subsystem-match=usb"],
@@ -307,6 +311,24 @@ def _say_gateway_state(config: Path, say: Report) -> None:
         f"note: --gateway changed nothing: the kept {config} has a gateway that {found}; "
         f"for phones set [gateway] {wanted} in it, then: systemctl reload {UNIT_NAME}"
     )
+
+
+def _byte_compile(say: Report) -> None:
+    """Compile what has no up-to-date bytecode: under ``ProtectSystem=strict`` the service
+    could not write it, and would compile every module from source at every start."""
+    from clawseed_edge.config.bytecode import byte_compile
+
+    report = byte_compile()
+    say(
+        f"byte-compiled {report.compiled} of {report.total} modules of the package and its "
+        "dependencies (the rest were up to date)"
+    )
+    if report.failed_count:
+        say(
+            f"note: {report.failed_count} could not be byte-compiled (first: {report.failed[0]}); "
+            "they are compiled at every start. Run this as the owner of the venv (root), or: "
+            f"sudo {sys.executable} -m compileall -q {report.failed[0]}"
+        )
 
 
 def uninstall(root: Path = Path("/"), *, run: Runner = _subprocess_run) -> list[str]:

@@ -23,7 +23,6 @@ from urllib.parse import urlsplit
 from clawseed_edge.api import BaseTool, ResourceAccess, RiskClass, ToolContext, ToolResult
 
 from .destinations import MAX_URL_CHARS, DestinationPolicy, DestinationRefused
-from .html_text import html_to_text
 from .http_client import Fetched, FetchFailed, PinnedFetcher
 
 __all__ = ["HTTP_METHODS", "HttpRequestTool", "WebFetchTool"]
@@ -241,6 +240,8 @@ class WebFetchTool(_HttpTool):
             not kind and fetched.body.lstrip()[:1] == b"<"
         ):
             # Cut the text at the cap plus a margin so the scrubber sees a key whole.
+            from .html_text import html_to_text  # html.parser: only when a page is read
+
             text, longer = html_to_text(
                 fetched.text(),
                 base_url=fetched.url,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import sqlite3
 from pathlib import Path
 
@@ -243,3 +245,46 @@ async def test_a_remote_provider_needs_its_key(
     assert "sk-ant-test" not in result.summary
     if not present:
         assert result.fix == "`clawseed-edge secrets set ANTHROPIC_API_KEY`"
+
+
+def test_bytecode_missing_or_stale_is_a_warning_until_compiled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from clawseed_edge.config import bytecode
+    from clawseed_edge.config.doctor import check_bytecode
+
+    module = tmp_path / "pkg" / "mod.py"
+    module.parent.mkdir()
+    module.write_text("X = 1\n", encoding="utf-8")
+    monkeypatch.setattr(bytecode, "installed_sources", lambda: [module])
+    ctx = make_context(config_file(tmp_path, ""), Machine(root=tmp_path, user="pi"))
+
+    missing = check_bytecode(ctx)
+    report = bytecode.byte_compile()
+    compiled = check_bytecode(ctx)
+    module.write_text("X = 22\n", encoding="utf-8")  # edited after compiling: stale
+    stale = check_bytecode(ctx)
+
+    assert missing.status == "warn" and "1 of 1 modules" in missing.summary
+    assert "service install" in missing.fix and "compileall" in missing.fix
+    assert (report.total, report.compiled, report.failed_count) == (1, 1, 0)
+    assert compiled.status == "ok", compiled
+    assert stale.status == "warn" and str(module) in stale.summary
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root (sudo)")
+def test_bytecode_compiled_as_root_belongs_to_the_owner_of_the_code(tmp_path: Path) -> None:
+    from clawseed_edge.config import bytecode
+
+    package = tmp_path / "venv" / "pkg"
+    package.mkdir(parents=True)
+    module = package / "mod.py"
+    module.write_text("X = 1\n", encoding="utf-8")
+    os.chown(package, 1000, 1000)  # a user's venv; `sudo ... service install` compiles it
+    os.chown(module, 1000, 1000)
+
+    report = bytecode.byte_compile([module])
+
+    cached = Path(importlib.util.cache_from_source(str(module)))
+    assert report.compiled == 1
+    assert (cached.stat().st_uid, cached.parent.stat().st_uid) == (1000, 1000)

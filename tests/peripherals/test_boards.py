@@ -119,3 +119,26 @@ def test_alias_to_unknown_pin_refused(tmp_path: Path) -> None:
     )
     with pytest.raises(ConfigInvalid, match=r"aliases.led1"):
         load_board_file(path)
+
+
+def test_a_board_file_is_parsed_when_its_board_is_asked_for(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from clawseed_edge.peripherals import boards
+
+    parsed: list[str] = []
+    load = boards.load_board_file
+
+    def counting(path: Path) -> boards.BoardSpec:
+        parsed.append(path.stem)
+        return load(path)
+
+    monkeypatch.setattr(boards, "load_board_file", counting)
+    _write(tmp_path, "broken.toml", "not toml [")
+    registry = BoardRegistry.load(tmp_path)
+    assert "rpi4b" in registry and "broken" in registry.ids()
+    assert parsed == [], "ids come from the file names"
+    assert registry.get("rpi4b") is registry.get("rpi4b")
+    assert parsed == ["rpi4b"], "the service's one board: one file parsed, once"
+    with pytest.raises(ConfigInvalid, match=r"broken.toml"):
+        registry.get("broken")

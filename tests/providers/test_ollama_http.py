@@ -186,3 +186,18 @@ async def test_embeddings_of_the_wrong_count_are_a_bad_response() -> None:
     with pytest.raises(ProviderBadResponse, match=r"not a list of 2 vectors"):
         await provider.embed(["a", "b"])
     await provider.aclose()
+
+
+def test_a_plain_http_server_gets_no_ca_bundle_and_https_is_still_verified() -> None:
+    import ssl
+
+    import httpx
+
+    from clawseed_edge.providers.ollama import _transport
+
+    plain = _transport(httpx, "http://127.0.0.1:11434")._pool._ssl_context
+    secure = _transport(httpx, "https://ollama.example")._pool._ssl_context
+    assert plain.cert_store_stats()["x509_ca"] == 0, "no CA bundle loaded for plain http"
+    assert plain.verify_mode == ssl.CERT_REQUIRED, "and it would refuse any TLS peer"
+    assert secure.cert_store_stats()["x509_ca"] > 0
+    assert secure.verify_mode == ssl.CERT_REQUIRED

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 # importlib.metadata: entry points are read only for a plugin name the config uses (api.plugins).
 HEAVY = ("ollama", "anthropic", "pydantic", "httpx", "importlib.metadata")
 
@@ -76,3 +78,21 @@ def test_the_idle_service_has_no_sdk_and_did_no_network_io_before_ready(tmp_path
     # ... without loading the SDK: it loads at the first turn.
     assert result["probed"]["modules"] == []
     assert f"no model server at http://127.0.0.1:{port}" in out.stderr
+
+
+@pytest.mark.parametrize(
+    ("module", "unused"),
+    [
+        ("clawseed_edge.providers.ollama", "email"),  # a Retry-After date is rare
+        ("clawseed_edge.memory.sqlite", "hashlib"),  # at the first store
+        ("clawseed_edge.tools", "html"),  # the HTTP tools are off by default
+        ("clawseed_edge.cli.main; clawseed_edge.cli.main.build_parser()", "datetime"),  # cron runs
+    ],
+)
+def test_a_standard_module_is_imported_only_by_what_uses_it(module: str, unused: str) -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", f"import sys, {module}; print({unused!r} in sys.modules)"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False", f"importing {module} imported {unused}"

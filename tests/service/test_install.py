@@ -212,3 +212,82 @@ def test_a_second_install_with_gateway_is_quiet_when_phones_can_reach_it(tmp_pat
     assert main(["service", "install", "--root", str(tmp_path), "--gateway"]) == 0
     lines = install(tmp_path, run=_must_not_run, init_args=["--gateway"])
     assert not any("--gateway changed nothing" in line for line in lines)
+
+
+# Imported by `run` and the gateway; the spy below records every module compiled from source.
+_IMPORT_CHECK = """
+import importlib, json, sys
+from importlib import _bootstrap_external as external
+
+compiled = []
+source_to_code = external.SourceLoader.source_to_code
+
+def spy(self, data, path, *args, **kwargs):
+    compiled.append(str(path))
+    return source_to_code(self, data, path, *args, **kwargs)
+
+external.SourceLoader.source_to_code = spy
+for name in sys.argv[1:]:
+    importlib.import_module(name)
+import clawseed_edge
+print(json.dumps({"package": clawseed_edge.__file__, "compiled": compiled}))
+"""
+_SERVICE_MODULES = (
+    "clawseed_edge.cli.main",
+    "clawseed_edge.service.process",
+    "clawseed_edge.config.assemble",
+    "clawseed_edge.channels.gateway.app",
+    "clawseed_edge.channels.gateway.server",
+    "clawseed_edge.memory.sqlite",
+    "clawseed_edge.providers.ollama",
+    "uvicorn",
+    "starlette.applications",
+    "websockets",
+    "httpx",
+    "aiosqlite",
+    "gpiozero",
+    "msgspec",
+)
+
+
+def test_install_leaves_bytecode_a_read_only_venv_imports_without_compiling(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    import clawseed_edge
+
+    # A copy of the package without any bytecode stands for a fresh (or editable) install.
+    src = tmp_path / "src"
+    shutil.copytree(
+        Path(clawseed_edge.__file__).parent,
+        src / "clawseed_edge",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    env = {**os.environ, "PYTHONPATH": str(src), "PYTHONDONTWRITEBYTECODE": "1"}
+    env.pop("PYTHONPYCACHEPREFIX", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "clawseed_edge", "service", "install", "--root", str(tmp_path / "r")],
+        env=env, cwd=tmp_path, capture_output=True, text=True, check=False, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "byte-compiled" in done.stdout
+    for path in [src, *src.rglob("*")]:  # the service's view of its venv: read-only
+        path.chmod(0o555 if path.is_dir() else 0o444)
+    try:
+        ran = subprocess.run(
+            [sys.executable, "-c", _IMPORT_CHECK, *_SERVICE_MODULES],
+            env=env, cwd=tmp_path, capture_output=True, text=True, check=False, timeout=120,
+        )  # fmt: skip
+    finally:
+        for path in [src, *src.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+    assert ran.returncode == 0, ran.stderr
+    result = json.loads(ran.stdout)
+    assert result["package"].startswith(str(src)), "the copy was imported"
+    installed = (str(src), str(Path(sys.prefix).resolve()), sys.prefix)
+    from_source = [p for p in result["compiled"] if p.startswith(installed)]
+    assert from_source == [], f"compiled from source at import: {from_source[:5]}"
+    assert not any(p.suffix == ".pyc" for p in src.rglob("*") if "__pycache__" not in p.parts), (
+        "bytecode only in __pycache__"
+    )

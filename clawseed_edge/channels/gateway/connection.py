@@ -23,6 +23,7 @@ from clawseed_edge.channels.conversations import Conversations
 from clawseed_edge.state import TokenInfo
 
 from .errors import ClientError
+from .limits import RateLimiter, message_key
 from .protocol import (
     AbortFrame,
     ApprovalResponseFrame,
@@ -58,6 +59,7 @@ class ConnectionHost(Protocol):
     conversations: Conversations
     registry: ToolRegistry
     limits: FrameLimits
+    rate: RateLimiter
     remote_timeout_s: float
 
     @property
@@ -223,6 +225,8 @@ class ChatConnection:
     # --- frames --------------------------------------------------------------------------
 
     def _handle(self, frame: ClientFrame) -> None:
+        if isinstance(frame, MessageFrame | RegenerateFrame):
+            self.hub.rate.hit(message_key(self.who.id))  # a refusal is an error frame
         if isinstance(frame, MessageFrame):
             self._start_turn(frame.content)
         elif isinstance(frame, RegisterToolsFrame):

@@ -13,7 +13,7 @@ from typing import Any
 
 from .errors import ClientError
 
-__all__ = ["MAX_JSON_DEPTH", "RateLimiter", "clip", "loads_bounded"]
+__all__ = ["MAX_JSON_DEPTH", "RateLimiter", "clip", "connect_key", "loads_bounded", "message_key"]
 
 MAX_JSON_DEPTH = 32
 ECHO_CHARS = 80
@@ -72,8 +72,22 @@ def loads_bounded(raw: str | bytes, *, max_bytes: int, max_depth: int = MAX_JSON
     return value
 
 
+def connect_key(token_id: str) -> str:
+    """The rate key of a token's WebSocket connects, counted apart from its requests and its
+    messages: a phone that reconnects often must not use up the budget of what it sends."""
+    return f"connect:{token_id}"
+
+
+def message_key(token_id: str) -> str:
+    """The rate key of the chat messages (``message``, ``regenerate``) a token sends."""
+    return f"message:{token_id}"
+
+
 class RateLimiter:
     """At most ``per_minute`` hits per key in any sliding 60 s window.
+
+    Each key has its own window: HTTP requests (``token:ID``, ``addr:HOST``), WebSocket
+    connects (:func:`connect_key`) and chat messages (:func:`message_key`) are counted apart.
 
     Args:
         per_minute: The limit (0 or less: unlimited).

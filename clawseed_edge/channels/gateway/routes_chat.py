@@ -16,7 +16,7 @@ from .connection import ChatConnection
 from .endpoint import answers_approvals, bearer_token
 from .errors import ClientError
 from .hub import GatewayHub
-from .limits import clip
+from .limits import clip, connect_key
 from .protocol import error_frame
 
 __all__ = ["chat_routes"]
@@ -50,7 +50,7 @@ def chat_endpoint(hub: GatewayHub) -> Callable[[WebSocket], Awaitable[None]]:
             who = await hub.pairing.authenticate(
                 bearer_token(websocket.headers, websocket.query_params, allow_query=True)
             )
-            hub.rate.hit(f"token:{who.id}")
+            hub.rate.hit(connect_key(who.id))
             requested = websocket.query_params.get("session_id")
             if requested is not None and _SESSION.fullmatch(requested) is None:
                 raise ClientError(

@@ -144,6 +144,10 @@ class GatewayServer:
             forwarded_allow_ips=list(self.trusted_proxies) or "",
             ws_ping_interval=20.0,
             ws_ping_timeout=20.0,
+            # permessage-deflate keeps ~34 KB of zlib state per connection (200 idle clients:
+            # 59.5 KB each with it, 25.7 KB without, benchmarks/bench_gateway.py --idle) to save
+            # ~1.8 KB on a 50-word turn's frames: not worth it for chat.
+            ws_per_message_deflate=False,
             timeout_graceful_shutdown=5,
         )
         server = self._server = _EmbeddedServer(config)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import httpx
@@ -10,7 +11,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from clawseed_edge.testing import ScriptedProvider
 from clawseed_edge.testing.hardware import pin_level
 
-from .conftest import CONFIG, base_url, pair_token, running_service
+from .conftest import CONFIG, base_url, open_ws, pair_token, recv, recv_until, running_service
 
 
 def _auth(token: str) -> dict[str, str]:
@@ -196,3 +197,31 @@ async def test_ready_shows_details_only_with_a_token(
     assert anonymous.json()["checks"]["memory"] == {"ok": True}
     assert "scripted" in detailed.json()["checks"]["provider"]["detail"]
     assert detailed.json()["checks"]["peripheral:pi"]["ok"] is True
+
+
+async def test_websocket_connects_messages_and_requests_are_counted_apart(
+    clawseed_home: Path, provider: ScriptedProvider
+) -> None:
+    provider.add("one", "two", "three", "four")
+    config = CONFIG.replace("port = 0", "port = 0\nrequests_per_minute = 3")
+    async with running_service(clawseed_home, provider, config) as service:
+        token = await pair_token(service)
+        for _ in range(2):  # a phone that reconnects
+            async with await open_ws(service, token) as ws:
+                await recv_until(ws, "connected")
+        async with await open_ws(service, token) as ws:
+            await recv_until(ws, "connected")
+            answers = []
+            for i in range(3):
+                await ws.send(json.dumps({"type": "message", "content": f"turn {i}"}))
+                answers.append((await recv_until(ws, "done"))[-1]["full_response"])
+            await ws.send(json.dumps({"type": "message", "content": "one too many"}))
+            refused_message = await recv(ws)
+        async with await open_ws(service, token) as ws:
+            refused_connect = await recv(ws)
+        async with httpx.AsyncClient(base_url=base_url(service), headers=_auth(token)) as http:
+            codes = [(await http.get("/api/sessions")).status_code for _ in range(3)]
+    assert answers == ["one", "two", "three"]
+    assert refused_message["code"] == "rate_limited", "the 4th message in a minute"
+    assert refused_connect["code"] == "rate_limited", "the 4th connect in a minute"
+    assert codes == [200, 200, 200], "connects and messages did not use up the requests"

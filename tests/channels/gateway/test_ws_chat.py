@@ -119,3 +119,19 @@ async def test_a_bad_token_is_told_why_on_the_socket(
             frame = await recv(ws)
     assert frame["type"] == "error" and frame["code"] == "unauthorized"
     assert "pair" in frame["message"]
+
+
+async def test_chat_sockets_decline_permessage_deflate(
+    clawseed_home: Path, provider: ScriptedProvider
+) -> None:
+    provider.add("small frames")
+    async with running_service(clawseed_home, provider) as service:
+        token = await pair_token(service)
+        async with await open_ws(service, token) as ws:  # the client offers deflate
+            await recv_until(ws, "connected")
+            await ws.send(json.dumps({"type": "message", "content": "hi"}))
+            frames = await recv_until(ws, "done")
+            assert ws.response is not None
+            extensions = ws.response.headers.get("Sec-WebSocket-Extensions")
+    assert extensions is None, "no per-connection zlib state (~34 KB) for small chat frames"
+    assert frames[-1]["full_response"] == "small frames"
