@@ -487,7 +487,8 @@ class TelegramChannel:
         elif outcome == "timeout":
             line = "⌛ No answer in time: refused."
         elif outcome == "cancelled":
-            line = "Withdrawn: the turn ended before an answer."
+            # The policy's own approval_timeout_s may end the wait first: a refusal too.
+            line = "⌛ Not answered: refused (the time ran out, or the turn was stopped)."
         else:
             line = f"Answered elsewhere: {outcome}."
         text = f"{approval.text}\n\n{line}"

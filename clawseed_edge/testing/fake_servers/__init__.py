@@ -26,9 +26,10 @@ from .base import Handler as Handler  # re-exported: the route handler type
 from .base import split_words as split_words  # re-exported: tests import it from here
 from .ollama import FakeOllama
 from .openai import FakeOpenAI
-from .telegram import FakeBotApi
+from .telegram import BotCall, FakeBotApi, SentMessage
 
 __all__ = [
+    "BotCall",
     "FakeAnthropic",
     "FakeBotApi",
     "FakeModelServer",
@@ -36,4 +37,5 @@ __all__ = [
     "FakeOpenAI",
     "RecordedRequest",
     "Reply",
+    "SentMessage",
 ]

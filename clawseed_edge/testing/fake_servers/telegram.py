@@ -68,6 +68,8 @@ class FakeBotApi(FakeModelServer):
         token: The bot token the fake accepts; any other answers 401 Unauthorized.
         username: The bot's ``getMe`` username.
         max_poll_s: Bound of one long poll, whatever ``timeout`` the client asks for.
+        first_update_id: The first update's id (a fake that stands in for one that went away
+            continues its numbering, as Telegram does).
     """
 
     def __init__(
@@ -77,6 +79,7 @@ class FakeBotApi(FakeModelServer):
         username: str = "clawseed_test_bot",
         max_poll_s: float = 30.0,
         port: int = 0,
+        first_update_id: int = 1,
     ) -> None:
         super().__init__(port=port)
         self.token = token
@@ -91,7 +94,9 @@ class FakeBotApi(FakeModelServer):
         #: The offset of the last ``getUpdates`` (what the client confirmed).
         self.confirmed_offset: int | None = None
         self._updates: list[dict[str, Any]] = []
-        self._update_ids = itertools.count(1)
+        self._update_ids = itertools.count(first_update_id)
+        #: The id the next pushed update gets.
+        self.next_update_id = first_update_id
         self._message_ids = itertools.count(1000)
         self._faults: dict[str, deque[_Fault]] = {}
         self._new_update: asyncio.Event | None = None
@@ -101,6 +106,7 @@ class FakeBotApi(FakeModelServer):
     def push_update(self, update: dict[str, Any]) -> int:
         """Queue a raw update (``update_id`` is added); returns its id."""
         update_id = next(self._update_ids)
+        self.next_update_id = update_id + 1
         self._updates.append({"update_id": update_id, **update})
         self._wake()
         return update_id
