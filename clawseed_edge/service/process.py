@@ -648,4 +648,5 @@ def _channel_state(channel: Any) -> dict[str, Any]:
     describe = getattr(channel, "describe", None)
     if callable(describe):
         return dict(describe())
-    return {"name": channel.name, "state": "running"}
+    url = getattr(channel, "url", None)
+    return {"name": channel.name, "state": "running", "detail": str(url) if url else ""}

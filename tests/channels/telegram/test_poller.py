@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from clawseed_edge.api import ChatRequest, StreamEvent
+from clawseed_edge.api import ChatRequest, StreamDone, StreamEvent, TextDelta
 from clawseed_edge.testing import ScriptedProvider
 from clawseed_edge.testing.fake_servers import FakeBotApi
 
@@ -101,12 +101,14 @@ async def test_a_refused_token_stops_the_channel_and_says_why(
 
 
 class SlowStream(ScriptedProvider):
-    """Streams its answer one piece every 20 ms."""
+    """Streams its answer one word every 20 ms."""
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
-        async for event in super().stream(request):
+        response = await self._next(request)
+        for word in response.text.split(" "):
             await asyncio.sleep(0.02)
-            yield event
+            yield TextDelta(word + " ")
+        yield StreamDone(response)
 
 
 async def test_a_streamed_answer_is_edited_at_a_bounded_rate(
