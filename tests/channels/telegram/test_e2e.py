@@ -107,3 +107,35 @@ async def test_the_token_is_in_no_log_line(
     assert TOKEN not in text
     assert TOKEN.split(":")[1] not in text
     assert TOKEN not in str(status)
+
+
+async def test_commands(clawseed_home: Path, bot: FakeBotApi) -> None:
+    provider = ScriptedProvider(["First.", "Second."], streaming=True)
+    async with running_bot(clawseed_home, bot, provider) as service:
+        bot.push_message(OWNER, "/start")
+        hello = await bot.wait_for_message(OWNER, "Hello")
+        bot.push_message(OWNER, "/status")
+        await bot.wait_for_message(OWNER, "pi: sim with 1 device")
+        bot.push_message(OWNER, "remember me")
+        await bot.wait_for_message(OWNER, "First.")
+        bot.push_message(OWNER, "/reset")
+        await bot.wait_for_message(OWNER, "A new conversation")
+        bot.push_message(OWNER, "who am I?")
+        await bot.wait_for_message(OWNER, "Second.")
+        bot.push_message(OWNER, "/frobnicate")
+        await bot.wait_for_message(OWNER, "Unknown command /frobnicate")
+        sessions = {c.session_id for c in service.channels[0].conversations.all()}
+    assert str(OWNER) in hello.text and "/stop" in hello.text
+    assert len(provider.requests) == 2
+    assert "remember me" not in str(provider.requests[1].messages), "a new conversation"
+    assert len(sessions) == 1
+
+
+async def test_group_chats_are_not_served(clawseed_home: Path, bot: FakeBotApi) -> None:
+    provider = ScriptedProvider(["Private."], streaming=True)
+    async with running_bot(clawseed_home, bot, provider):
+        bot.push_message(OWNER, "hello group", chat_id=-100123, chat_type="supergroup")
+        bot.push_message(OWNER, "hello me")
+        await bot.wait_for_message(OWNER, "Private.")
+    assert bot.sent_to(-100123) == []
+    assert len(provider.requests) == 1
