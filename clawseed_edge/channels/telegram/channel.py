@@ -274,6 +274,8 @@ class TelegramChannel:
                     self.username = str(me.get("username", ""))
                     await self.api.set_my_commands(COMMANDS)
                     ready = True
+                    # Polling from now on (approvals may be asked during the first long poll).
+                    self.state, self.detail = "polling", ""
                     log.info("Telegram bot @%s is polling", self.username)
                 await self._poll_once()
                 delay = self.backoff_s[0]

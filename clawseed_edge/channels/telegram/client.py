@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import ssl
 from collections.abc import Sequence
 from typing import Any
 
@@ -62,12 +63,20 @@ class BotApi:
         self._token = token
         self.api_base = api_base.rstrip("/")
         self.timeout_s = timeout_s
+        # One TLS context for both pools (loading the CA bundle costs ~2 MB each time); a
+        # plain-HTTP base (a local Bot API server, a test fake) loads none.
+        verify: ssl.SSLContext | bool = (
+            httpx.create_ssl_context() if self.api_base.startswith("https://") else False
+        )
         limits = httpx.Limits(max_connections=4, max_keepalive_connections=2)
-        self._send = httpx.AsyncClient(timeout=timeout_s, limits=limits, transport=transport)
+        self._send = httpx.AsyncClient(
+            timeout=timeout_s, limits=limits, transport=transport, verify=verify
+        )
         self._poll = httpx.AsyncClient(
             timeout=timeout_s,
             limits=httpx.Limits(max_connections=1, max_keepalive_connections=1),
             transport=poll_transport,
+            verify=verify,
         )
         self.closed = False
 
