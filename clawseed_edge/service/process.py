@@ -303,6 +303,7 @@ class Service:
             broker=broker,
             estop=self.estop,
             status=self.summary,
+            paired_file=self.loaded.home / "telegram-paired.json",
             **self.options.channels.get("telegram", {}),
         )
         await self._start_channel(channel, broker)
@@ -417,6 +418,16 @@ class Service:
         return self.hub
 
     async def _op_pair(self, request: dict[str, Any]) -> dict[str, Any]:
+        if request.get("channel") == "telegram":
+            from clawseed_edge.api import ConfigInvalid
+
+            bot = next((c for c in self.channels if c.name == "telegram"), None)
+            if bot is None:
+                raise ConfigInvalid(
+                    "the Telegram channel is off in the running service; set "
+                    "[channels.telegram] enabled = true and restart it"
+                )
+            return {"code": bot.new_pair_code(), "channel": "telegram"}  # type: ignore[attr-defined]
         hub = self._require_hub()
         return {"code": hub.pairing.new_code(), "url": self.server.url if self.server else ""}
 

@@ -17,11 +17,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import json
 import logging
+import os
 import random
+import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clawseed_edge.api import (
@@ -70,6 +74,9 @@ MAX_PENDING_SENDS = 256
 SEND_ATTEMPTS = 4
 #: The longest retry_after obeyed for one outgoing call (longer: the call is dropped).
 MAX_RETRY_AFTER_S = 60.0
+#: How long a ``/pair`` code works, and how many wrong codes end it.
+PAIR_CODE_TTL_S = 600.0
+PAIR_CODE_MAX_FAILURES = 10
 #: Seconds between two "typing…" actions while a turn runs (Telegram shows one for ~5 s).
 TYPING_EVERY_S = 4.0
 
@@ -111,6 +118,8 @@ class TelegramChannel:
         api: A ready client (tests); default one on ``settings.api_base``.
         backoff_s: First and longest wait between failed polls.
         watchdog_margin_s: A poll not finished within its timeout plus this is restarted.
+        paired_file: Where user ids paired with ``/pair`` are kept (JSON, mode 0600); None:
+            kept in memory only.
     """
 
     name = "telegram"
@@ -127,6 +136,7 @@ class TelegramChannel:
         api: BotApi | None = None,
         backoff_s: tuple[float, float] = (1.0, 60.0),
         watchdog_margin_s: float = 10.0,
+        paired_file: Path | None = None,
     ) -> None:
         self.settings = settings
         self._token = token
@@ -135,7 +145,12 @@ class TelegramChannel:
         self.estop = estop
         self.status_line = status
         self.api = api if api is not None else BotApi(token, settings.api_base)
-        self.allowed = frozenset(settings.allowed_users)
+        self.paired_file = paired_file
+        self.paired = _read_paired(paired_file)
+        self.allowed = frozenset(settings.allowed_users) | self.paired
+        self._pair_code: str | None = None
+        self._pair_born = 0.0
+        self._pair_failures = 0
         self.backoff_s = backoff_s
         self.watchdog_margin_s = watchdog_margin_s
         #: ``stopped``, ``starting``, ``polling``, ``retrying``, ``failed``.
@@ -358,10 +373,13 @@ class TelegramChannel:
         if chat.get("type") != "private":
             log.info("Telegram: a message in a %s chat was ignored", chat.get("type"))
             return
+        text = message.get("text")
         if user_id not in self.allowed:
+            if isinstance(text, str) and text.startswith("/pair"):
+                self._pair(chat_id, user_id, text)
+                return
             self._refuse_stranger(chat_id, user_id)
             return
-        text = message.get("text")
         if not isinstance(text, str) or not text.strip():
             self._send(chat_id, "Only text messages are understood.")
             return
@@ -393,8 +411,44 @@ class TelegramChannel:
             chat_id,
             f"This bot serves its owner only. Your Telegram user id is {user_id}. To allow you, "
             "the owner adds it to allowed_users in [channels.telegram] of the config file and "
-            "restarts clawseed-edge.",
+            "restarts clawseed-edge, or runs `clawseed-edge pair --telegram` and you send "
+            "/pair <code>.",
         )
+
+    # --- pairing -------------------------------------------------------------------------
+
+    def new_pair_code(self) -> str:
+        """A fresh one-time code for ``/pair <code>`` (the previous one stops working)."""
+        self._pair_code = f"{secrets.randbelow(100_000_000):08d}"
+        self._pair_born = time.monotonic()
+        self._pair_failures = 0
+        return self._pair_code
+
+    def _pair(self, chat_id: int, user_id: int, text: str) -> None:
+        given = text.split(maxsplit=1)[1].strip() if len(text.split(maxsplit=1)) == 2 else ""
+        code = self._pair_code
+        if code is not None and time.monotonic() - self._pair_born >= PAIR_CODE_TTL_S:
+            code = self._pair_code = None
+        if code is None or not secrets.compare_digest(given.encode(), code.encode()):
+            if code is not None:
+                self._pair_failures += 1
+                if self._pair_failures >= PAIR_CODE_MAX_FAILURES:
+                    self._pair_code = None
+                    log.warning("Telegram: the pairing code ended after too many wrong codes")
+            log.warning("Telegram: a wrong or expired pairing code from user id %d", user_id)
+            self._send(
+                chat_id,
+                "That code does not work (wrong, used or expired). The owner prints a new one "
+                "with `clawseed-edge pair --telegram`.",
+            )
+            return
+        self._pair_code = None
+        self.paired = self.paired | {user_id}
+        self.allowed = self.allowed | {user_id}
+        self._strangers.pop(user_id, None)
+        _write_paired(self.paired_file, self.paired)
+        log.warning("Telegram: user id %d paired with a one-time code", user_id)
+        self._send(chat_id, f"Paired: user id {user_id} is allowed now. /help lists what I do.")
 
     def _chat(self, chat_id: int, user_id: int) -> _Chat:
         state = self._chats.get(chat_id)
@@ -658,6 +712,31 @@ def approval_text(frame: Mapping[str, Any]) -> str:
     if summary and summary != action:
         lines.append(str(summary)[:300])
     return "\n".join(lines)[:1000]
+
+
+def _read_paired(path: Path | None) -> frozenset[int]:
+    """The user ids paired before (a missing or unreadable file: none, with a log line)."""
+    if path is None or not path.exists():
+        return frozenset()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return frozenset(int(x) for x in data.get("users", [])[:1000])
+    except (OSError, ValueError, TypeError, AttributeError):
+        log.warning("Telegram: %s is unreadable; no paired users were loaded", path)
+        return frozenset()
+
+
+def _write_paired(path: Path | None, users: frozenset[int]) -> None:
+    if path is None:
+        return
+    try:
+        tmp = path.with_suffix(".tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump({"users": sorted(users)}, f)
+        os.replace(tmp, path)
+    except OSError:
+        log.exception("Telegram: could not save the paired users to %s", path)
 
 
 def _name(method: Callable[..., Any]) -> str:
