@@ -139,3 +139,14 @@ async def test_group_chats_are_not_served(clawseed_home: Path, bot: FakeBotApi) 
         await bot.wait_for_message(OWNER, "Private.")
     assert bot.sent_to(-100123) == []
     assert len(provider.requests) == 1
+
+
+async def test_job_answers_reach_the_allowed_users(clawseed_home: Path, bot: FakeBotApi) -> None:
+    async with running_bot(clawseed_home, bot, ScriptedProvider([], streaming=True)) as service:
+        reached = service.notifications.notify(
+            {"type": "job_result", "job": "morning", "text": "It is 7 °C outside.", "at": 0}
+        )
+        message = await bot.wait_for_message(OWNER, "morning")
+    assert reached == 1
+    assert message.text == "Scheduled job morning: It is 7 °C outside."
+    assert bot.sent_to(STRANGER) == []
