@@ -369,6 +369,8 @@ class TelegramSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True)
         poll_timeout_s: Seconds one long poll waits for updates.
         edit_interval_s: Least seconds between two edits of a streamed answer in one chat.
         max_message_chars: Longest message accepted from a user (longer ones are refused).
+        groups: Serve group chats too, but only messages from allowed users that mention the
+            bot (``@its_name``) or reply to it; off, group chats are ignored.
     """
 
     enabled: bool = False
@@ -384,6 +386,7 @@ class TelegramSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True)
     poll_timeout_s: Annotated[int, msgspec.Meta(ge=1, le=50)] = 30
     edit_interval_s: Annotated[float, msgspec.Meta(ge=1.0, le=60.0)] = 1.0
     max_message_chars: Annotated[int, msgspec.Meta(ge=1, le=32_000)] = 4096
+    groups: bool = False
 
 
 class ChannelsSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):

@@ -208,7 +208,9 @@ class TelegramChannel:
             for chat in self._chats.values():
                 chat.conversation.abort(reason)
             if pending:
-                await asyncio.wait(pending, timeout=2.0)
+                _, stuck = await asyncio.wait(pending, timeout=2.0)
+                for task in stuck:
+                    task.cancel()
         for chat in list(self._chats.values()):
             self.conversations.close(chat.conversation)
         self._chats.clear()
@@ -370,10 +372,12 @@ class TelegramChannel:
         chat_id = chat.get("id")
         if not isinstance(user_id, int) or not isinstance(chat_id, int):
             return
-        if chat.get("type") != "private":
-            log.info("Telegram: a message in a %s chat was ignored", chat.get("type"))
-            return
         text = message.get("text")
+        if chat.get("type") != "private":
+            text = self._addressed(message, text)
+            if text is None or user_id not in self.allowed:
+                return  # not for the bot, or not from an allowed user: silently ignored
+
         if user_id not in self.allowed:
             if isinstance(text, str) and text.startswith("/pair"):
                 self._pair(chat_id, user_id, text)
@@ -398,6 +402,25 @@ class TelegramChannel:
             self._send(chat_id, "Still working on your last message; wait for it or send /stop.")
             return
         state.turn = asyncio.create_task(self._turn(state, text), name=f"telegram-turn-{chat_id}")
+
+    def _addressed(self, message: Mapping[str, Any], text: Any) -> str | None:
+        """In a group (when ``groups`` is on): the text without the bot's mention, if it
+        mentions the bot or replies to it; else None."""
+        chat_type = (message.get("chat") or {}).get("type")
+        if not self.settings.groups or chat_type not in ("group", "supergroup"):
+            log.debug("Telegram: a message in a %s chat was ignored", chat_type)
+            return None
+        if not isinstance(text, str) or not self.username:
+            return None
+        mention = f"@{self.username}"
+        replied = (message.get("reply_to_message") or {}).get("from") or {}
+        if mention.lower() in text.lower():
+            start = text.lower().index(mention.lower())
+            stripped = (text[:start] + text[start + len(mention) :]).strip()
+            return stripped if not text.startswith("/") else text
+        if replied.get("username") == self.username:
+            return text
+        return None
 
     def _refuse_stranger(self, chat_id: int, user_id: int) -> None:
         self.counters["strangers_refused"] += 1

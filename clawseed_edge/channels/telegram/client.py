@@ -98,7 +98,8 @@ class BotApi:
     ) -> list[dict[str, Any]]:
         """Long-poll for updates after ``offset`` (which confirms every earlier one).
 
-        The HTTP timeout is the poll's plus a margin; the channel's watchdog bounds it again.
+        The HTTP timeout is the poll's plus 30 s; the channel's watchdog (the poll's timeout
+        plus a smaller margin) restarts a poll that hangs before that.
         """
         body: dict[str, Any] = {
             "timeout": timeout_s,
@@ -107,7 +108,7 @@ class BotApi:
         }
         if offset is not None:
             body["offset"] = offset
-        result = await self.call("getUpdates", body, poll=True, timeout_s=timeout_s + 10.0)
+        result = await self.call("getUpdates", body, poll=True, timeout_s=timeout_s + 30.0)
         if not isinstance(result, list):
             raise TelegramUnreachable("Telegram getUpdates answered something that is not a list")
         return [u for u in result if isinstance(u, dict)]

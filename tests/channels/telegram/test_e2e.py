@@ -150,3 +150,22 @@ async def test_job_answers_reach_the_allowed_users(clawseed_home: Path, bot: Fak
     assert reached == 1
     assert message.text == "Scheduled job morning: It is 7 °C outside."
     assert bot.sent_to(STRANGER) == []
+
+
+async def test_groups_when_configured_only_mentions_from_allowed_users(
+    clawseed_home: Path, bot: FakeBotApi
+) -> None:
+    from .conftest import config
+
+    text = config(bot).replace("poll_timeout_s = 1", "poll_timeout_s = 1\ngroups = true")
+    provider = ScriptedProvider(["For the group."], streaming=True)
+    group = -100777
+    async with running_bot(clawseed_home, bot, provider, text):
+        bot.push_message(OWNER, "not for the bot", chat_id=group, chat_type="supergroup")
+        bot.push_message(STRANGER, f"@{bot.username} hi", chat_id=group, chat_type="supergroup")
+        bot.push_message(OWNER, f"@{bot.username} hello", chat_id=group, chat_type="supergroup")
+        await bot.wait_for_message(group, "For the group.")
+    assert len(provider.requests) == 1
+    assert provider.requests[0].messages[-1].content.endswith("hello")
+    assert bot.username not in provider.requests[0].messages[-1].content
+    assert len(bot.sent_to(group)) == 1
