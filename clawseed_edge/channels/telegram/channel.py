@@ -493,8 +493,7 @@ class TelegramChannel:
             ]
             self._send(chat.chat_id, "\n".join(lines))
         elif command == "status":
-            line = self.status_line() if self.status_line is not None else "running"
-            self._send(chat.chat_id, line)
+            self._send(chat.chat_id, self._status_text())
         elif command == "stop":
             self._spawn(self._stop_command(chat))
         elif command == "reset":
@@ -509,6 +508,41 @@ class TelegramChannel:
             self._send(chat.chat_id, "A new conversation starts now.")
         else:
             self._send(chat.chat_id, f"Unknown command /{command[:32]}; /help lists them.")
+
+    def _status_text(self) -> str:
+        """The service line, then every device's state and the latest sensor readings (from
+        the peripherals' state feeds: no hardware is read for it)."""
+        lines = [self.status_line() if self.status_line is not None else "running"]
+        peripherals = getattr(getattr(self.conversations, "runtime", None), "peripherals", ())
+        devices: list[str] = []
+        sensors: list[str] = []
+        for peripheral in peripherals:
+            feed = getattr(peripheral, "states", None)
+            if feed is None:
+                continue
+            for state in feed.devices():
+                value = state.value
+                shown = (
+                    "unknown"
+                    if value is None
+                    else ("on" if value else "off")
+                    if value in (0, 1) and state.kind != "servo"
+                    else f"{value:g}"
+                )
+                devices.append(f"  {state.device} ({state.kind}): {shown}")
+            for reading in feed.readings():
+                if reading.error:
+                    sensors.append(f"  {reading.sensor}: no reading ({reading.error[:80]})")
+                    continue
+                values = ", ".join(
+                    f"{q} {v:g}{reading.units.get(q, '')}" for q, v in reading.values.items()
+                )
+                sensors.append(f"  {reading.sensor}: {values}")
+        if devices:
+            lines += ["Devices:", *devices[:50]]
+        if sensors:
+            lines += ["Sensors:", *sensors[:50]]
+        return "\n".join(lines)
 
     async def _stop_command(self, chat: _Chat) -> None:
         if self.estop is None:

@@ -115,7 +115,8 @@ async def test_commands(clawseed_home: Path, bot: FakeBotApi) -> None:
         bot.push_message(OWNER, "/start")
         hello = await bot.wait_for_message(OWNER, "Hello")
         bot.push_message(OWNER, "/status")
-        await bot.wait_for_message(OWNER, "pi: sim with 1 device")
+        status = await bot.wait_for_message(OWNER, "pi: sim with 1 device")
+        assert "porch_light (led): off" in status.text
         bot.push_message(OWNER, "remember me")
         await bot.wait_for_message(OWNER, "First.")
         bot.push_message(OWNER, "/reset")
