@@ -189,8 +189,11 @@ class TelegramChannel:
         from clawseed_edge.agent.redact import Scrubber, install_log_redaction
 
         install_log_redaction(Scrubber([self._token]))
-        # httpx logs each request's URL, and the URL holds the token: keep its lines out.
-        logging.getLogger("httpx").setLevel(max(logging.getLogger("httpx").level, logging.WARNING))
+        # httpx logs each request's URL at INFO, and a Bot API URL holds the token: those
+        # lines are dropped (other requests' lines, a provider's, stay).
+        httpx_log = logging.getLogger("httpx")
+        if not any(isinstance(f, _HideBotUrls) for f in httpx_log.filters):
+            httpx_log.addFilter(_HideBotUrls(f"{self.api.api_base}/bot"))
         self._stopping = False
         self.state = "starting"
         self._poller = asyncio.create_task(self._run(), name="telegram-poller")
@@ -769,6 +772,20 @@ def approval_text(frame: Mapping[str, Any]) -> str:
     if summary and summary != action:
         lines.append(str(summary)[:300])
     return "\n".join(lines)[:1000]
+
+
+class _HideBotUrls(logging.Filter):
+    """Drops httpx's request lines for the Bot API (their URL holds the token)."""
+
+    def __init__(self, prefix: str) -> None:
+        super().__init__()
+        self.prefix = prefix
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            return self.prefix not in record.getMessage()
+        except Exception:
+            return True
 
 
 def _read_paired(path: Path | None) -> frozenset[int]:

@@ -122,3 +122,23 @@ async def test_the_fake_takes_form_bodies_and_refuses_a_wrong_token(bot: FakeBot
         bad = await http.post(f"{bot.url}/bot1:wrong/getMe", json={})
     assert ok.json()["ok"] is True and bot.texts_to(5) == ["x"]
     assert bad.status_code == 401 and bad.json()["description"] == "Unauthorized"
+
+
+async def test_the_channel_is_a_channel() -> None:
+    from clawseed_edge.api import Channel
+    from clawseed_edge.channels.telegram import TelegramChannel
+    from clawseed_edge.config.schema import TelegramSettings
+
+    class NoConversations:
+        def abort_all(self, reason: str, channel: str | None = None) -> int:
+            return 0
+
+    channel = TelegramChannel(
+        TelegramSettings(allowed_users=[1]),
+        TOKEN,
+        conversations=NoConversations(),  # type: ignore[arg-type]
+    )
+    assert isinstance(channel, Channel)
+    assert channel.answerers == 0, "not polling yet"
+    assert TOKEN not in repr(channel.api) and TOKEN not in str(channel.describe())
+    await channel.api.aclose()
