@@ -27,6 +27,11 @@ def register(sub: Any) -> None:
     group = pair.add_mutually_exclusive_group()
     group.add_argument("--list", action="store_true", help="list paired clients")
     group.add_argument("--revoke", metavar="ID", help="revoke the token with this id")
+    group.add_argument(
+        "--telegram",
+        action="store_true",
+        help="a one-time code for Telegram: the person sends /pair <code> to the bot",
+    )
     pair.set_defaults(func=_pair)
 
 
@@ -39,7 +44,10 @@ def _pair(args: argparse.Namespace) -> int:
         path = control_path(home)
         op = "pair_list" if args.list else "pair_revoke" if args.revoke else "pair"
         try:
-            answer = await control_request(path, op, id=args.revoke or "")
+            extra: dict[str, Any] = (
+                {"channel": "telegram"} if getattr(args, "telegram", False) else {}
+            )
+            answer = await control_request(path, op, id=args.revoke or "", **extra)
         except ControlError as exc:
             if op == "pair" or path.exists():
                 return fail(str(exc))
@@ -70,6 +78,10 @@ async def _offline(home: Any, op: str, token_id: str) -> dict[str, Any]:
 
 
 def _show(op: str, answer: dict[str, Any], token_id: str | None) -> int:
+    if op == "pair" and answer.get("channel") == "telegram":
+        print(f"pairing code: {answer['code']}")
+        print("in Telegram: send /pair <code> to the bot; the code works once, for 10 minutes")
+        return 0
     if op == "pair":
         print(f"pairing code: {answer['code']}")
         print(

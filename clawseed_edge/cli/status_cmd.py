@@ -77,6 +77,9 @@ def _status(args: argparse.Namespace) -> int:
         ):
             if answer.get(key) is not None:
                 print(f"  {key}: {answer[key]}")
+        for channel in answer.get("channels") or []:
+            detail = f" ({channel['detail']})" if channel.get("detail") else ""
+            print(f"  channel {channel.get('name')}: {channel.get('state')}{detail}")
         return 0
 
     return run_async(args, main)

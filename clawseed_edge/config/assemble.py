@@ -225,8 +225,9 @@ def build_policy(
 
 
 def secret_scrubber(loaded: LoadedConfig) -> Scrubber:
-    """A scrubber that knows the configured secrets' values: every value of the secrets file
-    and the API key of the provider, its fallbacks and the embedding provider.
+    """A scrubber that knows the configured secrets' values: every value of the secrets file,
+    the API key of the provider, its fallbacks and the embedding provider, and the Telegram
+    bot token (``[channels.telegram] bot_token_env``).
 
     Raises:
         ConfigInvalid: the secrets file is readable by others, or a line is not NAME=value.
@@ -244,6 +245,12 @@ def secret_scrubber(loaded: LoadedConfig) -> Scrubber:
         keyed = _with_key(msgspec.structs.replace(pc, fallbacks=[]), secrets_path)
         if keyed.api_key:
             values.append(keyed.api_key)
+    # The Telegram bot token, from the environment too (the file's values are in already).
+    from .secrets import lookup_secret
+
+    token = lookup_secret(loaded.config.channels.telegram.bot_token_env, secrets_path)
+    if token:
+        values.append(token)
     return Scrubber(values)
 
 

@@ -2,8 +2,8 @@
 
 Each kind keeps its own registry class where its objects are used (providers, peripherals,
 sensor drivers, tools, hooks); this module only gathers them, in the order of
-``clawseed_edge.api.plugins.PLUGIN_GROUPS``. Channels have no built-in here yet: the channels
-floor registers its ways in (the gateway first) in the same registry.
+``clawseed_edge.api.plugins.PLUGIN_GROUPS``. The built-in channels (the gateway, Telegram) are
+registered by import path (the channels layer sits above this one; nothing is imported here).
 """
 
 from __future__ import annotations
@@ -29,6 +29,13 @@ def default_registries() -> dict[str, PluginRegistry[Any]]:
         "peripherals": peripherals(),
         "sensors": default_driver_registry(),
         "tools": default_tool_registry(),
-        "channels": PluginRegistry("channels", noun="channel"),
+        "channels": _channels(),
         "hooks": HookFactoryRegistry(),
     }
+
+
+def _channels() -> PluginRegistry[Any]:
+    registry: PluginRegistry[Any] = PluginRegistry("channels", noun="channel")
+    registry.register("gateway", "clawseed_edge.channels.gateway.channel:GatewayChannel")
+    registry.register("telegram", "clawseed_edge.channels.telegram.channel:TelegramChannel")
+    return registry

@@ -90,11 +90,13 @@ from .paths import system_directory
 __all__ = [
     "AgentSettings",
     "AutonomySettings",
+    "ChannelsSettings",
     "Config",
     "GatewaySettings",
     "HardwareSettings",
     "HookSettings",
     "HttpSettings",
+    "TelegramSettings",
     "ToolsSettings",
 ]
 
@@ -353,6 +355,51 @@ class GatewaySettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     pairing_attempts_per_minute: Annotated[int, msgspec.Meta(ge=0)] = 30
 
 
+class TelegramSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """``[channels.telegram]``: a Telegram bot that long-polls the Bot API (nothing is exposed).
+
+    See the README's "From Telegram" section and docs/channels.md.
+
+    Attributes:
+        enabled: ``clawseed-edge run`` hosts the bot.
+        bot_token_env: The name under which the bot token is looked up: the environment
+            first, then the secrets file (``clawseed-edge secrets set TELEGRAM_BOT_TOKEN``).
+        allowed_users: Numeric Telegram user ids served; nobody else is (a stranger is told
+            their id and how the owner can allow it).
+        api_base: The Bot API's address (a local Bot API server, or a test fake).
+        poll_timeout_s: Seconds one long poll waits for updates.
+        edit_interval_s: Least seconds between two edits of a streamed answer in one chat.
+        max_message_chars: Longest message accepted from a user (longer ones are refused).
+        groups: Serve group chats too, but only messages from allowed users that mention the
+            bot (``@its_name``) or reply to it; off, group chats are ignored.
+    """
+
+    enabled: bool = False
+    bot_token_env: Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")] = (
+        "TELEGRAM_BOT_TOKEN"
+    )
+    allowed_users: Annotated[
+        list[Annotated[int, msgspec.Meta(ge=1, le=2**53)]], msgspec.Meta(max_length=1000)
+    ] = msgspec.field(default_factory=list)
+    api_base: Annotated[str, msgspec.Meta(pattern=r"^https?://[^\s/]+(/[^\s]*)?$")] = (
+        "https://api.telegram.org"
+    )
+    poll_timeout_s: Annotated[int, msgspec.Meta(ge=1, le=50)] = 30
+    edit_interval_s: Annotated[float, msgspec.Meta(ge=1.0, le=60.0)] = 1.0
+    max_message_chars: Annotated[int, msgspec.Meta(ge=1, le=32_000)] = 4096
+    groups: bool = False
+
+
+class ChannelsSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """``[channels]``: the ways in besides the gateway.
+
+    Attributes:
+        telegram: A Telegram bot.
+    """
+
+    telegram: TelegramSettings = msgspec.field(default_factory=TelegramSettings)
+
+
 class HardwareSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """``[hardware]``: the board the top-level ``[[devices]]`` are wired to.
 
@@ -389,6 +436,7 @@ class Config(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
         tools: Which tools the model may see.
         hooks: Extra hooks around every tool call, after the SecurityPolicy.
         gateway: The HTTP/WebSocket server.
+        channels: The other ways in (Telegram).
         scheduler: Scheduled jobs run by the service.
         jobs: Jobs declared in the file, synced into state.db at start.
     """
@@ -407,6 +455,7 @@ class Config(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     tools: ToolsSettings = msgspec.field(default_factory=ToolsSettings)
     hooks: list[HookSettings] = msgspec.field(default_factory=list)
     gateway: GatewaySettings = msgspec.field(default_factory=GatewaySettings)
+    channels: ChannelsSettings = msgspec.field(default_factory=ChannelsSettings)
     # Scheduled jobs (docs/scheduler.md): the scheduler's settings and the declared jobs.
     scheduler: SchedulerSettings = msgspec.field(default_factory=SchedulerSettings)
     jobs: list[JobSettings] = msgspec.field(default_factory=list)

@@ -68,6 +68,7 @@ class ServiceOptions:
         say: Where the start-up lines go (default: stderr).
         notifier: Where ``sd_notify`` messages go (default: ``NOTIFY_SOCKET`` of the
             environment; nothing is sent without it).
+        channels: Extra keywords per channel (``{"telegram": {"backoff_s": ...}}``: tests).
     """
 
     sim: bool = False
@@ -82,6 +83,7 @@ class ServiceOptions:
         default=lambda line: print(line, file=sys.stderr, flush=True)
     )
     notifier: Notifier | None = None
+    channels: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def runtime_summary(runtime: Any, gateway_url: str | None = None) -> str:
@@ -168,11 +170,15 @@ class Service:
         # half-way through start-up (under systemd: a crash loop).
         require_packages(self.loaded.config, gateway=settings.enabled)
         broker = None
-        if settings.enabled:
+        telegram = self.loaded.config.channels.telegram
+        token = self._telegram_token() if telegram.enabled else None
+        if settings.enabled or telegram.enabled:
             from clawseed_edge.channels.approvals import ApprovalBroker
-            from clawseed_edge.channels.gateway.server import check_bind
 
-            check_bind(settings.host, settings.allow_public_bind)  # before touching hardware
+            if settings.enabled:
+                from clawseed_edge.channels.gateway.server import check_bind
+
+                check_bind(settings.host, settings.allow_public_bind)  # before touching hardware
             broker = ApprovalBroker(self.loaded.config.autonomy.approval_timeout_s)
             approver: Any = broker
         else:
@@ -198,10 +204,12 @@ class Service:
         self.emergency_stop.on_stopped(self._estop_done)
         try:
             await self._start_scheduler()  # before the gateway: it copies the cron tools
-            if broker is not None:
+            if broker is not None and settings.enabled:
                 await self._start_gateway(broker)
-            else:
+            elif broker is None:
                 self.options.say(NO_GATEWAY_NOTE)
+            if token is not None:
+                await self._start_telegram(broker, token)
             if self.options.control_socket:
                 self.control = ControlServer(control_path(self.loaded.home), self._handlers())
                 await self.control.start()
@@ -258,6 +266,69 @@ class Service:
             self.options.say(self._pairing_line())
         else:
             self.options.say("warning: pairing is off ([gateway] require_pairing = false)")
+
+    def _telegram_token(self) -> str:
+        """The bot token from the environment or the secrets file (before any hardware).
+
+        Raises:
+            ConfigInvalid: None is set; the message says how to set it.
+        """
+        from clawseed_edge.api import ConfigInvalid
+        from clawseed_edge.config.secrets import lookup_secret
+
+        name = self.loaded.config.channels.telegram.bot_token_env
+        token = lookup_secret(name, self.loaded.home / "secrets")
+        if not token:
+            raise ConfigInvalid(
+                f"the Telegram bot token is not set: run `clawseed-edge secrets set {name}` "
+                "(the token from @BotFather), or set the environment variable "
+                f"{name}; or turn the bot off with enabled = false",
+                file=self.loaded.source,
+                key="channels.telegram.bot_token_env",
+            )
+        return token
+
+    async def _start_telegram(self, broker: ApprovalBroker | None, token: str) -> None:
+        from clawseed_edge.channels.conversations import Conversations
+        from clawseed_edge.channels.telegram.channel import TelegramChannel
+
+        assert self.runtime is not None
+        settings = self.loaded.config.channels.telegram
+        if broker is not None and broker.describe is None:
+            broker.describe = self._describe_approval
+        channel = TelegramChannel(
+            settings,
+            token,
+            conversations=Conversations(self.runtime, broker),
+            broker=broker,
+            estop=self.estop,
+            status=self.summary,
+            paired_file=self.loaded.home / "telegram-paired.json",
+            **self.options.channels.get("telegram", {}),
+        )
+        await self._start_channel(channel, broker)
+        if not settings.allowed_users:
+            self.options.say(
+                "warning: [channels.telegram] allowed_users is empty: the bot answers nobody "
+                "but tells each person their user id"
+            )
+        self.options.say(f"telegram bot polling {settings.api_base}")
+
+    def _describe_approval(self, request: Any) -> dict[str, Any]:
+        """``device``/``action``/``value`` of a request from its tool (no gateway to ask)."""
+        from clawseed_edge.api import DeviceAction
+
+        assert self.runtime is not None
+        tool = self.runtime.agent.registry.get(request.tool)
+        describe = getattr(tool, "describe_action", None)
+        action = describe(request.arguments) if describe is not None else None
+        if not isinstance(action, DeviceAction):
+            return {}
+        return {
+            "device": action.device,
+            "action": action.summary or f"{action.operation} {action.device}",
+            "value": action.value,
+        }
 
     async def _start_channel(self, channel: Channel, broker: ApprovalBroker | None) -> None:
         """Start ``channel`` and give it its share: approvals to ask, notifications, the estop
@@ -347,6 +418,16 @@ class Service:
         return self.hub
 
     async def _op_pair(self, request: dict[str, Any]) -> dict[str, Any]:
+        if request.get("channel") == "telegram":
+            from clawseed_edge.api import ConfigInvalid
+
+            bot = next((c for c in self.channels if c.name == "telegram"), None)
+            if bot is None:
+                raise ConfigInvalid(
+                    "the Telegram channel is off in the running service; set "
+                    "[channels.telegram] enabled = true and restart it"
+                )
+            return {"code": bot.new_pair_code(), "channel": "telegram"}  # type: ignore[attr-defined]
         hub = self._require_hub()
         return {"code": hub.pairing.new_code(), "url": self.server.url if self.server else ""}
 
@@ -529,6 +610,7 @@ class Service:
                 else "running"
             ),
             "config": self.loaded.source,
+            "channels": [_channel_state(c) for c in self.channels],
             "watchdog_s": self.notifier.watchdog_s if self.notifier.enabled else None,
         }
 
@@ -570,3 +652,12 @@ class Service:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+def _channel_state(channel: Any) -> dict[str, Any]:
+    """What ``status`` and ``channels list`` show of a running channel."""
+    describe = getattr(channel, "describe", None)
+    if callable(describe):
+        return dict(describe())
+    url = getattr(channel, "url", None)
+    return {"name": channel.name, "state": "running", "detail": str(url) if url else ""}

@@ -2,7 +2,8 @@
 
 :class:`FakeOllama` (NDJSON ``/api/chat``, ``/api/show``, ``/api/embed``, ``/api/tags``),
 :class:`FakeAnthropic` (SSE ``/v1/messages``) and :class:`FakeOpenAI`
-(``/v1/chat/completions`` as JSON or SSE, ``/v1/embeddings``) are small HTTP/1.1 servers on
+(``/v1/chat/completions`` as JSON or SSE, ``/v1/embeddings``) and :class:`FakeBotApi` (the
+Telegram Bot API: scripted updates, failures per method) are small HTTP/1.1 servers on
 ``asyncio.start_server`` (one request per connection, ``Connection: close``; streams use chunked
 transfer encoding). The real SDKs talk to them unchanged.
 
@@ -25,12 +26,16 @@ from .base import Handler as Handler  # re-exported: the route handler type
 from .base import split_words as split_words  # re-exported: tests import it from here
 from .ollama import FakeOllama
 from .openai import FakeOpenAI
+from .telegram import BotCall, FakeBotApi, SentMessage
 
 __all__ = [
+    "BotCall",
     "FakeAnthropic",
+    "FakeBotApi",
     "FakeModelServer",
     "FakeOllama",
     "FakeOpenAI",
     "RecordedRequest",
     "Reply",
+    "SentMessage",
 ]

@@ -1,0 +1,817 @@
+"""TelegramChannel: a Telegram bot as a :class:`~clawseed_edge.api.Channel` of the service.
+
+It long-polls the Bot API (nothing listens on the device), serves the numeric user ids of
+``allowed_users`` only (a stranger is told their id once, and nothing of theirs reaches the
+model or a tool), runs one conversation per chat through the shared
+:class:`~clawseed_edge.channels.Conversations`, shows approvals as inline buttons through the
+shared broker, and stops everything through the one emergency stop (``/stop``).
+
+The poller does not die: 409 (another poller) and 5xx back off and retry, 429 waits its
+``retry_after``, a lost network is retried, a poll that does not finish within its timeout plus
+a margin is abandoned and started again (the watchdog); only 401 (a wrong or revoked token)
+stops the channel, with the reason in the log and in ``status``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import logging
+import os
+import random
+import secrets
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from clawseed_edge.api import (
+    AbortedEvent,
+    ChunkEvent,
+    DoneEvent,
+    ErrorEvent,
+    ToolCallEvent,
+    ToolContext,
+    ToolResultEvent,
+)
+
+from .client import BotApi
+from .errors import (
+    TelegramApiError,
+    TelegramConflict,
+    TelegramError,
+    TelegramRateLimited,
+    TelegramUnauthorized,
+    TelegramUnreachable,
+)
+from .text import MAX_MESSAGE_CHARS, split_message, tool_line
+
+if TYPE_CHECKING:
+    from clawseed_edge.channels.approvals import ApprovalBroker
+    from clawseed_edge.channels.conversations import Conversation, Conversations
+    from clawseed_edge.config.schema import TelegramSettings
+
+__all__ = ["COMMANDS", "TelegramChannel"]
+
+log = logging.getLogger(__name__)
+
+#: The bot's commands, registered with setMyCommands.
+COMMANDS: tuple[tuple[str, str], ...] = (
+    ("start", "Say hello and show your user id"),
+    ("help", "What this bot can do"),
+    ("status", "Devices, sensors and the service"),
+    ("stop", "Emergency stop: abort every turn, drive every output safe"),
+    ("reset", "Start a new conversation"),
+)
+#: Strangers remembered (so each gets one reply); the oldest are forgotten past this.
+MAX_STRANGERS = 1000
+#: Sends waiting at once; more are dropped with a log line (a flood cannot grow memory).
+MAX_PENDING_SENDS = 256
+#: Attempts of one outgoing call (429 waits its retry_after, a lost network a moment).
+SEND_ATTEMPTS = 4
+#: The longest retry_after obeyed for one outgoing call (longer: the call is dropped).
+MAX_RETRY_AFTER_S = 60.0
+#: How long a ``/pair`` code works, and how many wrong codes end it.
+PAIR_CODE_TTL_S = 600.0
+PAIR_CODE_MAX_FAILURES = 10
+#: Seconds between two "typing…" actions while a turn runs (Telegram shows one for ~5 s).
+TYPING_EVERY_S = 4.0
+
+Estop = Callable[[str], Awaitable[list[str]]]
+
+
+@dataclass(eq=False, slots=True)
+class _Chat:
+    """One private chat with an allowed user: its conversation and its running turn."""
+
+    chat_id: int
+    user_id: int
+    conversation: Conversation
+    turn: asyncio.Task[None] | None = None
+    last_edit: float = -1e9
+    resets: int = 0
+
+
+@dataclass(eq=False, slots=True)
+class _Approval:
+    """An approval request shown in chats: where, its text, who decided."""
+
+    request_id: str
+    text: str
+    messages: list[tuple[int, int]] = field(default_factory=list)
+    decided: str = ""
+
+
+class TelegramChannel:
+    """The Telegram bot, started and stopped as one channel.
+
+    Args:
+        settings: ``[channels.telegram]``.
+        token: The bot token (never logged; registered with the log scrubber at start).
+        conversations: Where each chat's conversation and agent come from.
+        broker: The approvals broker (None: the channel shows no approvals).
+        estop: The service's one emergency stop (``/stop``).
+        status: A line about the service for ``/status``.
+        api: A ready client (tests); default one on ``settings.api_base``.
+        backoff_s: First and longest wait between failed polls.
+        watchdog_margin_s: A poll not finished within its timeout plus this is restarted.
+        paired_file: Where user ids paired with ``/pair`` are kept (JSON, mode 0600); None:
+            kept in memory only.
+    """
+
+    name = "telegram"
+
+    def __init__(
+        self,
+        settings: TelegramSettings,
+        token: str,
+        *,
+        conversations: Conversations,
+        broker: ApprovalBroker | None = None,
+        estop: Estop | None = None,
+        status: Callable[[], str] | None = None,
+        api: BotApi | None = None,
+        backoff_s: tuple[float, float] = (1.0, 60.0),
+        watchdog_margin_s: float = 10.0,
+        paired_file: Path | None = None,
+    ) -> None:
+        self.settings = settings
+        self._token = token
+        self.conversations = conversations
+        self.broker = broker
+        self.estop = estop
+        self.status_line = status
+        self.api = api if api is not None else BotApi(token, settings.api_base)
+        self.paired_file = paired_file
+        self.paired = _read_paired(paired_file)
+        self.allowed = frozenset(settings.allowed_users) | self.paired
+        self._pair_code: str | None = None
+        self._pair_born = 0.0
+        self._pair_failures = 0
+        self.backoff_s = backoff_s
+        self.watchdog_margin_s = watchdog_margin_s
+        #: ``stopped``, ``starting``, ``polling``, ``retrying``, ``failed``.
+        self.state = "stopped"
+        #: Why the channel is retrying or failed (no token in it).
+        self.detail = ""
+        #: Counters for ``status`` and tests.
+        self.counters: dict[str, int] = {
+            "updates": 0,
+            "poll_errors": 0,
+            "watchdog_restarts": 0,
+            "strangers_refused": 0,
+            "send_errors": 0,
+        }
+        self.username = ""
+        self._offset: int | None = None
+        self._chats: dict[int, _Chat] = {}
+        self._strangers: dict[int, None] = {}
+        self._approvals: dict[str, _Approval] = {}
+        self._keys: dict[str, str] = {}
+        self._key_ids = itertools.count(1)
+        self._poller: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._stopping = False
+
+    # --- the Channel protocol ------------------------------------------------------------
+
+    @property
+    def answerers(self) -> int:
+        """The allowed users, while the bot is polling (they can press Approve / Deny)."""
+        return len(self.allowed) if self.state == "polling" and self.broker is not None else 0
+
+    async def start(self) -> None:
+        """Start polling in the background (a Telegram that cannot be reached now is retried;
+        it never keeps the service from starting)."""
+        from clawseed_edge.agent.redact import Scrubber, install_log_redaction
+
+        install_log_redaction(Scrubber([self._token]))
+        # httpx logs each request's URL at INFO, and a Bot API URL holds the token: those
+        # lines are dropped (other requests' lines, a provider's, stay).
+        httpx_log = logging.getLogger("httpx")
+        if not any(isinstance(f, _HideBotUrls) for f in httpx_log.filters):
+            httpx_log.addFilter(_HideBotUrls(f"{self.api.api_base}/bot"))
+        self._stopping = False
+        self.state = "starting"
+        self._poller = asyncio.create_task(self._run(), name="telegram-poller")
+
+    async def stop(self, reason: str) -> None:
+        """Stop polling, abort running turns (2 s to finish), close the client. Idempotent."""
+        self._stopping = True
+        if self._poller is not None:
+            self._poller.cancel()
+            await asyncio.gather(self._poller, return_exceptions=True)
+            self._poller = None
+        turns = [c.turn for c in self._chats.values() if c.turn is not None and not c.turn.done()]
+        if turns:
+            _, pending = await asyncio.wait(turns, timeout=2.0)
+            for chat in self._chats.values():
+                chat.conversation.abort(reason)
+            if pending:
+                _, stuck = await asyncio.wait(pending, timeout=2.0)
+                for task in stuck:
+                    task.cancel()
+        for chat in list(self._chats.values()):
+            self.conversations.close(chat.conversation)
+        self._chats.clear()
+        for task in list(self._tasks):
+            task.cancel()
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.api.aclose()
+        if self.state != "failed":
+            self.state = "stopped"
+
+    def deliver(self, frame: Mapping[str, Any]) -> None:
+        """Resolved approvals edit their messages; estops, job answers and alerts go to every
+        allowed user."""
+        kind = str(frame.get("type", ""))
+        if kind == "approval_resolved":
+            self._spawn(self._show_resolution(frame))
+        elif kind == "estop":
+            failures = frame.get("failures") or []
+            text = f"Emergency stop ({frame.get('by', '')}): " + (
+                "every output is in its safe state."
+                if not failures
+                else "NOT every output is safe: " + "; ".join(map(str, failures))[:500]
+            )
+            self._broadcast(text)
+        elif kind == "job_result":
+            name = frame.get("job") or frame.get("name") or "job"
+            body = frame.get("output") or frame.get("text") or frame.get("error") or ""
+            self._broadcast(f"Scheduled job {name}: {body}"[:MAX_MESSAGE_CHARS])
+        elif kind in ("alert", "notification"):
+            self._broadcast(str(frame.get("text") or frame.get("message") or kind))
+
+    def ask(self, frame: Mapping[str, Any]) -> None:
+        """An approval request with Approve / Deny buttons, to every allowed user."""
+        if self.state != "polling" or not self.allowed:
+            return
+        request_id = str(frame.get("id", ""))
+        key = str(next(self._key_ids))
+        self._keys[key] = request_id
+        text = approval_text(frame)
+        approval = _Approval(request_id, text)
+        self._approvals[request_id] = approval
+        markup = {
+            "inline_keyboard": [
+                [
+                    {"text": "✅ Approve", "callback_data": f"ap:{key}:1"},
+                    {"text": "❌ Deny", "callback_data": f"ap:{key}:0"},
+                ]
+            ]
+        }
+        for user in sorted(self.allowed):
+            self._spawn(self._send_approval(approval, user, markup))
+
+    def abort_turns(self, reason: str) -> int:
+        return self.conversations.abort_all(reason, channel=self.name)
+
+    def describe(self) -> dict[str, Any]:
+        """``name``, ``state`` and the details ``status`` and ``channels list`` show."""
+        return {
+            "name": self.name,
+            "state": self.state,
+            "detail": self.detail,
+            "bot": f"@{self.username}" if self.username else "",
+            "allowed_users": len(self.allowed),
+            "chats": len(self._chats),
+            **self.counters,
+        }
+
+    # --- polling -------------------------------------------------------------------------
+
+    async def _run(self) -> None:
+        delay = self.backoff_s[0]
+        ready = False
+        while not self._stopping:
+            try:
+                if not ready:
+                    me = await self.api.get_me()
+                    self.username = str(me.get("username", ""))
+                    await self.api.set_my_commands(COMMANDS)
+                    ready = True
+                    # Polling from now on (approvals may be asked during the first long poll).
+                    self.state, self.detail = "polling", ""
+                    log.info("Telegram bot @%s is polling", self.username)
+                await self._poll_once()
+                delay = self.backoff_s[0]
+                if self.state != "polling":
+                    self.state, self.detail = "polling", ""
+            except TelegramUnauthorized as exc:
+                self.state = "failed"
+                self.detail = (
+                    f"{exc.description}: the bot token was refused; get a new one from "
+                    "@BotFather, `clawseed-edge secrets set "
+                    f"{self.settings.bot_token_env}`, and restart the service"
+                )
+                log.error("Telegram channel stopped: %s", self.detail)
+                return
+            except TelegramRateLimited as exc:
+                self._retrying(f"rate limited; waiting {exc.retry_after:g} s")
+                await asyncio.sleep(min(exc.retry_after, 3600.0))
+            except (TelegramConflict, TelegramApiError, TelegramUnreachable) as exc:
+                self.counters["poll_errors"] += 1
+                hint = (
+                    " (another process polls with this token: stop it, or delete the webhook)"
+                    if isinstance(exc, TelegramConflict)
+                    else ""
+                )
+                self._retrying(f"{exc}{hint}; retrying in {delay:.1f} s")
+                await asyncio.sleep(delay * random.uniform(0.8, 1.2))
+                delay = min(delay * 2, self.backoff_s[1])
+            except TimeoutError:
+                self.counters["watchdog_restarts"] += 1
+                self._retrying("a poll did not finish in time; started again")
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # a bug in handling must not end the poller
+                log.exception("Telegram poller: unexpected error")
+                self._retrying(f"unexpected {type(exc).__name__}; retrying in {delay:.1f} s")
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, self.backoff_s[1])
+
+    def _retrying(self, why: str) -> None:
+        if self.state != "retrying" or self.detail != why:
+            log.warning("Telegram: %s", why)
+        self.state, self.detail = "retrying", why
+
+    async def _poll_once(self) -> None:
+        timeout = self.settings.poll_timeout_s
+        # The watchdog: a poll that hangs past its own timeout is abandoned (TimeoutError).
+        async with asyncio.timeout(timeout + self.watchdog_margin_s):
+            updates = await self.api.get_updates(self._offset, timeout_s=timeout)
+        if self.state != "polling":
+            self.state, self.detail = "polling", ""
+        for update in updates:
+            update_id = update.get("update_id")
+            if isinstance(update_id, int):
+                # Confirmed with the next poll: an update is handled once even if it fails.
+                self._offset = max(self._offset or 0, update_id + 1)
+            self.counters["updates"] += 1
+            try:
+                self._handle(update)
+            except Exception:
+                log.exception("Telegram: an update could not be handled")
+
+    # --- updates -------------------------------------------------------------------------
+
+    def _handle(self, update: Mapping[str, Any]) -> None:
+        message = update.get("message")
+        if isinstance(message, dict):
+            self._on_message(message)
+            return
+        callback = update.get("callback_query")
+        if isinstance(callback, dict):
+            self._on_callback(callback)
+
+    def _on_message(self, message: Mapping[str, Any]) -> None:
+        sender = message.get("from") or {}
+        chat = message.get("chat") or {}
+        user_id = sender.get("id")
+        chat_id = chat.get("id")
+        if not isinstance(user_id, int) or not isinstance(chat_id, int):
+            return
+        text = message.get("text")
+        if chat.get("type") != "private":
+            text = self._addressed(message, text)
+            if text is None or user_id not in self.allowed:
+                return  # not for the bot, or not from an allowed user: silently ignored
+
+        if user_id not in self.allowed:
+            if isinstance(text, str) and text.startswith("/pair"):
+                self._pair(chat_id, user_id, text)
+                return
+            self._refuse_stranger(chat_id, user_id)
+            return
+        if not isinstance(text, str) or not text.strip():
+            self._send(chat_id, "Only text messages are understood.")
+            return
+        if len(text) > self.settings.max_message_chars:
+            self._send(
+                chat_id,
+                f"That message is too long ({len(text)} characters; at most "
+                f"{self.settings.max_message_chars}).",
+            )
+            return
+        state = self._chat(chat_id, user_id)
+        if text.startswith("/"):
+            self._command(state, text)
+            return
+        if state.turn is not None and not state.turn.done():
+            self._send(chat_id, "Still working on your last message; wait for it or send /stop.")
+            return
+        state.turn = asyncio.create_task(self._turn(state, text), name=f"telegram-turn-{chat_id}")
+
+    def _addressed(self, message: Mapping[str, Any], text: Any) -> str | None:
+        """In a group (when ``groups`` is on): the text without the bot's mention, if it
+        mentions the bot or replies to it; else None."""
+        chat_type = (message.get("chat") or {}).get("type")
+        if not self.settings.groups or chat_type not in ("group", "supergroup"):
+            log.debug("Telegram: a message in a %s chat was ignored", chat_type)
+            return None
+        if not isinstance(text, str) or not self.username:
+            return None
+        mention = f"@{self.username}"
+        replied = (message.get("reply_to_message") or {}).get("from") or {}
+        if mention.lower() in text.lower():
+            start = text.lower().index(mention.lower())
+            stripped = (text[:start] + text[start + len(mention) :]).strip()
+            return stripped if not text.startswith("/") else text
+        if replied.get("username") == self.username:
+            return text
+        return None
+
+    def _refuse_stranger(self, chat_id: int, user_id: int) -> None:
+        self.counters["strangers_refused"] += 1
+        if user_id in self._strangers:
+            return
+        if len(self._strangers) >= MAX_STRANGERS:
+            self._strangers.pop(next(iter(self._strangers)))
+        self._strangers[user_id] = None
+        log.warning("Telegram: refused a message from user id %d (not in allowed_users)", user_id)
+        self._send(
+            chat_id,
+            f"This bot serves its owner only. Your Telegram user id is {user_id}. To allow you, "
+            "the owner adds it to allowed_users in [channels.telegram] of the config file and "
+            "restarts clawseed-edge, or runs `clawseed-edge pair --telegram` and you send "
+            "/pair <code>.",
+        )
+
+    # --- pairing -------------------------------------------------------------------------
+
+    def new_pair_code(self) -> str:
+        """A fresh one-time code for ``/pair <code>`` (the previous one stops working)."""
+        self._pair_code = f"{secrets.randbelow(100_000_000):08d}"
+        self._pair_born = time.monotonic()
+        self._pair_failures = 0
+        return self._pair_code
+
+    def _pair(self, chat_id: int, user_id: int, text: str) -> None:
+        given = text.split(maxsplit=1)[1].strip() if len(text.split(maxsplit=1)) == 2 else ""
+        code = self._pair_code
+        if code is not None and time.monotonic() - self._pair_born >= PAIR_CODE_TTL_S:
+            code = self._pair_code = None
+        if code is None or not secrets.compare_digest(given.encode(), code.encode()):
+            if code is not None:
+                self._pair_failures += 1
+                if self._pair_failures >= PAIR_CODE_MAX_FAILURES:
+                    self._pair_code = None
+                    log.warning("Telegram: the pairing code ended after too many wrong codes")
+            log.warning("Telegram: a wrong or expired pairing code from user id %d", user_id)
+            self._send(
+                chat_id,
+                "That code does not work (wrong, used or expired). The owner prints a new one "
+                "with `clawseed-edge pair --telegram`.",
+            )
+            return
+        self._pair_code = None
+        self.paired = self.paired | {user_id}
+        self.allowed = self.allowed | {user_id}
+        self._strangers.pop(user_id, None)
+        _write_paired(self.paired_file, self.paired)
+        log.warning("Telegram: user id %d paired with a one-time code", user_id)
+        self._send(chat_id, f"Paired: user id {user_id} is allowed now. /help lists what I do.")
+
+    def _chat(self, chat_id: int, user_id: int) -> _Chat:
+        state = self._chats.get(chat_id)
+        if state is None:
+            conversation = self.conversations.open(self.name, str(user_id), f"telegram-{chat_id}")
+            state = _Chat(chat_id, user_id, conversation)
+            self._chats[chat_id] = state
+        return state
+
+    # --- commands ------------------------------------------------------------------------
+
+    def _command(self, chat: _Chat, text: str) -> None:
+        command = text.split()[0][1:].split("@", 1)[0].lower()
+        if command in ("start", "help"):
+            lines = [
+                f"Hello! Your Telegram user id is {chat.user_id}.",
+                "Write what you want the device to do. Commands:",
+                *(f"/{c} - {d}" for c, d in COMMANDS),
+            ]
+            self._send(chat.chat_id, "\n".join(lines))
+        elif command == "status":
+            self._send(chat.chat_id, self._status_text())
+        elif command == "stop":
+            self._spawn(self._stop_command(chat))
+        elif command == "reset":
+            chat.conversation.abort("a new conversation was started (/reset)")
+            self.conversations.close(chat.conversation)
+            chat.resets += 1
+            chat.conversation = self.conversations.open(
+                self.name,
+                str(chat.user_id),
+                f"telegram-{chat.chat_id}-{int(time.time())}-{chat.resets}",
+            )
+            self._send(chat.chat_id, "A new conversation starts now.")
+        else:
+            self._send(chat.chat_id, f"Unknown command /{command[:32]}; /help lists them.")
+
+    def _status_text(self) -> str:
+        """The service line, then every device's state and the latest sensor readings (from
+        the peripherals' state feeds: no hardware is read for it)."""
+        lines = [self.status_line() if self.status_line is not None else "running"]
+        peripherals = getattr(getattr(self.conversations, "runtime", None), "peripherals", ())
+        devices: list[str] = []
+        sensors: list[str] = []
+        for peripheral in peripherals:
+            feed = getattr(peripheral, "states", None)
+            if feed is None:
+                continue
+            for state in feed.devices():
+                value = state.value
+                shown = (
+                    "unknown"
+                    if value is None
+                    else ("on" if value else "off")
+                    if value in (0, 1) and state.kind != "servo"
+                    else f"{value:g}"
+                )
+                devices.append(f"  {state.device} ({state.kind}): {shown}")
+            for reading in feed.readings():
+                if reading.error:
+                    sensors.append(f"  {reading.sensor}: no reading ({reading.error[:80]})")
+                    continue
+                values = ", ".join(
+                    f"{q} {v:g}{reading.units.get(q, '')}" for q, v in reading.values.items()
+                )
+                sensors.append(f"  {reading.sensor}: {values}")
+        if devices:
+            lines += ["Devices:", *devices[:50]]
+        if sensors:
+            lines += ["Sensors:", *sensors[:50]]
+        return "\n".join(lines)
+
+    async def _stop_command(self, chat: _Chat) -> None:
+        if self.estop is None:
+            self.abort_turns("stopped from Telegram (/stop)")
+            await self._send_now(chat.chat_id, "Stopped the running turns (no outputs here).")
+            return
+        failures = await self.estop(f"/stop from Telegram user {chat.user_id}")
+        # Every allowed user hears of it through the estop notification (deliver).
+        if failures:
+            log.warning("Telegram /stop: not every output is safe: %s", failures)
+
+    # --- approvals -----------------------------------------------------------------------
+
+    async def _send_approval(self, approval: _Approval, user: int, markup: dict[str, Any]) -> None:
+        sent = await self._call(self.api.send_message, user, approval.text, reply_markup=markup)
+        if isinstance(sent, dict) and isinstance(sent.get("message_id"), int):
+            approval.messages.append((user, sent["message_id"]))
+
+    def _on_callback(self, callback: Mapping[str, Any]) -> None:
+        query_id = str(callback.get("id", ""))
+        user_id = (callback.get("from") or {}).get("id")
+        data = str(callback.get("data", ""))
+        if user_id not in self.allowed:
+            log.warning("Telegram: ignored a button press from user id %s", user_id)
+            self._spawn(self._call(self.api.answer_callback_query, query_id, "Not allowed."))
+            return
+        kind, _, rest = data.partition(":")
+        key, _, answer = rest.partition(":")
+        request_id = self._keys.get(key)
+        if kind != "ap" or request_id is None or answer not in ("0", "1"):
+            self._spawn(self._call(self.api.answer_callback_query, query_id, "Expired."))
+            return
+        approved = answer == "1"
+        who = f"Telegram user {user_id}"
+        first = (callback.get("from") or {}).get("first_name")
+        if isinstance(first, str) and first:
+            who = f"{first[:40]} ({user_id})"
+        approval = self._approvals.get(request_id)
+        if approval is not None:
+            approval.decided = f"{'✅ Approved' if approved else '❌ Denied'} by {who}"
+        ok = self.broker is not None and self.broker.resolve(request_id, approved, by=who)
+        reply = ("Approved." if approved else "Denied.") if ok else "Already answered."
+        self._spawn(self._call(self.api.answer_callback_query, query_id, reply))
+
+    async def _show_resolution(self, frame: Mapping[str, Any]) -> None:
+        request_id = str(frame.get("id", ""))
+        approval = self._approvals.pop(request_id, None)
+        for key in [k for k, v in self._keys.items() if v == request_id]:
+            del self._keys[key]
+        if approval is None:
+            return
+        outcome = str(frame.get("outcome", ""))
+        if approval.decided:
+            line = approval.decided
+        elif outcome == "timeout":
+            line = "⌛ No answer in time: refused."
+        elif outcome == "cancelled":
+            # The policy's own approval_timeout_s may end the wait first: a refusal too.
+            line = "⌛ Not answered: refused (the time ran out, or the turn was stopped)."
+        else:
+            line = f"Answered elsewhere: {outcome}."
+        text = f"{approval.text}\n\n{line}"
+        for chat_id, message_id in approval.messages:
+            await self._call(self.api.edit_message_text, chat_id, message_id, text)
+
+    # --- turns ---------------------------------------------------------------------------
+
+    async def _turn(self, chat: _Chat, text: str) -> None:
+        typing = asyncio.create_task(self._typing(chat.chat_id))
+        reply = _Reply(self, chat)
+        try:
+            context = ToolContext(session_id=chat.conversation.session_id, channel=self.name)
+            agent = chat.conversation.agent
+            async with contextlib.aclosing(
+                agent.turn(text, session_id=chat.conversation.session_id, context=context)
+            ) as events:
+                async for event in events:
+                    if isinstance(event, ChunkEvent):
+                        reply.answer += event.text
+                        await reply.update()
+                    elif isinstance(event, ToolCallEvent):
+                        reply.tools.append(tool_line(event.call.name, event.call.arguments))
+                        await reply.update()
+                    elif isinstance(event, ToolResultEvent):
+                        if not event.result.success:
+                            reply.tools.append(f"  ✗ {str(event.result.error)[:100]}")
+                    elif isinstance(event, DoneEvent):
+                        reply.answer = event.text
+                    elif isinstance(event, AbortedEvent):
+                        reply.answer += f"\n(stopped: {event.reason})"
+                    elif isinstance(event, ErrorEvent):
+                        reply.answer += f"\n(error: {event.message})"
+        except Exception as exc:
+            log.exception("Telegram turn of chat %d failed", chat.chat_id)
+            reply.answer += f"\n(the turn failed: {type(exc).__name__})"
+        finally:
+            typing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await typing
+        await reply.finish()
+
+    async def _typing(self, chat_id: int) -> None:
+        while True:
+            with contextlib.suppress(TelegramError):
+                await self.api.send_chat_action(chat_id, "typing")
+            await asyncio.sleep(TYPING_EVERY_S)
+
+    # --- sending -------------------------------------------------------------------------
+
+    def _broadcast(self, text: str) -> None:
+        for user in sorted(self.allowed):
+            self._send(user, text)
+
+    def _send(self, chat_id: int, text: str) -> None:
+        self._spawn(self._send_now(chat_id, text))
+
+    async def _send_now(self, chat_id: int, text: str) -> list[int]:
+        ids = []
+        for part in split_message(text) or ["(empty answer)"]:
+            sent = await self._call(self.api.send_message, chat_id, part)
+            if isinstance(sent, dict) and isinstance(sent.get("message_id"), int):
+                ids.append(sent["message_id"])
+        return ids
+
+    async def _call(self, method: Callable[..., Awaitable[Any]], *args: Any, **kw: Any) -> Any:
+        """One outgoing call, retried a few times (429: after its ``retry_after``); None when
+        it did not go through (logged, never raised: a reply lost is not a crash)."""
+        for attempt in range(SEND_ATTEMPTS):
+            try:
+                return await method(*args, **kw)
+            except TelegramRateLimited as exc:
+                if exc.retry_after > MAX_RETRY_AFTER_S:
+                    break
+                await asyncio.sleep(exc.retry_after)
+            except TelegramUnreachable:
+                await asyncio.sleep(0.5 * (attempt + 1))
+            except TelegramApiError as exc:
+                if "not modified" not in exc.description:
+                    log.warning("Telegram: %s", exc)
+                    self.counters["send_errors"] += 1
+                return None
+        self.counters["send_errors"] += 1
+        log.warning("Telegram: %s was dropped after %d attempts", _name(method), SEND_ATTEMPTS)
+        return None
+
+    def _spawn(self, coro: Awaitable[Any]) -> None:
+        if len(self._tasks) >= MAX_PENDING_SENDS:
+            log.warning("Telegram: too many sends waiting; one was dropped")
+            close = getattr(coro, "close", None)
+            if callable(close):
+                close()
+            return
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+
+class _Reply:
+    """A turn's answer in its chat: one message edited as the answer streams (at most once
+    per ``edit_interval_s``), then split into messages of at most 4,096 characters."""
+
+    def __init__(self, channel: TelegramChannel, chat: _Chat) -> None:
+        self.channel = channel
+        self.chat = chat
+        self.tools: list[str] = []
+        self.answer = ""
+        self.message_id: int | None = None
+        self.shown = ""
+
+    def text(self) -> str:
+        return "\n".join([*self.tools, *([self.answer.strip()] if self.answer.strip() else [])])
+
+    async def update(self) -> None:
+        """Show the answer so far, if an edit is due."""
+        now = time.monotonic()
+        if now - self.chat.last_edit < self.channel.settings.edit_interval_s:
+            return
+        text = self.text()
+        if not text.strip():
+            return
+        if len(text) > MAX_MESSAGE_CHARS:
+            text = text[: MAX_MESSAGE_CHARS - 1] + "…"
+        await self._show(text)
+
+    async def _show(self, text: str) -> None:
+        if text == self.shown:
+            return
+        api = self.channel.api
+        self.chat.last_edit = time.monotonic()
+        if self.message_id is None:
+            sent = await self.channel._call(api.send_message, self.chat.chat_id, text)
+            if isinstance(sent, dict) and isinstance(sent.get("message_id"), int):
+                self.message_id = sent["message_id"]
+        else:
+            await self.channel._call(
+                api.edit_message_text, self.chat.chat_id, self.message_id, text
+            )
+        self.shown = text
+
+    async def finish(self) -> None:
+        parts = split_message(self.text()) or ["(no answer)"]
+        first, rest = parts[0], parts[1:]
+        if self.message_id is not None and first != self.shown:
+            wait = self.channel.settings.edit_interval_s - (time.monotonic() - self.chat.last_edit)
+            if wait > 0:
+                await asyncio.sleep(wait)
+        await self._show(first)
+        for part in rest:
+            await self.channel._call(self.channel.api.send_message, self.chat.chat_id, part)
+
+
+def approval_text(frame: Mapping[str, Any]) -> str:
+    """The approval message: what would run, on which device, with which value."""
+    lines = ["Approval needed"]
+    device = frame.get("device")
+    action = frame.get("action") or frame.get("tool")
+    value = frame.get("value")
+    if device is not None:
+        lines.append(f"Device: {device}")
+    lines.append(f"Action: {action}")
+    if value is not None:
+        lines.append(f"Value: {value}")
+    summary = frame.get("summary")
+    if summary and summary != action:
+        lines.append(str(summary)[:300])
+    return "\n".join(lines)[:1000]
+
+
+class _HideBotUrls(logging.Filter):
+    """Drops httpx's request lines for the Bot API (their URL holds the token)."""
+
+    def __init__(self, prefix: str) -> None:
+        super().__init__()
+        self.prefix = prefix
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            return self.prefix not in record.getMessage()
+        except Exception:
+            return True
+
+
+def _read_paired(path: Path | None) -> frozenset[int]:
+    """The user ids paired before (a missing or unreadable file: none, with a log line)."""
+    if path is None or not path.exists():
+        return frozenset()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return frozenset(int(x) for x in data.get("users", [])[:1000])
+    except (OSError, ValueError, TypeError, AttributeError):
+        log.warning("Telegram: %s is unreadable; no paired users were loaded", path)
+        return frozenset()
+
+
+def _write_paired(path: Path | None, users: frozenset[int]) -> None:
+    if path is None:
+        return
+    try:
+        tmp = path.with_suffix(".tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump({"users": sorted(users)}, f)
+        os.replace(tmp, path)
+    except OSError:
+        log.exception("Telegram: could not save the paired users to %s", path)
+
+
+def _name(method: Callable[..., Any]) -> str:
+    return getattr(method, "__name__", "a call")

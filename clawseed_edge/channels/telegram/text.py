@@ -1,0 +1,56 @@
+"""What Telegram shows: long answers split on line boundaries, tool activity as a short line.
+
+Messages are sent as plain text (no parse mode), so nothing a model writes can break the
+markup or inject a link: there is nothing to escape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["MAX_MESSAGE_CHARS", "split_message", "tool_line"]
+
+#: Telegram's limit on one message's text.
+MAX_MESSAGE_CHARS = 4096
+#: The longest tool-activity line.
+TOOL_LINE_CHARS = 120
+
+
+def split_message(text: str, limit: int = MAX_MESSAGE_CHARS) -> list[str]:
+    """``text`` cut into messages of at most ``limit`` characters, at line boundaries where a
+    line fits (a longer line is cut where the limit falls). Empty text gives no message."""
+    if limit < 1:
+        raise ValueError("limit must be at least 1")
+    parts: list[str] = []
+    current = ""
+    for line in text.split("\n"):
+        while len(line) > limit:
+            if current:
+                parts.append(current)
+                current = ""
+            parts.append(line[:limit])
+            line = line[limit:]
+        candidate = line if not current else f"{current}\n{line}"
+        if len(candidate) <= limit:
+            current = candidate
+        else:
+            parts.append(current)
+            current = line
+    if current.strip():
+        parts.append(current)
+    return [p for p in parts if p.strip()]
+
+
+def tool_line(name: str, arguments: Mapping[str, Any]) -> str:
+    """``⚙ gpio_switch device=porch_light on=True`` (capped)."""
+    args = " ".join(f"{k}={_short(v)}" for k, v in list(arguments.items())[:6])
+    line = f"⚙ {name} {args}".rstrip()
+    if len(line) > TOOL_LINE_CHARS:
+        line = line[: TOOL_LINE_CHARS - 1] + "…"
+    return line
+
+
+def _short(value: Any) -> str:
+    text = str(value).replace("\n", " ")
+    return text if len(text) <= 30 else text[:29] + "…"
