@@ -335,6 +335,9 @@ class Service:
             "cron_run_now": self._op_cron_run_now,
             "cron_changed": self._op_cron_changed,
             "cron_resume": self._op_cron_resume,
+            "mcp_tools": self._op_mcp_tools,
+            "mcp_call": self._op_mcp_call,
+            "mcp_states": self._op_mcp_states,
         }
 
     def _require_hub(self) -> GatewayHub:
@@ -371,6 +374,29 @@ class Service:
             "connections": len(self.hub.connections) if self.hub else 0,
             **self._status_details(),
         }
+
+    def _mcp_backend(self) -> Any:
+        """The MCP server's view of this service (``mcp serve`` bridges to it)."""
+        from clawseed_edge.channels.mcp import LocalBackend
+
+        assert self.runtime is not None
+        return LocalBackend(self.runtime.agent, list(self.runtime.peripherals))
+
+    async def _op_mcp_tools(self, request: dict[str, Any]) -> dict[str, Any]:
+        return {"tools": await self._mcp_backend().tools()}
+
+    async def _op_mcp_call(self, request: dict[str, Any]) -> dict[str, Any]:
+        """One tool call from an MCP host, through this service's policy and approvals."""
+        from clawseed_edge.api import ConfigInvalid
+
+        name, arguments = request.get("name"), request.get("arguments", {})
+        if not isinstance(name, str) or not isinstance(arguments, dict):
+            raise ConfigInvalid('send {"op": "mcp_call", "name": "<tool>", "arguments": {...}}')
+        answer = await self._mcp_backend().call(name[:100], arguments)
+        return {"call_ok": answer["ok"], "output": answer["output"], "error": answer["error"]}
+
+    async def _op_mcp_states(self, request: dict[str, Any]) -> dict[str, Any]:
+        return dict(await self._mcp_backend().states())
 
     async def _op_estop(self, request: dict[str, Any]) -> dict[str, Any]:
         return {"failures": await self.estop("estop over the control socket")}

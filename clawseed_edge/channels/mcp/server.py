@@ -1,0 +1,223 @@
+"""The MCP protocol side of the server, on the official SDK's low-level ``Server``.
+
+Tools come from a :class:`~.backend.ToolBackend` with their JSON schemas and annotations from
+their risk class; resources are the devices' states (``device://<name>``, and
+``clawseed://devices``) and the sensors' readings (``sensor://<name>``, ``clawseed://sensors``);
+prompts: ``what_is_connected`` and ``diagnose_wiring``.
+
+Approvals by elicitation need a back-channel for server-initiated requests: a handshake-era
+session has it (stdio hosts today), so the client is asked when it declared elicitation;
+otherwise the request goes to the approvals broker (:class:`~.backend.ElicitingApprover`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+import mcp_types as types
+from mcp.server.lowlevel.server import Server
+
+from .backend import MAX_RESULT_CHARS, ToolBackend, annotations_for, asking
+
+__all__ = ["build_server", "serve_stdio"]
+
+log = logging.getLogger(__name__)
+
+#: Bounds of what one call sends: its arguments (as JSON) and a URI.
+MAX_ARGUMENT_CHARS = 16_000
+MAX_URI_CHARS = 200
+#: How long an elicitation waits for the person at the MCP host.
+ELICIT_TIMEOUT_S = 120.0
+
+_APPROVE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"approve": {"type": "boolean", "title": "Run it", "default": False}},
+    "required": ["approve"],
+}
+
+_PROMPTS = {
+    "what_is_connected": (
+        "List what is wired to this board and the state of each device and sensor.",
+        "Read the clawseed://devices and clawseed://sensors resources (or call the read-only "
+        "tools) and tell me, in a short table, every device and sensor on this board: its "
+        "name, kind, pin and current state or reading. Do not switch anything.",
+    ),
+    "diagnose_wiring": (
+        "Check a device's wiring step by step, without switching anything unasked.",
+        "Help me diagnose the wiring of the device {device}. First read its state and the "
+        "board's health with read-only tools; say what you expect to see and what you see. "
+        "Propose one switch at a time and wait for my approval before each.",
+    ),
+}
+
+
+def build_server(backend: ToolBackend, *, name: str = "clawseed-edge") -> Server[Any]:
+    """An SDK ``Server`` whose handlers go through ``backend``."""
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        tools = []
+        for tool in await backend.tools():
+            hints = annotations_for(tool["risk"])
+            tools.append(
+                types.Tool(
+                    name=tool["name"],
+                    description=tool["description"],
+                    input_schema=tool["parameters"],
+                    annotations=types.ToolAnnotations(
+                        read_only_hint=hints["readOnlyHint"],
+                        destructive_hint=hints["destructiveHint"],
+                    ),
+                )
+            )
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        arguments = dict(params.arguments or {})
+        if len(json.dumps(arguments, default=str)) > MAX_ARGUMENT_CHARS:
+            return _error(f"the arguments are over {MAX_ARGUMENT_CHARS} characters; send less")
+        async with asking(_asker(ctx)):
+            answer = await backend.call(params.name, arguments)
+        if not answer.get("ok"):
+            return _error(str(answer.get("error") or f"{params.name} failed"))
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=str(answer.get("output", "")))]
+        )
+
+    async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
+        states = await backend.states()
+        resources = [
+            _resource("clawseed://devices", "devices", "Every device's state (JSON)"),
+            _resource("clawseed://sensors", "sensors", "Every sensor's last reading (JSON)"),
+        ]
+        for device in states["devices"]:
+            uri = f"device://{device.get('device', '')}"
+            resources.append(_resource(uri, str(device.get("device")), "A device's state"))
+        for reading in states["readings"]:
+            uri = f"sensor://{reading.get('sensor', '')}"
+            resources.append(_resource(uri, str(reading.get("sensor")), "A sensor's reading"))
+        return types.ListResourcesResult(resources=resources)
+
+    async def read_resource(
+        ctx: Any, params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        uri = str(params.uri)[:MAX_URI_CHARS]
+        states = await backend.states()
+        value: Any
+        if uri == "clawseed://devices":
+            value = states["devices"]
+        elif uri == "clawseed://sensors":
+            value = states["readings"]
+        elif uri.startswith("device://"):
+            value = _one(states["devices"], "device", uri.removeprefix("device://"), uri)
+        elif uri.startswith("sensor://"):
+            value = _one(states["readings"], "sensor", uri.removeprefix("sensor://"), uri)
+        else:
+            raise ValueError(
+                f"no resource {uri!r}: list them with resources/list (clawseed://devices, "
+                "clawseed://sensors, device://<name>, sensor://<name>)"
+            )
+        text = json.dumps(value, default=str)[:MAX_RESULT_CHARS]
+        return types.ReadResourceResult(
+            contents=[types.TextResourceContents(uri=uri, mime_type="application/json", text=text)]
+        )
+
+    async def list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
+        prompts = []
+        for key, (description, text) in _PROMPTS.items():
+            arguments = (
+                [
+                    types.PromptArgument(
+                        name="device", description="the device's name", required=True
+                    )
+                ]
+                if "{device}" in text
+                else []
+            )
+            prompts.append(types.Prompt(name=key, description=description, arguments=arguments))
+        return types.ListPromptsResult(prompts=prompts)
+
+    async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        if params.name not in _PROMPTS:
+            raise ValueError(f"no prompt {params.name[:60]!r}; known: {', '.join(_PROMPTS)}")
+        description, text = _PROMPTS[params.name]
+        device = str((params.arguments or {}).get("device", "the device"))[:60]
+        return types.GetPromptResult(
+            description=description,
+            messages=[
+                types.PromptMessage(
+                    role="user",
+                    content=types.TextContent(type="text", text=text.format(device=device)),
+                )
+            ],
+        )
+
+    return Server(
+        name,
+        instructions=(
+            "Tools of a clawseed-edge board: its devices, sensors and enabled built-ins. Every "
+            "call passes the board's security policy; a refused call says why."
+        ),
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_read_resource=read_resource,
+        on_list_prompts=list_prompts,
+        on_get_prompt=get_prompt,
+    )
+
+
+def _asker(ctx: Any) -> Any:
+    """A function that asks this request's client, or None when it cannot be asked."""
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    session = ctx.session
+    capabilities = session.client_capabilities
+    if capabilities is None or capabilities.elicitation is None:
+        return None
+    if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        return None  # no back-channel for server-initiated requests: the broker asks
+
+    async def ask(message: str) -> bool | None:
+        import anyio
+
+        try:
+            with anyio.fail_after(ELICIT_TIMEOUT_S):
+                result = await session.elicit_form(
+                    message, _APPROVE_SCHEMA, related_request_id=ctx.request_id
+                )
+        except TimeoutError:
+            return False  # asked, and no one answered: a refusal
+        except Exception as exc:  # the client could not be asked after all
+            log.warning("MCP elicitation failed (%s); asking the approvals broker", exc)
+            return None
+        return result.action == "accept" and bool((result.content or {}).get("approve"))
+
+    return ask
+
+
+def _resource(uri: str, name: str, description: str) -> types.Resource:
+    return types.Resource(uri=uri, name=name, description=description, mime_type="application/json")
+
+
+def _one(items: list[dict[str, Any]], key: str, name: str, uri: str) -> dict[str, Any]:
+    for item in items:
+        if item.get(key) == name:
+            return item
+    raise ValueError(f"no {key} {name[:60]!r} ({uri}); list them with resources/list")
+
+
+def _error(message: str) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=message[:MAX_RESULT_CHARS])], is_error=True
+    )
+
+
+async def serve_stdio(backend: ToolBackend) -> None:
+    """Serve MCP on this process's stdin/stdout until the client closes it."""
+    from mcp.server.stdio import stdio_server
+
+    server = build_server(backend)
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
