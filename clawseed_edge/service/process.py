@@ -127,6 +127,7 @@ class Service:
         self.scheduler: Scheduler | None = None
         self.control: ControlServer | None = None
         self.emergency_stop: EmergencyStop | None = None
+        self._mcp_http: Any = None  # channels.mcp.server.McpHttp when [mcp] http = true
         from clawseed_edge.channels.notifications import Notifications
 
         #: Job answers, alerts and estops, to the channels that asked for them.
@@ -241,8 +242,11 @@ class Service:
             metrics=self.metrics,
             remote_timeout_s=self.options.remote_timeout_s,
         )
+        mounts = []
+        if self.loaded.config.mcp.http:
+            mounts.append(("/mcp", await self._start_mcp_http()))
         self.server = GatewayServer(
-            create_app(self.hub),
+            create_app(self.hub, mounts),
             self.settings.host,
             self.settings.port,
             allow_public_bind=self.settings.allow_public_bind,
@@ -258,6 +262,24 @@ class Service:
             self.options.say(self._pairing_line())
         else:
             self.options.say("warning: pairing is off ([gateway] require_pairing = false)")
+
+    async def _start_mcp_http(self) -> Any:
+        """The MCP server for ``/mcp`` (``[mcp] http = true``): this service's tools and states
+        through its policy; approvals go to its broker (the phones)."""
+        from clawseed_edge.api import ConfigInvalid
+        from clawseed_edge.channels.mcp import LocalBackend
+
+        try:
+            from clawseed_edge.channels.mcp.server import McpHttp
+        except ImportError as exc:
+            raise ConfigInvalid(
+                f"[mcp] http = true needs the MCP SDK ({exc}): pip install 'clawseed-edge[mcp]'"
+            ) from exc
+        assert self.runtime is not None
+        backend = LocalBackend(self.runtime.agent, list(self.runtime.peripherals), "mcp-http")
+        self._mcp_http = McpHttp(backend)
+        await self._mcp_http.start()
+        return self._mcp_http.app
 
     async def _start_channel(self, channel: Channel, broker: ApprovalBroker | None) -> None:
         """Start ``channel`` and give it its share: approvals to ask, notifications, the estop
@@ -476,6 +498,8 @@ class Service:
         self.notifier.stopping()
         for channel in reversed(self.channels):
             await channel.stop("the service is stopping")
+        if self._mcp_http is not None:
+            await self._mcp_http.aclose()
         if self.control is not None:
             await self.control.aclose()
         for task in self._consumers:

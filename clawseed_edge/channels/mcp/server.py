@@ -12,6 +12,7 @@ otherwise the request goes to the approvals broker (:class:`~.backend.ElicitingA
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from typing import Any
@@ -21,7 +22,7 @@ from mcp.server.lowlevel.server import Server
 
 from .backend import MAX_RESULT_CHARS, ToolBackend, annotations_for, asking
 
-__all__ = ["build_server", "serve_stdio"]
+__all__ = ["McpHttp", "build_server", "serve_stdio"]
 
 log = logging.getLogger(__name__)
 
@@ -221,3 +222,45 @@ async def serve_stdio(backend: ToolBackend) -> None:
     server = build_server(backend)
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+class McpHttp:
+    """The MCP server as streamable HTTP, for the gateway's ``/mcp`` (behind its tokens).
+
+    ``app`` is the ASGI app to mount; :meth:`start` runs the SDK's session manager in a task
+    of its own (its task group must be left in the task that entered it), :meth:`aclose` ends
+    it with every session.
+    """
+
+    def __init__(self, backend: ToolBackend) -> None:
+        from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+        self.manager = StreamableHTTPSessionManager(build_server(backend))
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    async def app(self, scope: Any, receive: Any, send: Any) -> None:
+        await self.manager.handle_request(scope, receive, send)
+
+    async def start(self) -> None:
+        started = asyncio.Event()
+
+        async def run() -> None:
+            async with self.manager.run():
+                started.set()
+                await self._stop.wait()
+
+        self._task = asyncio.create_task(run(), name="mcp-http")
+        waiter = asyncio.create_task(started.wait())
+        await asyncio.wait({self._task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        waiter.cancel()
+        if self._task.done():
+            self._task.result()  # raises what stopped it
+
+    async def aclose(self) -> None:
+        """End every session. Idempotent."""
+        self._stop.set()
+        if self._task is not None and not self._task.done():
+            await asyncio.wait({self._task}, timeout=5.0)
+            if not self._task.done():
+                self._task.cancel()
