@@ -423,7 +423,9 @@ async def _open_mcp(
     from clawseed_edge.tools.mcp_client import open_mcp_servers
 
     try:
-        connections, tools = await open_mcp_servers(config.mcp.servers)
+        connections, tools = await open_mcp_servers(
+            config.mcp.servers, config.tools.http.allowed_networks
+        )
     except ImportError as exc:
         raise ConfigInvalid(
             f"[[mcp.servers]] needs the MCP SDK ({exc}): pip install 'clawseed-edge[mcp]'"

@@ -11,6 +11,9 @@ tools as :class:`McpTool` objects named ``<server>__<tool>``. Protective default
   (within its timeout), and a call cut off mid-flight fails saying it may have run;
 * a server that does not start is logged and skipped (its tools are missing, nothing else);
 * a stdio server's stderr goes to this module's log, line by line (capped);
+* a ``url`` server's host must resolve to public addresses, or to ``[tools.http]
+  allowed_networks``, checked at every (re)connect as ``http_request`` checks its URLs (the
+  connection itself is the SDK's: the address is not pinned between the check and it);
 * :meth:`McpServerConnection.aclose` ends the child (the SDK stops its process group).
 
 MCP tools carry ``external_content = True``: once one ran in a turn, the SecurityPolicy
@@ -138,8 +141,9 @@ class McpServerConnection:
     Lifecycle: UNOPENED -> (:meth:`start`) OPEN -> (:meth:`aclose`) CLOSED.
     """
 
-    def __init__(self, settings: _Settings) -> None:
+    def __init__(self, settings: _Settings, allowed_networks: Sequence[str] = ()) -> None:
         self.settings = settings
+        self.allowed_networks = tuple(allowed_networks)
         self.name = settings.name
         self.state = Lifecycle.UNOPENED
         self.remote_tools: list[Any] = []
@@ -253,6 +257,8 @@ class McpServerConnection:
 
         self._ready_once = False
         self._lost.clear()
+        if self.settings.url is not None:
+            await self._check_destination(self.settings.url)
         stderr = _StderrLog(self.name) if self.settings.command is not None else None
         try:
             async with Client(self._transport(stderr), cache=None, mode="legacy") as client:
@@ -272,6 +278,27 @@ class McpServerConnection:
             self._ready.clear()
             if stderr is not None:
                 stderr.spawned()
+
+    async def _check_destination(self, url: str) -> None:
+        """The URL's host must resolve to public addresses only, or to ``[tools.http]
+        allowed_networks``: the address checks of ``http_request``.
+
+        Raises:
+            McpServerFailed: It does not (the message says which address and why).
+        """
+        from urllib.parse import urlsplit
+
+        from .destinations import DestinationPolicy, DestinationRefused
+
+        host = urlsplit(url).hostname or ""
+        policy = DestinationPolicy.of([host], self.allowed_networks)
+        try:
+            await policy.resolve(policy.check_url(url))
+        except DestinationRefused as exc:
+            raise McpServerFailed(
+                f"MCP server {self.name!r}: {exc} (list its network in [tools.http] "
+                "allowed_networks to reach it)"
+            ) from exc
 
     def _transport(self, stderr: _StderrLog | None) -> Any:
         settings = self.settings
@@ -416,13 +443,15 @@ class _StderrLog:
 
 
 async def open_mcp_servers(
-    servers: Sequence[_Settings],
+    servers: Sequence[_Settings], allowed_networks: Sequence[str] = ()
 ) -> tuple[list[McpServerConnection], list[McpTool]]:
     """Start every configured server at once; a failed one is logged and skipped.
 
+    ``allowed_networks``: non-public networks a ``url`` server may be on (``[tools.http]``).
+
     Returns the running connections (close each with ``aclose``) and their tools.
     """
-    connections = [McpServerConnection(s) for s in servers]
+    connections = [McpServerConnection(s, allowed_networks) for s in servers]
     outcomes = await asyncio.gather(*(c.start() for c in connections), return_exceptions=True)
     running: list[McpServerConnection] = []
     tools: list[McpTool] = []

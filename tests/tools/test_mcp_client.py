@@ -155,3 +155,21 @@ def test_tools_list_shows_the_server_of_each_mcp_tool(
     assert "act" in line and "(MCP server fake)" in line
     assert rows["fake__echo"]["source"] == "mcp:fake"
     assert "source" not in rows["system_info"]
+
+
+async def test_a_url_server_on_a_private_address_is_refused_unless_its_network_is_allowed(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    extra = '[[mcp.servers]]\nname = "lan"\nurl = "http://127.0.0.1:9/mcp"\nconnect_timeout_s = 5\n'
+    with caplog.at_level(logging.INFO):
+        async with await _runtime(tmp_path, extra):
+            pass
+    assert "MCP server 'lan' skipped" in caplog.text
+    assert "allowed_networks" in caplog.text and "127.0.0.1" in caplog.text
+    caplog.clear()
+    allowed = extra + '[tools.http]\nallowed_networks = ["127.0.0.1/32"]\n'
+    with caplog.at_level(logging.INFO):
+        async with await _runtime(tmp_path, allowed):
+            pass
+    assert "MCP server 'lan' skipped" in caplog.text, "nothing listens on port 9"
+    assert "allowed_networks" not in caplog.text, "the address check let it through"
