@@ -173,3 +173,16 @@ async def test_a_url_server_on_a_private_address_is_refused_unless_its_network_i
             pass
     assert "MCP server 'lan' skipped" in caplog.text, "nothing listens on port 9"
     assert "allowed_networks" not in caplog.text, "the address check let it through"
+
+
+async def test_doctor_starts_each_server_and_lists_its_tools(tmp_path: Path) -> None:
+    from clawseed_edge.config.doctor import check_mcp_servers, make_context
+
+    path = tmp_path / "config.toml"
+    broken = '\n[[mcp.servers]]\nname = "broken"\ncommand = "/nonexistent/mcp-server"\n'
+    path.write_text(BASE.format(level="full") + SERVER + broken, encoding="utf-8")
+    results = await check_mcp_servers(make_context(path))
+    assert isinstance(results, list)
+    by_name = {r.name: r for r in results}
+    assert by_name["mcp fake"].status == "ok" and "fake__echo" in by_name["mcp fake"].summary
+    assert by_name["mcp broken"].status == "fail"
