@@ -14,6 +14,7 @@ import argparse
 import json
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +83,11 @@ class ControlBackend:
 
         answer = await control_request(self.path, "mcp_states")
         return {"devices": answer["devices"], "readings": answer["readings"]}
+
+    def watch(self, listener: Callable[[list[str]], None]) -> Callable[[], None]:
+        """Not over the control socket (request and answer only): no change notifications;
+        reads are fresh."""
+        return lambda: None
 
 
 def _sdk_missing() -> str | None:

@@ -102,6 +102,11 @@ class ToolBackend(Protocol):
         """``{"devices": [...], "readings": [...]}`` from the state feeds."""
         ...
 
+    def watch(self, listener: Callable[[list[str]], None]) -> Callable[[], None]:
+        """Call ``listener(uris)`` with the resource URIs a state change touched; returns the
+        function that stops it (a backend that cannot watch returns a no-op)."""
+        ...
+
 
 class LocalBackend:
     """A :class:`ToolBackend` over an assembled runtime's agent and peripherals.
@@ -154,6 +159,23 @@ class LocalBackend:
             devices.extend(state.as_dict() for state in peripheral.states.devices())
             readings.extend(reading.as_dict() for reading in peripheral.states.readings())
         return {"devices": devices, "readings": readings}
+
+    def watch(self, listener: Callable[[list[str]], None]) -> Callable[[], None]:
+        def changed(update: Any) -> None:
+            if hasattr(update, "device"):
+                listener([f"device://{update.device}", "clawseed://devices"])
+            else:
+                listener([f"sensor://{update.sensor}", "clawseed://sensors"])
+
+        stops = [
+            p.states.subscribe(changed) for p in self.peripherals if isinstance(p, StateSource)
+        ]
+
+        def stop() -> None:
+            for unsubscribe in stops:
+                unsubscribe()
+
+        return stop
 
 
 def _capped(text: str) -> str:

@@ -54,8 +54,55 @@ _PROMPTS = {
 }
 
 
+#: Resource subscriptions one client session may hold, and notifications queued per session.
+MAX_SUBSCRIPTIONS = 64
+MAX_PENDING_NOTIFICATIONS = 32
+
+
+class _Subscriptions:
+    """Which sessions subscribed to which URIs; a state change notifies them (resources/updated).
+
+    Notifications are sent from tasks, at most :data:`MAX_PENDING_NOTIFICATIONS` per session at
+    once (a slow client loses updates, not the service's time).
+    """
+
+    def __init__(self, backend: ToolBackend) -> None:
+        self.backend = backend
+        self.by_session: dict[Any, set[str]] = {}
+        self.pending: dict[Any, int] = {}
+        self._stop: Any = None
+
+    def add(self, session: Any, uri: str) -> None:
+        uris = self.by_session.setdefault(session, set())
+        if len(uris) >= MAX_SUBSCRIPTIONS and uri not in uris:
+            raise ValueError(f"at most {MAX_SUBSCRIPTIONS} subscriptions per session")
+        uris.add(uri)
+        if self._stop is None:
+            watch = getattr(self.backend, "watch", None)
+            self._stop = watch(self._changed) if watch is not None else (lambda: None)
+
+    def remove(self, session: Any, uri: str) -> None:
+        self.by_session.get(session, set()).discard(uri)
+
+    def _changed(self, uris: list[str]) -> None:
+        for session, wanted in list(self.by_session.items()):
+            for uri in uris:
+                if uri in wanted and self.pending.get(session, 0) < MAX_PENDING_NOTIFICATIONS:
+                    self.pending[session] = self.pending.get(session, 0) + 1
+                    asyncio.get_running_loop().create_task(self._send(session, uri))
+
+    async def _send(self, session: Any, uri: str) -> None:
+        try:
+            await session.send_resource_updated(uri)
+        except Exception:  # the session is gone: forget it
+            self.by_session.pop(session, None)
+        finally:
+            self.pending[session] = max(self.pending.get(session, 1) - 1, 0)
+
+
 def build_server(backend: ToolBackend, *, name: str = "clawseed-edge") -> Server[Any]:
     """An SDK ``Server`` whose handlers go through ``backend``."""
+    subscriptions = _Subscriptions(backend)
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         tools = []
@@ -124,6 +171,14 @@ def build_server(backend: ToolBackend, *, name: str = "clawseed-edge") -> Server
             contents=[types.TextResourceContents(uri=uri, mime_type="application/json", text=text)]
         )
 
+    async def subscribe(ctx: Any, params: types.SubscribeRequestParams) -> types.EmptyResult:
+        subscriptions.add(ctx.session, str(params.uri)[:MAX_URI_CHARS])
+        return types.EmptyResult()
+
+    async def unsubscribe(ctx: Any, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
+        subscriptions.remove(ctx.session, str(params.uri)[:MAX_URI_CHARS])
+        return types.EmptyResult()
+
     async def list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
         prompts = []
         for key, (description, text) in _PROMPTS.items():
@@ -164,6 +219,8 @@ def build_server(backend: ToolBackend, *, name: str = "clawseed-edge") -> Server
         on_call_tool=call_tool,
         on_list_resources=list_resources,
         on_read_resource=read_resource,
+        on_subscribe_resource=subscribe,
+        on_unsubscribe_resource=unsubscribe,
         on_list_prompts=list_prompts,
         on_get_prompt=get_prompt,
     )

@@ -179,3 +179,30 @@ def test_mcp_config_prints_what_a_desktop_host_launches(
     server = snippet["mcpServers"]["clawseed-edge"]
     assert server["args"] == ["--config", str(config.resolve()), "mcp", "serve", "--sim"]
     assert server["command"]
+
+
+# Handshake-era subscriptions (what stdio hosts speak today); 2026-07-28 replaces them.
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+async def test_a_subscribed_device_resource_is_notified_when_it_changes(
+    tmp_path: Path, clawseed_home: Path
+) -> None:
+    import anyio
+
+    updated: list[str] = []
+    arrived = anyio.Event()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ResourceUpdatedNotification):
+            updated.append(str(message.params.uri))
+            arrived.set()
+
+    async with mcp.Client(
+        _params(clawseed_home, _config(tmp_path)), mode="legacy", message_handler=on_message
+    ) as client:
+        assert client.server_capabilities.resources.subscribe is True
+        await client.subscribe_resource("device://porch_light")
+        await client.call_tool("gpio_switch", {"device": "heater", "on": False})
+        await client.call_tool("gpio_switch", {"device": "porch_light", "on": True})
+        with anyio.fail_after(30):
+            await arrived.wait()
+    assert updated and set(updated) == {"device://porch_light"}
