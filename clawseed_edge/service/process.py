@@ -182,6 +182,12 @@ class Service:
                 "no one can be asked: the gateway is off ([gateway] enabled = false); turn it "
                 "on to approve from a phone, or run `clawseed-edge chat` to approve on a terminal",
             )
+        if broker is not None and self.loaded.config.mcp.http:
+            from clawseed_edge.channels.mcp import ElicitingApprover
+
+            # A call from an /mcp client that can be asked is asked there; every other call
+            # (and one from a client that cannot be asked) goes to the broker as before.
+            approver = ElicitingApprover(broker)
         self.metrics = MetricsObserver()
         observer = CompositeObserver(LoggingObserver(), self.metrics)
         # No provider probe before ready: no network I/O and no SDK in an idle service (the

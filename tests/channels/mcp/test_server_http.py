@@ -55,3 +55,33 @@ async def test_mcp_is_not_served_unless_turned_on(clawseed_home: Path) -> None:
                 base_url(service) + "/mcp", json={}, headers={"Authorization": f"Bearer {token}"}
             )
     assert response.status_code in (404, 405)
+
+
+@pytest.mark.parametrize(("approve", "level"), [(True, 1), (False, 0)])
+async def test_an_approval_device_asks_an_http_client_by_elicitation(
+    clawseed_home: Path, approve: bool, level: int
+) -> None:
+    import httpx2
+    import mcp_types as types
+    from mcp.client.streamable_http import streamable_http_client
+
+    asked: list[str] = []
+
+    async def elicit(ctx: object, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"approve": approve})
+
+    config = HTTP_CONFIG + '[[devices]]\nname = "heater"\npin = "GPIO27"\nkind = "relay"\n'
+    config += "approval = true\n"
+    async with running_service(clawseed_home, ScriptedProvider(streaming=True), config) as service:
+        assert service.runtime is not None
+        (gpio,) = service.runtime.peripherals
+        token = await pair_token(service)
+        http2 = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
+        transport = streamable_http_client(base_url(service) + "/mcp", http_client=http2)
+        async with mcp.Client(transport, mode="legacy", elicitation_callback=elicit) as client:
+            result = await client.call_tool("gpio_switch", {"device": "heater", "on": True})
+        on = pin_level(gpio, "heater")
+    assert len(asked) == 1 and "heater" in asked[0]
+    assert result.is_error is (not approve), result.content
+    assert on == level
