@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import itertools
 import logging
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any, Protocol
 
 from clawseed_edge.api import (
     ClawseedError,
+    Observer,
     ObserverEvent,
     Tool,
     ToolCall,
@@ -30,14 +33,65 @@ from clawseed_edge.api import (
     ToolResultEvent,
 )
 
-from .arguments import MAX_ECHO_CHARS, MAX_NAME_ECHO_CHARS, SchemaValidator, cap_echo
+from .arguments import (
+    MAX_ECHO_CHARS,
+    MAX_NAME_ECHO_CHARS,
+    SchemaValidator,
+    argument_problem,
+    bounded_call,
+    cap_echo,
+)
 from .history import truncate_tool_output
 from .hooks import HookRunner
 from .registry import ToolRegistry
 
-__all__ = ["run_tool_call"]
+__all__ = ["call_tool", "run_tool_call"]
 
 log = logging.getLogger(__name__)
+
+
+class _Parts(Protocol):
+    """What :func:`call_tool` uses of an agent (an :class:`~.engine.Agent` has it all)."""
+
+    registry: ToolRegistry
+    hooks: HookRunner
+    schema_validator: SchemaValidator
+    tool_timeout_s: float
+    max_tool_output_chars: int
+    max_tool_argument_chars: int
+    observer: Observer
+    scrub: Callable[[str], str]
+
+
+_CALL_IDS = itertools.count(1)
+
+
+async def call_tool(
+    agent: _Parts, name: str, arguments: dict[str, Any], context: ToolContext
+) -> ToolResult:
+    """Run one call outside a turn, the way a model's call runs: bounds, schema, the hook
+    pipeline (the SecurityPolicy first, with its approvals and rate limits), the tool with its
+    timeout, the after-hooks, the agent's credential scrubber. For the ways in that act
+    without a model (an MCP host).
+
+    Cancel-safe as a turn's call is: a cancelled call may already have switched a device.
+    """
+    call = ToolCall(name, arguments, id=f"call_{next(_CALL_IDS)}")
+    problem = argument_problem(call, agent.max_tool_argument_chars)
+    _, result = await run_tool_call(
+        bounded_call(call, problem),
+        context,
+        registry=agent.registry,
+        hooks=agent.hooks,
+        validator=agent.schema_validator,
+        timeout_s=agent.tool_timeout_s,
+        max_output_chars=agent.max_tool_output_chars,
+        emit=lambda event: None,
+        record=agent.observer.record,
+        refused=problem,
+        scrub=agent.scrub,
+    )
+    return result
 
 
 async def run_tool_call(

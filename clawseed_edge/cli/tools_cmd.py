@@ -47,6 +47,10 @@ def _list(args: argparse.Namespace) -> int:
                 for t in (registry.get(n) for n in sorted(registry.names()))
                 if t
             ]
+            for row in rows:  # MCP tools say which server they come from
+                source = str(registry.source_of(row["name"]) or "")
+                if source.startswith("mcp:"):
+                    row["source"] = source
             seen = {row["name"] for row in rows}
             filtered = set(registry.filtered_out)
             for builtin in builtin_tools(loaded.config):
@@ -68,6 +72,8 @@ def _list(args: argparse.Namespace) -> int:
             for row in rows:
                 if row["enabled"]:
                     state, text = "on ", " ".join(row["description"].split())
+                    if "source" in row:
+                        text = f"(MCP server {row['source'].removeprefix('mcp:')}) {text}"
                 else:
                     state, text = "off", f"(off: {row['off_reason']})"
                 print(f"{row['name']:<{width}}  {row['risk']:<9}  {state}  {text}")

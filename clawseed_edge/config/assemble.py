@@ -25,6 +25,7 @@ from clawseed_edge.agent.builder import AgentBuilder
 from clawseed_edge.agent.engine import Agent
 from clawseed_edge.agent.hooks import HookFactoryRegistry
 from clawseed_edge.agent.redact import Scrubber, install_log_redaction
+from clawseed_edge.agent.registry import ToolRegistry
 from clawseed_edge.agent.security import DEFAULT_FORBIDDEN_PATHS, SecurityPolicy
 from clawseed_edge.api import (
     ActionLedger,
@@ -356,6 +357,7 @@ async def assemble(
             config, memory, workspace=workspace, scrub=scrubber.scrub, source=loaded.source
         )
         tools.extend(extra_tools)
+        mcp_registry = await _open_mcp(config, opened)
         builder = (
             AgentBuilder()
             .provider(provider)
@@ -375,6 +377,8 @@ async def assemble(
             .option("max_tool_argument_chars", config.agent.max_tool_argument_chars)
             .option("scrub", scrubber.scrub)
         )
+        if mcp_registry is not None:
+            builder = builder.registry(mcp_registry)
         if approver is not None:
             builder = builder.approver(approver)
         if observer is not None:
@@ -411,6 +415,36 @@ async def assemble(
             await runtime.aclose()
             raise
     return runtime
+
+
+async def _open_mcp(
+    config: Config, opened: list[Callable[[], Awaitable[None]]]
+) -> ToolRegistry | None:
+    """Start the ``[[mcp.servers]]`` (a failed one is logged and skipped) and return a registry
+    holding their tools (``<server>__<tool>``, source ``mcp:<server>``); None when there are
+    none configured (the SDK is then never imported)."""
+    if not config.mcp.servers:
+        return None
+    from clawseed_edge.agent.registry import Mcp, ToolRegistry
+    from clawseed_edge.api import ToolNameClash, ToolNameInvalid
+    from clawseed_edge.tools.mcp_client import open_mcp_servers
+
+    try:
+        connections, tools = await open_mcp_servers(
+            config.mcp.servers, config.tools.http.allowed_networks
+        )
+    except ImportError as exc:
+        raise ConfigInvalid(
+            f"[[mcp.servers]] needs the MCP SDK ({exc}): pip install 'clawseed-edge[mcp]'"
+        ) from exc
+    opened.extend(c.aclose for c in connections)
+    registry = ToolRegistry(allowed=config.tools.allowed, denied=config.tools.denied)
+    for tool in tools:
+        try:
+            registry.register(tool, Mcp(tool.connection.name))
+        except (ToolNameClash, ToolNameInvalid) as exc:
+            _log.warning("MCP tool %r skipped: %s", tool.name, exc)
+    return registry
 
 
 def _build_hooks(config: Config, source: str, factories: HookFactoryRegistry) -> list[Hook]:

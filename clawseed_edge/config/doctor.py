@@ -305,6 +305,41 @@ def check_disk(ctx: DoctorContext) -> CheckResult:
 # --- running them -----------------------------------------------------------------------------
 
 
+async def check_mcp_servers(ctx: DoctorContext) -> CheckResult | list[CheckResult]:
+    """Each ``[[mcp.servers]]`` starts and lists its tools (started at once, then stopped);
+    nothing is shown when none is configured."""
+    servers = ctx.loaded.config.mcp.servers if ctx.loaded is not None else []
+    if not servers:
+        return []
+    try:
+        from clawseed_edge.tools.mcp_client import McpServerConnection
+    except ImportError as exc:
+        return CheckResult(
+            "mcp", "fail", f"[[mcp.servers]] needs the MCP SDK ({exc})",
+            "pip install 'clawseed-edge[mcp]'",
+        )  # fmt: skip
+    networks = ctx.loaded.config.tools.http.allowed_networks if ctx.loaded else []
+
+    async def one(settings: Any) -> CheckResult:
+        connection = McpServerConnection(settings, networks)
+        try:
+            tools = await connection.start()
+        except Exception as exc:
+            return CheckResult(
+                f"mcp {settings.name}", "fail", str(exc),
+                "run its command by hand to see why; its stderr is in the service's log",
+            )  # fmt: skip
+        finally:
+            await connection.aclose()
+        names = ", ".join(t.name for t in tools[:8]) + (" ..." if len(tools) > 8 else "")
+        return CheckResult(
+            f"mcp {settings.name}", "ok" if tools else "warn",
+            f"started; {len(tools)} tool(s) let in: {names or 'none (see its tools / denied)'}",
+        )  # fmt: skip
+
+    return list(await asyncio.gather(*(one(s) for s in servers)))
+
+
 def default_checks() -> list[Check]:
     """Every built-in check, in the order they are shown."""
     return [
@@ -321,6 +356,7 @@ def default_checks() -> list[Check]:
         check_provider,
         check_memory,
         check_disk,
+        check_mcp_servers,
     ]
 
 

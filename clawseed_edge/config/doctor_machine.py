@@ -110,4 +110,6 @@ class DoctorContext:
     detected: DetectedBoards = field(default_factory=DetectedBoards)
 
 
-Check = Callable[[DoctorContext], "CheckResult | list[CheckResult] | Awaitable[CheckResult]"]
+Check = Callable[
+    [DoctorContext], "CheckResult | list[CheckResult] | Awaitable[CheckResult | list[CheckResult]]"
+]

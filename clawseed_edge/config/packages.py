@@ -57,6 +57,8 @@ def package_needs(config: Config, *, gateway: bool | None = None) -> list[Packag
     needs = []
     if config.gateway.enabled if gateway is None else gateway:
         needs.append(PackageNeed("the gateway", GATEWAY_MODULES, "gateway"))
+    if config.mcp.servers or (config.mcp.http and (config.gateway.enabled or gateway)):
+        needs.append(PackageNeed("[mcp]", ("mcp",), "mcp"))
     sdk = _PROVIDER_SDKS.get(config.provider.name)
     if sdk is not None:
         module, extra = sdk

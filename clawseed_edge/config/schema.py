@@ -85,6 +85,7 @@ from clawseed_edge.peripherals.wired import DeviceConfig
 from clawseed_edge.providers.config import ProviderConfig
 
 from .jobs import JobSettings, SchedulerSettings
+from .mcp import McpSettings
 from .paths import system_directory
 
 __all__ = [
@@ -459,6 +460,8 @@ class Config(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     # Scheduled jobs (docs/scheduler.md): the scheduler's settings and the declared jobs.
     scheduler: SchedulerSettings = msgspec.field(default_factory=SchedulerSettings)
     jobs: list[JobSettings] = msgspec.field(default_factory=list)
+    #: Model Context Protocol: ``/mcp`` on the gateway, and other MCP servers' tools.
+    mcp: McpSettings = msgspec.field(default_factory=McpSettings)
 
     def hardware_with_devices(self) -> HardwareConfig:
         """The Pi header of ``[hardware]`` with the top-level ``[[devices]]``.

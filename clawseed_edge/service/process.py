@@ -129,6 +129,7 @@ class Service:
         self.scheduler: Scheduler | None = None
         self.control: ControlServer | None = None
         self.emergency_stop: EmergencyStop | None = None
+        self._mcp_http: Any = None  # channels.mcp.server.McpHttp when [mcp] http = true
         from clawseed_edge.channels.notifications import Notifications
 
         #: Job answers, alerts and estops, to the channels that asked for them.
@@ -187,6 +188,12 @@ class Service:
                 "no one can be asked: the gateway is off ([gateway] enabled = false); turn it "
                 "on to approve from a phone, or run `clawseed-edge chat` to approve on a terminal",
             )
+        if broker is not None and self.loaded.config.mcp.http:
+            from clawseed_edge.channels.mcp import ElicitingApprover
+
+            # A call from an /mcp client that can be asked is asked there; every other call
+            # (and one from a client that cannot be asked) goes to the broker as before.
+            approver = ElicitingApprover(broker)
         self.metrics = MetricsObserver()
         observer = CompositeObserver(LoggingObserver(), self.metrics)
         # No provider probe before ready: no network I/O and no SDK in an idle service (the
@@ -249,8 +256,11 @@ class Service:
             metrics=self.metrics,
             remote_timeout_s=self.options.remote_timeout_s,
         )
+        mounts = []
+        if self.loaded.config.mcp.http:
+            mounts.append(("/mcp", await self._start_mcp_http()))
         self.server = GatewayServer(
-            create_app(self.hub),
+            create_app(self.hub, mounts),
             self.settings.host,
             self.settings.port,
             allow_public_bind=self.settings.allow_public_bind,
@@ -330,6 +340,24 @@ class Service:
             "value": action.value,
         }
 
+    async def _start_mcp_http(self) -> Any:
+        """The MCP server for ``/mcp`` (``[mcp] http = true``): this service's tools and states
+        through its policy; approvals go to its broker (the phones)."""
+        from clawseed_edge.api import ConfigInvalid
+        from clawseed_edge.channels.mcp import LocalBackend
+
+        try:
+            from clawseed_edge.channels.mcp.server import McpHttp
+        except ImportError as exc:
+            raise ConfigInvalid(
+                f"[mcp] http = true needs the MCP SDK ({exc}): pip install 'clawseed-edge[mcp]'"
+            ) from exc
+        assert self.runtime is not None
+        backend = LocalBackend(self.runtime.agent, list(self.runtime.peripherals), "mcp-http")
+        self._mcp_http = McpHttp(backend)
+        await self._mcp_http.start()
+        return self._mcp_http.app
+
     async def _start_channel(self, channel: Channel, broker: ApprovalBroker | None) -> None:
         """Start ``channel`` and give it its share: approvals to ask, notifications, the estop
         (which aborts its turns through :meth:`_stop_every_turn`)."""
@@ -406,6 +434,9 @@ class Service:
             "cron_run_now": self._op_cron_run_now,
             "cron_changed": self._op_cron_changed,
             "cron_resume": self._op_cron_resume,
+            "mcp_tools": self._op_mcp_tools,
+            "mcp_call": self._op_mcp_call,
+            "mcp_states": self._op_mcp_states,
         }
 
     def _require_hub(self) -> GatewayHub:
@@ -452,6 +483,29 @@ class Service:
             "connections": len(self.hub.connections) if self.hub else 0,
             **self._status_details(),
         }
+
+    def _mcp_backend(self) -> Any:
+        """The MCP server's view of this service (``mcp serve`` bridges to it)."""
+        from clawseed_edge.channels.mcp import LocalBackend
+
+        assert self.runtime is not None
+        return LocalBackend(self.runtime.agent, list(self.runtime.peripherals))
+
+    async def _op_mcp_tools(self, request: dict[str, Any]) -> dict[str, Any]:
+        return {"tools": await self._mcp_backend().tools()}
+
+    async def _op_mcp_call(self, request: dict[str, Any]) -> dict[str, Any]:
+        """One tool call from an MCP host, through this service's policy and approvals."""
+        from clawseed_edge.api import ConfigInvalid
+
+        name, arguments = request.get("name"), request.get("arguments", {})
+        if not isinstance(name, str) or not isinstance(arguments, dict):
+            raise ConfigInvalid('send {"op": "mcp_call", "name": "<tool>", "arguments": {...}}')
+        answer = await self._mcp_backend().call(name[:100], arguments)
+        return {"call_ok": answer["ok"], "output": answer["output"], "error": answer["error"]}
+
+    async def _op_mcp_states(self, request: dict[str, Any]) -> dict[str, Any]:
+        return dict(await self._mcp_backend().states())
 
     async def _op_estop(self, request: dict[str, Any]) -> dict[str, Any]:
         return {"failures": await self.estop("estop over the control socket")}
@@ -531,6 +585,8 @@ class Service:
         self.notifier.stopping()
         for channel in reversed(self.channels):
             await channel.stop("the service is stopping")
+        if self._mcp_http is not None:
+            await self._mcp_http.aclose()
         if self.control is not None:
             await self.control.aclose()
         for task in self._consumers:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 # importlib.metadata: entry points are read only for a plugin name the config uses (api.plugins).
-HEAVY = ("ollama", "anthropic", "pydantic", "httpx", "importlib.metadata")
+HEAVY = ("ollama", "anthropic", "pydantic", "httpx", "importlib.metadata", "mcp")
 
 SCRIPT = """
 import asyncio, json, logging, sys

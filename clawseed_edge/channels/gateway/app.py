@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from starlette.applications import Starlette
@@ -9,8 +10,11 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from .errors import error_body
+from .endpoint import bearer_token, error_response
+from .errors import ClientError, error_body
 from .hub import GatewayHub
 from .origin import OriginGuard
 from .routes_api import api_routes
@@ -19,7 +23,7 @@ from .routes_config import config_routes
 from .routes_public import public_routes
 from .routes_static import static_routes
 
-__all__ = ["create_app"]
+__all__ = ["TokenGate", "create_app"]
 
 _CODES = {404: "not_found", 405: "method_not_allowed"}
 
@@ -35,13 +39,38 @@ async def _http_error(request: Request, exc: Any) -> JSONResponse:
     return JSONResponse(error_body(_CODES.get(status, "http_error"), message), status)
 
 
-def create_app(hub: GatewayHub) -> Starlette:
-    """The gateway's ASGI app over ``hub``."""
+class TokenGate:
+    """An ASGI app served only to paired clients: a request without a valid bearer token gets
+    the gateway's 401 (``unauthorized``) and never reaches ``app``."""
+
+    def __init__(self, hub: GatewayHub, app: ASGIApp) -> None:
+        self.hub = hub
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            request = Request(scope)
+            try:
+                token = bearer_token(request.headers, request.query_params)
+                await self.hub.pairing.authenticate(token)
+            except ClientError as exc:
+                await error_response(exc)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def create_app(hub: GatewayHub, mounts: Sequence[tuple[str, ASGIApp]] = ()) -> Starlette:
+    """The gateway's ASGI app over ``hub``.
+
+    ``mounts``: ``(path, app)`` pairs served at exactly ``path`` (any method) to paired clients
+    only (:class:`TokenGate`), e.g. the MCP server at ``/mcp``.
+    """
     routes: list[Any] = [
         *public_routes(hub),
         *chat_routes(hub),
         *api_routes(hub),
         *config_routes(hub),
+        *(Route(path, TokenGate(hub, app)) for path, app in mounts),
         *static_routes(),  # the phone web app: exact file paths only, after every endpoint
     ]
     app = Starlette(

@@ -1,0 +1,146 @@
+"""MCP's cost: idle RSS of ``run --sim`` with and without an MCP server configured, and one
+hardware call through MCP over stdio against the same call by the agent in-process.
+
+1. Idle RSS (``/proc/PID/status`` VmRSS after ``--idle-s`` seconds, measured as
+   bench_idle_imports.py does): ``run --sim`` with a simulated LED, (a) without ``[mcp]``,
+   (b) with one ``[[mcp.servers]]`` (the test suite's small SDK server; its own process is
+   not counted). Interleaved runs; medians.
+2. Latency of ``gpio_switch`` on the simulated LED (``full`` autonomy, so no approval):
+   (a) the SDK's ``Client`` calling ``clawseed-edge mcp serve --sim`` over stdio (a started
+   session; each call is a JSON-RPC round trip through the policy and the tool), (b) the same
+   call run by the agent in-process (``agent.tool_run.call_tool``: the same bounds, schema,
+   hooks and policy, without MCP). Medians and p95 over ``--calls`` calls each.
+
+Run: ``python benchmarks/bench_mcp.py [--runs 5] [--idle-s 3] [--calls 200]``. Needs the
+``[mcp]`` extra. Linux only (``/proc``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_idle_imports import READY_LINE, measure
+
+BASE = """
+[provider]
+name = "demo"
+[autonomy]
+level = "full"
+max_actions_per_hour = 100000
+[gateway]
+enabled = false
+[hardware]
+board = "sim"
+[[devices]]
+name = "lamp"
+pin = "GPIO17"
+kind = "led"
+"""
+SERVER = f"""
+[[mcp.servers]]
+name = "fake"
+command = "{sys.executable}"
+args = ["-m", "clawseed_edge.testing.fake_servers.mcp_server"]
+"""
+
+
+def _p95(values: list[float]) -> float:
+    return sorted(values)[max(0, int(len(values) * 0.95) - 1)]
+
+
+async def _through_mcp(config: Path, home: Path, calls: int) -> list[float]:
+    from mcp import Client, StdioServerParameters
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "clawseed_edge", "--config", str(config), "mcp", "serve", "--sim"],
+        env={"CLAWSEED_HOME": str(home)},
+    )
+    times = []
+    async with Client(params, mode="legacy") as client:
+        for i in range(calls + 5):
+            start = time.perf_counter()
+            result = await client.call_tool("gpio_switch", {"device": "lamp", "on": i % 2 == 0})
+            elapsed = time.perf_counter() - start
+            assert not result.is_error, result.content
+            if i >= 5:  # warm-up
+                times.append(elapsed)
+    return times
+
+
+async def _by_the_agent(config: Path, calls: int) -> list[float]:
+    from clawseed_edge.agent.approval import StaticApprover
+    from clawseed_edge.agent.tool_run import call_tool
+    from clawseed_edge.api import ToolContext
+    from clawseed_edge.config.assemble import assemble
+    from clawseed_edge.config.file import load_config
+
+    runtime = await assemble(
+        load_config(config), sim=True, approver=StaticApprover(False), probe_at_start=False
+    )
+    times = []
+    context = ToolContext(session_id="bench", channel="bench")
+    async with runtime:
+        for i in range(calls + 5):
+            start = time.perf_counter()
+            result = await call_tool(
+                runtime.agent, "gpio_switch", {"device": "lamp", "on": i % 2 == 0}, context
+            )
+            elapsed = time.perf_counter() - start
+            assert result.success, result.error
+            if i >= 5:
+                times.append(elapsed)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--idle-s", type=float, default=3.0)
+    parser.add_argument("--calls", type=int, default=200)
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        without = Path(tmp) / "without.toml"
+        without.write_text(BASE, encoding="utf-8")
+        with_mcp = Path(tmp) / "with.toml"
+        with_mcp.write_text(BASE + SERVER, encoding="utf-8")
+        home = Path(tmp) / "home"
+        env = {**os.environ, "CLAWSEED_HOME": str(home)}
+        env.pop("PYTHONDEVMODE", None)
+        service = [sys.executable, "-m", "clawseed_edge"]
+        cases = {
+            "run --sim, no [mcp]": [*service, "--config", str(without), "run", "--sim"],
+            "run --sim, one [[mcp.servers]]": [*service, "--config", str(with_mcp), "run", "--sim"],
+        }
+        rss: dict[str, list[float]] = {name: [] for name in cases}
+        for _ in range(args.runs):
+            for name, argv in cases.items():
+                rss[name].append(measure(argv, env, READY_LINE, args.idle_s)[1])
+        print(f"idle RSS after {args.idle_s:g} s, median of {args.runs} interleaved runs")
+        base = statistics.median(rss["run --sim, no [mcp]"])
+        for name, values in rss.items():
+            m = statistics.median(values)
+            print(f"  {name:<34} {m:6.1f} MB  (+{m - base:.1f} MB)")
+
+        os.environ["CLAWSEED_HOME"] = str(home)
+        mcp_times = asyncio.run(_through_mcp(without, home, args.calls))
+        agent_times = asyncio.run(_by_the_agent(without, args.calls))
+    print(f"gpio_switch on a simulated LED, {args.calls} calls each (after 5 warm-up)")
+    for name, times in (("through MCP stdio", mcp_times), ("by the agent", agent_times)):
+        med = statistics.median(times) * 1e3
+        print(f"  {name:<20} median {med:7.3f} ms  p95 {_p95(times) * 1e3:7.3f} ms")
+    ratio = statistics.median(mcp_times) / statistics.median(agent_times)
+    print(f"  MCP / agent: {ratio:.1f}x")
+
+
+if __name__ == "__main__":
+    main()

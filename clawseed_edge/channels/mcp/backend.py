@@ -1,0 +1,184 @@
+"""What the MCP server serves, apart from the protocol: tools, calls, states.
+
+A :class:`ToolBackend` lists the tools (name, description, JSON schema, risk), runs one call
+through the policy, and reports the devices' states and the sensors' readings. Two exist: the
+:class:`LocalBackend` over a runtime assembled in this process, and the command's bridge to the
+running service (its control socket's ``mcp_tools``/``mcp_call``/``mcp_states`` ops, served by
+the same :class:`LocalBackend` over the service's runtime).
+
+Approvals: :class:`ElicitingApprover` asks the MCP client (elicitation) when the current call
+came from a client that can be asked (:func:`asking`), else it hands the request to the
+approver it wraps (the approvals broker). It never says yes by itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, Protocol
+
+from clawseed_edge.agent.tool_run import call_tool
+from clawseed_edge.api import (
+    ApprovalDecision,
+    ApprovalRequest,
+    Approver,
+    StateSource,
+    ToolContext,
+)
+
+__all__ = ["ElicitingApprover", "LocalBackend", "ToolBackend", "annotations_for", "asking"]
+
+log = logging.getLogger(__name__)
+
+#: What one call's text result may hold when it goes back to the MCP client.
+MAX_RESULT_CHARS = 64_000
+#: How long a state refresh may take before the last known states are served.
+REFRESH_TIMEOUT_S = 2.0
+
+#: Asks the current call's MCP client ``(message) -> True/False``; None when it cannot be asked.
+Ask = Callable[[str], Awaitable[bool | None]]
+_asker: contextvars.ContextVar[Ask | None] = contextvars.ContextVar(
+    "clawseed_mcp_asker", default=None
+)
+
+
+@contextlib.asynccontextmanager
+async def asking(ask: Ask | None) -> AsyncIterator[None]:
+    """Within this block, approvals of this task's calls go to ``ask`` (None: to the broker)."""
+    token = _asker.set(ask)
+    try:
+        yield
+    finally:
+        _asker.reset(token)
+
+
+class ElicitingApprover:
+    """Asks the MCP client that made the call; otherwise (or when it cannot answer) ``fallback``.
+
+    ``ask`` returns True (accepted), False (declined or cancelled) or None (the client could
+    not be asked after all: the request goes to ``fallback``).
+    """
+
+    def __init__(self, fallback: Approver | None) -> None:
+        self.fallback = fallback
+
+    async def request(self, request: ApprovalRequest) -> ApprovalDecision:
+        ask = _asker.get()
+        if ask is not None:
+            summary = request.summary or request.tool
+            answer = await ask(f"Allow {summary}? (an {request.risk} call from an MCP client)")
+            if answer is not None:
+                why = "approved in the MCP client" if answer else "declined in the MCP client"
+                return ApprovalDecision(answer, why)
+        if self.fallback is None:
+            return ApprovalDecision(False, "no approver is set up for MCP calls")
+        return await self.fallback.request(request)
+
+
+def annotations_for(risk: str) -> dict[str, bool]:
+    """MCP tool annotations from a risk class: read -> readOnlyHint, dangerous -> destructiveHint."""
+    if risk == "read":
+        return {"readOnlyHint": True, "destructiveHint": False}
+    if risk == "dangerous":
+        return {"readOnlyHint": False, "destructiveHint": True}
+    return {"readOnlyHint": False, "destructiveHint": False}
+
+
+class ToolBackend(Protocol):
+    """Where the MCP server's tools and states come from (this process, or the service)."""
+
+    async def tools(self) -> list[dict[str, Any]]:
+        """``[{"name", "description", "parameters", "risk"}]``."""
+        ...
+
+    async def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """``{"ok": bool, "output": str, "error": str}``, the policy having decided first."""
+        ...
+
+    async def states(self) -> dict[str, Any]:
+        """``{"devices": [...], "readings": [...]}`` from the state feeds."""
+        ...
+
+    def watch(self, listener: Callable[[list[str]], None]) -> Callable[[], None]:
+        """Call ``listener(uris)`` with the resource URIs a state change touched; returns the
+        function that stops it (a backend that cannot watch returns a no-op)."""
+        ...
+
+
+class LocalBackend:
+    """A :class:`ToolBackend` over an assembled runtime's agent and peripherals.
+
+    Args:
+        agent: The agent whose registry, hooks and policy serve the calls.
+        peripherals: Whose state feeds the states come from.
+        session_id: The session the calls are made in (the policy's rate limits, the audit).
+    """
+
+    def __init__(self, agent: Any, peripherals: list[Any], session_id: str = "mcp") -> None:
+        self.agent = agent
+        self.peripherals = peripherals
+        self.session_id = session_id
+
+    async def tools(self) -> list[dict[str, Any]]:
+        registry = self.agent.registry
+        found = []
+        for spec in registry.specs():
+            tool = registry.get(spec.name)
+            risk = getattr(getattr(tool, "risk", None), "value", "act")
+            found.append(
+                {
+                    "name": spec.name,
+                    "description": spec.description,
+                    "parameters": dict(spec.parameters),
+                    "risk": str(risk),
+                }
+            )
+        return found
+
+    async def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        context = ToolContext(session_id=self.session_id, channel="mcp")
+        result = await call_tool(self.agent, name, arguments, context)
+        return {
+            "ok": result.success,
+            "output": _capped(result.output or ""),
+            "error": _capped(result.error or ""),
+        }
+
+    async def states(self) -> dict[str, Any]:
+        devices: list[dict[str, Any]] = []
+        readings: list[dict[str, Any]] = []
+        for peripheral in self.peripherals:
+            if not isinstance(peripheral, StateSource):
+                continue
+            with contextlib.suppress(Exception):  # the last known states are served
+                async with asyncio.timeout(REFRESH_TIMEOUT_S):
+                    await peripheral.refresh()
+            devices.extend(state.as_dict() for state in peripheral.states.devices())
+            readings.extend(reading.as_dict() for reading in peripheral.states.readings())
+        return {"devices": devices, "readings": readings}
+
+    def watch(self, listener: Callable[[list[str]], None]) -> Callable[[], None]:
+        def changed(update: Any) -> None:
+            if hasattr(update, "device"):
+                listener([f"device://{update.device}", "clawseed://devices"])
+            else:
+                listener([f"sensor://{update.sensor}", "clawseed://sensors"])
+
+        stops = [
+            p.states.subscribe(changed) for p in self.peripherals if isinstance(p, StateSource)
+        ]
+
+        def stop() -> None:
+            for unsubscribe in stops:
+                unsubscribe()
+
+        return stop
+
+
+def _capped(text: str) -> str:
+    if len(text) <= MAX_RESULT_CHARS:
+        return text
+    return text[: MAX_RESULT_CHARS - 40] + f"... [cut: {len(text)} characters in all]"

@@ -1,0 +1,84 @@
+"""``[mcp]``: the MCP server on the gateway, and the external MCP servers whose tools the agent
+gets (``[[mcp.servers]]``; their tools appear as ``<server>__<tool>``). docs/mcp.md."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+import msgspec
+
+__all__ = ["McpServerSettings", "McpSettings"]
+
+_SERVER_NAME = re.compile(r"[A-Za-z0-9-]{1,24}(?:_[A-Za-z0-9-]+)*")
+
+
+class McpServerSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """``[[mcp.servers]]``: one MCP server whose tools join the agent's as ``<name>__<tool>``.
+
+    Attributes:
+        name: The server's name, the prefix of its tools (letters, digits, ``-``, single
+            ``_``; at most 24 characters).
+        command: Launch it over stdio: the program (give ``args`` and ``env`` too).
+        args: The program's arguments.
+        env: Environment variables for it (added to a minimal environment: PATH, HOME ...).
+        url: Or reach it by streamable HTTP at this ``http(s)://`` URL.
+        token_env: The environment variable holding a bearer token for ``url``.
+        tools: Which of its tools the agent gets (glob patterns on the server's tool names).
+        denied: Which it does not; a name matching both is denied.
+        risk: How the SecurityPolicy treats its tools: ``read``, ``act`` (``supervised``
+            asks) or ``dangerous``.
+        timeout_s: The longest one call may take; a longer one fails (the server is told to
+            cancel it).
+        max_result_chars: Longer results are cut to this many characters.
+        connect_timeout_s: The longest a start (launch, handshake, tool list) may take.
+        max_reconnects: Reconnects in a row (with backoff) after it dies before it is given up
+            (its tools then fail with a reason until the service restarts).
+    """
+
+    name: str
+    command: str | None = None
+    args: list[str] = msgspec.field(default_factory=list)
+    env: dict[str, str] = msgspec.field(default_factory=dict)
+    url: str | None = None
+    token_env: str | None = None
+    tools: list[str] = msgspec.field(default_factory=lambda: ["*"])
+    denied: list[str] = msgspec.field(default_factory=list)
+    risk: Literal["read", "act", "dangerous"] = "act"
+    timeout_s: Annotated[float, msgspec.Meta(gt=0, le=3600)] = 30.0
+    max_result_chars: Annotated[int, msgspec.Meta(ge=100, le=1_000_000)] = 16_000
+    connect_timeout_s: Annotated[float, msgspec.Meta(gt=0, le=300)] = 20.0
+    max_reconnects: Annotated[int, msgspec.Meta(ge=0, le=100)] = 5
+
+    def __post_init__(self) -> None:
+        if _SERVER_NAME.fullmatch(self.name) is None:
+            raise ValueError(
+                f"name: {self.name[:40]!r} is not a server name: use 1-24 letters, digits, '-' "
+                "or single '_' (its tools are named <name>__<tool>)"
+            )
+        if (self.command is None) == (self.url is None):
+            raise ValueError(
+                f"server {self.name!r}: give either command (stdio) or url (streamable HTTP)"
+            )
+        if self.url is not None and not self.url.startswith(("http://", "https://")):
+            raise ValueError(f"url: {self.url[:80]!r} must start with http:// or https://")
+        if self.token_env is not None and self.url is None:
+            raise ValueError(f"token_env: server {self.name!r} has no url to send a token to")
+
+
+class McpSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """``[mcp]``: Model Context Protocol (needs the ``[mcp]`` extra when anything is on).
+
+    Attributes:
+        http: Serve MCP (streamable HTTP) on the gateway at ``/mcp``, with the paired tokens.
+        servers: External MCP servers whose tools the agent gets.
+    """
+
+    http: bool = False
+    servers: list[McpServerSettings] = msgspec.field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        names = [s.name for s in self.servers]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"servers: the name {twice[0]!r} is used twice; names must differ")

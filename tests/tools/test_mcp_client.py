@@ -1,0 +1,188 @@
+"""The MCP client (``[[mcp.servers]]``) against a small MCP server on the SDK (a real child)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clawseed_edge.agent.approval import StaticApprover
+from clawseed_edge.api import ToolContext
+from clawseed_edge.config.assemble import assemble
+from clawseed_edge.config.file import load_config
+from clawseed_edge.testing import ScriptedProvider
+
+pytest.importorskip("mcp")
+
+SERVER = f"""
+[[mcp.servers]]
+name = "fake"
+command = "{sys.executable}"
+args = ["-m", "clawseed_edge.testing.fake_servers.mcp_server"]
+timeout_s = 60
+max_result_chars = 2000
+"""
+BASE = """
+[provider]
+name = "demo"
+[autonomy]
+level = "{level}"
+[memory]
+backend = "none"
+"""
+
+
+async def _runtime(tmp_path: Path, extra: str = SERVER, level: str = "full", **kwargs: Any) -> Any:
+    path = tmp_path / "config.toml"
+    path.write_text(BASE.format(level=level) + extra, encoding="utf-8")
+    kwargs.setdefault("approver", StaticApprover(False))
+    return await assemble(load_config(path), sim=True, probe_at_start=False, **kwargs)
+
+
+async def _call(runtime: Any, name: str, **arguments: Any) -> Any:
+    from clawseed_edge.agent.tool_run import call_tool
+
+    return await call_tool(runtime.agent, name, arguments, ToolContext(session_id="t"))
+
+
+async def test_a_turn_calls_a_server_tool_by_its_prefixed_name(tmp_path: Path) -> None:
+    provider = ScriptedProvider(
+        [ScriptedProvider.call("fake__echo", text="hello"), ScriptedProvider.text("done")]
+    )
+    async with await _runtime(tmp_path, provider=provider) as runtime:
+        registry = runtime.agent.registry
+        answer = await runtime.agent.run("say hello through the fake server")
+        tool = registry.get("fake__echo")
+        source = str(registry.source_of("fake__echo"))
+    assert answer == "done"
+    assert provider.requests[1].messages[-1].content == "echo: hello"
+    assert source == "mcp:fake"
+    assert tool.external_content is True
+    assert str(tool.risk) == "act"
+
+
+async def test_supervised_asks_before_a_server_tool_runs(tmp_path: Path) -> None:
+    approver = StaticApprover(False)
+    async with await _runtime(tmp_path, level="supervised", approver=approver) as runtime:
+        result = await _call(runtime, "fake__echo", text="hi")
+    assert not result.success
+    assert [r.tool for r in approver.requests] == ["fake__echo"]
+
+
+async def test_a_server_killed_mid_session_is_restarted(tmp_path: Path) -> None:
+    async with await _runtime(tmp_path) as runtime:
+        first = await _call(runtime, "fake__whoami")
+        os.kill(int(first.output), signal.SIGKILL)
+        # The first call after the kill may already find it gone (then it waits for the
+        # restart), or be cut off mid-flight: then it says so, and the next call is served.
+        again = await _call(runtime, "fake__whoami")
+        if not again.success:
+            assert "went away during whoami" in (again.error or "")
+            again = await _call(runtime, "fake__whoami")
+        echo = await _call(runtime, "fake__echo", text="still here")
+    assert first.success and again.success, again.error
+    assert again.output != first.output, "a new server process answers"
+    assert echo.output == "echo: still here"
+
+
+async def test_a_hanging_tool_times_out_and_the_server_keeps_serving(tmp_path: Path) -> None:
+    async with await _runtime(tmp_path, SERVER.replace("timeout_s = 60", "timeout_s = 2")) as rt:
+        hung = await _call(rt, "fake__hang")
+        after = await _call(rt, "fake__echo", text="next")
+    assert not hung.success
+    assert "did not answer hang within 2 s" in (hung.error or "")
+    assert after.output == "echo: next"
+
+
+async def test_a_huge_result_is_capped_and_a_failing_tool_is_a_failed_result(
+    tmp_path: Path,
+) -> None:
+    async with await _runtime(tmp_path) as runtime:
+        result = await _call(runtime, "fake__huge", size=1_000_000)
+        failed = await _call(runtime, "fake__fail")
+    assert result.success
+    assert len(result.output) <= 2000
+    assert "the result had 1000000 characters" in result.output
+    assert not failed.success and (failed.error or "").startswith("fake__fail: ")
+
+
+async def test_a_server_that_does_not_start_is_logged_and_skipped(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    broken = SERVER + '\n[[mcp.servers]]\nname = "broken"\ncommand = "/nonexistent/mcp-server"\n'
+    with caplog.at_level(logging.INFO):
+        async with await _runtime(tmp_path, broken) as runtime:
+            names = runtime.agent.registry.names()
+    assert "fake__echo" in names
+    assert not any(n.startswith("broken__") for n in names)
+    assert "MCP server 'broken' skipped" in caplog.text
+    assert "fake-mcp" in caplog.text and "starting" in caplog.text, "the child's stderr is logged"
+
+
+async def test_tool_globs_choose_the_server_tools(tmp_path: Path) -> None:
+    extra = SERVER + 'tools = ["echo", "h*"]\ndenied = ["hang"]\n'
+    async with await _runtime(tmp_path, extra) as runtime:
+        names = sorted(n for n in runtime.agent.registry.names() if n.startswith("fake__"))
+    assert names == ["fake__echo", "fake__huge"]
+
+
+async def test_the_child_is_ended_with_the_runtime(tmp_path: Path) -> None:
+    async with await _runtime(tmp_path) as runtime:
+        pid = int((await _call(runtime, "fake__whoami")).output)
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+def test_tools_list_shows_the_server_of_each_mcp_tool(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from clawseed_edge.cli.main import main
+
+    path = tmp_path / "config.toml"
+    path.write_text(BASE.format(level="full") + SERVER, encoding="utf-8")
+    assert main(["--config", str(path), "tools", "list"]) == 0
+    text = capsys.readouterr().out
+    assert main(["--config", str(path), "tools", "list", "--json"]) == 0
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
+    line = next(line for line in text.splitlines() if line.startswith("fake__echo"))
+    assert "act" in line and "(MCP server fake)" in line
+    assert rows["fake__echo"]["source"] == "mcp:fake"
+    assert "source" not in rows["system_info"]
+
+
+async def test_a_url_server_on_a_private_address_is_refused_unless_its_network_is_allowed(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    extra = '[[mcp.servers]]\nname = "lan"\nurl = "http://127.0.0.1:9/mcp"\nconnect_timeout_s = 5\n'
+    with caplog.at_level(logging.INFO):
+        async with await _runtime(tmp_path, extra):
+            pass
+    assert "MCP server 'lan' skipped" in caplog.text
+    assert "allowed_networks" in caplog.text and "127.0.0.1" in caplog.text
+    caplog.clear()
+    allowed = extra + '[tools.http]\nallowed_networks = ["127.0.0.1/32"]\n'
+    with caplog.at_level(logging.INFO):
+        async with await _runtime(tmp_path, allowed):
+            pass
+    assert "MCP server 'lan' skipped" in caplog.text, "nothing listens on port 9"
+    assert "allowed_networks" not in caplog.text, "the address check let it through"
+
+
+async def test_doctor_starts_each_server_and_lists_its_tools(tmp_path: Path) -> None:
+    from clawseed_edge.config.doctor import check_mcp_servers, make_context
+
+    path = tmp_path / "config.toml"
+    broken = '\n[[mcp.servers]]\nname = "broken"\ncommand = "/nonexistent/mcp-server"\n'
+    path.write_text(BASE.format(level="full") + SERVER + broken, encoding="utf-8")
+    results = await check_mcp_servers(make_context(path))
+    assert isinstance(results, list)
+    by_name = {r.name: r for r in results}
+    assert by_name["mcp fake"].status == "ok" and "fake__echo" in by_name["mcp fake"].summary
+    assert by_name["mcp broken"].status == "fail"
