@@ -74,7 +74,7 @@ as written here and validated at load by the factory their ``type`` names
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
 
@@ -87,12 +87,16 @@ from clawseed_edge.providers.config import ProviderConfig
 from .jobs import JobSettings, SchedulerSettings
 from .paths import system_directory
 
+if TYPE_CHECKING:
+    from clawseed_edge.state import HistoryRetention
+
 __all__ = [
     "AgentSettings",
     "AutonomySettings",
     "Config",
     "GatewaySettings",
     "HardwareSettings",
+    "HistorySettings",
     "HookSettings",
     "HttpSettings",
     "ToolsSettings",
@@ -366,6 +370,31 @@ class HardwareSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True)
     pin_factory: PinFactoryKind = "auto"
 
 
+class HistorySettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
+    """``[history]``: sensor history kept by the service in ``$CLAWSEED_HOME/history.db``.
+
+    Attributes:
+        enabled: Record the filtered values of sensors with an ``update_interval``.
+        raw_hours: Keep every value this many hours (then only aggregates).
+        minute_days: Keep per-minute min/max/mean/count this many days.
+        hour_days: Keep per-hour min/max/mean/count this many days.
+        flush_s: Write the batch of new values this often (seconds).
+    """
+
+    enabled: bool = True
+    raw_hours: Annotated[float, msgspec.Meta(ge=1, le=24 * 366)] = 48.0
+    minute_days: Annotated[float, msgspec.Meta(ge=1, le=3660)] = 30.0
+    hour_days: Annotated[float, msgspec.Meta(ge=1, le=3660)] = 366.0
+    flush_s: Annotated[float, msgspec.Meta(ge=1, le=3600)] = 10.0
+
+    def retention(self) -> HistoryRetention:
+        from clawseed_edge.state import HistoryRetention
+
+        return HistoryRetention(
+            self.raw_hours * 3600, self.minute_days * 86400, self.hour_days * 86400
+        )
+
+
 class Config(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """The whole config file.
 
@@ -390,6 +419,7 @@ class Config(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
         gateway: The HTTP/WebSocket server.
         scheduler: Scheduled jobs run by the service.
         jobs: Jobs declared in the file, synced into state.db at start.
+        history: Sensor history (docs/sensors.md, History).
     """
 
     provider: ProviderConfig = msgspec.field(default_factory=ProviderConfig)
@@ -409,6 +439,7 @@ class Config(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     # Scheduled jobs (docs/scheduler.md): the scheduler's settings and the declared jobs.
     scheduler: SchedulerSettings = msgspec.field(default_factory=SchedulerSettings)
     jobs: list[JobSettings] = msgspec.field(default_factory=list)
+    history: HistorySettings = msgspec.field(default_factory=HistorySettings)
 
     def hardware_with_devices(self) -> HardwareConfig:
         """The Pi header of ``[hardware]`` with the top-level ``[[devices]]``.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from clawseed_edge.api import ConfigInvalid
 from clawseed_edge.peripherals.sensors.bank import SensorBank
@@ -20,8 +20,12 @@ def sim_sensor_bank(
     registry: DriverRegistry | None = None,
     taken_names: Sequence[str] = (),
     source: str = "<sensors>",
+    clock: Callable[[], float] | None = None,
 ) -> SensorBank:
     """A simulated (not yet connected) :class:`SensorBank` for ``[[sensors]]``/``[[displays]]``.
+
+    ``clock`` (seconds) replaces the monotonic clock of the reading cache, so a test that
+    drives a sampler with a fake clock gets a new reading at each interval.
 
     Raises:
         ConfigInvalid: The snippet is not valid TOML or the tables are wrong.
@@ -33,4 +37,5 @@ def sim_sensor_bank(
     registry = registry or default_driver_registry()
     sensors, displays, settings = parse_sensor_tables(data, source)
     valid = validate_sensors(sensors, displays, registry, taken_names=taken_names, source=source)
-    return SensorBank(valid, settings=settings, sim=True, name=name, registry=registry)
+    extra = {} if clock is None else {"clock": clock}
+    return SensorBank(valid, settings=settings, sim=True, name=name, registry=registry, **extra)
