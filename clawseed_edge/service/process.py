@@ -41,6 +41,8 @@ if TYPE_CHECKING:
     from clawseed_edge.scheduler import Scheduler
     from clawseed_edge.state import StateDB
 
+    from .recorder import SensorRecorder
+
 __all__ = ["Service", "ServiceOptions", "runtime_summary"]
 
 log = logging.getLogger("clawseed_edge.run")
@@ -127,6 +129,8 @@ class Service:
         self.scheduler: Scheduler | None = None
         self.control: ControlServer | None = None
         self.emergency_stop: EmergencyStop | None = None
+        #: The sensor sampler and its history (when a sensor has an update_interval).
+        self.recorder: SensorRecorder | None = None
         from clawseed_edge.channels.notifications import Notifications
 
         #: Job answers, alerts and estops, to the channels that asked for them.
@@ -197,6 +201,7 @@ class Service:
         self.emergency_stop.on_stop(self._stop_every_turn)
         self.emergency_stop.on_stopped(self._estop_done)
         try:
+            await self._start_recorder()  # before the gateway: it serves the history
             await self._start_scheduler()  # before the gateway: it copies the cron tools
             if broker is not None:
                 await self._start_gateway(broker)
@@ -240,6 +245,7 @@ class Service:
             conversations=Conversations(self.runtime, broker),
             metrics=self.metrics,
             remote_timeout_s=self.options.remote_timeout_s,
+            history=self.recorder.history if self.recorder is not None else None,
         )
         self.server = GatewayServer(
             create_app(self.hub),
@@ -275,6 +281,20 @@ class Service:
         if self.state_db is None:
             self.state_db = await StateDB.open(self.loaded.home / "state.db")
         return self.state_db
+
+    # --- sensors -------------------------------------------------------------------------
+
+    async def _start_recorder(self) -> None:
+        """Sample the sensors that have an ``update_interval``; keep their history."""
+        from .recorder import SensorRecorder, find_sensor_bank
+
+        assert self.runtime is not None
+        bank = find_sensor_bank(self.runtime.peripherals)
+        if bank is None or not any(bank.sensor(n).interval_s for n in bank.sensor_names()):
+            return
+        self.recorder = SensorRecorder(bank, self.loaded.home, self.loaded.config.history)
+        await self.recorder.start()
+        self.runtime.agent.registry.register_many(self.recorder.tools())
 
     # --- scheduler -----------------------------------------------------------------------
 
@@ -335,7 +355,31 @@ class Service:
             "cron_run_now": self._op_cron_run_now,
             "cron_changed": self._op_cron_changed,
             "cron_resume": self._op_cron_resume,
+            "sim_set": self._op_sim_set,
+            "sensors": self._op_sensors,
         }
+
+    async def _op_sim_set(self, request: dict[str, Any]) -> dict[str, Any]:
+        """``sim set SENSOR.QUANTITY VALUE``: what a simulated sensor measures from now on."""
+        from clawseed_edge.api import ConfigInvalid
+
+        from .recorder import find_sensor_bank
+
+        assert self.runtime is not None
+        bank = find_sensor_bank(self.runtime.peripherals)
+        if bank is None:
+            raise ConfigInvalid("the running service has no [[sensors]]")
+        if not bank.is_sim:
+            raise ConfigInvalid(
+                "the running service reads real sensors; `sim set` works on a service run "
+                "with --sim (or a simulated board)"
+            )
+        sensor, quantity, value = bank.sim_set(str(request.get("target", "")), request.get("value"))  # type: ignore[arg-type]
+        return {"sensor": sensor, "quantity": quantity, "value": value}
+
+    async def _op_sensors(self, request: dict[str, Any]) -> dict[str, Any]:
+        """What the sampler does: per sensor its interval, reads, failures, latest values."""
+        return self.recorder.status() if self.recorder is not None else {"sampled": []}
 
     def _require_hub(self) -> GatewayHub:
         from clawseed_edge.api import ConfigInvalid
@@ -457,6 +501,8 @@ class Service:
         await asyncio.gather(*self._consumers, return_exceptions=True)
         if self.scheduler is not None:
             await self.scheduler.aclose(grace_s=2.0)
+        if self.recorder is not None:
+            await self.recorder.aclose()
         if self.runtime is not None:
             await self.runtime.aclose()
         if self.state_db is not None:

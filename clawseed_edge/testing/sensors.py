@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import tomllib
 from collections.abc import Callable, Sequence
 
@@ -10,7 +11,7 @@ from clawseed_edge.peripherals.sensors.bank import SensorBank
 from clawseed_edge.peripherals.sensors.config import parse_sensor_tables, validate_sensors
 from clawseed_edge.peripherals.sensors.registry import DriverRegistry, default_driver_registry
 
-__all__ = ["sim_sensor_bank"]
+__all__ = ["set_sensor", "sim_sensor_bank"]
 
 
 def sim_sensor_bank(
@@ -37,5 +38,22 @@ def sim_sensor_bank(
     registry = registry or default_driver_registry()
     sensors, displays, settings = parse_sensor_tables(data, source)
     valid = validate_sensors(sensors, displays, registry, taken_names=taken_names, source=source)
-    extra = {} if clock is None else {"clock": clock}
-    return SensorBank(valid, settings=settings, sim=True, name=name, registry=registry, **extra)
+    return SensorBank(
+        valid,
+        settings=settings,
+        sim=True,
+        name=name,
+        registry=registry,
+        clock=clock if clock is not None else time.monotonic,
+    )
+
+
+def set_sensor(bank: SensorBank, target: str, value: float) -> None:
+    """What ``clawseed-edge sim set`` does in a running service, for your own tests:
+    ``set_sensor(bank, "greenhouse.temperature", 31.0)``; the next read measures it.
+
+    Raises:
+        ToolArgumentsInvalid: Not ``SENSOR.QUANTITY``, an unknown quantity, not a number.
+        DeviceNotFound: No such sensor (or the bank is not connected yet).
+    """
+    bank.sim_set(target, value)
