@@ -188,6 +188,9 @@ class SensorHistory:
         history = cls(conn, file, retention or HistoryRetention(), clock)
         try:
             await conn.execute("PRAGMA journal_mode=WAL")
+            # WAL + NORMAL: never corrupt; a power cut loses at most the last batches, and an
+            # SD card is not synced at every flush.
+            await conn.execute("PRAGMA synchronous=NORMAL")
             await conn.execute("PRAGMA busy_timeout=5000")
             await conn.executescript(_SCHEMA)
             await conn.commit()
