@@ -84,6 +84,7 @@ from clawseed_edge.peripherals.sensors.config import I2CSettings, SensorConfig
 from clawseed_edge.peripherals.wired import DeviceConfig
 from clawseed_edge.providers.config import ProviderConfig
 
+from .automations import AutomationConfig
 from .jobs import JobSettings, SchedulerSettings
 from .paths import system_directory
 
@@ -420,6 +421,8 @@ class Config(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
         scheduler: Scheduled jobs run by the service.
         jobs: Jobs declared in the file, synced into state.db at start.
         history: Sensor history (docs/sensors.md, History).
+        automations: Rules on sensor readings that act without the model
+            (docs/sensors.md, Automations).
     """
 
     provider: ProviderConfig = msgspec.field(default_factory=ProviderConfig)
@@ -440,6 +443,7 @@ class Config(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     scheduler: SchedulerSettings = msgspec.field(default_factory=SchedulerSettings)
     jobs: list[JobSettings] = msgspec.field(default_factory=list)
     history: HistorySettings = msgspec.field(default_factory=HistorySettings)
+    automations: list[AutomationConfig] = msgspec.field(default_factory=list)
 
     def hardware_with_devices(self) -> HardwareConfig:
         """The Pi header of ``[hardware]`` with the top-level ``[[devices]]``.

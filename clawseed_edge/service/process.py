@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from clawseed_edge.config.file import LoadedConfig
     from clawseed_edge.config.reload import ReloadReport
     from clawseed_edge.scheduler import Scheduler
+    from clawseed_edge.scheduler.automations import Automations
     from clawseed_edge.state import StateDB
 
     from .recorder import SensorRecorder
@@ -131,6 +132,8 @@ class Service:
         self.emergency_stop: EmergencyStop | None = None
         #: The sensor sampler and its history (when a sensor has an update_interval).
         self.recorder: SensorRecorder | None = None
+        #: ``[[automations]]`` on the sampler's readings (None: none configured).
+        self.automations: Automations | None = None
         from clawseed_edge.channels.notifications import Notifications
 
         #: Job answers, alerts and estops, to the channels that asked for them.
@@ -295,6 +298,18 @@ class Service:
         self.recorder = SensorRecorder(bank, self.loaded.home, self.loaded.config.history)
         await self.recorder.start()
         self.runtime.agent.registry.register_many(self.recorder.tools())
+        if self.loaded.config.automations:
+            from clawseed_edge.scheduler.automations import Automations, validate_automations
+
+            rules = validate_automations(
+                self.loaded.config.automations, self.loaded.source or "config.toml"
+            )
+            self.automations = Automations(
+                self.runtime.agent, rules, publish=self.notifications.notify
+            )
+            assert self.recorder.sampler is not None
+            self.recorder.sampler.states.subscribe(self.automations.observe)
+            self.automations.start()
 
     # --- scheduler -----------------------------------------------------------------------
 
@@ -357,7 +372,26 @@ class Service:
             "cron_resume": self._op_cron_resume,
             "sim_set": self._op_sim_set,
             "sensors": self._op_sensors,
+            "automations": self._op_automations,
+            "automations_resume": self._op_automations_resume,
         }
+
+    async def _op_automations(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The rules, whether they are paused, and the recorded firings (newest last)."""
+        a = self.automations
+        if a is None:
+            return {"automations": [], "paused": None, "firings": []}
+        return {
+            "automations": [
+                {"name": r.config.name, "when": r.config.when, "active": r.state.active}
+                for r in a.rules
+            ],
+            "paused": a.paused,
+            "firings": list(a.firings),
+        }
+
+    async def _op_automations_resume(self, request: dict[str, Any]) -> dict[str, Any]:
+        return {"resumed": self.automations.resume() if self.automations is not None else False}
 
     async def _op_sim_set(self, request: dict[str, Any]) -> dict[str, Any]:
         """``sim set SENSOR.QUANTITY VALUE``: what a simulated sensor measures from now on."""
@@ -501,6 +535,8 @@ class Service:
         await asyncio.gather(*self._consumers, return_exceptions=True)
         if self.scheduler is not None:
             await self.scheduler.aclose(grace_s=2.0)
+        if self.automations is not None:
+            await self.automations.aclose()
         if self.recorder is not None:
             await self.recorder.aclose()
         if self.runtime is not None:
@@ -555,6 +591,8 @@ class Service:
             self.runtime.agent.abort_every(why)
         if self.scheduler is not None:
             self.scheduler.pause(why)
+        if self.automations is not None:
+            self.automations.pause(why)  # until `automations resume`
 
     def _status_details(self) -> dict[str, Any]:
         assert self.runtime is not None

@@ -115,3 +115,59 @@ async def test_sim_set_refuses_a_service_without_sensors(
         code = await asyncio.to_thread(main, ["sim", "set", "greenhouse.temperature", "1"])
     assert code == 1
     assert "has no [[sensors]]" in capsys.readouterr().err
+
+
+AUTOMATION = """
+[provider]
+name = "demo"
+model = "demo-rules"
+[autonomy]
+level = "full"
+[gateway]
+enabled = false
+[hardware]
+board = "sim"
+[[devices]]
+name = "fan"
+pin = "GPIO17"
+kind = "relay"
+[[sensors]]
+name = "greenhouse"
+driver = "ds18b20"
+update_interval = "1s"
+[[automations]]
+name = "too_hot"
+when = "greenhouse.temperature > 30"
+do = { tool = "gpio_switch", arguments = { device = "fan", on = true } }
+until = "greenhouse.temperature < 28"
+then = { tool = "gpio_switch", arguments = { device = "fan", on = false } }
+"""
+
+
+async def firings(service: Any, count: int) -> list[dict[str, Any]]:
+    """Until ``count`` firings are recorded (a bound on attempts, not a timing assertion)."""
+    for _ in range(200):
+        if len(service.automations.firings) >= count:
+            return list(service.automations.firings)
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"fewer than {count} firings: {list(service.automations.firings)}")
+
+
+async def test_an_automation_switches_the_fan_and_the_estop_pauses_it(
+    clawseed_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with running_service(clawseed_home, ScriptedProvider([]), AUTOMATION) as service:
+        assert service.automations is not None
+        assert await asyncio.to_thread(main, ["sim", "set", "greenhouse.temperature", "31"]) == 0
+        (fired,) = await firings(service, 1)
+        assert fired["event"] == "fire" and fired["ok"], fired
+        assert await asyncio.to_thread(main, ["estop"]) == 0
+        assert service.automations.paused is not None
+        assert await asyncio.to_thread(main, ["sim", "set", "greenhouse.temperature", "20"]) == 0
+        # a second's samples pass: paused, nothing fires or resets
+        before = service.recorder.sampler.status()[0]["reads"]  # type: ignore[union-attr]
+        for _ in range(200):
+            if service.recorder.sampler.status()[0]["reads"] >= before + 2:  # type: ignore[union-attr]
+                break
+            await asyncio.sleep(0.05)
+        assert len(service.automations.firings) == 1
