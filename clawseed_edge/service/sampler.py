@@ -91,6 +91,8 @@ class SensorSampler:
     async def step(self, now: float) -> float:
         """Read the sensors due at ``now``, tick the timed filters; returns the next due time.
 
+        A sensor not read yet is due at the first step.
+
         A failed read is logged and counted (the bank published it); the sensor is tried again
         at its next interval. Safe to cancel (a read already running completes on its worker).
         """
@@ -142,7 +144,16 @@ class SensorSampler:
                 self.history.record(HistoryPoint(s.name, q, s.units.get(q, ""), now, v))
 
     async def run(self) -> None:
-        """Sample until cancelled. A bug in one pass is logged; the loop goes on."""
+        """Sample until cancelled, the first time one interval after the start.
+
+        Not at once: a reading taken as the service starts would be the one every other
+        reader gets from the bank's cache for the sensor's minimum interval. A bug in one pass
+        is logged; the loop goes on.
+        """
+        start = self._clock()
+        for s in self._sensors.values():
+            if s.due <= 0:
+                s.due = start + s.interval
         while True:
             try:
                 due = await self.step(self._clock())

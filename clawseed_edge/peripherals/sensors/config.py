@@ -35,7 +35,8 @@ import msgspec
 
 from clawseed_edge.api import ConfigInvalid
 
-from .filters import FilterChain, FilterInvalid, build_chain, parse_seconds
+from .filter_config import build_chain
+from .filters import FilterChain, FilterInvalid, parse_seconds
 from .registry import DriverRegistry
 
 __all__ = [

@@ -8,13 +8,8 @@ from typing import Any
 import pytest
 
 from clawseed_edge.api import ConfigInvalid
-from clawseed_edge.peripherals.sensors.filters import (
-    FilterChain,
-    FilterInvalid,
-    build_chain,
-    build_filter,
-    parse_seconds,
-)
+from clawseed_edge.peripherals.sensors.filter_config import build_chain, build_filter
+from clawseed_edge.peripherals.sensors.filters import FilterChain, FilterInvalid, parse_seconds
 from clawseed_edge.testing.sensors import sim_sensor_bank
 
 
