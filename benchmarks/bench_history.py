@@ -3,7 +3,8 @@
 In one run:
 
 * **size**: ``--sensors`` series (one quantity each) sampled every 60 s for ``--days`` days
-  of fake time through :class:`SensorHistory` (a flush and a prune per simulated hour), then ``VACUUM``; the file's size in MB. Done twice:
+  of fake time through :class:`SensorHistory` (a flush and a prune per
+  simulated day, to keep the run short; the service flushes every 10 s), then ``VACUUM``; the file's size in MB. Done twice:
   with the default retention (raw 48 h, minutes 30 days, hours a year) and, as the baseline,
   with the minute aggregates kept the whole period too.
 * **queries**: ``summary()`` of one series over the last 24 h (raw points) and over the whole
@@ -55,7 +56,7 @@ async def simulate(path: Path, days: int, sensors: int, retention: HistoryRetent
                 # a daily swing and a slow seasonal one, distinct per sensor
                 v = 10 + 8 * ((minute % 1440) / 720 - 1) ** 2 + s + (minute / minutes) * 5
                 history.record(HistoryPoint(f"s{s}", "temperature", "°C", t, v))
-            if minute % 60 == 59:  # a batch and a prune per simulated hour
+            if minute % 1440 == 1439:  # a batch and a prune per simulated day
                 clock.now = t
                 await history.flush()
                 await history.prune()
