@@ -1,4 +1,6 @@
-"""``clawseed-edge sim nucleo``: a virtual Nucleo running the real firmware behind a pty.
+"""``clawseed-edge sim nucleo``: a virtual Nucleo running the real firmware behind a pty;
+``clawseed-edge sim set SENSOR.QUANTITY VALUE``: what a simulated sensor of the running service
+measures (over its control socket), to try filters, history and automations at the desk.
 
 The pty's path is the first line on stdout; after it, every pin change the firmware makes, as
 it happens: ``[pin] PA8 (D7, door): 1``, ``[pin] PB4 (D5, lamp): pwm 1000 Hz, duty 25%``. The
@@ -21,8 +23,8 @@ if TYPE_CHECKING:
 
 def register(subparsers: Any) -> None:
     """Add the ``sim`` command group."""
-    parser = subparsers.add_parser("sim", help="simulated boards for testing without hardware")
-    sub = parser.add_subparsers(dest="sim_command", metavar="BOARD")
+    parser = subparsers.add_parser("sim", help="simulated boards and sensors, without hardware")
+    sub = parser.add_subparsers(dest="sim_command", metavar="COMMAND")
     p_nucleo = sub.add_parser(
         "nucleo",
         help="a virtual Nucleo on a pseudo-terminal (prints its path on the first line)",
@@ -41,7 +43,35 @@ def register(subparsers: Any) -> None:
         help="a raw 16-bit ADC reading for a pin (PA0=32768); repeatable",
     )
     p_nucleo.set_defaults(func=_nucleo)
+    p_set = sub.add_parser(
+        "set",
+        help="set what a simulated sensor measures in the running service (control socket)",
+    )
+    p_set.add_argument("target", metavar="SENSOR.QUANTITY", help="e.g. greenhouse.temperature")
+    p_set.add_argument("value", type=float, help="the value, in the quantity's unit")
+    p_set.set_defaults(func=_set)
     parser.set_defaults(func=lambda args: (parser.print_help(), 2)[1])
+
+
+def _set(args: argparse.Namespace) -> int:
+    """``sim set greenhouse.temperature 31``: the running service's simulated sensor."""
+    from .common import run_async
+
+    async def main() -> int:
+        from clawseed_edge.config.paths import clawseed_home
+        from clawseed_edge.service import control_request, find_control_socket
+
+        answer = await control_request(
+            find_control_socket(clawseed_home()),
+            "sim_set",
+            timeout_s=10.0,
+            target=args.target,
+            value=args.value,
+        )
+        print(f"{answer['sensor']}.{answer['quantity']} = {answer['value']:g} (simulated)")
+        return 0
+
+    return run_async(args, main)
 
 
 def _nucleo(args: argparse.Namespace) -> int:

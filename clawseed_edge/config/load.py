@@ -222,6 +222,11 @@ def convert_config(
         ConfigInvalid: With the file (or variable), the dotted key path and what is expected.
     """
     _check_finite(data, "", source, origins or {})
+    if isinstance(data.get("sensors"), list):
+        from clawseed_edge.peripherals.sensors.config import gather_quantity_filters
+
+        # ``filters_<quantity>`` keys are open-ended; they become ``quantity_filters``.
+        data = {**data, "sensors": [gather_quantity_filters(e) for e in data["sensors"]]}
     try:
         return msgspec.convert(data, schema, strict=True)
     except msgspec.ValidationError as exc:

@@ -74,7 +74,7 @@ as written here and validated at load by the factory their ``type`` names
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
 
@@ -84,9 +84,13 @@ from clawseed_edge.peripherals.sensors.config import I2CSettings, SensorConfig
 from clawseed_edge.peripherals.wired import DeviceConfig
 from clawseed_edge.providers.config import ProviderConfig
 
+from .automations import AutomationConfig
 from .jobs import JobSettings, SchedulerSettings
 from .mcp import McpSettings
 from .paths import system_directory
+
+if TYPE_CHECKING:
+    from clawseed_edge.state import HistoryRetention
 
 __all__ = [
     "AgentSettings",
@@ -95,6 +99,7 @@ __all__ = [
     "Config",
     "GatewaySettings",
     "HardwareSettings",
+    "HistorySettings",
     "HookSettings",
     "HttpSettings",
     "TelegramSettings",
@@ -415,6 +420,31 @@ class HardwareSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True)
     pin_factory: PinFactoryKind = "auto"
 
 
+class HistorySettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
+    """``[history]``: sensor history kept by the service in ``$CLAWSEED_HOME/history.db``.
+
+    Attributes:
+        enabled: Record the filtered values of sensors with an ``update_interval``.
+        raw_hours: Keep every value this many hours (then only aggregates).
+        minute_days: Keep per-minute min/max/mean/count this many days.
+        hour_days: Keep per-hour min/max/mean/count this many days.
+        flush_s: Write the batch of new values this often (seconds).
+    """
+
+    enabled: bool = True
+    raw_hours: Annotated[float, msgspec.Meta(ge=1, le=24 * 366)] = 48.0
+    minute_days: Annotated[float, msgspec.Meta(ge=1, le=3660)] = 30.0
+    hour_days: Annotated[float, msgspec.Meta(ge=1, le=3660)] = 366.0
+    flush_s: Annotated[float, msgspec.Meta(ge=1, le=3600)] = 10.0
+
+    def retention(self) -> HistoryRetention:
+        from clawseed_edge.state import HistoryRetention
+
+        return HistoryRetention(
+            self.raw_hours * 3600, self.minute_days * 86400, self.hour_days * 86400
+        )
+
+
 class Config(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """The whole config file.
 
@@ -440,6 +470,9 @@ class Config(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
         channels: The other ways in (Telegram).
         scheduler: Scheduled jobs run by the service.
         jobs: Jobs declared in the file, synced into state.db at start.
+        history: Sensor history (docs/sensors.md, History).
+        automations: Rules on sensor readings that act without the model
+            (docs/sensors.md, Automations).
     """
 
     provider: ProviderConfig = msgspec.field(default_factory=ProviderConfig)
@@ -462,6 +495,8 @@ class Config(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     jobs: list[JobSettings] = msgspec.field(default_factory=list)
     #: Model Context Protocol: ``/mcp`` on the gateway, and other MCP servers' tools.
     mcp: McpSettings = msgspec.field(default_factory=McpSettings)
+    history: HistorySettings = msgspec.field(default_factory=HistorySettings)
+    automations: list[AutomationConfig] = msgspec.field(default_factory=list)
 
     def hardware_with_devices(self) -> HardwareConfig:
         """The Pi header of ``[hardware]`` with the top-level ``[[devices]]``.

@@ -39,7 +39,10 @@ if TYPE_CHECKING:
     from clawseed_edge.config.file import LoadedConfig
     from clawseed_edge.config.reload import ReloadReport
     from clawseed_edge.scheduler import Scheduler
+    from clawseed_edge.scheduler.automations import Automations
     from clawseed_edge.state import StateDB
+
+    from .recorder import SensorRecorder
 
 __all__ = ["Service", "ServiceOptions", "runtime_summary"]
 
@@ -130,6 +133,10 @@ class Service:
         self.control: ControlServer | None = None
         self.emergency_stop: EmergencyStop | None = None
         self._mcp_http: Any = None  # channels.mcp.server.McpHttp when [mcp] http = true
+        #: The sensor sampler and its history (when a sensor has an update_interval).
+        self.recorder: SensorRecorder | None = None
+        #: ``[[automations]]`` on the sampler's readings (None: none configured).
+        self.automations: Automations | None = None
         from clawseed_edge.channels.notifications import Notifications
 
         #: Job answers, alerts and estops, to the channels that asked for them.
@@ -210,6 +217,7 @@ class Service:
         self.emergency_stop.on_stop(self._stop_every_turn)
         self.emergency_stop.on_stopped(self._estop_done)
         try:
+            await self._start_recorder()  # before the gateway: it serves the history
             await self._start_scheduler()  # before the gateway: it copies the cron tools
             if broker is not None and settings.enabled:
                 await self._start_gateway(broker)
@@ -255,6 +263,7 @@ class Service:
             conversations=Conversations(self.runtime, broker),
             metrics=self.metrics,
             remote_timeout_s=self.options.remote_timeout_s,
+            history=self.recorder.history if self.recorder is not None else None,
         )
         mounts = []
         if self.loaded.config.mcp.http:
@@ -375,6 +384,32 @@ class Service:
             self.state_db = await StateDB.open(self.loaded.home / "state.db")
         return self.state_db
 
+    # --- sensors -------------------------------------------------------------------------
+
+    async def _start_recorder(self) -> None:
+        """Sample the sensors that have an ``update_interval``; keep their history."""
+        from .recorder import SensorRecorder, find_sensor_bank
+
+        assert self.runtime is not None
+        bank = find_sensor_bank(self.runtime.peripherals)
+        if bank is None or not any(bank.sensor(n).interval_s for n in bank.sensor_names()):
+            return
+        self.recorder = SensorRecorder(bank, self.loaded.home, self.loaded.config.history)
+        await self.recorder.start()
+        self.runtime.agent.registry.register_many(self.recorder.tools())
+        if self.loaded.config.automations:
+            from clawseed_edge.scheduler.automations import Automations, validate_automations
+
+            rules = validate_automations(
+                self.loaded.config.automations, self.loaded.source or "config.toml"
+            )
+            self.automations = Automations(
+                self.runtime.agent, rules, publish=self.notifications.notify
+            )
+            assert self.recorder.sampler is not None
+            self.recorder.sampler.states.subscribe(self.automations.observe)
+            self.automations.start()
+
     # --- scheduler -----------------------------------------------------------------------
 
     async def _start_scheduler(self) -> None:
@@ -437,7 +472,50 @@ class Service:
             "mcp_tools": self._op_mcp_tools,
             "mcp_call": self._op_mcp_call,
             "mcp_states": self._op_mcp_states,
+            "sim_set": self._op_sim_set,
+            "sensors": self._op_sensors,
+            "automations": self._op_automations,
+            "automations_resume": self._op_automations_resume,
         }
+
+    async def _op_automations(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The rules, whether they are paused, and the recorded firings (newest last)."""
+        a = self.automations
+        if a is None:
+            return {"automations": [], "paused": None, "firings": []}
+        return {
+            "automations": [
+                {"name": r.config.name, "when": r.config.when, "active": r.state.active}
+                for r in a.rules
+            ],
+            "paused": a.paused,
+            "firings": list(a.firings),
+        }
+
+    async def _op_automations_resume(self, request: dict[str, Any]) -> dict[str, Any]:
+        return {"resumed": self.automations.resume() if self.automations is not None else False}
+
+    async def _op_sim_set(self, request: dict[str, Any]) -> dict[str, Any]:
+        """``sim set SENSOR.QUANTITY VALUE``: what a simulated sensor measures from now on."""
+        from clawseed_edge.api import ConfigInvalid
+
+        from .recorder import find_sensor_bank
+
+        assert self.runtime is not None
+        bank = find_sensor_bank(self.runtime.peripherals)
+        if bank is None:
+            raise ConfigInvalid("the running service has no [[sensors]]")
+        if not bank.is_sim:
+            raise ConfigInvalid(
+                "the running service reads real sensors; `sim set` works on a service run "
+                "with --sim (or a simulated board)"
+            )
+        sensor, quantity, value = bank.sim_set(str(request.get("target", "")), request.get("value"))  # type: ignore[arg-type]
+        return {"sensor": sensor, "quantity": quantity, "value": value}
+
+    async def _op_sensors(self, request: dict[str, Any]) -> dict[str, Any]:
+        """What the sampler does: per sensor its interval, reads, failures, latest values."""
+        return self.recorder.status() if self.recorder is not None else {"sampled": []}
 
     def _require_hub(self) -> GatewayHub:
         from clawseed_edge.api import ConfigInvalid
@@ -594,6 +672,10 @@ class Service:
         await asyncio.gather(*self._consumers, return_exceptions=True)
         if self.scheduler is not None:
             await self.scheduler.aclose(grace_s=2.0)
+        if self.automations is not None:
+            await self.automations.aclose()
+        if self.recorder is not None:
+            await self.recorder.aclose()
         if self.runtime is not None:
             await self.runtime.aclose()
         if self.state_db is not None:
@@ -646,6 +728,8 @@ class Service:
             self.runtime.agent.abort_every(why)
         if self.scheduler is not None:
             self.scheduler.pause(why)
+        if self.automations is not None:
+            self.automations.pause(why)  # until `automations resume`
 
     def _status_details(self) -> dict[str, Any]:
         assert self.runtime is not None

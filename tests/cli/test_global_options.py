@@ -58,9 +58,11 @@ def test_every_command_takes_config_on_either_side(position: str) -> None:
             ("secrets", "remove"),
             ("cron", "remove"),
             ("cron", "run-now"),
+            ("sensors", "history"),
         }
         extra += ["k"] if path in takes_name else []
         extra += ["nucleo-f401re", "--firmware", "f.hex"] if path == ("flash",) else []
+        extra += ["g.temperature", "1"] if path == ("sim", "set") else []
         extra += ["n", "--every", "1m", "--prompt", "x"] if path == ("cron", "add") else []
         argv = (
             ["--config", "c.toml", *path, *extra]

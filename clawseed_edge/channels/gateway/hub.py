@@ -81,8 +81,11 @@ class GatewayHub:
         metrics: MetricsObserver | None = None,
         remote_timeout_s: float | None = None,
         clock: Callable[[], float] = time.monotonic,
+        history: Any = None,
     ) -> None:
         self.runtime = runtime
+        #: The sensor history (a SensorHistory) behind /api/sensors/{name}/history, or None.
+        self.history = history
         self.settings = settings
         self.state = state
         self.broker = broker

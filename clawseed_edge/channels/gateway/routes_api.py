@@ -1,4 +1,5 @@
 """``/api/tools``, ``/api/peripherals``, ``/api/sessions`` (and one session's messages),
+``/api/sensors/{name}/history``,
 ``/api/estop``, ``/api/approvals``, and the ``/sse`` event stream.
 
 Hardware actions go the way a model's call goes: a ToolCall for ``gpio_switch`` or
@@ -14,6 +15,7 @@ import contextlib
 import json
 import logging
 import re
+import time
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
@@ -189,6 +191,62 @@ async def session_messages(ctx: RequestContext) -> dict[str, Any]:
     return {"session_id": session_id, "messages": messages[-HISTORY_MESSAGES:]}
 
 
+#: Points one history answer carries at most (a chart is a few hundred pixels wide).
+MAX_HISTORY_POINTS = 500
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+
+
+async def sensor_history(ctx: RequestContext) -> dict[str, Any]:
+    """``GET /api/sensors/{name}/history?quantity=&window=24h|from=&to=&points=``."""
+    from clawseed_edge.api import ToolArgumentsInvalid
+    from clawseed_edge.tools.sensor_history import parse_window
+
+    name = str(ctx.request.path_params["name"])
+    query = ctx.request.query_params
+    quantity = query.get("quantity")
+    if _NAME.fullmatch(name) is None or (
+        quantity is not None and _NAME.fullmatch(quantity) is None
+    ):
+        raise ClientError(
+            "sensor_invalid",
+            f"{clip(name, 40)!r}: a sensor or quantity name is 1-64 of A-Z a-z 0-9 _",
+        )
+    history = ctx.hub.history
+    if history is None:
+        raise ClientError(
+            "history_off",
+            "no sensor history is kept: give a sensor an update_interval, [history] enabled = true",
+            404,
+        )
+    try:
+        points = int(query.get("points", "120"))
+    except ValueError:
+        raise ClientError("points_invalid", "points: a whole number 1..500") from None
+    if not 1 <= points <= MAX_HISTORY_POINTS:
+        raise ClientError("points_invalid", f"points: a whole number 1..{MAX_HISTORY_POINTS}")
+    args = [
+        clip(v, 40) if (v := query.get(k)) is not None else None for k in ("window", "from", "to")
+    ]
+    now = time.time()
+    try:
+        start, end, label = parse_window(args[0] or query.get("since"), args[1], args[2], now=now)
+    except ToolArgumentsInvalid as exc:
+        raise ClientError("window_invalid", str(exc)) from None
+    stored = [q for s, q, _ in await history.series() if s == name]
+    if not stored:
+        raise ClientError("sensor_unknown", f"no history for sensor {name!r}", 404)
+    if quantity is not None:
+        if quantity not in stored:
+            raise ClientError("quantity_unknown", f"{name} has no history of {quantity!r}", 404)
+        stored = [quantity]
+    out = []
+    for q in stored[:16]:
+        summary = await history.summary(name, q, start, end, points=points, now=now)
+        if summary is not None:
+            out.append(summary.as_dict())
+    return {"sensor": name, "window": label, "start": start, "end": end, "quantities": out}
+
+
 async def estop(ctx: RequestContext) -> JSONResponse:
     assert ctx.who is not None
     failures = await ctx.hub.estop(f"estop from {ctx.who.name}")
@@ -248,6 +306,7 @@ def api_routes(hub: GatewayHub) -> list[Route]:
         Route("/api/peripherals/{device}", endpoint(hub, act_on_device), methods=["POST"]),
         Route("/api/sessions", endpoint(hub, list_sessions), methods=["GET"]),
         Route("/api/sessions/{session_id}", endpoint(hub, session_messages), methods=["GET"]),
+        Route("/api/sensors/{name}/history", endpoint(hub, sensor_history), methods=["GET"]),
         Route("/api/estop", endpoint(hub, estop), methods=["POST"]),
         Route("/api/approvals/{request_id}", endpoint(hub, answer_approval), methods=["POST"]),
         Route("/sse", endpoint(hub, sse), methods=["GET"]),

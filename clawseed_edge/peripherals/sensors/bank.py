@@ -115,6 +115,39 @@ class SensorBank:
             raise HardwareError(f"peripheral {self.name!r} runs on real hardware, not simulated")
         return self._sim
 
+    def sim_set(self, target: str, value: float) -> tuple[str, str, float]:
+        """Set what simulated sensor ``SENSOR.QUANTITY`` measures (``greenhouse.temperature``).
+
+        Returns (sensor, quantity, value); the next read measures it.
+
+        Raises:
+            HardwareError: The bank runs on real hardware.
+            ToolArgumentsInvalid: Not ``SENSOR.QUANTITY``, an unknown quantity (the known ones
+                are listed), a value that is not a finite number.
+            DeviceNotFound: No such sensor.
+        """
+        import math
+
+        sensor, _, quantity = str(target).partition(".")
+        if not sensor or not quantity:
+            raise ToolArgumentsInvalid(
+                f"{str(target)[:60]!r}: write SENSOR.QUANTITY, e.g. greenhouse.temperature"
+            )
+        ch = self._channel(sensor)
+        known = [q.name for q in ch.valid.driver.quantities]
+        if ch.valid.display or quantity not in known:
+            raise ToolArgumentsInvalid(
+                f"{sensor} measures {', '.join(known) or 'nothing'}, not {quantity[:40]!r}"
+            )
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+        ):
+            raise ToolArgumentsInvalid(f"{target}: {str(value)[:40]!r} is not a finite number")
+        self.sim.sensor(sensor).set(**{quantity: float(value)})
+        return sensor, quantity, float(value)
+
     async def connect(self) -> None:
         """Open the buses, make the drivers and set the sensors up.
 

@@ -27,7 +27,7 @@ messages that name the file, the key and what to do.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,17 +35,25 @@ import msgspec
 
 from clawseed_edge.api import ConfigInvalid
 
+from .filter_config import build_chain
+from .filters import FilterChain, FilterInvalid, parse_seconds
 from .registry import DriverRegistry
 
 __all__ = [
     "ADDRESS_RANGE",
+    "MAX_UPDATE_INTERVAL_S",
     "I2CSettings",
     "SensorConfig",
     "ValidSensor",
+    "gather_quantity_filters",
     "parse_sensor_tables",
     "validate_sensors",
     "where",
 ]
+
+#: The longest update interval (a day); the shortest is ``MIN_UPDATE_INTERVAL_S``.
+MAX_UPDATE_INTERVAL_S = 86400.0
+MIN_UPDATE_INTERVAL_S = 0.1
 
 ADDRESS_RANGE = range(0x03, 0x78)
 """Valid 7-bit addresses: 0x00-0x02 and 0x78-0x7F are reserved by the I2C specification."""
@@ -67,6 +75,13 @@ class SensorConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, fro
             own minimum, e.g. 2 s for a DHT22).
         options: Keyword arguments for the driver (``full_scale = 2.048`` for an ADS1115,
             ``columns = 20``, ``rows = 4`` for an LCD, ``height = 32`` for an OLED).
+        update_interval: How often the service samples it (``"60s"``, ``"5min"``, ``"1h"``,
+            seconds as a number), or ``"never"``: read only when asked. The filtered values
+            go to the history.
+        filters: ESPHome's sensor filters, applied to every quantity in order, e.g.
+            ``[{ median = {} }, { offset = -0.4 }, { delta = 0.1 }]`` (docs/sensors.md).
+        quantity_filters: Written ``filters_<quantity> = [...]`` (``filters_temperature``):
+            that quantity's filters instead of ``filters``.
     """
 
     name: str
@@ -77,6 +92,9 @@ class SensorConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, fro
     description: str = ""
     min_interval_s: float | None = None
     options: dict[str, Any] = msgspec.field(default_factory=dict)
+    update_interval: str | int = "60s"
+    filters: list[dict[str, Any]] = msgspec.field(default_factory=list)
+    quantity_filters: dict[str, list[dict[str, Any]]] = msgspec.field(default_factory=dict)
 
 
 class I2CSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
@@ -101,6 +119,17 @@ class ValidSensor:
     address: int | None
     display: bool
     key: str
+    #: Seconds between samples by the service; None: "never" (or a display).
+    interval_s: float | None = None
+
+    def chains(self) -> dict[str, FilterChain]:
+        """A new filter chain per quantity (filters keep state: one set per sampler)."""
+        out = {}
+        cfg = self.config
+        for q in self.driver.quantities:
+            entries = cfg.quantity_filters.get(q.name, cfg.filters)
+            out[q.name] = build_chain(entries, decimals=q.decimals)
+        return out
 
     @property
     def name(self) -> str:
@@ -205,8 +234,42 @@ def validate_sensors(
                 )
         elif entry.address is not None:
             raise bad("address", f'{entry.driver} is not an I2C chip: use device = "..." if needed')
-        valid.append(ValidSensor(entry, driver, address, is_display, key))
+        interval = None if is_display else _interval(entry, bad)
+        if not is_display:
+            _check_filters(entry, driver, bad)
+        valid.append(ValidSensor(entry, driver, address, is_display, key, interval))
     return valid
+
+
+def _interval(entry: SensorConfig, bad: Callable[[str, str], ConfigInvalid]) -> float | None:
+    value = entry.update_interval
+    if isinstance(value, str) and value.strip().lower() == "never":
+        return None
+    try:
+        return parse_seconds(
+            value, "update_interval", low=MIN_UPDATE_INTERVAL_S, high=MAX_UPDATE_INTERVAL_S
+        )
+    except FilterInvalid as exc:
+        raise bad("update_interval", f"{exc}, or 'never' (read only when asked)") from None
+
+
+def _check_filters(
+    entry: SensorConfig, driver: Any, bad: Callable[[str, str], ConfigInvalid]
+) -> None:
+    decimals = {q.name: q.decimals for q in driver.quantities}
+    for quantity in entry.quantity_filters:
+        if quantity not in decimals:
+            raise bad(
+                f"filters_{quantity}",
+                f"{entry.driver} measures {', '.join(decimals)}, not {quantity!r}",
+            )
+    lists = [("filters", entry.filters, min(decimals.values(), default=1))]
+    lists += [(f"filters_{q}", f, decimals[q]) for q, f in entry.quantity_filters.items()]
+    for field, entries, digits in lists:
+        try:
+            build_chain(entries, decimals=digits)
+        except FilterInvalid as exc:
+            raise bad(f"{field}{exc.key}", f"{exc} (see docs/sensors.md, Filters)") from None
 
 
 def where(v: ValidSensor) -> str:
@@ -234,6 +297,8 @@ def parse_sensor_tables(
     out: list[list[SensorConfig]] = []
     for table in ("sensors", "displays"):
         raw = data.get(table, [])
+        if isinstance(raw, list):
+            raw = [gather_quantity_filters(e) for e in raw]
         try:
             out.append(msgspec.convert(raw, list[SensorConfig]))
         except msgspec.ValidationError as exc:
@@ -245,6 +310,17 @@ def parse_sensor_tables(
         message, key = _explain(exc)
         raise ConfigInvalid(message, file=source, key=f"i2c{key}") from exc
     return out[0], out[1], settings
+
+
+def gather_quantity_filters(entry: Any) -> Any:
+    """``filters_<quantity> = [...]`` keys moved into ``quantity_filters``."""
+    if not isinstance(entry, Mapping):
+        return entry
+    out = {k: v for k, v in entry.items() if not k.startswith("filters_")}
+    per = {k.removeprefix("filters_"): v for k, v in entry.items() if k.startswith("filters_")}
+    if per:
+        out["quantity_filters"] = per
+    return out
 
 
 def _explain(exc: msgspec.ValidationError) -> tuple[str, str]:

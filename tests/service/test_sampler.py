@@ -1,0 +1,112 @@
+"""SensorSampler with a fake clock: intervals, filters, history, failures; no sleeps."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from clawseed_edge.api import SensorReading
+from clawseed_edge.service.sampler import SensorSampler
+from clawseed_edge.state import SensorHistory
+from clawseed_edge.testing.sensors import sim_sensor_bank
+
+T0 = 1_790_000_000.0
+
+SOIL = """
+[[sensors]]
+name = "soil"
+driver = "ds18b20"
+device = "28-0316a2791eff"
+update_interval = "60s"
+filters = [{ offset = -0.5 }, { delta = 1.0 }]
+
+[[sensors]]
+name = "shed"
+driver = "ds18b20"
+device = "28-00000000beef"
+update_interval = "never"
+"""
+
+
+class Clock:
+    def __init__(self, now: float = T0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def steps(sampler: SensorSampler, clock: Clock, *times: float) -> float:
+    due = 0.0
+    for t in times:
+        clock.now = t
+        due = await sampler.step(t)
+    return due
+
+
+async def test_reads_on_the_interval_filters_and_records(tmp_path: Path) -> None:
+    clock = Clock()
+    bank = sim_sensor_bank(SOIL, clock=clock)
+    async with bank, await SensorHistory.open(tmp_path / "h.db", clock=clock) as history:
+        sampler = SensorSampler(bank, history, clock=clock)
+        assert sampler.sampled == ["soil"]  # "never" is not sampled
+        raw: list[Any] = []
+        filtered: list[SensorReading] = []
+        bank.states.subscribe(raw.append)
+        sampler.states.subscribe(lambda u: filtered.append(u))  # type: ignore[arg-type]
+        probe = bank.sim.sensor("soil")
+
+        probe.set(temperature=20.0)
+        assert (
+            await steps(sampler, clock, T0) == T0 + 60
+        )  # the first read at once, the next in 60 s
+        assert await steps(sampler, clock, T0 + 30) == T0 + 60  # not due: nothing read
+        assert len(raw) == 1
+
+        probe.set(temperature=20.5)  # 20.0 after the offset: within delta, dropped
+        await steps(sampler, clock, T0 + 60)
+        probe.set(temperature=22.0)  # 21.5: passes
+        await steps(sampler, clock, T0 + 120)
+        assert len(raw) == 3  # every read published raw on the bank
+        assert [r.values["temperature"] for r in filtered] == [19.5, 21.5]
+        assert filtered[-1].units == {"temperature": "°C"} and filtered[-1].time == T0 + 120
+
+        assert history.pending == 2
+        await history.flush()
+        s = await history.summary("soil", "temperature", T0, T0 + 300, now=T0 + 300)
+        assert s is not None and (s.count, s.min, s.max) == (2, 19.5, 21.5)
+
+
+async def test_a_late_pass_keeps_the_grid_and_a_very_late_one_restarts_it() -> None:
+    bank = sim_sensor_bank(SOIL)
+    async with bank:
+        sampler = SensorSampler(bank, clock=lambda: T0)
+        await sampler.step(T0)
+        assert await sampler.step(T0 + 61) == T0 + 120
+        assert await sampler.step(T0 + 500) == T0 + 560
+
+
+async def test_timed_filters_wake_the_sampler() -> None:
+    bank = sim_sensor_bank(
+        '[[sensors]]\nname = "soil"\ndriver = "ds18b20"\nupdate_interval = "10min"\n'
+        'filters = [{ heartbeat = "60s" }]\n'
+    )
+    async with bank:
+        sampler = SensorSampler(bank, clock=lambda: T0)
+        got: list[Any] = []
+        sampler.states.subscribe(got.append)
+        bank.sim.sensor("soil").set(temperature=12.0)
+        assert await sampler.step(T0) == T0 + 60  # the heartbeat, before the next read
+        assert got == []
+        await sampler.step(T0 + 60)
+        assert [u.values for u in got] == [{"temperature": 12.0}]
+
+
+async def test_a_failed_read_is_counted_and_tried_at_the_next_interval() -> None:
+    bank = sim_sensor_bank(SOIL)
+    async with bank:
+        sampler = SensorSampler(bank, clock=lambda: T0)
+        await bank.disconnect()  # every read now fails
+        assert await sampler.step(T0) == T0 + 60
+        (status,) = [s for s in sampler.status() if s["sensor"] == "soil"]
+        assert status["failures"] == 1 and "not connected" in status["error"]

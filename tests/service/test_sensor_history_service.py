@@ -1,0 +1,180 @@
+"""The running service samples its sensors into history.db; `sim set` drives a simulated sensor
+over the control socket; the CLI, the gateway and the model's tool read the history."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from clawseed_edge.cli.main import main
+from clawseed_edge.testing import ScriptedProvider
+from tests.channels.gateway.conftest import base_url, pair_token, running_service
+
+CONFIG = """
+[provider]
+name = "demo"
+model = "demo-rules"
+[gateway]
+enabled = true
+port = 0
+[history]
+flush_s = 1
+[[sensors]]
+name = "greenhouse"
+driver = "ds18b20"
+update_interval = "1s"
+filters = [{ offset = -0.5 }]
+[[sensors]]
+name = "shed"
+driver = "dht22"
+update_interval = "never"
+"""
+
+
+async def wait_for_value(service: Any, value: float) -> None:
+    """Until the history holds ``value`` (a bound on attempts, not a timing assertion)."""
+    history = service.recorder.history
+    for _ in range(200):
+        await history.flush()
+        s = await history.summary("greenhouse", "temperature", 0, 4e9, points=1)
+        if s is not None and s.last == value:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"{value} never reached the history")
+
+
+async def test_sim_set_sample_record_and_read_back(
+    clawseed_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with running_service(clawseed_home, ScriptedProvider([]), CONFIG) as service:
+        assert service.recorder is not None and service.recorder.sampler is not None
+        assert service.recorder.sampler.sampled == ["greenhouse"]  # "never" is not sampled
+        assert "sensor_history" in service.runtime.agent.registry.names()  # type: ignore[union-attr]
+
+        # The CLI runs its own event loop: run it on a thread while this loop serves.
+        code = await asyncio.to_thread(main, ["sim", "set", "greenhouse.temperature", "31.5"])
+        assert code == 0
+        assert "greenhouse.temperature = 31.5 (simulated)" in capsys.readouterr().out
+        await wait_for_value(service, 31.0)  # after the offset filter
+
+        bad = await asyncio.to_thread(main, ["sim", "set", "greenhouse.humidity", "3"])
+        assert bad == 1
+        assert "greenhouse measures temperature, not 'humidity'" in capsys.readouterr().err
+
+        token = await pair_token(service)
+        async with httpx.AsyncClient(
+            base_url=base_url(service), headers={"Authorization": f"Bearer {token}"}
+        ) as http:
+            r = await http.get("/api/sensors/greenhouse/history", params={"window": "1h"})
+            assert r.status_code == 200, r.text
+            (temperature,) = r.json()["quantities"]
+            assert temperature["quantity"] == "temperature" and temperature["unit"] == "°C"
+            assert temperature["last"] == 31.0 and temperature["resolution"] == "raw"
+            assert (await http.get("/api/sensors/nope/history")).status_code == 404
+            too_many = await http.get("/api/sensors/greenhouse/history", params={"points": 9999})
+            assert too_many.status_code == 400 and "1..500" in too_many.text
+            bad_window = await http.get("/api/sensors/greenhouse/history", params={"window": "x y"})
+            assert bad_window.status_code == 400 and "not a window" in bad_window.text
+            unpaired = await httpx.AsyncClient(base_url=base_url(service)).get(
+                "/api/sensors/greenhouse/history"
+            )
+            assert unpaired.status_code == 401
+
+        code = await asyncio.to_thread(
+            main, ["sensors", "history", "greenhouse", "--since", "10m", "--json"]
+        )
+        out = capsys.readouterr().out
+        assert code == 0, out
+        (summary,) = json.loads(out)
+        assert summary["last"] == 31.0 and summary["max"] == 31.0
+        code = await asyncio.to_thread(
+            main,
+            ["sensors", "history", "greenhouse", "--since", "10m", "--points", "2000", "--csv"],
+        )
+        lines = capsys.readouterr().out.splitlines()
+        assert lines[0] == "sensor,quantity,unit,time,iso_time,value"
+        assert lines[-1].startswith("greenhouse,temperature,°C,") and lines[-1].endswith(",31")
+        code = await asyncio.to_thread(main, ["sensors", "list"])
+        out = capsys.readouterr().out
+        assert "greenhouse: ds18b20, every 1s: temperature (°C)" in out
+        assert "shed: dht22, every never" in out
+        assert "last temperature: 31 °C" in out
+
+
+async def test_sim_set_refuses_a_service_without_sensors(
+    clawseed_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = '[provider]\nname = "demo"\n[gateway]\nenabled = false\n'
+    async with running_service(clawseed_home, ScriptedProvider([]), config) as service:
+        assert service.recorder is None
+        code = await asyncio.to_thread(main, ["sim", "set", "greenhouse.temperature", "1"])
+    assert code == 1
+    assert "has no [[sensors]]" in capsys.readouterr().err
+
+
+AUTOMATION = """
+[provider]
+name = "demo"
+model = "demo-rules"
+[autonomy]
+level = "full"
+[gateway]
+enabled = false
+[hardware]
+board = "sim"
+[[devices]]
+name = "fan"
+pin = "GPIO17"
+kind = "relay"
+[[sensors]]
+name = "greenhouse"
+driver = "ds18b20"
+update_interval = "1s"
+[[automations]]
+name = "too_hot"
+when = "greenhouse.temperature > 30"
+do = { tool = "gpio_switch", arguments = { device = "fan", on = true } }
+until = "greenhouse.temperature < 28"
+then = { tool = "gpio_switch", arguments = { device = "fan", on = false } }
+"""
+
+
+async def firings(service: Any, count: int) -> list[dict[str, Any]]:
+    """Until ``count`` firings are recorded (a bound on attempts, not a timing assertion)."""
+    for _ in range(200):
+        if len(service.automations.firings) >= count:
+            return list(service.automations.firings)
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"fewer than {count} firings: {list(service.automations.firings)}")
+
+
+async def test_an_automation_switches_the_fan_and_the_estop_pauses_it(
+    clawseed_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with running_service(clawseed_home, ScriptedProvider([]), AUTOMATION) as service:
+        assert service.automations is not None
+        assert await asyncio.to_thread(main, ["sim", "set", "greenhouse.temperature", "31"]) == 0
+        (fired,) = await firings(service, 1)
+        assert fired["event"] == "fire" and fired["ok"], fired
+        assert await asyncio.to_thread(main, ["estop"]) == 0
+        assert service.automations.paused is not None
+        assert await asyncio.to_thread(main, ["sim", "set", "greenhouse.temperature", "20"]) == 0
+        # a second's samples pass: paused, nothing fires or resets
+        before = service.recorder.sampler.status()[0]["reads"]  # type: ignore[union-attr]
+        for _ in range(200):
+            if service.recorder.sampler.status()[0]["reads"] >= before + 2:  # type: ignore[union-attr]
+                break
+            await asyncio.sleep(0.05)
+        assert len(service.automations.firings) == 1
+        assert await asyncio.to_thread(main, ["automations", "list"]) == 0
+        out = capsys.readouterr().out
+        assert "too_hot: when greenhouse.temperature > 30 (waiting)" in out
+        assert "paused: " in out and "too_hot fire: gpio_switch" in out
+        assert await asyncio.to_thread(main, ["automations", "resume"]) == 0
+        assert "automations resumed" in capsys.readouterr().out
+        assert service.automations.paused is None
