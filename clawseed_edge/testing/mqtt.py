@@ -1,0 +1,179 @@
+"""A real MQTT broker for tests: Debian's ``mosquitto`` on a free port of 127.0.0.1.
+
+:class:`MosquittoBroker` writes a temporary config (``listener PORT 127.0.0.1``,
+``allow_anonymous``, optionally a password file), starts the ``mosquitto`` binary, waits until
+it accepts connections, and stops it (``restart`` keeps the port: a client must survive it).
+The ``mosquitto`` pytest fixture (:mod:`~clawseed_edge.testing.mqtt_fixtures`) gives a started
+one to a test; where the binary is missing the test is skipped, or fails when ``CI`` is set.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+__all__ = ["MosquittoBroker", "MosquittoMissing", "find_mosquitto", "require_mosquitto"]
+
+#: Where Debian's package puts the broker (it is not on a normal user's PATH).
+DEBIAN_PATH = Path("/usr/sbin/mosquitto")
+
+
+class MosquittoMissing(RuntimeError):
+    """The ``mosquitto`` binary is not installed."""
+
+
+def find_mosquitto() -> Path | None:
+    """The ``mosquitto`` binary: ``$CLAWSEED_MOSQUITTO``, the PATH, or Debian's place."""
+    given = os.environ.get("CLAWSEED_MOSQUITTO")
+    if given:
+        return Path(given) if Path(given).is_file() else None
+    found = shutil.which("mosquitto")
+    if found:
+        return Path(found)
+    return DEBIAN_PATH if DEBIAN_PATH.is_file() else None
+
+
+def require_mosquitto() -> Path:
+    """The binary, or a pytest skip (locally) / failure (``CI`` set) that says how to install it."""
+    import pytest
+
+    path = find_mosquitto()
+    if path is None:
+        message = "MQTT tests need mosquitto (apt-get install mosquitto; `bash .ci/run` does it)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class MosquittoBroker:
+    """One mosquitto process on 127.0.0.1, configured in ``directory``.
+
+    Args:
+        directory: Where its config, password file and log go.
+        users: ``{username: password}``; when given, anonymous clients are refused.
+        binary: The broker (default: :func:`find_mosquitto`).
+
+    Usable as a context manager; :meth:`stop` is idempotent.
+    """
+
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        users: dict[str, str] | None = None,
+        binary: Path | None = None,
+    ) -> None:
+        found = binary or find_mosquitto()
+        if found is None:
+            raise MosquittoMissing("mosquitto is not installed (apt-get install mosquitto)")
+        self.binary = found
+        self.directory = Path(directory)
+        self.users = dict(users or {})
+        self.host = "127.0.0.1"
+        self.port = _free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+        self.log_path = self.directory / "mosquitto.log"
+
+    def _write_config(self) -> Path:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        lines = [
+            f"listener {self.port} {self.host}",
+            f"allow_anonymous {'false' if self.users else 'true'}",
+            "persistence false",
+            f"log_dest file {self.log_path}",
+            "log_type error",
+            "log_type warning",
+            "log_type notice",
+        ]
+        if self.users:
+            passwords = self.directory / "passwords"
+            passwords.write_text("".join(f"{u}:{p}\n" for u, p in self.users.items()))
+            passwords.chmod(0o600)
+            # Hash the plain file in place (mosquitto_passwd -U); without the tool mosquitto
+            # refuses plain passwords, so a test with users needs it.
+            tool = self.binary.parent.parent / "bin" / "mosquitto_passwd"
+            subprocess.run(
+                [str(tool) if tool.is_file() else "mosquitto_passwd", "-U", str(passwords)],
+                check=True,
+                capture_output=True,
+            )
+            lines.append(f"password_file {passwords}")
+        path = self.directory / "mosquitto.conf"
+        path.write_text("\n".join(lines) + "\n")
+        return path
+
+    def start(self, timeout_s: float = 10.0) -> MosquittoBroker:
+        """Start it and wait until it accepts a TCP connection.
+
+        Raises:
+            RuntimeError: It exited or did not listen within ``timeout_s`` (its log is quoted).
+        """
+        if self.process is not None and self.process.poll() is None:
+            return self
+        config = self._write_config()
+        self.process = subprocess.Popen(
+            [str(self.binary), "-c", str(config)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                err = (
+                    self.process.stderr.read().decode(errors="replace")
+                    if self.process.stderr
+                    else ""
+                )
+                raise RuntimeError(f"mosquitto exited at start: {err or self.log()}")
+            try:
+                with socket.create_connection((self.host, self.port), timeout=0.2):
+                    return self
+            except OSError:
+                time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(
+            f"mosquitto did not listen on {self.port} in {timeout_s:g} s: {self.log()}"
+        )
+
+    def stop(self) -> None:
+        """Stop it (SIGTERM, then SIGKILL after 5 s). Idempotent."""
+        process, self.process = self.process, None
+        if process is None or process.poll() is not None:
+            return
+        process.terminate()
+        try:
+            process.wait(timeout=5.0)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5.0)
+        if process.stderr is not None:
+            process.stderr.close()
+
+    def restart(self) -> None:
+        """Stop and start again on the same port (retained messages are lost: no persistence)."""
+        self.stop()
+        self.start()
+
+    def log(self) -> str:
+        """The last 2,000 characters of its log."""
+        try:
+            return self.log_path.read_text(errors="replace")[-2000:]
+        except OSError:
+            return ""
+
+    def __enter__(self) -> MosquittoBroker:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
