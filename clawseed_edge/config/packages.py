@@ -57,6 +57,8 @@ def package_needs(config: Config, *, gateway: bool | None = None) -> list[Packag
     needs = []
     if config.gateway.enabled if gateway is None else gateway:
         needs.append(PackageNeed("the gateway", GATEWAY_MODULES, "gateway"))
+    if config.mqtt.enabled:
+        needs.append(PackageNeed("the MQTT channel ([mqtt])", ("aiomqtt",), "mqtt"))
     sdk = _PROVIDER_SDKS.get(config.provider.name)
     if sdk is not None:
         module, extra = sdk

@@ -2,8 +2,8 @@
 
 Each kind keeps its own registry class where its objects are used (providers, peripherals,
 sensor drivers, tools, hooks); this module only gathers them, in the order of
-``clawseed_edge.api.plugins.PLUGIN_GROUPS``. Channels have no built-in here yet: the channels
-floor registers its ways in (the gateway first) in the same registry.
+``clawseed_edge.api.plugins.PLUGIN_GROUPS``. Channels: ``mqtt`` (by its import path; the
+gateway is started by the service itself).
 """
 
 from __future__ import annotations
@@ -24,11 +24,14 @@ def default_registries() -> dict[str, PluginRegistry[Any]]:
 
     from .builtin_tools import default_tool_registry
 
+    channels: PluginRegistry[Any] = PluginRegistry("channels", noun="channel")
+    # Imported when named, not here: the mqtt extra may not be installed.
+    channels.register("mqtt", "clawseed_edge.channels.mqtt.channel:MqttChannel")
     return {
         "providers": providers(),
         "peripherals": peripherals(),
         "sensors": default_driver_registry(),
         "tools": default_tool_registry(),
-        "channels": PluginRegistry("channels", noun="channel"),
+        "channels": channels,
         "hooks": HookFactoryRegistry(),
     }

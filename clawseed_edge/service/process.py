@@ -65,6 +65,7 @@ class ServiceOptions:
         remote_timeout_s: Override the remote-tool timeout (tests).
         control_socket: Serve ``control.sock`` (tests running several services turn it off).
         scheduler: Extra keywords for the scheduler (``clock``: tests pass a manual one).
+        mqtt: Extra keywords for the MQTT channel (``state_interval_s``, ``sys_root``).
         say: Where the start-up lines go (default: stderr).
         notifier: Where ``sd_notify`` messages go (default: ``NOTIFY_SOCKET`` of the
             environment; nothing is sent without it).
@@ -78,6 +79,7 @@ class ServiceOptions:
     remote_timeout_s: float | None = None
     control_socket: bool = True
     scheduler: dict[str, Any] = field(default_factory=dict)
+    mqtt: dict[str, Any] = field(default_factory=dict)
     say: Callable[[str], None] = field(
         default=lambda line: print(line, file=sys.stderr, flush=True)
     )
@@ -202,6 +204,8 @@ class Service:
                 await self._start_gateway(broker)
             else:
                 self.options.say(NO_GATEWAY_NOTE)
+            if self.loaded.config.mqtt.enabled:
+                await self._start_mqtt(broker)
             if self.options.control_socket:
                 self.control = ControlServer(control_path(self.loaded.home), self._handlers())
                 await self.control.start()
@@ -258,6 +262,40 @@ class Service:
             self.options.say(self._pairing_line())
         else:
             self.options.say("warning: pairing is off ([gateway] require_pairing = false)")
+
+    async def _start_mqtt(self, broker: ApprovalBroker | None) -> None:
+        """The ``[mqtt]`` channel: Home Assistant discovery and commands (docs/mqtt.md)."""
+        from clawseed_edge import __version__
+        from clawseed_edge.api import ConfigInvalid
+        from clawseed_edge.channels.mqtt.channel import MqttChannel
+        from clawseed_edge.config.secrets import lookup_secret
+
+        assert self.runtime is not None
+        settings = self.loaded.config.mqtt
+        password = None
+        if settings.password_env:
+            password = lookup_secret(settings.password_env, self.loaded.home / "secrets")
+            if password is None:
+                raise ConfigInvalid(
+                    f"[mqtt] password_env = {settings.password_env!r}, but no such environment "
+                    f"variable or secret is set; run `clawseed-edge secrets set "
+                    f"{settings.password_env}`"
+                )
+        channel = MqttChannel(
+            settings,
+            agent=self.runtime.agent,
+            peripherals=self.runtime.peripherals,
+            estop=self.estop,
+            password=password,
+            approvals={d.name: d.approval for d in self.loaded.config.devices},
+            version=__version__,
+            **self.options.mqtt,
+        )
+        await self._start_channel(channel, broker)
+        self.options.say(
+            f"MQTT: node {channel.topics.node_id} on {settings.host}:{settings.port} "
+            f"(Home Assistant prefix {settings.discovery_prefix})"
+        )
 
     async def _start_channel(self, channel: Channel, broker: ApprovalBroker | None) -> None:
         """Start ``channel`` and give it its share: approvals to ask, notifications, the estop

@@ -14,9 +14,17 @@ import shutil
 import socket
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-__all__ = ["MosquittoBroker", "MosquittoMissing", "find_mosquitto", "require_mosquitto"]
+__all__ = [
+    "MosquittoBroker",
+    "MosquittoMissing",
+    "MqttRecorder",
+    "find_mosquitto",
+    "require_mosquitto",
+]
 
 #: Where Debian's package puts the broker (it is not on a normal user's PATH).
 DEBIAN_PATH = Path("/usr/sbin/mosquitto")
@@ -177,3 +185,78 @@ class MosquittoBroker:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class MqttRecorder:
+    """A client on the broker that keeps the last message of every topic it subscribed to
+    (what Home Assistant would see), for tests. Needs the ``mqtt`` extra.
+
+    ``async with MqttRecorder(broker, "homeassistant/#", "clawseed/#") as ha:`` then
+    ``await ha.wait_for(topic, lambda payload: ...)``, ``await ha.publish(topic, payload)``.
+    """
+
+    def __init__(self, broker: MosquittoBroker, *topics: str) -> None:
+        self.broker = broker
+        self.topics = topics or ("#",)
+        self.last: dict[str, bytes] = {}
+        self.retained: dict[str, bool] = {}
+        self.history: list[tuple[str, bytes]] = []
+        self._changed: Any = None
+        self._client: Any = None
+        self._task: Any = None
+
+    async def __aenter__(self) -> MqttRecorder:
+        import asyncio
+
+        import aiomqtt
+
+        self._changed = asyncio.Condition()
+        self._client = aiomqtt.Client(self.broker.host, self.broker.port)
+        await self._client.__aenter__()
+        for topic in self.topics:
+            await self._client.subscribe(topic, qos=1)
+        self._task = asyncio.create_task(self._read())
+        return self
+
+    async def _read(self) -> None:
+        async for message in self._client.messages:
+            topic = str(message.topic.value)
+            payload = message.payload if isinstance(message.payload, bytes) else b""
+            async with self._changed:
+                self.last[topic] = payload
+                self.retained[topic] = bool(message.retain)
+                self.history.append((topic, payload))
+                self._changed.notify_all()
+
+    async def wait_for(
+        self, topic: str, check: Callable[[bytes], bool] = lambda p: True, timeout_s: float = 10.0
+    ) -> bytes:
+        """The last payload of ``topic`` once ``check(payload)`` holds.
+
+        Raises:
+            TimeoutError: Not within ``timeout_s`` (the message says what was last seen).
+        """
+        import asyncio
+
+        try:
+            async with asyncio.timeout(timeout_s), self._changed:
+                await self._changed.wait_for(lambda: topic in self.last and check(self.last[topic]))
+        except TimeoutError:
+            raise TimeoutError(f"{topic}: last seen {self.last.get(topic)!r}") from None
+        return self.last[topic]
+
+    def count(self, topic: str) -> int:
+        """How many messages came on ``topic``."""
+        return sum(1 for t, _ in self.history if t == topic)
+
+    async def publish(self, topic: str, payload: str | bytes, *, retain: bool = False) -> None:
+        await self._client.publish(topic, payload, qos=1, retain=retain)
+
+    async def __aexit__(self, *exc: object) -> None:
+        import asyncio
+
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+        if self._client is not None:
+            await self._client.__aexit__(None, None, None)
