@@ -51,6 +51,8 @@ log = logging.getLogger(__name__)
 MAX_PENDING_COMMANDS = 8
 #: Messages aiomqtt queues before they are read (paho then holds the socket).
 MAX_QUEUED_MESSAGES = 256
+#: Our own retained discovery config read back at connect (it is larger than any command).
+MAX_OWN_CONFIG_BYTES = 256 * 1024
 #: How long to wait for our own retained config after subscribing (to find removed entities).
 RETAINED_WAIT_S = 0.5
 
@@ -329,6 +331,10 @@ class MqttChannel:
     def _on_message(self, client: Any, message: Any) -> None:
         topic = str(message.topic.value)
         payload = message.payload if isinstance(message.payload, bytes) else b""
+        if topic == self.topics.config:
+            if len(payload) <= MAX_OWN_CONFIG_BYTES:
+                self._remember_published(payload)
+            return
         if len(payload) > self.settings.max_payload_bytes:
             log.warning(
                 "MQTT: dropped %d bytes on %s (max_payload_bytes is %d)",
@@ -336,9 +342,6 @@ class MqttChannel:
                 topic[:200],
                 self.settings.max_payload_bytes,
             )
-            return
-        if topic == self.topics.config:
-            self._remember_published(payload)
             return
         if topic == self.topics.ha_status:
             if payload == b"online":

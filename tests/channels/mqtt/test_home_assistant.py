@@ -218,3 +218,21 @@ async def test_birth_message_republishes_and_a_broker_restart_is_survived(
             assert channel.connections >= 2  # type: ignore[attr-defined]
             await ha.publish(COMMAND.format("porch_light"), "ON")
             await ha.wait_for(STATE.format("porch_light"), lambda p: p == b"ON")
+
+
+async def test_a_device_removed_from_the_config_is_deleted_in_home_assistant(
+    clawseed_home: Path, mosquitto: MosquittoBroker
+) -> None:
+    async with MqttRecorder(mosquitto, "homeassistant/#") as ha:
+        async with service(clawseed_home, mosquitto):
+            first = json.loads(await ha.wait_for(CONFIG_TOPIC, lambda p: bool(p)))
+        heater = next(k for k, c in first["cmps"].items() if c["name"] == "heater")
+        without_heater = CONFIG.replace(
+            '[[devices]]\nname = "heater"\npin = "GPIO22"\nkind = "relay"\napproval = true\n', ""
+        )
+        assert without_heater != CONFIG
+        count = ha.count(CONFIG_TOPIC)
+        async with service(clawseed_home, mosquitto, without_heater):
+            raw = await ha.wait_for(CONFIG_TOPIC, lambda p: ha.count(CONFIG_TOPIC) > count)
+        # Only the platform: HA deletes that entity (device-based discovery's removal).
+        assert json.loads(raw)["cmps"][heater] == {"p": "switch"}
