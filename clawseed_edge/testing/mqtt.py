@@ -104,6 +104,9 @@ class MosquittoBroker:
             "log_type warning",
             "log_type notice",
         ]
+        if os.geteuid() == 0:
+            # As root mosquitto drops to its own user, who cannot read our temp directory.
+            lines.append("user root")
         if self.users:
             passwords = self.directory / "passwords"
             passwords.write_text("".join(f"{u}:{p}\n" for u, p in self.users.items()))

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 # importlib.metadata: entry points are read only for a plugin name the config uses (api.plugins).
-HEAVY = ("ollama", "anthropic", "pydantic", "httpx", "importlib.metadata")
+HEAVY = ("ollama", "anthropic", "pydantic", "httpx", "importlib.metadata", "aiomqtt", "paho")
 
 SCRIPT = """
 import asyncio, json, logging, sys

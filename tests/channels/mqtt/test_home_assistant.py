@@ -4,12 +4,14 @@ sensor states, the birth message, a broker restart."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from clawseed_edge.api import ConfigInvalid
 from clawseed_edge.config.file import load_config
 from clawseed_edge.service import Service, ServiceOptions
 from clawseed_edge.testing import ScriptedProvider
@@ -190,8 +192,6 @@ async def test_an_approval_device_is_not_switched_by_home_assistant_with_nobody_
             await ha.publish(COMMAND.format("heater"), "ON")
             # The refusal republishes the real state, so HA's switch goes back to off.
             await ha.wait_for(STATE.format("heater"), lambda p: p == b"OFF")
-            import asyncio
-
             for _ in range(100):
                 if ha.count(STATE.format("heater")) > before:
                     break
@@ -236,3 +236,30 @@ async def test_a_device_removed_from_the_config_is_deleted_in_home_assistant(
             raw = await ha.wait_for(CONFIG_TOPIC, lambda p: ha.count(CONFIG_TOPIC) > count)
         # Only the platform: HA deletes that entity (device-based discovery's removal).
         assert json.loads(raw)["cmps"][heater] == {"p": "switch"}
+
+
+async def test_mqtt_5_with_an_account_whose_password_comes_from_the_secrets(
+    clawseed_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from clawseed_edge.testing.mqtt import require_mosquitto
+
+    binary = require_mosquitto()
+    with MosquittoBroker(tmp_path / "auth", users={"pi": "s3cret"}, binary=binary) as broker:
+        config = CONFIG.replace(
+            "reconnect_max_s = 1",
+            'reconnect_max_s = 1\nprotocol = "5"\nusername = "pi"\npassword_env = "MQTT_PW"',
+        )
+        monkeypatch.setenv("MQTT_PW", "s3cret")
+        async with service(clawseed_home, broker, config) as svc:
+            channel = next(c for c in svc.channels if c.name == "mqtt")
+            async with asyncio.timeout(10):
+                await channel.connected.wait()  # type: ignore[attr-defined]
+        monkeypatch.setenv("MQTT_PW", "wrong")
+        async with service(clawseed_home, broker, config) as svc:
+            channel = next(c for c in svc.channels if c.name == "mqtt")
+            await asyncio.sleep(1.5)  # refused: it keeps trying and never connects
+            assert not channel.connected.is_set()  # type: ignore[attr-defined]
+        monkeypatch.delenv("MQTT_PW")
+        with pytest.raises(ConfigInvalid, match="secrets set MQTT_PW"):
+            async with service(clawseed_home, broker, config):
+                pass
