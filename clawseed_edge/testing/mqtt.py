@@ -70,6 +70,7 @@ class MosquittoBroker:
     Args:
         directory: Where its config, password file and log go.
         users: ``{username: password}``; when given, anonymous clients are refused.
+        tls: ``(certfile, keyfile)`` of the server: the listener speaks TLS only.
         binary: The broker (default: :func:`find_mosquitto`).
 
     Usable as a context manager; :meth:`stop` is idempotent.
@@ -80,6 +81,7 @@ class MosquittoBroker:
         directory: Path,
         *,
         users: dict[str, str] | None = None,
+        tls: tuple[Path, Path] | None = None,
         binary: Path | None = None,
     ) -> None:
         found = binary or find_mosquitto()
@@ -88,6 +90,7 @@ class MosquittoBroker:
         self.binary = found
         self.directory = Path(directory)
         self.users = dict(users or {})
+        self.tls = tls
         self.host = "127.0.0.1"
         self.port = _free_port()
         self.process: subprocess.Popen[bytes] | None = None
@@ -104,6 +107,8 @@ class MosquittoBroker:
             "log_type warning",
             "log_type notice",
         ]
+        if self.tls is not None:
+            lines += [f"certfile {self.tls[0]}", f"keyfile {self.tls[1]}"]
         if os.geteuid() == 0:
             # As root mosquitto drops to its own user, who cannot read our temp directory.
             lines.append("user root")
