@@ -266,21 +266,11 @@ class Service:
     async def _start_mqtt(self, broker: ApprovalBroker | None) -> None:
         """The ``[mqtt]`` channel: Home Assistant discovery and commands (docs/mqtt.md)."""
         from clawseed_edge import __version__
-        from clawseed_edge.api import ConfigInvalid
-        from clawseed_edge.channels.mqtt.channel import MqttChannel
-        from clawseed_edge.config.secrets import lookup_secret
+        from clawseed_edge.channels.mqtt.channel import MqttChannel, mqtt_password
 
         assert self.runtime is not None
         settings = self.loaded.config.mqtt
-        password = None
-        if settings.password_env:
-            password = lookup_secret(settings.password_env, self.loaded.home / "secrets")
-            if password is None:
-                raise ConfigInvalid(
-                    f"[mqtt] password_env = {settings.password_env!r}, but no such environment "
-                    f"variable or secret is set; run `clawseed-edge secrets set "
-                    f"{settings.password_env}`"
-                )
+        password = mqtt_password(settings, self.loaded.home)
         channel = MqttChannel(
             settings,
             agent=self.runtime.agent,

@@ -42,8 +42,15 @@ from .discovery import (
     sensor_state_payload,
     switch_payload,
 )
+from .fleet import DESCRIPTION_TOPICS, FleetView, description_topic, node_description
 
-__all__ = ["MAX_PENDING_COMMANDS", "MqttChannel", "default_node_id"]
+__all__ = [
+    "MAX_PENDING_COMMANDS",
+    "MqttChannel",
+    "default_node_id",
+    "mqtt_client",
+    "mqtt_password",
+]
 
 log = logging.getLogger(__name__)
 
@@ -116,6 +123,8 @@ class MqttChannel:
         self._command_times: collections.deque[float] = collections.deque()
         self._published: dict[str, str] = {}  # component id -> platform, as last published
         self._stopping = False
+        #: The other nodes on the broker (and this one), from their retained descriptions.
+        self.fleet = FleetView()
 
     # --- Channel ---------------------------------------------------------------------------
 
@@ -199,30 +208,18 @@ class MqttChannel:
             delay = min(delay * 2, self.settings.reconnect_max_s)
 
     def _client_for(self, aiomqtt: Any) -> Any:
-        s = self.settings
-        tls = None
-        if s.tls:
-            tls = aiomqtt.TLSParameters(ca_certs=s.ca_file or None)
-        protocol = aiomqtt.ProtocolVersion.V5 if s.protocol == "5" else aiomqtt.ProtocolVersion.V311
-        return aiomqtt.Client(
-            s.host,
-            s.port,
-            username=s.username or None,
-            password=self._password if s.username else None,
+        return mqtt_client(
+            self.settings,
+            password=self._password,
             identifier=f"clawseed-{self.topics.node_id}",
-            protocol=protocol,
-            will=aiomqtt.Will(self.topics.availability, "offline", qos=1, retain=True),
-            keepalive=s.keepalive_s,
-            tls_params=tls,
-            timeout=10.0,
-            max_queued_incoming_messages=MAX_QUEUED_MESSAGES,
+            will_topic=self.topics.availability,
         )
 
     async def _serve(self, client: Any) -> None:
         topics = self.topics
         await client.subscribe(topics.config, qos=1)  # our own retained config: what was there
         await client.subscribe(topics.ha_status, qos=1)
-        for topic in topics.commands:
+        for topic in (*topics.commands, *DESCRIPTION_TOPICS):
             await client.subscribe(topic, qos=1)
         await client.publish(topics.availability, "online", qos=1, retain=True)
         self.connected.set()
@@ -264,6 +261,16 @@ class MqttChannel:
         components = {k: v for k, v in config["cmps"].items() if len(v) > 1}
         await client.publish(self.topics.config, json.dumps(config), qos=1, retain=True)
         self._published = {k: str(v["p"]) for k, v in components.items()}
+        description = node_description(
+            self.topics.node_id,
+            devices=devices,
+            readings=readings,
+            approvals=self.approvals,
+            version=self.version,
+        )
+        await client.publish(
+            description_topic(self.topics.node_id), json.dumps(description), qos=1, retain=True
+        )
         updates: list[StateUpdate] = [*devices, *readings]
         for update in updates:
             self._dirty[update.key] = update
@@ -334,6 +341,9 @@ class MqttChannel:
         if topic == self.topics.config:
             if len(payload) <= MAX_OWN_CONFIG_BYTES:
                 self._remember_published(payload)
+            return
+        if topic.endswith(("/description", "/availability")):
+            self.fleet.take(topic, payload)  # bounded and checked there
             return
         if len(payload) > self.settings.max_payload_bytes:
             log.warning(
@@ -455,6 +465,54 @@ class MqttChannel:
         self._commands.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.warning("MQTT: a command failed: %s", task.exception())
+
+
+def mqtt_client(
+    settings: Any, *, password: str | None, identifier: str, will_topic: str | None = None
+) -> Any:
+    """An (unconnected) ``aiomqtt.Client`` for the ``[mqtt]`` table; ``will_topic`` gets a
+    retained ``offline`` last will. Imports aiomqtt (the ``mqtt`` extra)."""
+    import aiomqtt
+
+    s = settings
+    tls = aiomqtt.TLSParameters(ca_certs=s.ca_file or None) if s.tls else None
+    protocol = aiomqtt.ProtocolVersion.V5 if s.protocol == "5" else aiomqtt.ProtocolVersion.V311
+    will = None
+    if will_topic is not None:
+        will = aiomqtt.Will(will_topic, "offline", qos=1, retain=True)
+    return aiomqtt.Client(
+        s.host,
+        s.port,
+        username=s.username or None,
+        password=password if s.username else None,
+        identifier=identifier,
+        protocol=protocol,
+        will=will,
+        keepalive=s.keepalive_s,
+        tls_params=tls,
+        timeout=10.0,
+        max_queued_incoming_messages=MAX_QUEUED_MESSAGES,
+    )
+
+
+def mqtt_password(settings: Any, home: Path) -> str | None:
+    """The broker password named by ``password_env`` (environment, then the secrets file).
+
+    Raises:
+        ConfigInvalid: ``password_env`` is set but nothing holds it (says how to set it).
+    """
+    from clawseed_edge.api import ConfigInvalid
+    from clawseed_edge.config.secrets import lookup_secret
+
+    if not settings.password_env:
+        return None
+    password = lookup_secret(settings.password_env, home / "secrets")
+    if password is None:
+        raise ConfigInvalid(
+            f"[mqtt] password_env = {settings.password_env!r}, but no such environment "
+            f"variable or secret is set; run `clawseed-edge secrets set {settings.password_env}`"
+        )
+    return password
 
 
 def cpu_temperature(sys_root: Path) -> float | None:
