@@ -31,9 +31,20 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from clawseed_edge.api import DeviceState, SensorReading, StateSource, StateUpdate
+from clawseed_edge.api import DeviceState, SensorReading, StateSource, StateUpdate, ToolResult
 
 from ..actions import run_action
+from .calls import (
+    FLEET_TOOLS,
+    CallRequest,
+    PendingCalls,
+    call_topic,
+    encode_reply,
+    encode_request,
+    parse_reply,
+    parse_request,
+    reply_topic,
+)
 from .discovery import (
     BRIGHTNESS_SCALE,
     ESTOP_PAYLOAD,
@@ -125,6 +136,7 @@ class MqttChannel:
         self._stopping = False
         #: The other nodes on the broker (and this one), from their retained descriptions.
         self.fleet = FleetView()
+        self._calls = PendingCalls()
 
     # --- Channel ---------------------------------------------------------------------------
 
@@ -219,7 +231,8 @@ class MqttChannel:
         topics = self.topics
         await client.subscribe(topics.config, qos=1)  # our own retained config: what was there
         await client.subscribe(topics.ha_status, qos=1)
-        for topic in (*topics.commands, *DESCRIPTION_TOPICS):
+        own_calls = (call_topic(topics.node_id), reply_topic(topics.node_id))
+        for topic in (*topics.commands, *DESCRIPTION_TOPICS, *own_calls):
             await client.subscribe(topic, qos=1)
         await client.publish(topics.availability, "online", qos=1, retain=True)
         self.connected.set()
@@ -362,24 +375,104 @@ class MqttChannel:
             # State someone left on the broker is not a person's command now.
             log.warning("MQTT: ignored a retained message on command topic %s", topic[:200])
             return
-        command = self._parse_command(topic, payload)
-        if command is None:
+        if topic == reply_topic(self.topics.node_id):
+            self._take_reply(payload)
             return
+        if topic == call_topic(self.topics.node_id):
+            try:
+                request = parse_request(payload)
+            except ValueError as exc:
+                log.warning("MQTT: dropped a malformed fleet call (%s)", str(exc)[:200])
+                return
+            if self._admit(topic):
+                self._spawn(self._answer_call(client, request))
+            return
+        command = self._parse_command(topic, payload)
+        if command is not None and self._admit(topic):
+            self._spawn(self._run_command(*command))
+
+    def _admit(self, topic: str) -> bool:
+        """Whether a command may run now (``max_commands_per_minute``, and at most
+        :data:`MAX_PENDING_COMMANDS` at once); logged when not."""
         now = time.monotonic()
         while self._command_times and now - self._command_times[0] > 60.0:
             self._command_times.popleft()
         if len(self._command_times) >= self.settings.max_commands_per_minute:
             log.warning("MQTT: dropped a command on %s (max_commands_per_minute)", topic[:200])
-            return
+            return False
         if len(self._commands) >= MAX_PENDING_COMMANDS:
             log.warning(
                 "MQTT: dropped a command on %s (%d still running)",
                 topic[:200],
                 MAX_PENDING_COMMANDS,
             )
-            return
+            return False
         self._command_times.append(now)
-        self._spawn(self._run_command(*command))
+        return True
+
+    # --- fleet calls -----------------------------------------------------------------------
+
+    async def call(
+        self, node: str, tool: str, arguments: dict[str, Any], *, timeout_s: float = 10.0
+    ) -> ToolResult:
+        """Run ``tool(arguments)`` on ``node``, decided by that node's own policy; its answer,
+        or a failed result saying why there is none (offline, unknown, no answer in time).
+
+        Safe to cancel: the call is forgotten (the owner may still run it).
+        """
+        known = self.fleet.get(node)
+        if known is None:
+            names = ", ".join(n.node for n in self.fleet.nodes()) or "none"
+            return ToolResult.fail(f"no node named {node!r} on the broker (known: {names})")
+        if known.online is False:
+            return ToolResult.fail(f"{node} is offline (its last will on the broker says so)")
+        client = self._client
+        if client is None:
+            return ToolResult.fail("this node is not connected to the MQTT broker now")
+        try:
+            call_id, future = self._calls.open()
+        except RuntimeError as exc:
+            return ToolResult.fail(str(exc))
+        request = CallRequest(call_id, self.topics.node_id, tool, arguments)
+        try:
+            await client.publish(call_topic(node), encode_request(request), qos=1)
+            async with asyncio.timeout(timeout_s):
+                return await future
+        except TimeoutError:
+            return ToolResult.fail(f"{node} did not answer within {timeout_s:g} s")
+        finally:
+            self._calls.close(call_id)
+
+    def _take_reply(self, payload: bytes) -> None:
+        try:
+            call_id, result = parse_reply(payload)
+        except ValueError as exc:
+            log.warning("MQTT: dropped a malformed fleet reply (%s)", str(exc)[:200])
+            return
+        if not self._calls.resolve(call_id, result):
+            log.info("MQTT: a fleet reply nobody waits for (late or unknown): %s", call_id[:40])
+
+    async def _answer_call(self, client: Any, request: CallRequest) -> None:
+        if request.tool not in FLEET_TOOLS:
+            result = ToolResult.fail(
+                f"{self.topics.node_id} takes only device tools from the fleet "
+                f"({', '.join(sorted(FLEET_TOOLS))}), not {request.tool!r}"
+            )
+        else:
+            result = await run_action(
+                self.agent,
+                request.tool,
+                request.arguments,
+                session_id=f"fleet-{request.sender}",
+                channel="fleet",
+            )
+        log.info(
+            "MQTT: fleet call %s from %s: %s",
+            request.tool,
+            request.sender,
+            "done" if result.success else f"refused: {str(result.error)[:200]}",
+        )
+        await client.publish(reply_topic(request.sender), encode_reply(request.id, result), qos=1)
 
     def _remember_published(self, payload: bytes) -> None:
         """Our retained config from before (another run): its components, to delete the gone."""

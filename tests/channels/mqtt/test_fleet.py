@@ -100,3 +100,99 @@ def test_the_view_is_bounded_and_drops_malformed_descriptions(
     assert view.take("clawseed/n0/description", b"")  # removed
     assert view.get("n0") is None
     assert "malformed" in caplog.text
+
+
+SHED = """
+[provider]
+name = "demo"
+[autonomy]
+level = "{level}"
+[hardware]
+board = "sim"
+[[devices]]
+name = "fan"
+pin = "GPIO17"
+kind = "relay"
+[[devices]]
+name = "heater"
+pin = "GPIO22"
+kind = "relay"
+approval = true
+[mqtt]
+enabled = true
+port = {port}
+node_id = "shed"
+"""
+
+
+def shed(home: Path, broker: MosquittoBroker, level: str) -> Service:
+    home.mkdir(parents=True, exist_ok=True)
+    path = home / "config.toml"
+    path.write_text(SHED.replace("{port}", str(broker.port)).replace("{level}", level))
+    return Service(
+        load_config(path),
+        ServiceOptions(
+            sim=True,
+            gateway=False,
+            control_socket=False,
+            assemble={"provider": ScriptedProvider()},
+            say=lambda line: None,
+        ),
+    )
+
+
+def pin(svc: Service, device: str) -> object:
+    pi = next(p for p in svc.runtime.peripherals if p.name == "pi")  # type: ignore[union-attr]
+    return next(s.value for s in pi.states.devices() if s.device == device)
+
+
+async def wait_for_node(channel: object, name: str) -> None:
+    for _ in range(200):
+        seen = channel.fleet.get(name)  # type: ignore[attr-defined]
+        if seen is not None and seen.devices and seen.online:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"{name} never showed up")
+
+
+async def test_a_fleet_call_is_decided_by_the_owning_nodes_policy(
+    tmp_path: Path, mosquitto: MosquittoBroker
+) -> None:
+    greenhouse = node(tmp_path / "greenhouse", mosquitto, "greenhouse", "pump")
+    async with greenhouse, shed(tmp_path / "shed", mosquitto, "full") as owner:
+        caller = next(c for c in greenhouse.channels if c.name == "mqtt")
+        await wait_for_node(caller, "shed")
+        result = await caller.call("shed", "gpio_switch", {"device": "fan", "on": True})  # type: ignore[attr-defined]
+        assert result.success, result.error
+        assert pin(owner, "fan") == 1.0
+        # The shed's own approval rule: nobody there can approve, so its policy refuses.
+        result = await caller.call("shed", "gpio_switch", {"device": "heater", "on": True})  # type: ignore[attr-defined]
+        assert not result.success and pin(owner, "heater") == 0.0
+        assert "approv" in str(result.error).lower() or "no one" in str(result.error).lower()
+        # Only device tools travel.
+        result = await caller.call("shed", "shell", {"command": "id"})  # type: ignore[attr-defined]
+        assert not result.success and "only device tools" in str(result.error)
+    # The shed is gone: its last will / clean stop says offline, and the caller says so.
+    async with node(tmp_path / "greenhouse", mosquitto, "greenhouse", "pump") as greenhouse:
+        caller = next(c for c in greenhouse.channels if c.name == "mqtt")
+        for _ in range(200):
+            seen = caller.fleet.get("shed")  # type: ignore[attr-defined]
+            if seen is not None and seen.online is False:
+                break
+            await asyncio.sleep(0.05)
+        result = await caller.call("shed", "gpio_switch", {"device": "fan", "on": False})  # type: ignore[attr-defined]
+        assert not result.success and str(result.error).startswith("shed is offline")
+        result = await caller.call("barn", "gpio_switch", {"device": "fan", "on": False})  # type: ignore[attr-defined]
+        assert "no node named 'barn'" in str(result.error)
+
+
+async def test_read_only_autonomy_on_the_owner_refuses_a_fleet_call(
+    tmp_path: Path, mosquitto: MosquittoBroker
+) -> None:
+    greenhouse = node(tmp_path / "greenhouse", mosquitto, "greenhouse", "pump")
+    async with greenhouse, shed(tmp_path / "shed", mosquitto, "read_only") as owner:
+        caller = next(c for c in greenhouse.channels if c.name == "mqtt")
+        await wait_for_node(caller, "shed")
+        result = await caller.call("shed", "gpio_switch", {"device": "fan", "on": True})  # type: ignore[attr-defined]
+        assert not result.success and pin(owner, "fan") == 0.0
+        assert "read" in str(result.error).lower()
