@@ -71,6 +71,8 @@ class MosquittoBroker:
         directory: Where its config, password file and log go.
         users: ``{username: password}``; when given, anonymous clients are refused.
         tls: ``(certfile, keyfile)`` of the server: the listener speaks TLS only.
+        tcp_nodelay: ``set_tcp_nodelay`` (no Nagle delay on small messages; mosquitto's
+            default is off).
         binary: The broker (default: :func:`find_mosquitto`).
 
     Usable as a context manager; :meth:`stop` is idempotent.
@@ -82,6 +84,7 @@ class MosquittoBroker:
         *,
         users: dict[str, str] | None = None,
         tls: tuple[Path, Path] | None = None,
+        tcp_nodelay: bool = True,
         binary: Path | None = None,
     ) -> None:
         found = binary or find_mosquitto()
@@ -91,6 +94,7 @@ class MosquittoBroker:
         self.directory = Path(directory)
         self.users = dict(users or {})
         self.tls = tls
+        self.tcp_nodelay = tcp_nodelay
         self.host = "127.0.0.1"
         self.port = _free_port()
         self.process: subprocess.Popen[bytes] | None = None
@@ -102,6 +106,7 @@ class MosquittoBroker:
             f"listener {self.port} {self.host}",
             f"allow_anonymous {'false' if self.users else 'true'}",
             "persistence false",
+            f"set_tcp_nodelay {'true' if self.tcp_nodelay else 'false'}",
             f"log_dest file {self.log_path}",
             "log_type error",
             "log_type warning",
