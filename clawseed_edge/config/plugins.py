@@ -2,7 +2,7 @@
 
 Each kind keeps its own registry class where its objects are used (providers, peripherals,
 sensor drivers, tools, hooks); this module only gathers them, in the order of
-``clawseed_edge.api.plugins.PLUGIN_GROUPS``. The built-in channels (the gateway, Telegram) are
+``clawseed_edge.api.plugins.PLUGIN_GROUPS``. The built-in channels (the gateway, Telegram, MQTT) are
 registered by import path (the channels layer sits above this one; nothing is imported here).
 """
 
@@ -38,4 +38,6 @@ def _channels() -> PluginRegistry[Any]:
     registry: PluginRegistry[Any] = PluginRegistry("channels", noun="channel")
     registry.register("gateway", "clawseed_edge.channels.gateway.channel:GatewayChannel")
     registry.register("telegram", "clawseed_edge.channels.telegram.channel:TelegramChannel")
+    # Imported when named, not here: the mqtt extra may not be installed.
+    registry.register("mqtt", "clawseed_edge.channels.mqtt.channel:MqttChannel")
     return registry

@@ -102,6 +102,7 @@ __all__ = [
     "HistorySettings",
     "HookSettings",
     "HttpSettings",
+    "MqttSettings",
     "TelegramSettings",
     "ToolsSettings",
 ]
@@ -406,6 +407,59 @@ class ChannelsSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True)
     telegram: TelegramSettings = msgspec.field(default_factory=TelegramSettings)
 
 
+_MQTT_PREFIX = r"^[A-Za-z0-9_/-]{1,64}$"
+
+
+class MqttSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """``[mqtt]``: the MQTT channel (Home Assistant discovery) on the user's broker.
+
+    See docs/mqtt.md. The ``mqtt`` extra (``pip install 'clawseed-edge[mqtt]'``) brings its
+    client; nothing of it is imported while ``enabled`` is false.
+
+    Attributes:
+        enabled: ``clawseed-edge run`` connects to the broker.
+        host: The broker's host name or address.
+        port: The broker's port (1883; 8883 is the usual TLS port).
+        node_id: Names this device on the broker (letters, digits, ``_`` and ``-``); empty:
+            the host name.
+        discovery_prefix: Home Assistant's discovery prefix.
+        username: The broker account; empty: anonymous.
+        password_env: The name of the environment variable or secret
+            (``clawseed-edge secrets set NAME``) that holds the account's password.
+        tls: Connect with TLS (the broker's certificate is checked).
+        ca_file: The CA certificate that signed the broker's certificate (empty: the
+            system's CAs).
+        protocol: ``"3.1.1"`` or ``"5"``.
+        keepalive_s: Seconds between keep-alive pings; the broker declares the device offline
+            (its last will) after 1.5 times this with no word from it.
+        reconnect_max_s: The longest wait between reconnection attempts (it doubles from 1 s).
+        max_payload_bytes: A longer incoming payload is dropped (logged).
+        max_commands_per_minute: Commands taken from the broker per minute; more are dropped
+            (logged). The SecurityPolicy's own rates still apply to each one.
+    """
+
+    enabled: bool = False
+    host: Annotated[str, msgspec.Meta(min_length=1, max_length=253)] = "127.0.0.1"
+    port: Annotated[int, msgspec.Meta(ge=1, le=65535)] = 1883
+    node_id: Annotated[str, msgspec.Meta(pattern=r"^([A-Za-z0-9_-]{1,64})?$")] = ""
+    discovery_prefix: Annotated[str, msgspec.Meta(pattern=_MQTT_PREFIX)] = "homeassistant"
+    username: Annotated[str, msgspec.Meta(max_length=256)] = ""
+    password_env: Annotated[str, msgspec.Meta(pattern=r"^([A-Za-z_][A-Za-z0-9_]{0,63})?$")] = ""
+    tls: bool = False
+    ca_file: str = ""
+    protocol: Literal["3.1.1", "5"] = "3.1.1"
+    keepalive_s: Annotated[int, msgspec.Meta(ge=5, le=3600)] = 60
+    reconnect_max_s: Annotated[float, msgspec.Meta(ge=1, le=3600)] = 60.0
+    max_payload_bytes: Annotated[int, msgspec.Meta(ge=64, le=1_048_576)] = 4096
+    max_commands_per_minute: Annotated[int, msgspec.Meta(ge=1, le=6000)] = 60
+
+    def __post_init__(self) -> None:
+        if self.ca_file and not self.tls:
+            raise ValueError("ca_file is set but tls is false; set tls = true to use it")
+        if self.password_env and not self.username:
+            raise ValueError("password_env is set without a username; set username too")
+
+
 class HardwareSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """``[hardware]``: the board the top-level ``[[devices]]`` are wired to.
 
@@ -473,6 +527,7 @@ class Config(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
         history: Sensor history (docs/sensors.md, History).
         automations: Rules on sensor readings that act without the model
             (docs/sensors.md, Automations).
+        mqtt: The MQTT channel (Home Assistant discovery).
     """
 
     provider: ProviderConfig = msgspec.field(default_factory=ProviderConfig)
@@ -497,6 +552,7 @@ class Config(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     mcp: McpSettings = msgspec.field(default_factory=McpSettings)
     history: HistorySettings = msgspec.field(default_factory=HistorySettings)
     automations: list[AutomationConfig] = msgspec.field(default_factory=list)
+    mqtt: MqttSettings = msgspec.field(default_factory=MqttSettings)
 
     def hardware_with_devices(self) -> HardwareConfig:
         """The Pi header of ``[hardware]`` with the top-level ``[[devices]]``.

@@ -68,6 +68,7 @@ class ServiceOptions:
         remote_timeout_s: Override the remote-tool timeout (tests).
         control_socket: Serve ``control.sock`` (tests running several services turn it off).
         scheduler: Extra keywords for the scheduler (``clock``: tests pass a manual one).
+        mqtt: Extra keywords for the MQTT channel (``state_interval_s``, ``sys_root``).
         say: Where the start-up lines go (default: stderr).
         notifier: Where ``sd_notify`` messages go (default: ``NOTIFY_SOCKET`` of the
             environment; nothing is sent without it).
@@ -82,6 +83,7 @@ class ServiceOptions:
     remote_timeout_s: float | None = None
     control_socket: bool = True
     scheduler: dict[str, Any] = field(default_factory=dict)
+    mqtt: dict[str, Any] = field(default_factory=dict)
     say: Callable[[str], None] = field(
         default=lambda line: print(line, file=sys.stderr, flush=True)
     )
@@ -225,6 +227,8 @@ class Service:
                 self.options.say(NO_GATEWAY_NOTE)
             if token is not None:
                 await self._start_telegram(broker, token)
+            if self.loaded.config.mqtt.enabled:
+                await self._start_mqtt(broker)
             if self.options.control_socket:
                 self.control = ControlServer(control_path(self.loaded.home), self._handlers())
                 await self.control.start()
@@ -366,6 +370,30 @@ class Service:
         self._mcp_http = McpHttp(backend)
         await self._mcp_http.start()
         return self._mcp_http.app
+
+    async def _start_mqtt(self, broker: ApprovalBroker | None) -> None:
+        """The ``[mqtt]`` channel: Home Assistant discovery and commands (docs/mqtt.md)."""
+        from clawseed_edge import __version__
+        from clawseed_edge.channels.mqtt.channel import MqttChannel, mqtt_password
+
+        assert self.runtime is not None
+        settings = self.loaded.config.mqtt
+        password = mqtt_password(settings, self.loaded.home)
+        channel = MqttChannel(
+            settings,
+            agent=self.runtime.agent,
+            peripherals=self.runtime.peripherals,
+            estop=self.estop,
+            password=password,
+            approvals={d.name: d.approval for d in self.loaded.config.devices},
+            version=__version__,
+            **self.options.mqtt,
+        )
+        await self._start_channel(channel, broker)
+        self.options.say(
+            f"MQTT: node {channel.topics.node_id} on {settings.host}:{settings.port} "
+            f"(Home Assistant prefix {settings.discovery_prefix})"
+        )
 
     async def _start_channel(self, channel: Channel, broker: ApprovalBroker | None) -> None:
         """Start ``channel`` and give it its share: approvals to ask, notifications, the estop

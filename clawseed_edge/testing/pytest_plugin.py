@@ -28,6 +28,7 @@ pytest_plugins = [
     "clawseed_edge.testing.agent_fixtures",
     "clawseed_edge.testing.hardware_fixtures",
     "clawseed_edge.testing.sensor_fixtures",
+    "clawseed_edge.testing.mqtt_fixtures",
 ]
 
 #: pytest-asyncio's setting that warns on every run while it is unset.
@@ -35,7 +36,7 @@ LOOP_SCOPE = "asyncio_default_fixture_loop_scope"
 
 #: The fixtures this plugin provides; an async test using any of them gets the asyncio mark.
 FIXTURES = frozenset(
-    {"scripted_provider", "agent_builder", "mock_pin_factory", "sim_board", "sim_i2c"}
+    {"scripted_provider", "agent_builder", "mock_pin_factory", "sim_board", "sim_i2c", "mosquitto"}
 )
 _OTHER_LOOPS = ("anyio", "trio")
 

@@ -15,7 +15,16 @@ from pathlib import Path
 import pytest
 
 # importlib.metadata: entry points are read only for a plugin name the config uses (api.plugins).
-HEAVY = ("ollama", "anthropic", "pydantic", "httpx", "importlib.metadata", "mcp")
+HEAVY = (
+    "ollama",
+    "anthropic",
+    "pydantic",
+    "httpx",
+    "importlib.metadata",
+    "mcp",
+    "aiomqtt",
+    "paho",
+)
 
 SCRIPT = """
 import asyncio, json, logging, sys

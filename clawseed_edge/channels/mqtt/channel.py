@@ -1,0 +1,623 @@
+"""MqttChannel: this node on the user's MQTT broker, as Home Assistant sees and drives it.
+
+One connection per process. aiomqtt does not reconnect by itself, so :meth:`MqttChannel._run`
+does: connect (with a retained last will ``offline`` on the availability topic), publish
+``online``, the discovery config and every latest state, then serve messages until the
+connection drops; wait (1 s, doubling up to ``reconnect_max_s``) and connect again.
+
+State goes out from the peripherals' state feeds (a change from any source -- the model, the
+web app, a button, HA itself -- is published at once); sensors are sampled, and the Pi's CPU
+temperature read, every ``state_interval_s``.
+
+What comes in is bounded and never trusted: a payload over ``max_payload_bytes``, a topic that is
+not ours, a retained message on a command topic (state left on the broker is not a command) and
+a malformed payload are logged and dropped; at most ``max_commands_per_minute`` commands are
+taken and :data:`MAX_PENDING_COMMANDS` run at once. A command is a tool call through the agent's
+SecurityPolicy (:func:`~clawseed_edge.channels.actions.run_action`): its caps, rates and
+read_only apply, and a device with ``approval = true`` asks the service's approver -- HA is no
+person, so with nobody to approve it is refused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import json
+import logging
+import socket
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from clawseed_edge.api import DeviceState, SensorReading, StateSource, StateUpdate, ToolResult
+
+from ..actions import run_action
+from .calls import (
+    FLEET_TOOLS,
+    CallRequest,
+    PendingCalls,
+    call_topic,
+    encode_reply,
+    encode_request,
+    parse_reply,
+    parse_request,
+    reply_topic,
+)
+from .discovery import (
+    BRIGHTNESS_SCALE,
+    ESTOP_PAYLOAD,
+    Topics,
+    discovery_config,
+    sensor_state_payload,
+    switch_payload,
+)
+from .fleet import DESCRIPTION_TOPICS, FleetView, description_topic, node_description
+
+__all__ = [
+    "MAX_PENDING_COMMANDS",
+    "MqttChannel",
+    "default_node_id",
+    "mqtt_client",
+    "mqtt_password",
+]
+
+log = logging.getLogger(__name__)
+
+#: Commands running at once; one more is dropped (logged).
+MAX_PENDING_COMMANDS = 8
+#: Messages aiomqtt queues before they are read (paho then holds the socket).
+MAX_QUEUED_MESSAGES = 256
+#: Our own retained discovery config read back at connect (it is larger than any command).
+MAX_OWN_CONFIG_BYTES = 256 * 1024
+#: How long to wait for our own retained config after subscribing (to find removed entities).
+RETAINED_WAIT_S = 0.5
+
+
+def default_node_id() -> str:
+    """The host name, cut to what a node id may hold (``[A-Za-z0-9_-]``, 64 chars)."""
+    name = "".join(c if c.isalnum() or c in "_-" else "_" for c in socket.gethostname())
+    return name[:64] or "clawseed"
+
+
+class MqttChannel:
+    """The MQTT channel; its people cannot answer approvals (``answerers`` is 0).
+
+    Args:
+        settings: The ``[mqtt]`` table (:class:`~clawseed_edge.config.schema.MqttSettings`).
+        agent: Whose hooks (the SecurityPolicy first) and tools run HA's commands.
+        peripherals: Whose state feeds are published.
+        estop: The service's one emergency stop (``await estop(why)``).
+        password: The broker account's password (read from the secrets by the caller).
+        approvals: Device name -> ``approval = true`` (shown with a lock icon in HA).
+        version: This package's version, for the discovery's ``o``/``dev`` blocks.
+        state_interval_s: Seconds between sensor samples and health readings.
+        sys_root: Where ``class/thermal`` is read (tests give a fake tree).
+    """
+
+    name = "mqtt"
+
+    def __init__(
+        self,
+        settings: Any,
+        *,
+        agent: Any,
+        peripherals: Sequence[Any],
+        estop: Callable[[str], Awaitable[Any]],
+        password: str | None = None,
+        approvals: Mapping[str, bool] | None = None,
+        version: str = "",
+        state_interval_s: float = 60.0,
+        sys_root: str | Path = "/sys",
+    ) -> None:
+        self.settings = settings
+        self.topics = Topics(settings.discovery_prefix, settings.node_id or default_node_id())
+        self.agent = agent
+        self.peripherals = list(peripherals)
+        self._estop = estop
+        self._password = password
+        self.approvals = dict(approvals or {})
+        self.version = version
+        self.state_interval_s = state_interval_s
+        self.sys_root = Path(sys_root)
+        self.connected = asyncio.Event()
+        #: How many times a connection was made (tests: a reconnect happened).
+        self.connections = 0
+        self._client: Any = None
+        self._task: asyncio.Task[None] | None = None
+        self._unsubscribe: list[Callable[[], None]] = []
+        # Latest update per device/sensor not yet published: bounded by the number of them.
+        self._dirty: dict[tuple[str, str], StateUpdate] = {}
+        self._wake = asyncio.Event()
+        self._commands: set[asyncio.Task[None]] = set()
+        self._command_times: collections.deque[float] = collections.deque()
+        self._published: dict[str, str] = {}  # component id -> platform, as last published
+        self._stopping = False
+        #: The other nodes on the broker (and this one), from their retained descriptions.
+        self.fleet = FleetView()
+        self._calls = PendingCalls()
+
+    # --- Channel ---------------------------------------------------------------------------
+
+    @property
+    def answerers(self) -> int:
+        return 0  # Home Assistant is not a person: it never approves
+
+    async def start(self) -> None:
+        """Subscribe to the state feeds and start connecting (in the background: a broker that
+        is down at start delays nothing; the channel connects when it comes up)."""
+        import aiomqtt  # noqa: F401  (the `mqtt` extra; a clear error here, not in the loop)
+
+        for p in self.peripherals:
+            if isinstance(p, StateSource):
+                self._unsubscribe.append(p.states.subscribe(self._on_update))
+        self._task = asyncio.create_task(self._run(), name="mqtt")
+
+    async def stop(self, reason: str) -> None:
+        """Publish ``offline``, disconnect, stop the commands. Idempotent."""
+        self._stopping = True
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        self._unsubscribe.clear()
+        client = self._client
+        if client is not None:
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(2.0):
+                    await client.publish(self.topics.availability, "offline", qos=1, retain=True)
+        for task in [*self._commands, *([self._task] if self._task else [])]:
+            task.cancel()
+        # Bounded: a broker that stopped answering must not hold the service's stop.
+        tasks = [*self._commands, *([self._task] if self._task else [])]
+        try:
+            async with asyncio.timeout(5.0):
+                await asyncio.gather(*tasks, return_exceptions=True)
+        except TimeoutError:
+            log.warning("MQTT: the connection did not close within 5 s; leaving it")
+        self._task = None
+
+    def deliver(self, frame: Mapping[str, Any]) -> None:
+        """Nothing: HA learns of changes through the state topics."""
+
+    def ask(self, frame: Mapping[str, Any]) -> None:
+        """Nothing: HA cannot answer an approval."""
+
+    def abort_turns(self, reason: str) -> int:
+        """Cancel the commands still running (an emergency stop)."""
+        for task in self._commands:
+            task.cancel()
+        return len(self._commands)
+
+    # --- the connection --------------------------------------------------------------------
+
+    async def _run(self) -> None:
+        import aiomqtt
+
+        delay = 1.0
+        while not self._stopping:
+            try:
+                async with self._client_for(aiomqtt) as client:
+                    self._client = client
+                    self.connections += 1
+                    delay = 1.0
+                    log.info(
+                        "MQTT: connected to %s:%s as %s",
+                        self.settings.host,
+                        self.settings.port,
+                        self.topics.node_id,
+                    )
+                    await self._serve(client)
+            except aiomqtt.MqttError as exc:
+                if self._stopping:
+                    break
+                log.warning(
+                    "MQTT: no connection to %s:%s (%s); trying again in %.0f s",
+                    self.settings.host,
+                    self.settings.port,
+                    exc,
+                    delay,
+                )
+            finally:
+                self._client = None
+                self.connected.clear()
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, self.settings.reconnect_max_s)
+
+    def _client_for(self, aiomqtt: Any) -> Any:
+        return mqtt_client(
+            self.settings,
+            password=self._password,
+            identifier=f"clawseed-{self.topics.node_id}",
+            will_topic=self.topics.availability,
+        )
+
+    async def _serve(self, client: Any) -> None:
+        topics = self.topics
+        await client.subscribe(topics.config, qos=1)  # our own retained config: what was there
+        await client.subscribe(topics.ha_status, qos=1)
+        own_calls = (call_topic(topics.node_id), reply_topic(topics.node_id))
+        for topic in (*topics.commands, *DESCRIPTION_TOPICS, *own_calls):
+            await client.subscribe(topic, qos=1)
+        await client.publish(topics.availability, "online", qos=1, retain=True)
+        self.connected.set()
+        background = [
+            asyncio.create_task(self._announce_soon(client), name="mqtt-announce"),
+            asyncio.create_task(self._publisher(client), name="mqtt-publish"),
+            asyncio.create_task(self._sampler(client), name="mqtt-sample"),
+        ]
+        try:
+            async for message in client.messages:
+                self._on_message(client, message)
+        finally:
+            for task in background:
+                task.cancel()
+            await asyncio.gather(*background, return_exceptions=True)
+
+    # --- discovery and state ---------------------------------------------------------------
+
+    async def _announce_soon(self, client: Any) -> None:
+        await asyncio.sleep(RETAINED_WAIT_S)  # our retained config (if any) arrives first
+        await self.announce(client)
+
+    async def announce(self, client: Any | None = None) -> None:
+        """Publish the discovery config (retained) and every latest state."""
+        client = client or self._client
+        if client is None:
+            return
+        devices, readings = self._latest()
+        config = discovery_config(
+            self.topics,
+            devices=devices,
+            readings=readings,
+            approvals=self.approvals,
+            version=self.version,
+            expire_after_s=max(60, int(self.state_interval_s * 3)),
+            removed=self._published,
+        )
+        # A component that is only {"p": ...} is a deletion: not published any more after.
+        components = {k: v for k, v in config["cmps"].items() if len(v) > 1}
+        await client.publish(self.topics.config, json.dumps(config), qos=1, retain=True)
+        self._published = {k: str(v["p"]) for k, v in components.items()}
+        description = node_description(
+            self.topics.node_id,
+            devices=devices,
+            readings=readings,
+            approvals=self.approvals,
+            version=self.version,
+        )
+        await client.publish(
+            description_topic(self.topics.node_id), json.dumps(description), qos=1, retain=True
+        )
+        updates: list[StateUpdate] = [*devices, *readings]
+        for update in updates:
+            self._dirty[update.key] = update
+        self._wake.set()
+
+    def _latest(self) -> tuple[list[DeviceState], list[SensorReading]]:
+        devices: list[DeviceState] = []
+        readings: list[SensorReading] = []
+        for p in self.peripherals:
+            if isinstance(p, StateSource):
+                devices.extend(p.states.devices())
+                readings.extend(r for r in p.states.readings() if r.ok)
+        return devices, readings
+
+    def _on_update(self, update: StateUpdate) -> None:
+        # From the state feed, on our loop: kept until the publisher sends it (latest wins).
+        self._dirty[update.key] = update
+        self._wake.set()
+
+    async def _publisher(self, client: Any) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while self._dirty:
+                _, update = self._dirty.popitem()
+                await self._publish_state(client, update)
+
+    async def _publish_state(self, client: Any, update: StateUpdate) -> None:
+        if isinstance(update, DeviceState):
+            topic = self.topics.device_state(update.device)
+            if update.kind == "distance_sensor":
+                payload = "" if update.value is None else f"{update.value:.3f}"
+            else:
+                payload = switch_payload(update.value)
+            await client.publish(topic, payload, qos=1, retain=True)
+            if update.kind == "pwm_led" and update.value is not None:
+                level = round(update.value * BRIGHTNESS_SCALE)
+                await client.publish(
+                    self.topics.level_state(update.device), str(level), qos=1, retain=True
+                )
+        elif update.ok:
+            payload = json.dumps(sensor_state_payload(update))
+            await client.publish(
+                self.topics.sensor_state(update.sensor), payload, qos=1, retain=True
+            )
+
+    async def _sampler(self, client: Any) -> None:
+        """Sensors sampled (their readings come back through the feeds) and the CPU
+        temperature read, every ``state_interval_s``."""
+        while True:
+            for p in self.peripherals:
+                if isinstance(p, StateSource):
+                    try:
+                        async with asyncio.timeout(10.0):
+                            await p.refresh()
+                    except Exception as exc:
+                        log.debug("MQTT: refreshing %s failed: %s", p.name, exc)
+            temperature = cpu_temperature(self.sys_root)
+            health = {"cpu_temperature": temperature}
+            await client.publish(self.topics.health, json.dumps(health), qos=0, retain=False)
+            await asyncio.sleep(self.state_interval_s)
+
+    # --- what comes in ---------------------------------------------------------------------
+
+    def _on_message(self, client: Any, message: Any) -> None:
+        topic = str(message.topic.value)
+        payload = message.payload if isinstance(message.payload, bytes) else b""
+        if topic == self.topics.config:
+            if len(payload) <= MAX_OWN_CONFIG_BYTES:
+                self._remember_published(payload)
+            return
+        if topic.endswith(("/description", "/availability")):
+            self.fleet.take(topic, payload)  # bounded and checked there
+            return
+        if len(payload) > self.settings.max_payload_bytes:
+            log.warning(
+                "MQTT: dropped %d bytes on %s (max_payload_bytes is %d)",
+                len(payload),
+                topic[:200],
+                self.settings.max_payload_bytes,
+            )
+            return
+        if topic == self.topics.ha_status:
+            if payload == b"online":
+                log.info("MQTT: Home Assistant came online; announcing again")
+                self._spawn(self.announce(client))
+            return
+        if message.retain:
+            # State someone left on the broker is not a person's command now.
+            log.warning("MQTT: ignored a retained message on command topic %s", topic[:200])
+            return
+        if topic == reply_topic(self.topics.node_id):
+            self._take_reply(payload)
+            return
+        if topic == call_topic(self.topics.node_id):
+            try:
+                request = parse_request(payload)
+            except ValueError as exc:
+                log.warning("MQTT: dropped a malformed fleet call (%s)", str(exc)[:200])
+                return
+            if self._admit(topic):
+                self._spawn(self._answer_call(client, request))
+            return
+        command = self._parse_command(topic, payload)
+        if command is not None and self._admit(topic):
+            self._spawn(self._run_command(*command))
+
+    def _admit(self, topic: str) -> bool:
+        """Whether a command may run now (``max_commands_per_minute``, and at most
+        :data:`MAX_PENDING_COMMANDS` at once); logged when not."""
+        now = time.monotonic()
+        while self._command_times and now - self._command_times[0] > 60.0:
+            self._command_times.popleft()
+        if len(self._command_times) >= self.settings.max_commands_per_minute:
+            log.warning("MQTT: dropped a command on %s (max_commands_per_minute)", topic[:200])
+            return False
+        if len(self._commands) >= MAX_PENDING_COMMANDS:
+            log.warning(
+                "MQTT: dropped a command on %s (%d still running)",
+                topic[:200],
+                MAX_PENDING_COMMANDS,
+            )
+            return False
+        self._command_times.append(now)
+        return True
+
+    # --- fleet calls -----------------------------------------------------------------------
+
+    async def call(
+        self, node: str, tool: str, arguments: dict[str, Any], *, timeout_s: float = 10.0
+    ) -> ToolResult:
+        """Run ``tool(arguments)`` on ``node``, decided by that node's own policy; its answer,
+        or a failed result saying why there is none (offline, unknown, no answer in time).
+
+        Safe to cancel: the call is forgotten (the owner may still run it).
+        """
+        known = self.fleet.get(node)
+        if known is None:
+            names = ", ".join(n.node for n in self.fleet.nodes()) or "none"
+            return ToolResult.fail(f"no node named {node!r} on the broker (known: {names})")
+        if known.online is False:
+            return ToolResult.fail(f"{node} is offline (its last will on the broker says so)")
+        client = self._client
+        if client is None:
+            return ToolResult.fail("this node is not connected to the MQTT broker now")
+        try:
+            call_id, future = self._calls.open()
+        except RuntimeError as exc:
+            return ToolResult.fail(str(exc))
+        request = CallRequest(call_id, self.topics.node_id, tool, arguments)
+        try:
+            await client.publish(call_topic(node), encode_request(request), qos=1)
+            async with asyncio.timeout(timeout_s):
+                return await future
+        except TimeoutError:
+            return ToolResult.fail(f"{node} did not answer within {timeout_s:g} s")
+        finally:
+            self._calls.close(call_id)
+
+    def _take_reply(self, payload: bytes) -> None:
+        try:
+            call_id, result = parse_reply(payload)
+        except ValueError as exc:
+            log.warning("MQTT: dropped a malformed fleet reply (%s)", str(exc)[:200])
+            return
+        if not self._calls.resolve(call_id, result):
+            log.info("MQTT: a fleet reply nobody waits for (late or unknown): %s", call_id[:40])
+
+    async def _answer_call(self, client: Any, request: CallRequest) -> None:
+        if request.tool not in FLEET_TOOLS:
+            result = ToolResult.fail(
+                f"{self.topics.node_id} takes only device tools from the fleet "
+                f"({', '.join(sorted(FLEET_TOOLS))}), not {request.tool!r}"
+            )
+        else:
+            result = await run_action(
+                self.agent,
+                request.tool,
+                request.arguments,
+                session_id=f"fleet-{request.sender}",
+                channel="fleet",
+            )
+        log.info(
+            "MQTT: fleet call %s from %s: %s",
+            request.tool,
+            request.sender,
+            "done" if result.success else f"refused: {str(result.error)[:200]}",
+        )
+        await client.publish(reply_topic(request.sender), encode_reply(request.id, result), qos=1)
+
+    def _remember_published(self, payload: bytes) -> None:
+        """Our retained config from before (another run): its components, to delete the gone."""
+        if self._published or not payload:
+            return
+        try:
+            previous = json.loads(payload)
+            components = previous["cmps"]
+            self._published = {
+                str(k)[:64]: str(v["p"])[:32]
+                for k, v in list(components.items())[:512]
+                if isinstance(v, dict) and "p" in v
+            }
+        except (ValueError, KeyError, TypeError, AttributeError):
+            log.warning(
+                "MQTT: our retained discovery config on the broker is malformed; "
+                "it will be replaced"
+            )
+
+    def _parse_command(self, topic: str, payload: bytes) -> tuple[str, str, dict[str, Any]] | None:
+        """(what, tool, arguments) for a command, or None (logged) for anything else."""
+        text = payload.decode("utf-8", errors="replace").strip()
+        base = self.topics.base + "/"
+        if topic == self.topics.estop:
+            if text != ESTOP_PAYLOAD:
+                log.warning("MQTT: dropped %r on %s (expected %s)", text[:40], topic, ESTOP_PAYLOAD)
+                return None
+            return ("estop", "", {})
+        if not topic.startswith(base + "device/"):
+            log.warning("MQTT: dropped a message on an unknown topic %s", topic[:200])
+            return None
+        parts = topic[len(base) :].split("/")
+        device = parts[1] if len(parts) > 2 else ""
+        if not device or len(device) > 64:
+            return None
+        if parts[2:] == ["set"]:
+            if text not in ("ON", "OFF"):
+                log.warning("MQTT: dropped %r on %s (expected ON or OFF)", text[:40], topic[:200])
+                return None
+            return (device, "gpio_switch", {"device": device, "on": text == "ON"})
+        if parts[2:] == ["level", "set"]:
+            try:
+                level = int(text)
+            except ValueError:
+                level = -1
+            if not 0 <= level <= BRIGHTNESS_SCALE:
+                log.warning(
+                    "MQTT: dropped %r on %s (expected 0..%d)",
+                    text[:40],
+                    topic[:200],
+                    BRIGHTNESS_SCALE,
+                )
+                return None
+            return (device, "gpio_set_level", {"device": device, "level": level / BRIGHTNESS_SCALE})
+        log.warning("MQTT: dropped a message on an unknown topic %s", topic[:200])
+        return None
+
+    async def _run_command(self, what: str, tool: str, arguments: dict[str, Any]) -> None:
+        if what == "estop":
+            await self._estop("the emergency-stop button in Home Assistant (MQTT)")
+            return
+        result = await run_action(
+            self.agent, tool, arguments, session_id=f"mqtt-{self.topics.node_id}", channel="mqtt"
+        )
+        if result.success:
+            log.info("MQTT: %s %s done", tool, what)
+        else:
+            log.warning("MQTT: %s %s refused: %s", tool, what, str(result.error)[:300])
+            # HA shows what it asked for until told otherwise: publish the real state again.
+            for p in self.peripherals:
+                if isinstance(p, StateSource):
+                    for state in p.states.devices():
+                        if state.device == what:
+                            self._dirty[state.key] = state
+            self._wake.set()
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._commands.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        self._commands.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("MQTT: a command failed: %s", task.exception())
+
+
+def mqtt_client(
+    settings: Any, *, password: str | None, identifier: str, will_topic: str | None = None
+) -> Any:
+    """An (unconnected) ``aiomqtt.Client`` for the ``[mqtt]`` table; ``will_topic`` gets a
+    retained ``offline`` last will. Imports aiomqtt (the ``mqtt`` extra)."""
+    import aiomqtt
+
+    s = settings
+    tls = aiomqtt.TLSParameters(ca_certs=s.ca_file or None) if s.tls else None
+    protocol = aiomqtt.ProtocolVersion.V5 if s.protocol == "5" else aiomqtt.ProtocolVersion.V311
+    will = None
+    if will_topic is not None:
+        will = aiomqtt.Will(will_topic, "offline", qos=1, retain=True)
+    return aiomqtt.Client(
+        s.host,
+        s.port,
+        username=s.username or None,
+        password=password if s.username else None,
+        identifier=identifier,
+        protocol=protocol,
+        will=will,
+        keepalive=s.keepalive_s,
+        tls_params=tls,
+        timeout=10.0,
+        max_queued_incoming_messages=MAX_QUEUED_MESSAGES,
+        # Small messages both ways: without it Nagle and delayed ACKs add ~40 ms to each.
+        socket_options=((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),),
+    )
+
+
+def mqtt_password(settings: Any, home: Path) -> str | None:
+    """The broker password named by ``password_env`` (environment, then the secrets file).
+
+    Raises:
+        ConfigInvalid: ``password_env`` is set but nothing holds it (says how to set it).
+    """
+    from clawseed_edge.api import ConfigInvalid
+    from clawseed_edge.config.secrets import lookup_secret
+
+    if not settings.password_env:
+        return None
+    password = lookup_secret(settings.password_env, home / "secrets")
+    if password is None:
+        raise ConfigInvalid(
+            f"[mqtt] password_env = {settings.password_env!r}, but no such environment "
+            f"variable or secret is set; run `clawseed-edge secrets set {settings.password_env}`"
+        )
+    return password
+
+
+def cpu_temperature(sys_root: Path) -> float | None:
+    """The first thermal zone's temperature, degrees C (None where there is none)."""
+    try:
+        raw = (sys_root / "class" / "thermal" / "thermal_zone0" / "temp").read_text()
+        return round(int(raw.strip()) / 1000.0, 1)
+    except (OSError, ValueError):
+        return None
