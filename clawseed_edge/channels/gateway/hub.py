@@ -118,6 +118,8 @@ class GatewayHub:
         self._sse: set[SseQueue] = set()
         self._sse_hardware: set[SseQueue] = set()
         self._sse_answering: set[SseQueue] = set()
+        # Every SSE stream belongs to the token that opened it (revoking it closes the stream).
+        self._sse_tokens: dict[SseQueue, str] = {}
         # Live hardware state for SSE listeners that ask for it (the phone app's dashboard).
         self.watch = HardwareWatch(runtime.peripherals, self.publish_hardware)
         #: The one emergency stop (``POST /api/estop`` calls it).
@@ -164,13 +166,17 @@ class GatewayHub:
         for queue in list(self._sse_hardware):
             sse_put(queue, frame)
 
-    def open_sse(self, *, hardware: bool = False, answers: bool = True) -> SseQueue:
+    def open_sse(
+        self, *, hardware: bool = False, answers: bool = True, token_id: str = ""
+    ) -> SseQueue:
         """A queue of SSE frames; ``hardware`` adds the live ``devices``, ``sensor`` and
         ``boards`` frames (the hardware is read only while someone asked for them);
-        ``answers``: the listener answers approvals (``POST /api/approvals/{id}``). Requests
-        already waiting are queued at once."""
+        ``answers``: the listener answers approvals (``POST /api/approvals/{id}``);
+        ``token_id``: the pairing token that opened it (:meth:`revoke` ends the stream).
+        Requests already waiting are queued at once."""
         queue: SseQueue = asyncio.Queue(SSE_QUEUE)
         self._sse.add(queue)
+        self._sse_tokens[queue] = token_id
         if answers:
             self._sse_answering.add(queue)
         for frame in self.broker.waiting_frames():
@@ -182,10 +188,28 @@ class GatewayHub:
 
     def close_sse(self, queue: SseQueue) -> None:
         self._sse.discard(queue)
+        self._sse_tokens.pop(queue, None)
         self._sse_answering.discard(queue)
         if queue in self._sse_hardware:
             self._sse_hardware.discard(queue)
             self.watch.listener_removed()
+
+    async def revoke(self, token_id: str) -> bool:
+        """Revoke a pairing token and end everything it opened: its WebSocket connections
+        and its ``/sse`` streams (a revoked phone must not keep receiving).
+
+        Returns whether the token existed. Safe to cancel (what was closed stays closed).
+        """
+        revoked = await self.pairing.tokens.revoke(token_id)
+        for queue, owner in list(self._sse_tokens.items()):
+            if owner == token_id:
+                # No frame reaches it any more; the stream ends at its next read.
+                self.close_sse(queue)
+                sse_put(queue, None)
+        for connection in list(self.connections.values()):
+            if connection.who.id == token_id:
+                await connection.close("the pairing was revoked")
+        return revoked
 
     # --- shutdown -------------------------------------------------------------------------
 

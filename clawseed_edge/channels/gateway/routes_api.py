@@ -217,7 +217,11 @@ async def sse(ctx: RequestContext) -> StreamingResponse:
     assert ctx.who is not None
     hardware = ctx.request.query_params.get("hardware", "") in ("1", "true", "yes")
     # Approval requests reach it through the gateway channel (GatewayHub.ask).
-    queue = hub.open_sse(hardware=hardware, answers=answers_approvals(ctx.request.query_params))
+    queue = hub.open_sse(
+        hardware=hardware,
+        answers=answers_approvals(ctx.request.query_params),
+        token_id=ctx.who.id,
+    )
 
     async def stream() -> AsyncIterator[str]:
         try:
