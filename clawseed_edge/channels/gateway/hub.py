@@ -25,6 +25,7 @@ from clawseed_edge.channels.watch import HardwareWatch
 from clawseed_edge.config.schema import GatewaySettings
 from clawseed_edge.state import PairingTokens, StateDB, TokenInfo
 
+from .detached import DetachedTurns
 from .idempotency import IdempotencyCache
 from .limits import RateLimiter
 from .pairing import PairingGate
@@ -51,7 +52,11 @@ class ChatPeer(Protocol):
 
     def send(self, frame: dict[str, Any]) -> None: ...
 
-    async def close(self, reason: str, *, grace_s: float = 0.0) -> None: ...
+    def remote_tools(self) -> list[dict[str, Any]]: ...
+
+    async def close(
+        self, reason: str, *, grace_s: float = 0.0, keep_turn: bool = False
+    ) -> None: ...
 
 
 class GatewayHub:
@@ -110,9 +115,11 @@ class GatewayHub:
             max_remote_tools=settings.max_remote_tools,
             max_tool_schema_bytes=settings.max_tool_schema_bytes,
         )
-        # Gateway-wide: the runtime's tools plus every connection's remote tools.
+        # The device's tools; each connection's remote tools are in its own registry only.
         self.registry: ToolRegistry = runtime.agent.registry.copy()
         self.connections: dict[str, ChatPeer] = {}
+        #: Turns whose client went away, and what they sent since (for the resumed session).
+        self.detached = DetachedTurns()
         self.accepting = True
         self.started_at = time.time()
         self._sse: set[SseQueue] = set()
@@ -155,6 +162,14 @@ class GatewayHub:
             "action": action.summary or f"{action.operation} {action.device}",
             "value": action.value,
         }
+
+    def deliver(self, frame: dict[str, Any]) -> None:
+        """A channel delivery: to every SSE listener; a resolved approval also to every
+        WebSocket client (they were all shown the request)."""
+        if frame.get("type") == "approval_resolved":
+            for connection in list(self.connections.values()):
+                connection.send(frame)
+        self.publish(frame)
 
     def publish(self, frame: dict[str, Any]) -> None:
         """Send ``frame`` to every SSE listener (a slow one loses its oldest events)."""
@@ -221,6 +236,7 @@ class GatewayHub:
         await asyncio.gather(
             *(c.close(reason, grace_s=grace_s) for c in connections), return_exceptions=True
         )
+        self.detached.abort_all(reason)
         for queue in list(self._sse):
             sse_put(queue, None)
         await self.watch.aclose()

@@ -90,6 +90,9 @@ async def list_tools(ctx: RequestContext) -> dict[str, Any]:
                 "risk": str(getattr(getattr(tool, "risk", None), "value", "")),
             }
         )
+    # Each connected client's own tools (two phones may offer tools of the same name).
+    for connection in list(ctx.hub.connections.values()):
+        tools.extend(connection.remote_tools())
     return {"tools": tools}
 
 

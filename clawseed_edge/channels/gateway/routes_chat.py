@@ -51,7 +51,9 @@ def chat_endpoint(hub: GatewayHub) -> Callable[[WebSocket], Awaitable[None]]:
                 bearer_token(websocket.headers, websocket.query_params, allow_query=True)
             )
             hub.rate.hit(f"token:{who.id}")
-            requested = websocket.query_params.get("session_id")
+            # ?sessionId= is the Android protocol's spelling; ?session_id= ours.
+            query = websocket.query_params
+            requested = query.get("session_id", query.get("sessionId"))
             if requested is not None and _SESSION.fullmatch(requested) is None:
                 raise ClientError(
                     "session_id_invalid",
@@ -76,8 +78,8 @@ def chat_endpoint(hub: GatewayHub) -> Callable[[WebSocket], Awaitable[None]]:
         previous = hub.connections.get(session_id)
         if previous is not None:
             # The same session from a new socket (a phone that changed networks): the new one
-            # takes over, so there is one history per session.
-            await previous.close("the session was opened on another connection")
+            # takes over, so there is one history per session; its running turn goes on there.
+            await previous.close("the session was opened on another connection", keep_turn=True)
         await websocket.accept()
         connection = ChatConnection(
             hub,

@@ -34,7 +34,7 @@ async def test_an_sse_listener_gets_the_approval_and_answers_it_over_http(
         token = await pair_token(service)
         headers = {"Authorization": f"Bearer {token}"}
         async with httpx.AsyncClient(base_url=base_url(service), headers=headers) as http:
-            async with http.stream("GET", "/sse") as stream:
+            async with http.stream("GET", "/sse?approvals=1") as stream:
                 lines = stream.aiter_lines()
                 assert (await anext(lines)).startswith(": connected")
                 mock_pin(gpio, "doorbell").drive_low()

@@ -169,7 +169,8 @@ async function pair(event) {
 
 function wsUrl() {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
-  const params = new URLSearchParams({ token: state.token });
+  // approvals=1: this app answers approval requests (a client that does not say so is never waited for).
+  const params = new URLSearchParams({ token: state.token, approvals: "1" });
   if (state.sessionId) params.set("session_id", state.sessionId);
   return `${proto}//${location.host}/ws/chat?${params}`;
 }
@@ -351,7 +352,7 @@ async function connectSse() {
   const controller = new AbortController();
   state.sse = controller;
   try {
-    const response = await fetch("/sse?hardware=1", { headers: { Authorization: `Bearer ${state.token}` }, signal: controller.signal, cache: "no-store" });
+    const response = await fetch("/sse?hardware=1&approvals=1", { headers: { Authorization: `Bearer ${state.token}` }, signal: controller.signal, cache: "no-store" });
     if (response.status === 401) { tokenRejected(); return; }
     if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
     state.sseRetry = 0;
