@@ -18,6 +18,7 @@ from .errors import ClientError
 from .hub import GatewayHub
 from .limits import clip
 from .protocol import error_frame
+from .transcript import shown_messages, shown_title
 
 __all__ = ["chat_routes"]
 
@@ -67,12 +68,11 @@ def chat_endpoint(hub: GatewayHub) -> Callable[[WebSocket], Awaitable[None]]:
         store = hub.runtime.agent.session_store
         if requested and isinstance(store, SessionStore):
             try:
-                history = await store.load_history(session_id)
-                count = len([m for m in history if m.role in ("user", "assistant")])
+                count = len(await shown_messages(store, session_id))
                 resumed = count > 0
                 for info in await store.list_sessions(limit=200):
                     if info.session_id == session_id and info.title:
-                        title = info.title
+                        title = shown_title(info.title) or title
             except Exception as exc:  # the turn engine loads history again and says why
                 log.warning("could not read session %s from the store: %s", session_id, exc)
         previous = hub.connections.get(session_id)
