@@ -224,12 +224,15 @@ function onFrame(frame) {
     case "tool_call": currentTurn().toolCall(frame); break;
     case "tool_result": currentTurn().toolResult(frame); break;
     case "approval_request": addApproval(frame); break;
-    case "done":
-      currentTurn().finish(frame.full_response);
+    case "done": {
+      const finished = currentTurn();
+      finished.finish(frame.full_response);
+      reveal(finished.item);
       state.turn = null;
       setBusy(false);
       if (state.modelDown) { state.modelDown = false; showBanner(""); }
       break;
+    }
     case "aborted":
       currentTurn().note(`Stopped: ${frame.reason}`);
       state.turn = null;
@@ -262,12 +265,28 @@ function setBusy(busy) {
   $("regenerate").disabled = busy || !state.sentOnce;
 }
 
+// The composer is sticky at the bottom: scrolling an answer "into view" would put its end
+// under it. Scroll so the end is above the composer's top instead.
+function reveal(item) {
+  const composer = $("composer");
+  const limit = composer && !composer.hidden ? composer.getBoundingClientRect().top - 8 : window.innerHeight;
+  const overlap = item.getBoundingClientRect().bottom - limit;
+  if (overlap > 0) window.scrollBy(0, overlap);
+}
+
+// The top bar and the screen tabs stay on screen: the tabs stick right below the bar.
+function measureBar() {
+  const bar = document.querySelector(".bar");
+  if (bar) document.documentElement.style.setProperty("--bar-h", `${bar.offsetHeight}px`);
+}
+window.addEventListener("resize", measureBar);
+
 function addMessage(role, text) {
   const item = el("li", { class: `msg ${role}` },
     el("span", { class: "visually-hidden", text: role === "user" ? "You said:" : "The device said:" }),
     el("div", { class: "text", text }));
   $("messages").append(item);
-  item.scrollIntoView({ block: "end" });
+  reveal(item);
   return item;
 }
 
@@ -282,7 +301,7 @@ function currentTurn() {
   $("messages").append(item);
   const turn = {
     item,
-    append(text) { body.textContent += text; item.scrollIntoView({ block: "end" }); },
+    append(text) { body.textContent += text; reveal(item); },
     think(text) {
       if (!thinking) {
         thinking = el("details", { class: "thinking" }, el("summary", { text: "Thinking" }), el("pre"));
@@ -690,6 +709,7 @@ async function pairingRequired() {
 }
 
 async function start() {
+  measureBar();
   if (!state.token && !(await pairingRequired())) state.token = "pairing-off";
   if (!state.token) { setLinkState("Not paired"); show("pair"); $("pair-code").focus(); return; }
   setLinkState("Connecting…");

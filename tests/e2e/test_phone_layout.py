@@ -1,0 +1,54 @@
+"""The web app on a 390x844 phone in Chromium: every turn's answer ends above the sticky
+input box, and the screen tabs stay on screen however far the chat scrolls."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import GatewayThread
+from .test_webapp import expect, open_paired, shoot
+
+pytestmark = pytest.mark.slow
+
+PHONE_390 = {"width": 390, "height": 844}
+LONG = " ".join(["The porch light is off and the pump is idle."] * 12)
+
+
+def box(page: Any, selector: str) -> dict[str, float]:
+    found = page.locator(selector).last.bounding_box()
+    assert found is not None, f"{selector} is not rendered"
+    return dict(found)
+
+
+def test_every_answer_ends_above_the_input_and_the_tabs_stay_visible(
+    browser: Any, gateway: GatewayThread, artifacts: Path
+) -> None:
+    page = open_paired(browser, gateway, PHONE_390)
+    message = page.get_by_label("Message")
+    for turn in range(1, 5):
+        gateway.script(f"Answer {turn}. {LONG}")
+        message.fill(f"question {turn}")
+        message.press("Enter")
+        answer = page.locator("#messages li.assistant").last
+        expect(answer.locator(".text")).to_contain_text(f"Answer {turn}.")
+        expect(page.locator("#regenerate")).to_be_enabled()  # the turn is done
+        page.wait_for_timeout(100)  # let the last scroll land (layout, not a clock assert)
+        answer_box = box(page, "#messages li.assistant")
+        composer = box(page, "#composer")
+        assert answer_box["y"] + answer_box["height"] <= composer["y"] + 1, (
+            f"turn {turn}: the answer ends at {answer_box['y'] + answer_box['height']:.0f}px, "
+            f"under the input box starting at {composer['y']:.0f}px"
+        )
+        tabs = box(page, "#tabs")
+        assert tabs["y"] >= 0 and tabs["y"] + tabs["height"] <= PHONE_390["height"] / 3, (
+            f"turn {turn}: the screen tabs scrolled away (top {tabs['y']:.0f}px)"
+        )
+        expect(page.get_by_role("navigation", name="Screens")).to_be_in_viewport()
+    assert page.evaluate("window.scrollY") > 0, "the chat is long enough to scroll"
+    stop = box(page, "#abort")
+    assert stop["height"] < 60, "'Stop answer' stays on one line at 390 px"
+    shoot(page, artifacts, "phone-chat")
+    page.context.close()
