@@ -477,13 +477,13 @@ function deviceCard(device) {
     el("span", { class: "muted", text: ` ${device.kind} on ${device.pin}` }),
     el("p", { class: "device-state", "data-state": describe(device), text: `State: ${describe(device)}` }));
   if (OUTPUT_SWITCH.has(device.kind)) {
+    // A switch control: its name is the device, its state is aria-checked (a button
+    // labelled "On" reads like an action).
     card.append(el("button", {
       type: "button", role: "switch", "aria-checked": on ? "true" : "false",
-      "aria-label": `${device.device} ${on ? "on" : "off"}; switch ${on ? "off" : "on"}`,
-      "data-device": device.device, class: "switch",
+      "aria-label": device.device, "data-device": device.device, class: "switch",
       onclick: () => act(device.device, { on: !on }, status),
-      text: on ? "On" : "Off",
-    }));
+    }, el("span", { class: "thumb", "aria-hidden": "true" })));
   } else if (OUTPUT_LEVEL.has(device.kind)) {
     const min = device.kind === "servo" ? -1 : 0;
     const input = el("input", {
