@@ -52,3 +52,20 @@ def test_every_answer_ends_above_the_input_and_the_tabs_stay_visible(
     assert stop["height"] < 60, "'Stop answer' stays on one line at 390 px"
     shoot(page, artifacts, "phone-chat")
     page.context.close()
+
+
+def test_a_sensor_chart_spans_its_width_on_the_phone(
+    browser: Any, gateway: GatewayThread, artifacts: Path
+) -> None:
+    page = open_paired(browser, gateway, PHONE_390)
+    page.get_by_role("button", name="Devices").click()
+    chart = page.locator('#sensors li[data-name="greenhouse"] svg.chart').first
+    expect(chart.locator("polyline")).to_have_count(1)
+    svg, line = chart.bounding_box(), chart.locator("polyline").bounding_box()
+    assert svg is not None and line is not None
+    assert svg["height"] >= 48, "a chart tall enough to read"
+    assert line["width"] >= 0.9 * svg["width"], (
+        f"the readings line is {line['width']:.0f}px of a {svg['width']:.0f}px chart"
+    )
+    shoot(page, artifacts, "phone-devices")
+    page.context.close()

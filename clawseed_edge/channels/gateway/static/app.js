@@ -554,8 +554,10 @@ function chart(series, label, unit) {
     : `${label}: no readings yet`);
   const y = (v) => (hi === lo ? 15 : 28 - (v - lo) / (hi - lo) * 26).toFixed(1);
   if (series.length) {
-    const points = series.length === 1 ? [`0,${y(series[0])}`, `2,${y(series[0])}`]
-      : series.map((v, i) => `${(i * 120 / (CHART_POINTS - 1)).toFixed(1)},${y(v)}`);
+    // The readings so far span the whole width (placed by the full window they were a
+    // 2-px dash at the left edge until the window filled); one reading is a flat line.
+    const points = series.length === 1 ? [`0,${y(series[0])}`, `120,${y(series[0])}`]
+      : series.map((v, i) => `${(i * 120 / (series.length - 1)).toFixed(1)},${y(v)}`);
     const line = document.createElementNS(ns, "polyline");
     line.setAttribute("points", points.join(" "));
     svg.append(line);
