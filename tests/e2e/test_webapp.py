@@ -185,6 +185,10 @@ def test_approving_a_switch_from_chat_changes_the_dashboard(
     expect(dialog).to_be_visible()
     expect(dialog.locator("#approval-action")).to_contain_text("switch red_led")
     expect(dialog.locator("#approval-action")).to_contain_text("on")
+    # Device, action and value, not internal ids (the tool's name, the session id).
+    expect(dialog.locator("#approval-value")).to_have_text("on")
+    expect(dialog).not_to_contain_text("gpio_switch")
+    expect(dialog).not_to_contain_text("ws-")
     expect(page.get_by_role("button", name=re.compile("^Emergency stop"))).to_be_enabled()
     assert level(gateway, "red_led") == 0, "nothing switched before the answer"
     shoot(page, artifacts, "approval")

@@ -609,11 +609,23 @@ function nextApproval() {
   state.shownApproval = request.id;
   $("approval-device").textContent = request.device || "(no device)";
   $("approval-action").textContent = request.action || request.summary || request.tool;
-  $("approval-tool").textContent = `${request.tool}${request.session_id ? ` in ${request.session_id}` : ""}`;
+  // What a person decides on: device, action, value; never tool names or session ids.
+  const on = request.arguments && request.arguments.on;
+  $("approval-value").textContent = typeof on === "boolean" ? (on ? "on" : "off") : approvalValue(request.value);
+  $("approval-tool").textContent = request.session_id && request.session_id === state.sessionId
+    ? "your chat on this phone" : "another chat or an automation";
   $("approval-more").textContent = request.summary && request.summary !== request.action ? request.summary : "";
   // Not modal: the STOP button in the header stays in reach while a request waits.
   dialog.show();
   $("deny").focus(); // the safe answer first: Enter on a surprise prompt must not switch anything
+}
+
+function approvalValue(value) {
+  if (value === true) return "on";
+  if (value === false) return "off";
+  if (typeof value === "number") return Number.isInteger(value) ? String(value) : `${Math.round(value * 100)} %`;
+  if (value === null || value === undefined || value === "") return "—";
+  return String(value).slice(0, 80);
 }
 
 async function answerApproval(approved) {
