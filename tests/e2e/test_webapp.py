@@ -157,6 +157,11 @@ def test_pair_then_a_streamed_answer_with_thinking_and_a_tool_card(
     answer = page.locator("#messages li.assistant").last
     expect(answer.locator(".text")).to_have_text("All quiet: the red LED and the pump are off.")
     card = answer.get_by_role("article", name="Tool call hardware_status")
+    # A short summary on the card; the raw result is folded away under "Details".
+    expect(card.locator(".tool-summary")).to_contain_text("Done")
+    expect(card.locator(".tool-result")).to_be_hidden()
+    assert len(card.locator(".tool-summary").inner_text()) <= 110
+    card.get_by_text("Details").click()
     expect(card.locator(".tool-args")).to_have_text("{}")
     expect(card.locator(".tool-result")).to_contain_text("red_led: led on GPIO17")
     thinking = answer.locator("details.thinking")

@@ -310,20 +310,26 @@ function currentTurn() {
       thinking.querySelector("pre").textContent += text;
     },
     toolCall(frame) {
+      // A short summary on the card; the arguments and the raw result folded away.
       const result = el("pre", { class: "tool-result", text: "running…" });
+      const summary = el("p", { class: "tool-summary", text: "Running…" });
       const card = el("article", { class: "tool-card", "aria-label": `Tool call ${frame.name}`, "data-tool": frame.name },
         el("h3", { class: "tool-name", text: frame.name }),
-        el("p", { class: "tool-label", text: "Arguments" }),
-        el("pre", { class: "tool-args", text: pretty(frame.arguments) }),
-        el("p", { class: "tool-label", text: "Result" }),
-        result);
-      tools.set(frame.id, { card, result });
+        summary,
+        el("details", { class: "tool-details" },
+          el("summary", { text: "Details" }),
+          el("p", { class: "tool-label", text: "Arguments" }),
+          el("pre", { class: "tool-args", text: pretty(frame.arguments) }),
+          el("p", { class: "tool-label", text: "Result" }),
+          result));
+      tools.set(frame.id, { card, result, summary });
       item.insertBefore(card, body);
     },
     toolResult(frame) {
       let entry = tools.get(frame.id);
       if (!entry) { turn.toolCall({ id: frame.id, name: frame.name, arguments: {} }); entry = tools.get(frame.id); }
       entry.result.textContent = frame.success ? (frame.output || "(no output)") : `Failed: ${frame.error || frame.output}`;
+      entry.summary.textContent = toolSummary(frame);
       entry.card.classList.add(frame.success ? "ok" : "failed");
     },
     finish(text) {
@@ -337,6 +343,25 @@ function currentTurn() {
   };
   state.turn = turn;
   return turn;
+}
+
+// One short line for a tool card: never the raw JSON of the answer.
+function toolSummary(frame) {
+  const clipLine = (text, n = 100) => {
+    const line = String(text).split("\n").find((l) => l.trim()) || "";
+    return line.length > n ? `${line.slice(0, n - 1)}…` : line;
+  };
+  if (!frame.success) return `Failed: ${clipLine(frame.error || frame.output || "no reason given")}`;
+  const output = frame.output || "";
+  let data = null;
+  try { data = JSON.parse(output); } catch { data = null; }
+  if (Array.isArray(data)) return `Done: ${data.length} item${data.length === 1 ? "" : "s"}`;
+  if (data && typeof data === "object") {
+    const parts = Object.entries(data).filter(([, v]) => v === null || typeof v !== "object").slice(0, 3)
+      .map(([k, v]) => `${k} ${v}`);
+    return parts.length ? `Done: ${clipLine(parts.join(", "))}` : "Done";
+  }
+  return output.trim() ? `Done: ${clipLine(output)}` : "Done";
 }
 
 function sendMessage(event) {
