@@ -3,13 +3,16 @@ input box, and the screen tabs stay on screen however far the chat scrolls."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from clawseed_edge.api import ChatResponse, StopReason, ToolCall
+
 from .conftest import GatewayThread
-from .test_webapp import expect, open_paired, shoot
+from .test_webapp import expect, open_paired, shoot, wait_saved
 
 pytestmark = pytest.mark.slow
 
@@ -68,4 +71,26 @@ def test_a_sensor_chart_spans_its_width_on_the_phone(
         f"the readings line is {line['width']:.0f}px of a {svg['width']:.0f}px chart"
     )
     shoot(page, artifacts, "phone-devices")
+    page.context.close()
+
+
+def test_tool_cards_survive_a_reload(browser: Any, gateway: GatewayThread) -> None:
+    page = open_paired(browser, gateway, PHONE_390)
+    gateway.script(
+        ChatResponse(
+            text="", tool_calls=(ToolCall("hardware_status", {}),), stop_reason=StopReason.TOOL_USE
+        ),
+        "All quiet.",
+    )
+    page.get_by_label("Message").fill("status?")
+    page.get_by_label("Message").press("Enter")
+    answer = page.locator("#messages li.assistant").last
+    expect(answer.locator(".text")).to_have_text("All quiet.")
+    wait_saved(gateway, page.evaluate("localStorage.getItem('clawseed.session')"))
+    page.reload()
+    reloaded = page.locator("#messages li.assistant").last
+    expect(reloaded.locator(".text")).to_have_text("All quiet.")
+    card = reloaded.get_by_role("article", name="Tool call hardware_status")
+    expect(card).to_have_class(re.compile(r"\bok\b"))
+    expect(card.locator(".tool-summary")).to_contain_text("Done")
     page.context.close()

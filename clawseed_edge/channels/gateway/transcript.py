@@ -2,12 +2,14 @@
 
 ``session_start.messageCount``, ``GET /api/sessions`` and ``GET /api/sessions/{id}`` all read
 :func:`shown_messages`, so the three agree: the user and assistant messages with text among the
-newest :data:`READ_MESSAGES` stored (tool messages are the model's), the last
-:data:`SHOWN_MESSAGES` of them.
+newest :data:`READ_MESSAGES` stored, the last :data:`SHOWN_MESSAGES` of them. An answer
+carries its turn's tool calls (``tools``: name, arguments, success, output, error; bounded)
+so a client can draw its tool cards again after a reload.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -19,6 +21,9 @@ __all__ = ["SHOWN_MESSAGES", "shown_messages", "shown_title", "split_time_prefix
 SHOWN_MESSAGES = 200
 SHOWN_MESSAGE_CHARS = 8000
 READ_MESSAGES = 4 * SHOWN_MESSAGES
+#: Tool calls kept with one answer (for its tool cards), and what is kept of each.
+SHOWN_TOOLS = 20
+SHOWN_TOOL_CHARS = 500
 _TIME_PREFIX = re.compile(r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d (?:[A-Za-z]{1,6}|[+-]\d{4}))\] ")
 
 
@@ -54,9 +59,40 @@ async def shown_messages(store: SessionStore, session_id: str) -> list[dict[str,
     Raises what the store raises. Safe to cancel.
     """
     history = await store.load_history(session_id, limit=READ_MESSAGES)
-    messages = [
-        _shown(m.role, m.content)
-        for m in history
-        if m.role in ("user", "assistant") and m.content.strip()
-    ]
+    messages: list[dict[str, Any]] = []
+    arguments: dict[str, Any] = {}
+    tools: list[dict[str, Any]] = []
+    for m in history:
+        if m.role == "assistant":
+            for call in m.tool_calls:
+                arguments[call.id] = call.arguments
+        if m.role == "tool" and len(tools) < SHOWN_TOOLS:
+            # The tool calls of a turn go with its answer, so its tool cards survive a reload.
+            tools.append(_shown_tool(m.name or "", m.content, arguments.get(m.tool_call_id or "")))
+        if m.role == "user":
+            tools = []  # calls of a turn that ended without an answer
+        if m.role in ("user", "assistant") and m.content.strip():
+            entry = _shown(m.role, m.content)
+            if m.role == "assistant" and tools:
+                entry["tools"] = tools
+                tools = []
+            messages.append(entry)
     return messages[-SHOWN_MESSAGES:]
+
+
+def _shown_tool(name: str, content: str, arguments: Any) -> dict[str, Any]:
+    # The engine stores a failure as "Error: ..." (ToolResult.as_text).
+    failed = content.startswith("Error: ")
+    text = content[len("Error: ") :] if failed else content
+    if len(text) > SHOWN_TOOL_CHARS:
+        text = text[: SHOWN_TOOL_CHARS - 3] + "..."
+    shown_args = arguments if arguments is not None else {}
+    if len(json.dumps(shown_args, default=str)) > SHOWN_TOOL_CHARS:
+        shown_args = {}
+    return {
+        "name": name,
+        "arguments": shown_args,
+        "success": not failed,
+        "output": "" if failed else text,
+        "error": text if failed else "",
+    }

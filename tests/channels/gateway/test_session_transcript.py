@@ -37,3 +37,11 @@ async def test_a_resumed_session_has_a_clean_title_and_one_message_count(
     assert start["resumed"] is True
     assert start["name"] == entry["title"] == "turn on the porch light"
     assert start["messageCount"] == entry["message_count"] == len(messages) == 4
+    # The answer carries its turn's tool call, so a reloaded app draws its tool card again.
+    (tool,) = messages[1]["tools"]
+    assert tool["name"] == "gpio_switch" and tool["arguments"] == {
+        "device": "porch_light",
+        "on": True,
+    }
+    assert tool["success"] is False and tool["error"]
+    assert "tools" not in messages[3]

@@ -382,7 +382,19 @@ async function loadHistory(sessionId) {
     const data = await api("GET", `/api/sessions/${encodeURIComponent(sessionId)}`);
     if (state.sessionId !== sessionId) return;
     $("messages").replaceChildren();
-    for (const message of data.messages) addMessage(message.role, message.content);
+    for (const message of data.messages) {
+      if (message.role === "assistant" && message.tools && message.tools.length) {
+        // The answer's tool cards, as they were drawn live.
+        const turn = currentTurn();
+        message.tools.forEach((tool, i) => {
+          const frame = { id: `h${i}`, name: tool.name, arguments: tool.arguments || {} };
+          turn.toolCall(frame);
+          turn.toolResult({ ...frame, success: tool.success, output: tool.output, error: tool.error });
+        });
+        turn.finish(message.content);
+        state.turn = null;
+      } else addMessage(message.role, message.content);
+    }
   } catch (err) {
     if (!(err instanceof TokenRejected)) showBanner(`Could not load the conversation: ${err.message}`, "info");
   }
