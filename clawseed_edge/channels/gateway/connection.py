@@ -19,7 +19,7 @@ from collections.abc import MutableMapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from clawseed_edge.agent import Remote, ToolRegistry
-from clawseed_edge.api import ToolContext, ToolNameClash
+from clawseed_edge.api import SessionStore, ToolContext, ToolNameClash
 from clawseed_edge.channels.approvals import ApprovalBroker
 from clawseed_edge.channels.conversations import Conversations
 from clawseed_edge.state import TokenInfo
@@ -337,14 +337,18 @@ class ChatConnection:
         if regenerate:
             self.send({"type": "chunk_reset"})
         self.turn = asyncio.create_task(
-            self._run_turn(text, previous), name=f"turn-{self.session_id}"
+            self._run_turn(text, previous, regenerate=regenerate), name=f"turn-{self.session_id}"
         )
 
-    async def _run_turn(self, text: str, previous: asyncio.Task[None] | None) -> None:
+    async def _run_turn(
+        self, text: str, previous: asyncio.Task[None] | None, *, regenerate: bool = False
+    ) -> None:
         if previous is not None:
             # The client already has the previous turn's 'done'; that turn is only saving its
             # history. Start after it, so the new turn sees it.
             await asyncio.gather(previous, return_exceptions=True)
+        if regenerate:
+            await self._forget_last_exchange()
         context = ToolContext(session_id=self.session_id, channel="gateway")
         try:
             async with contextlib.aclosing(
@@ -360,6 +364,30 @@ class ChatConnection:
         except Exception as exc:  # a bug must not leave the client waiting for 'done'
             log.exception("turn of session %s failed", self.session_id)
             self.send(error_frame("internal_error", f"the turn failed: {exc}"))
+
+    async def _forget_last_exchange(self) -> None:
+        """Drop the last message and its answer from the stored history, so a regenerated
+        answer replaces the old one (the model must not see both). Without a session store
+        the old answer stays; a store that fails is logged and the turn goes on."""
+        store = self.agent.session_store
+        if not isinstance(store, SessionStore):
+            return
+        try:
+            history = await store.load_history(self.session_id)
+            last_user = max((i for i, m in enumerate(history) if m.role == "user"), default=None)
+            if last_user is None:
+                return
+            await store.delete_session(self.session_id)
+            if last_user:
+                await store.append_history(self.session_id, history[:last_user])
+        except Exception:
+            log.warning(
+                "could not drop the old answer of session %s before regenerating",
+                self.session_id,
+                exc_info=True,
+            )
+        # The agent reads the session again from the store at the next turn.
+        self.agent.reset(self.session_id)
 
     # --- call ids ------------------------------------------------------------------------
 

@@ -69,3 +69,7 @@ async def test_regenerate_resets_the_stream_and_asks_the_same_message_again(
     assert frames[0] == {"type": "chunk_reset"}
     assert frames[-1]["full_response"] == "Second try."
     assert provider.requests[1].messages[-1].content.endswith("a poem please")
+    # The old answer left the history: the model sees the question once and no first try.
+    regenerated = provider.requests[1].messages
+    assert [m.content for m in regenerated if m.role == "assistant"] == []
+    assert sum(m.role == "user" and "a poem please" in m.content for m in regenerated) == 1
