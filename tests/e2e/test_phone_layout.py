@@ -11,12 +11,15 @@ import pytest
 
 from clawseed_edge.api import ChatResponse, StopReason, ToolCall
 
-from .conftest import GatewayThread
+from .conftest import CONFIG, GatewayThread
 from .test_webapp import expect, open_paired, shoot, wait_saved
 
 pytestmark = pytest.mark.slow
 
 PHONE_390 = {"width": 390, "height": 844}
+# The fan's level is capped: the slider must stop there.
+GATEWAY_CONFIG = CONFIG.replace('kind = "pwm_led"\n', 'kind = "pwm_led"\nmax_level = 0.6\n', 1)
+assert GATEWAY_CONFIG != CONFIG
 LONG = " ".join(["The porch light is off and the pump is idle."] * 12)
 
 
@@ -93,4 +96,14 @@ def test_tool_cards_survive_a_reload(browser: Any, gateway: GatewayThread) -> No
     card = reloaded.get_by_role("article", name="Tool call hardware_status")
     expect(card).to_have_class(re.compile(r"\bok\b"))
     expect(card.locator(".tool-summary")).to_contain_text("Done")
+    page.context.close()
+
+
+def test_the_level_slider_stops_at_the_devices_cap(browser: Any, gateway: GatewayThread) -> None:
+    page = open_paired(browser, gateway, PHONE_390)
+    page.get_by_role("button", name="Devices").click()
+    slider = page.get_by_role("slider", name="fan level")
+    expect(slider).to_have_attribute("max", "0.6")
+    slider.fill("1")  # a range input clamps to its max
+    assert float(slider.input_value()) <= 0.6
     page.context.close()

@@ -522,9 +522,11 @@ function deviceCard(device) {
       onclick: () => act(device.device, { on: !on }, status),
     }, el("span", { class: "thumb", "aria-hidden": "true" })));
   } else if (OUTPUT_LEVEL.has(device.kind)) {
-    const min = device.kind === "servo" ? -1 : 0;
+    // The slider stops at the device's cap (max_level), so it cannot ask for a refused level.
+    const min = typeof device.min === "number" ? device.min : device.kind === "servo" ? -1 : 0;
+    const max = typeof device.max === "number" ? device.max : 1;
     const input = el("input", {
-      type: "range", min, max: 1, step: 0.05, value: device.value,
+      type: "range", min, max, step: 0.05, value: device.value,
       "aria-label": `${device.device} level`, "data-device": device.device,
     });
     input.addEventListener("change", () => act(device.device, { level: Number(input.value) }, status));
@@ -541,8 +543,21 @@ async function act(device, body, status) {
     status.textContent = "";
     refreshDevices();
   } catch (err) {
-    if (!(err instanceof TokenRejected)) status.textContent = err.code === "policy_refused" ? `Refused: ${err.message}` : err.message;
+    if (!(err instanceof TokenRejected)) status.textContent = refusal(err);
   }
+}
+
+// A refusal for a person: the policy's and the tool's messages are written for the model
+// ("... call gpio_set_level with ..."); show what happened, in one short sentence.
+function refusal(err) {
+  const text = String(err.message || "");
+  if (/approv/i.test(text) && /(refused|denied|no answer|not approved)/i.test(text)) return "Not done: nobody approved it.";
+  if (/rate|per hour|too many/i.test(text)) return "Not done: too many changes in a short time; try again later.";
+  if (/range|cap|max_level|above|below|between/i.test(text)) return "Not done: that level is outside what this device allows.";
+  if (/read.?only|autonomy/i.test(text)) return "Not done: the device is set to look, not act.";
+  if (err.code === "policy_refused") return "Not done: the device's safety rules do not allow it.";
+  const first = text.split(/(?<=[.;])\s/)[0];
+  return `Not done: ${first.length > 120 ? `${first.slice(0, 119)}…` : first}`;
 }
 
 function renderSensor(frame) {
