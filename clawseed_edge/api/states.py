@@ -51,6 +51,8 @@ class DeviceState:
             unknown (a detached servo, a closed device).
         mode: ``input``, ``output``, ``pwm`` or ``closed``.
         time: When it was published, Unix seconds (not compared: a repeat is no change).
+        range: For a device that takes a level, the (min, max) a write may carry, its
+            configured cap included (a slider stops there); None for the others.
     """
 
     peripheral: str
@@ -60,11 +62,13 @@ class DeviceState:
     value: float | None
     mode: str = "output"
     time: float = field(default_factory=time.time, compare=False)
+    range: tuple[float, float] | None = None
 
     @classmethod
     def from_status(cls, peripheral: str, status: Mapping[str, Any]) -> DeviceState:
         """From a peripheral's status entry (``pin``, ``device``, ``kind``, ``mode``, ``value``)."""
         value = status.get("value")
+        lo, hi = status.get("min"), status.get("max")
         return cls(
             peripheral=peripheral,
             device=str(status["device"]),
@@ -72,6 +76,7 @@ class DeviceState:
             pin=str(status.get("pin", "")),
             value=None if value is None else float(value),
             mode=str(status.get("mode", "output")),
+            range=None if lo is None or hi is None else (float(lo), float(hi)),
         )
 
     @property
@@ -87,6 +92,7 @@ class DeviceState:
             "mode": self.mode,
             "value": self.value,
             "peripheral": self.peripheral,
+            **({} if self.range is None else {"min": self.range[0], "max": self.range[1]}),
         }
 
 

@@ -156,7 +156,9 @@ class GatewayClient:
     def _ws_url(self) -> str:
         parts = urlsplit(self.base_url)
         scheme = "wss" if parts.scheme == "https" else "ws"
-        query = []
+        # The client always answers approval requests (its handler, or a decline when it has
+        # none), so it declares it: a client that does not is never waited for.
+        query = ["approvals=1"]
         if self.session_id:
             query.append(f"session_id={quote(self.session_id)}")
         return urlunsplit((scheme, parts.netloc, "/ws/chat", "&".join(query), ""))

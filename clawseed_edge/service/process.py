@@ -576,12 +576,9 @@ class Service:
     async def _op_pair_revoke(self, request: dict[str, Any]) -> dict[str, Any]:
         hub = self._require_hub()
         token_id = str(request.get("id", ""))
-        revoked = await hub.pairing.tokens.revoke(token_id)
-        # A revoked client loses its open connections too, not only its future requests.
-        for connection in list(hub.connections.values()):
-            if connection.who.id == token_id:
-                await connection.close("the pairing was revoked")
-        return {"revoked": revoked}
+        # A revoked client loses its open connections and streams too, not only its future
+        # requests.
+        return {"revoked": await hub.revoke(token_id)}
 
     async def _op_status(self, request: dict[str, Any]) -> dict[str, Any]:
         return {

@@ -157,6 +157,11 @@ def test_pair_then_a_streamed_answer_with_thinking_and_a_tool_card(
     answer = page.locator("#messages li.assistant").last
     expect(answer.locator(".text")).to_have_text("All quiet: the red LED and the pump are off.")
     card = answer.get_by_role("article", name="Tool call hardware_status")
+    # A short summary on the card; the raw result is folded away under "Details".
+    expect(card.locator(".tool-summary")).to_contain_text("Done")
+    expect(card.locator(".tool-result")).to_be_hidden()
+    assert len(card.locator(".tool-summary").inner_text()) <= 110
+    card.get_by_text("Details").click()
     expect(card.locator(".tool-args")).to_have_text("{}")
     expect(card.locator(".tool-result")).to_contain_text("red_led: led on GPIO17")
     thinking = answer.locator("details.thinking")
@@ -185,6 +190,10 @@ def test_approving_a_switch_from_chat_changes_the_dashboard(
     expect(dialog).to_be_visible()
     expect(dialog.locator("#approval-action")).to_contain_text("switch red_led")
     expect(dialog.locator("#approval-action")).to_contain_text("on")
+    # Device, action and value, not internal ids (the tool's name, the session id).
+    expect(dialog.locator("#approval-value")).to_have_text("on")
+    expect(dialog).not_to_contain_text("gpio_switch")
+    expect(dialog).not_to_contain_text("ws-")
     expect(page.get_by_role("button", name=re.compile("^Emergency stop"))).to_be_enabled()
     assert level(gateway, "red_led") == 0, "nothing switched before the answer"
     shoot(page, artifacts, "approval")
@@ -252,12 +261,14 @@ def test_dashboard_switch_and_level_go_through_the_policy_and_show_live_state(
     switch_directly(gateway, "pump", False)
     page = open_paired(browser, gateway)
     page.get_by_role("button", name="Devices").click()
-    pump = page.get_by_role("switch", name=re.compile(r"^pump off"))
+    # A switch control named for the device; its state is aria-checked, not a label.
+    pump = page.get_by_role("switch", name="pump", exact=True)
     expect(pump).to_have_attribute("aria-checked", "false")
+    expect(pump).to_have_text("")
     pump.click()
     approve(page, "pump")  # supervised: a dashboard switch asks, as a model's call would
     expect(device_state(page, "pump")).to_have_text("State: on")
-    expect(page.get_by_role("switch", name=re.compile(r"^pump on"))).to_have_attribute(
+    expect(page.get_by_role("switch", name="pump", exact=True)).to_have_attribute(
         "aria-checked", "true"
     )
     assert level(gateway, "pump") == 1

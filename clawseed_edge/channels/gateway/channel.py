@@ -49,8 +49,9 @@ class GatewayChannel:
         await self.server.aclose(timeout_s=3.0)
 
     def deliver(self, frame: Mapping[str, Any]) -> None:
-        """To every ``/sse`` listener (job answers, estops, resolved approvals)."""
-        self.hub.publish(dict(frame))
+        """To every ``/sse`` listener (job answers, estops, resolved approvals); a resolved
+        approval to every WebSocket client too."""
+        self.hub.deliver(dict(frame))
 
     def ask(self, frame: Mapping[str, Any]) -> None:
         self.hub.ask(dict(frame))

@@ -3,8 +3,10 @@
 Reading and writing are separate tasks: the reader keeps taking frames (a ``tool_result``, an
 ``approval_response``, an ``abort``) while a turn runs; every frame to the client goes through
 a bounded outbox drained by the writer, so a slow client never blocks a turn (it is
-disconnected instead). On disconnect the turn is aborted, pending remote calls fail, and the
-connection's remote tools leave both registries.
+disconnected instead). On disconnect pending remote calls fail and the connection's remote
+tools leave its registry, but a running turn is not aborted: it finishes detached, and what it
+sends from then on goes to the connection that resumes the session (``?session_id=``), or
+waits for it (:class:`DetachedTurns`). Only a close by the gateway (shutdown, revoke) aborts.
 """
 
 from __future__ import annotations
@@ -17,11 +19,12 @@ from collections.abc import MutableMapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from clawseed_edge.agent import Remote, ToolRegistry
-from clawseed_edge.api import ToolContext, ToolNameClash
+from clawseed_edge.api import SessionStore, ToolContext, ToolNameClash
 from clawseed_edge.channels.approvals import ApprovalBroker
 from clawseed_edge.channels.conversations import Conversations
 from clawseed_edge.state import TokenInfo
 
+from .detached import FINAL_TYPES, DetachedTurns
 from .errors import ClientError
 from .limits import RateLimiter, message_key
 from .protocol import (
@@ -61,6 +64,7 @@ class ConnectionHost(Protocol):
     limits: FrameLimits
     rate: RateLimiter
     remote_timeout_s: float
+    detached: DetachedTurns
 
     @property
     def connections(self) -> MutableMapping[str, Any]: ...
@@ -79,7 +83,7 @@ class ChatConnection:
         resumed: bool,
         message_count: int,
         title: str,
-        answers_approvals: bool = True,
+        answers_approvals: bool = False,
     ) -> None:
         self.hub = hub
         self.websocket = websocket
@@ -92,7 +96,10 @@ class ChatConnection:
         self.source = Remote(session_id)
         self.outbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(OUTBOX)
         self.calls = RemoteCalls(
-            self.send, f"{who.name} (session {session_id})", hub.remote_timeout_s
+            self.send,
+            f"{who.name} (session {session_id})",
+            hub.remote_timeout_s,
+            claim_id=self._claim_call_id,
         )
         # The conversation's agent is built from the service's assembled parts; the client's
         # remote tools (remote_names) are trusted in its own session only.
@@ -103,14 +110,33 @@ class ChatConnection:
         self.last_message: str | None = None
         self._final_sent = False
         self._closing: str | None = None
+        self._detached = False
+        self._abort_turn = False  # closed by the gateway (shutdown, revoke): the turn ends too
         self._writer: asyncio.Task[None] | None = None
         self._done = asyncio.Event()
+        # Ids of the informational tool_call frames, unique per connection and turn; a remote
+        # call's tool_call_request carries the id of its tool_call frame.
+        self._turns = 0
+        self._calls_in_turn = 0
+        self._frame_ids: dict[str, str] = {}
+        self._remote_ids: dict[str, list[str]] = {}
+        self._id_ready = asyncio.Event()
 
     # --- sending -------------------------------------------------------------------------
 
     def send(self, frame: dict[str, Any]) -> None:
         """Queue a frame for the client; never blocks (a client that falls
-        :data:`OUTBOX` frames behind is disconnected)."""
+        :data:`OUTBOX` frames behind is disconnected). Once the client is gone, the frames of
+        a turn that goes on reach the connection that resumed the session, or wait for it."""
+        if self._detached:
+            live = self.hub.connections.get(self.session_id)
+            if live is not None and live is not self:
+                live.send(frame)
+                if frame.get("type") in FINAL_TYPES:
+                    live.detached_turn_ended()
+            elif frame.get("type") not in ("error",) or frame.get("code") not in ("closing",):
+                self.hub.detached.keep(self.session_id, frame)
+            return
         if self._closing is not None:
             return
         try:
@@ -150,6 +176,12 @@ class ChatConnection:
             # Approval requests already waiting reach a client that connects while they wait.
             for frame in self.hub.broker.waiting_frames():
                 self.send(frame)
+            # A turn of this session that lost its client: what it sent, then the rest live.
+            for frame in self.hub.detached.take(self.session_id):
+                self.send(frame)
+            running = self.hub.detached.running.get(self.session_id)
+            if running is not None and not running[0].done():
+                self.turn = running[0]
             reader = asyncio.create_task(self._read(), name=f"ws-reader-{self.session_id}")
             done, _ = await asyncio.wait({reader, writer}, return_when=asyncio.FIRST_COMPLETED)
             for task in (reader, writer):
@@ -183,17 +215,24 @@ class ChatConnection:
                 )
                 self.send(error_frame(exc.code, str(exc)))
 
-    async def close(self, reason: str, *, grace_s: float = 0.0) -> None:
+    def detached_turn_ended(self) -> None:
+        """The detached turn this connection took over sent its final frame."""
+        self._final_sent = True
+
+    async def close(self, reason: str, *, grace_s: float = 0.0, keep_turn: bool = False) -> None:
         """Finish (within ``grace_s``) or abort the running turn, then close the socket.
 
-        Cancel-safe.
+        ``keep_turn``: the session moves to another connection (a phone that reconnected);
+        the turn goes on there instead of being aborted. Cancel-safe.
         """
         if self.turn is not None and not self.turn.done() and grace_s > 0:
             with contextlib.suppress(TimeoutError, asyncio.CancelledError):
                 async with asyncio.timeout(grace_s):
                     await asyncio.shield(self.turn)
         self.send(error_frame("closing", reason))
-        self.agent.abort(self.session_id, reason)
+        if not keep_turn:
+            self._abort_turn = True
+            self.agent.abort(self.session_id, reason)
         with contextlib.suppress(asyncio.QueueFull):
             self.outbox.put_nowait(None)  # the writer sends what is queued, then stops
         if self._closing is None:
@@ -211,16 +250,33 @@ class ChatConnection:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(FINISH_S):
                     await asyncio.shield(turn)
-        if turn is not None and not turn.done():
-            self.agent.abort(self.session_id, reason)
+        if turn is not None and not turn.done() and self._abort_turn:
             turn.cancel()
             await asyncio.gather(turn, return_exceptions=True)
         self.calls.close(reason)
         self._drop_remote_tools()
         if self.hub.connections.get(self.session_id) is self:
             del self.hub.connections[self.session_id]
-        self.hub.conversations.close(self.conversation)
+        if turn is not None and not turn.done():
+            # The client went away, not the question: the turn finishes (a relay may be
+            # switching) and its answer waits for the client that resumes the session.
+            self._detach(turn)
+        else:
+            self.hub.conversations.close(self.conversation)
         log.info("client %s left session %s: %s", self.who.name, self.session_id, reason)
+
+    def _detach(self, turn: asyncio.Task[None]) -> None:
+        self._detached = True
+        running = self.hub.detached.running
+        running[self.session_id] = (turn, self.agent)
+
+        def finished(_: asyncio.Task[None]) -> None:
+            if running.get(self.session_id, (None,))[0] is turn:
+                del running[self.session_id]
+            self.hub.conversations.close(self.conversation)
+
+        turn.add_done_callback(finished)
+        log.info("the turn of session %s goes on without its client", self.session_id)
 
     # --- frames --------------------------------------------------------------------------
 
@@ -278,17 +334,25 @@ class ChatConnection:
             return
         self.last_message = text
         self._final_sent = False
+        self._turns += 1
+        self._calls_in_turn = 0
+        self._frame_ids.clear()
+        self._remote_ids.clear()
         if regenerate:
             self.send({"type": "chunk_reset"})
         self.turn = asyncio.create_task(
-            self._run_turn(text, previous), name=f"turn-{self.session_id}"
+            self._run_turn(text, previous, regenerate=regenerate), name=f"turn-{self.session_id}"
         )
 
-    async def _run_turn(self, text: str, previous: asyncio.Task[None] | None) -> None:
+    async def _run_turn(
+        self, text: str, previous: asyncio.Task[None] | None, *, regenerate: bool = False
+    ) -> None:
         if previous is not None:
             # The client already has the previous turn's 'done'; that turn is only saving its
             # history. Start after it, so the new turn sees it.
             await asyncio.gather(previous, return_exceptions=True)
+        if regenerate:
+            await self._forget_last_exchange()
         context = ToolContext(session_id=self.session_id, channel="gateway")
         try:
             async with contextlib.aclosing(
@@ -297,6 +361,7 @@ class ChatConnection:
                 async for event in events:
                     frame = turn_event_frame(event)
                     if frame is not None:
+                        self._number(frame)
                         if frame["type"] in ("done", "aborted", "error"):
                             self._final_sent = True
                         self.send(frame)
@@ -304,28 +369,87 @@ class ChatConnection:
             log.exception("turn of session %s failed", self.session_id)
             self.send(error_frame("internal_error", f"the turn failed: {exc}"))
 
+    async def _forget_last_exchange(self) -> None:
+        """Drop the last message and its answer from the stored history, so a regenerated
+        answer replaces the old one (the model must not see both). Without a session store
+        the old answer stays; a store that fails is logged and the turn goes on."""
+        store = self.agent.session_store
+        if not isinstance(store, SessionStore):
+            return
+        try:
+            history = await store.load_history(self.session_id)
+            last_user = max((i for i, m in enumerate(history) if m.role == "user"), default=None)
+            if last_user is None:
+                return
+            await store.delete_session(self.session_id)
+            if last_user:
+                await store.append_history(self.session_id, history[:last_user])
+        except Exception:
+            log.warning(
+                "could not drop the old answer of session %s before regenerating",
+                self.session_id,
+                exc_info=True,
+            )
+        # The agent reads the session again from the store at the next turn.
+        self.agent.reset(self.session_id)
+
+    # --- call ids ------------------------------------------------------------------------
+
+    def _number(self, frame: dict[str, Any]) -> None:
+        """Give a tool_call frame an id unique in the turn (the engine's ids repeat from one
+        model response to the next), its tool_result the same id, and a remote call the id
+        of its tool_call frame."""
+        if frame["type"] == "tool_call":
+            self._calls_in_turn += 1
+            frame_id = f"t{self._turns}.{self._calls_in_turn}"
+            self._frame_ids[str(frame["id"])] = frame_id
+            if frame["name"] in self.remote_names:
+                self._remote_ids.setdefault(frame["name"], []).append(frame_id)
+                self._id_ready.set()
+            frame["id"] = frame_id
+        elif frame["type"] == "tool_result":
+            frame_id = self._frame_ids.pop(str(frame["id"]), str(frame["id"]))
+            waiting = self._remote_ids.get(frame["name"], [])
+            if frame_id in waiting:  # refused before it ran: no request will claim it
+                waiting.remove(frame_id)
+            frame["id"] = frame_id
+
+    async def _claim_call_id(self, name: str) -> str | None:
+        """The id of the tool_call frame of the remote call of ``name`` about to run (its
+        event reaches this connection a moment after the call starts); None if it does not
+        come (the call then gets an id of its own)."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(1.0):
+                while not self._remote_ids.get(name):
+                    self._id_ready.clear()
+                    await self._id_ready.wait()
+        waiting = self._remote_ids.get(name)
+        return waiting.pop(0) if waiting else None
+
     # --- remote tools --------------------------------------------------------------------
 
     def _register(self, frame: RegisterToolsFrame) -> None:
         # A new list replaces the previous one (a client re-registers after reconnecting).
+        # Remote tools live in this connection's registry only: another session may offer
+        # tools of the same names (the same app on a second phone), a built-in's name is taken.
         self._drop_remote_tools()
         registered: list[str] = []
-        rejected: list[dict[str, str]] = []
+        rejected: list[dict[str, str]] = [dict(r) for r in frame.rejected]
         for spec in frame.tools:
             tool = RemoteTool(spec, self.calls)
             try:
-                if not self.hub.registry.register(tool, self.source):
+                if not self.agent.registry.register(tool, self.source):
                     rejected.append({"name": spec.name, "reason": "denied by [tools] filters"})
                     continue
             except ToolNameClash:
                 rejected.append(
                     {
                         "name": spec.name,
-                        "reason": "the name is taken by another tool; rename it on the client",
+                        "reason": "the name is taken by a tool of the device; rename it on the "
+                        "client",
                     }
                 )
                 continue
-            self.agent.registry.register(tool, self.source)
             self.remote_names.add(spec.name)
             registered.append(spec.name)
         reply: dict[str, Any] = {
@@ -346,6 +470,20 @@ class ChatConnection:
             )
 
     def _drop_remote_tools(self) -> None:
-        self.hub.registry.unregister_by_source(self.source)
         self.agent.registry.unregister_by_source(self.source)
         self.remote_names.clear()
+
+    def remote_tools(self) -> list[dict[str, Any]]:
+        """This client's tools, as ``/api/tools`` lists them."""
+        registry = self.agent.registry
+        return [
+            {
+                "name": spec.name,
+                "description": spec.description,
+                "parameters": spec.parameters,
+                "source": str(self.source),
+                "risk": str(getattr(getattr(registry.get(spec.name), "risk", None), "value", "")),
+            }
+            for spec in registry.specs()
+            if spec.name in self.remote_names
+        ]

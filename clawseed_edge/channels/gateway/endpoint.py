@@ -145,6 +145,8 @@ def endpoint(
 
 
 def answers_approvals(query: Mapping[str, str]) -> bool:
-    """Whether a client can answer approvals: yes unless it says ``?approvals=0`` (a display,
-    a script with no approval handler), so that no approval waits for it."""
-    return query.get("approvals", "1").lower() not in ("0", "false", "no", "off")
+    """Whether a client answers approvals: only one that declares it with ``?approvals=1``
+    (the web app, the Python SDK). One that never said so (a client written for a protocol
+    without approvals, a display) is shown the requests but never waited for;
+    ``?approvals=0`` says so explicitly."""
+    return query.get("approvals", "0").lower() in ("1", "true", "yes", "on")

@@ -25,6 +25,7 @@ from clawseed_edge.channels.watch import HardwareWatch
 from clawseed_edge.config.schema import GatewaySettings
 from clawseed_edge.state import PairingTokens, StateDB, TokenInfo
 
+from .detached import DetachedTurns
 from .idempotency import IdempotencyCache
 from .limits import RateLimiter
 from .pairing import PairingGate
@@ -51,7 +52,11 @@ class ChatPeer(Protocol):
 
     def send(self, frame: dict[str, Any]) -> None: ...
 
-    async def close(self, reason: str, *, grace_s: float = 0.0) -> None: ...
+    def remote_tools(self) -> list[dict[str, Any]]: ...
+
+    async def close(
+        self, reason: str, *, grace_s: float = 0.0, keep_turn: bool = False
+    ) -> None: ...
 
 
 class GatewayHub:
@@ -113,14 +118,18 @@ class GatewayHub:
             max_remote_tools=settings.max_remote_tools,
             max_tool_schema_bytes=settings.max_tool_schema_bytes,
         )
-        # Gateway-wide: the runtime's tools plus every connection's remote tools.
+        # The device's tools; each connection's remote tools are in its own registry only.
         self.registry: ToolRegistry = runtime.agent.registry.copy()
         self.connections: dict[str, ChatPeer] = {}
+        #: Turns whose client went away, and what they sent since (for the resumed session).
+        self.detached = DetachedTurns()
         self.accepting = True
         self.started_at = time.time()
         self._sse: set[SseQueue] = set()
         self._sse_hardware: set[SseQueue] = set()
         self._sse_answering: set[SseQueue] = set()
+        # Every SSE stream belongs to the token that opened it (revoking it closes the stream).
+        self._sse_tokens: dict[SseQueue, str] = {}
         # Live hardware state for SSE listeners that ask for it (the phone app's dashboard).
         self.watch = HardwareWatch(runtime.peripherals, self.publish_hardware)
         #: The one emergency stop (``POST /api/estop`` calls it).
@@ -157,6 +166,14 @@ class GatewayHub:
             "value": action.value,
         }
 
+    def deliver(self, frame: dict[str, Any]) -> None:
+        """A channel delivery: to every SSE listener; a resolved approval also to every
+        WebSocket client (they were all shown the request)."""
+        if frame.get("type") == "approval_resolved":
+            for connection in list(self.connections.values()):
+                connection.send(frame)
+        self.publish(frame)
+
     def publish(self, frame: dict[str, Any]) -> None:
         """Send ``frame`` to every SSE listener (a slow one loses its oldest events)."""
         for queue in list(self._sse):
@@ -167,13 +184,17 @@ class GatewayHub:
         for queue in list(self._sse_hardware):
             sse_put(queue, frame)
 
-    def open_sse(self, *, hardware: bool = False, answers: bool = True) -> SseQueue:
+    def open_sse(
+        self, *, hardware: bool = False, answers: bool = True, token_id: str = ""
+    ) -> SseQueue:
         """A queue of SSE frames; ``hardware`` adds the live ``devices``, ``sensor`` and
         ``boards`` frames (the hardware is read only while someone asked for them);
-        ``answers``: the listener answers approvals (``POST /api/approvals/{id}``). Requests
-        already waiting are queued at once."""
+        ``answers``: the listener answers approvals (``POST /api/approvals/{id}``);
+        ``token_id``: the pairing token that opened it (:meth:`revoke` ends the stream).
+        Requests already waiting are queued at once."""
         queue: SseQueue = asyncio.Queue(SSE_QUEUE)
         self._sse.add(queue)
+        self._sse_tokens[queue] = token_id
         if answers:
             self._sse_answering.add(queue)
         for frame in self.broker.waiting_frames():
@@ -185,10 +206,28 @@ class GatewayHub:
 
     def close_sse(self, queue: SseQueue) -> None:
         self._sse.discard(queue)
+        self._sse_tokens.pop(queue, None)
         self._sse_answering.discard(queue)
         if queue in self._sse_hardware:
             self._sse_hardware.discard(queue)
             self.watch.listener_removed()
+
+    async def revoke(self, token_id: str) -> bool:
+        """Revoke a pairing token and end everything it opened: its WebSocket connections
+        and its ``/sse`` streams (a revoked phone must not keep receiving).
+
+        Returns whether the token existed. Safe to cancel (what was closed stays closed).
+        """
+        revoked = await self.pairing.tokens.revoke(token_id)
+        for queue, owner in list(self._sse_tokens.items()):
+            if owner == token_id:
+                # No frame reaches it any more; the stream ends at its next read.
+                self.close_sse(queue)
+                sse_put(queue, None)
+        for connection in list(self.connections.values()):
+            if connection.who.id == token_id:
+                await connection.close("the pairing was revoked")
+        return revoked
 
     # --- shutdown -------------------------------------------------------------------------
 
@@ -200,6 +239,7 @@ class GatewayHub:
         await asyncio.gather(
             *(c.close(reason, grace_s=grace_s) for c in connections), return_exceptions=True
         )
+        self.detached.abort_all(reason)
         for queue in list(self._sse):
             sse_put(queue, None)
         await self.watch.aclose()

@@ -82,7 +82,11 @@ class RemoteToolSpec:
 
 @dataclass(frozen=True, slots=True)
 class RegisterToolsFrame:
+    """The tools offered; ``rejected`` names the ones refused already (one bad tool rejects
+    only itself), each ``{"name", "code", "reason"}``."""
+
     tools: tuple[RemoteToolSpec, ...]
+    rejected: tuple[dict[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +190,14 @@ def _tool_spec(item: object, index: int, limits: FrameLimits) -> RemoteToolSpec:
     return RemoteToolSpec(name, description, parameters, risk)
 
 
+def _output_text(value: object, kind: str, limits: FrameLimits) -> object:
+    """A tool's output as text: an object or a list (the Android SDK sends them) is
+    JSON-encoded; the frame size already bounds its depth and size."""
+    if isinstance(value, dict | list | bool):
+        return json.dumps(value, ensure_ascii=False)
+    return value
+
+
 def parse_client_frame(raw: str | bytes, limits: FrameLimits) -> ClientFrame:
     """One client frame, bounded and typed.
 
@@ -212,16 +224,36 @@ def parse_client_frame(raw: str | bytes, limits: FrameLimits) -> ClientFrame:
                 f"{len(tools)} tools offered, over the limit of {limits.max_remote_tools}; "
                 "register fewer ([gateway] max_remote_tools)",
             )
-        specs = tuple(_tool_spec(t, i, limits) for i, t in enumerate(tools))
-        names = [s.name for s in specs]
-        if len(set(names)) != len(names):
-            raise _bad("frame_invalid", "'register_tools' names a tool twice; names must be unique")
-        return RegisterToolsFrame(specs)
+        specs: list[RemoteToolSpec] = []
+        rejected: list[dict[str, str]] = []
+        for i, item in enumerate(tools):
+            try:
+                spec = _tool_spec(item, i, limits)
+            except ClientError as exc:
+                name = item.get("name") if isinstance(item, dict) else None
+                label = clip(name, 64) if isinstance(name, str) else f"tools[{i}]"
+                rejected.append({"name": label, "code": exc.code, "reason": str(exc)})
+                continue
+            if any(s.name == spec.name for s in specs):
+                rejected.append(
+                    {
+                        "name": spec.name,
+                        "code": "frame_invalid",
+                        "reason": "named twice in the list",
+                    }
+                )
+                continue
+            specs.append(spec)
+        return RegisterToolsFrame(tuple(specs), tuple(rejected))
     if kind in ("tool_result", "tool_error"):
         frame_id = _frame_id(data.get("id"), kind)
         success = kind == "tool_result" and data.get("success", True) is not False
         output = _text(
-            data.get("output", ""), "output", kind, limits.max_output_chars, required=False
+            _output_text(data.get("output", ""), kind, limits),
+            "output",
+            kind,
+            limits.max_output_chars,
+            required=False,
         )
         error = _text(data.get("error", ""), "error", kind, limits.max_output_chars, required=False)
         if not success and not error:

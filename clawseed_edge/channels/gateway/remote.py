@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from clawseed_edge.api import BaseTool, RiskClass, ToolContext, ToolResult
@@ -30,12 +30,20 @@ class RemoteCalls:
         send: Queues a frame to the client (never blocks).
         client: Who the client is, for messages (``phone (session s1)``).
         timeout_s: How long a call waits for the client's answer.
+        claim_id: Gives a call the id of its informational ``tool_call`` frame (so the
+            client can match the two); None or an id already used: a fresh ``rc<n>`` id.
     """
 
     def __init__(
-        self, send: Callable[[dict[str, Any]], None], client: str, timeout_s: float
+        self,
+        send: Callable[[dict[str, Any]], None],
+        client: str,
+        timeout_s: float,
+        *,
+        claim_id: Callable[[str], Awaitable[str | None]] | None = None,
     ) -> None:
         self._send = send
+        self._claim_id = claim_id
         self.client = client
         self.timeout_s = timeout_s
         self._pending: dict[str, asyncio.Future[ToolResult]] = {}
@@ -51,7 +59,9 @@ class RemoteCalls:
             return ToolResult.fail(
                 f"remote tool {name!r} is gone: {self._closed_reason}; reconnect the client"
             )
-        call_id = f"rc{next(self._ids)}"
+        call_id = await self._claim_id(name) if self._claim_id is not None else None
+        if not call_id or call_id in self._pending:
+            call_id = f"rc{next(self._ids)}"
         fut: asyncio.Future[ToolResult] = asyncio.get_running_loop().create_future()
         self._pending[call_id] = fut
         try:

@@ -30,6 +30,7 @@ from .endpoint import RequestContext, answers_approvals, endpoint
 from .errors import ClientError
 from .hub import GatewayHub
 from .limits import clip
+from .transcript import shown_messages, shown_title
 
 __all__ = ["api_routes", "run_tool_call"]
 
@@ -37,11 +38,7 @@ log = logging.getLogger(__name__)
 
 #: Seconds between SSE keep-alive comments (proxies drop idle streams).
 SSE_KEEPALIVE_S = 15.0
-#: What ``GET /api/sessions/{id}`` returns of a history: the last messages, each cut to a length.
-HISTORY_MESSAGES = 200
-HISTORY_MESSAGE_CHARS = 8000
 _SESSION_ID = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
-_TIME_PREFIX = re.compile(r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d (?:[A-Za-z]{1,6}|[+-]\d{4}))\] ")
 
 
 async def run_tool_call(
@@ -92,6 +89,9 @@ async def list_tools(ctx: RequestContext) -> dict[str, Any]:
                 "risk": str(getattr(getattr(tool, "risk", None), "value", "")),
             }
         )
+    # Each connected client's own tools (two phones may offer tools of the same name).
+    for connection in list(ctx.hub.connections.values()):
+        tools.extend(connection.remote_tools())
     return {"tools": tools}
 
 
@@ -148,27 +148,14 @@ async def list_sessions(ctx: RequestContext) -> dict[str, Any]:
             stored.append(
                 {
                     "session_id": info.session_id,
-                    "title": info.title,
-                    "message_count": info.message_count,
+                    "title": shown_title(info.title),
+                    # The same count as session_start's messageCount and the session's messages.
+                    "message_count": len(await shown_messages(store, info.session_id)),
                     "updated_at": info.updated_at,
                     "connected": info.session_id in live,
                 }
             )
     return {"sessions": stored, "connected": live}
-
-
-def _shown_message(role: str, content: str) -> dict[str, Any]:
-    # The engine stamps each user message with the time for the model (agent.time_prefix):
-    # a person sees the time apart from the words.
-    entry: dict[str, Any] = {"role": role}
-    stamp = _TIME_PREFIX.match(content) if role == "user" else None
-    if stamp is not None:
-        entry["time"] = stamp.group(1)
-        content = content[stamp.end() :]
-    if len(content) > HISTORY_MESSAGE_CHARS:
-        content = content[: HISTORY_MESSAGE_CHARS - 3] + "..."
-    entry["content"] = content
-    return entry
 
 
 async def session_messages(ctx: RequestContext) -> dict[str, Any]:
@@ -181,14 +168,7 @@ async def session_messages(ctx: RequestContext) -> dict[str, Any]:
     store = ctx.hub.runtime.agent.session_store
     if not isinstance(store, SessionStore):
         raise ClientError("sessions_off", "this service keeps no session history", 404)
-    # Tool messages are left out, so read more than we return.
-    history = await store.load_history(session_id, limit=4 * HISTORY_MESSAGES)
-    messages = [
-        _shown_message(m.role, m.content)
-        for m in history
-        if m.role in ("user", "assistant") and m.content.strip()
-    ]
-    return {"session_id": session_id, "messages": messages[-HISTORY_MESSAGES:]}
+    return {"session_id": session_id, "messages": await shown_messages(store, session_id)}
 
 
 #: Points one history answer carries at most (a chart is a few hundred pixels wide).
@@ -275,7 +255,11 @@ async def sse(ctx: RequestContext) -> StreamingResponse:
     assert ctx.who is not None
     hardware = ctx.request.query_params.get("hardware", "") in ("1", "true", "yes")
     # Approval requests reach it through the gateway channel (GatewayHub.ask).
-    queue = hub.open_sse(hardware=hardware, answers=answers_approvals(ctx.request.query_params))
+    queue = hub.open_sse(
+        hardware=hardware,
+        answers=answers_approvals(ctx.request.query_params),
+        token_id=ctx.who.id,
+    )
 
     async def stream() -> AsyncIterator[str]:
         try:

@@ -18,6 +18,7 @@ from .errors import ClientError
 from .hub import GatewayHub
 from .limits import clip, connect_key
 from .protocol import error_frame
+from .transcript import shown_messages, shown_title
 
 __all__ = ["chat_routes"]
 
@@ -51,7 +52,9 @@ def chat_endpoint(hub: GatewayHub) -> Callable[[WebSocket], Awaitable[None]]:
                 bearer_token(websocket.headers, websocket.query_params, allow_query=True)
             )
             hub.rate.hit(connect_key(who.id))
-            requested = websocket.query_params.get("session_id")
+            # ?sessionId= is the Android protocol's spelling; ?session_id= ours.
+            query = websocket.query_params
+            requested = query.get("session_id", query.get("sessionId"))
             if requested is not None and _SESSION.fullmatch(requested) is None:
                 raise ClientError(
                     "session_id_invalid",
@@ -65,19 +68,18 @@ def chat_endpoint(hub: GatewayHub) -> Callable[[WebSocket], Awaitable[None]]:
         store = hub.runtime.agent.session_store
         if requested and isinstance(store, SessionStore):
             try:
-                history = await store.load_history(session_id)
-                count = len([m for m in history if m.role in ("user", "assistant")])
+                count = len(await shown_messages(store, session_id))
                 resumed = count > 0
                 for info in await store.list_sessions(limit=200):
                     if info.session_id == session_id and info.title:
-                        title = info.title
+                        title = shown_title(info.title) or title
             except Exception as exc:  # the turn engine loads history again and says why
                 log.warning("could not read session %s from the store: %s", session_id, exc)
         previous = hub.connections.get(session_id)
         if previous is not None:
             # The same session from a new socket (a phone that changed networks): the new one
-            # takes over, so there is one history per session.
-            await previous.close("the session was opened on another connection")
+            # takes over, so there is one history per session; its running turn goes on there.
+            await previous.close("the session was opened on another connection", keep_turn=True)
         await websocket.accept()
         connection = ChatConnection(
             hub,

@@ -292,10 +292,9 @@ class GpioDevice(PinDevice):
         value = None
         if self._dev is not None:
             value = self.read() if not self.is_output else self._read_output()
+        # The base's fields (the level range among them), then what the pin tells.
         return {
-            "pin": self.pin_name,
-            "device": self.name,
-            "kind": self.kind,
+            **super().state(),
             "mode": mode,
             "value": value,
             "level": level,

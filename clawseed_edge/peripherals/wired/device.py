@@ -111,10 +111,14 @@ class PinDevice:
 
     def state(self) -> dict[str, Any]:
         """The device as plain data (a backend adds what its pins can tell)."""
-        return {
+        state = {
             "pin": self.pin_name,
             "device": self.name,
             "kind": self.kind,
             "mode": "output" if self.is_output else "input",
             "value": self.value,
         }
+        if self.spec.level:
+            # The range a write may carry, the configured cap included (a slider stops there).
+            state["min"], state["max"] = self.spec.value_range(self.config.max_level)
+        return state

@@ -62,16 +62,6 @@ def test_the_android_sdks_frames_parse() -> None:
 @pytest.mark.parametrize(
     ("frame", "code"),
     [
-        ({"type": "register_tools", "tools": [{"name": "bad name"}]}, "tool_name_invalid"),
-        ({"type": "register_tools", "tools": [{"name": "a"}, {"name": "a"}]}, "frame_invalid"),
-        ({"type": "register_tools", "tools": [{"name": "a", "risk": "nuke"}]}, "frame_invalid"),
-        (
-            {
-                "type": "register_tools",
-                "tools": [{"name": "a", "parameters": {"description": "x" * 9000}}],
-            },
-            "too_large",
-        ),
         ({"type": "tool_result", "id": "bad id!", "output": "x"}, "frame_invalid"),
         ({"type": "approval_response", "id": "a1", "approved": "yes"}, "frame_invalid"),
         ({"kind": "message"}, "frame_unknown"),
@@ -83,6 +73,34 @@ def test_bad_frames_are_refused_with_a_code_that_names_the_problem(
     with pytest.raises(ClientError) as refused:
         parse(frame)
     assert refused.value.code == code
+
+
+@pytest.mark.parametrize(
+    ("bad", "code"),
+    [
+        ({"name": "bad name"}, "tool_name_invalid"),
+        ({"name": "ok"}, "frame_invalid"),  # named twice
+        ({"name": "a", "risk": "nuke"}, "frame_invalid"),
+        ({"name": "a", "parameters": {"description": "x" * 9000}}, "too_large"),
+    ],
+)
+def test_one_bad_tool_rejects_only_itself(bad: dict[str, object], code: str) -> None:
+    frame = parse({"type": "register_tools", "tools": [{"name": "ok"}, bad, {"name": "cam"}]})
+    assert isinstance(frame, RegisterToolsFrame)
+    assert [t.name for t in frame.tools] == ["ok", "cam"]
+    (rejected,) = frame.rejected
+    assert rejected["code"] == code and rejected["name"] == str(bad["name"])
+
+
+def test_a_tool_output_that_is_an_object_is_json_encoded_and_bounded() -> None:
+    frame = parse({"type": "tool_result", "id": "tc1", "output": {"lat": 1.5, "ok": True}})
+    assert frame == ToolResultFrame("tc1", True, '{"lat": 1.5, "ok": true}', "")
+    with pytest.raises(ClientError) as refused:
+        parse_client_frame(
+            json.dumps({"type": "tool_result", "id": "tc1", "output": ["x" * 900] * 5}),
+            FrameLimits(max_output_chars=1000),
+        )
+    assert refused.value.code == "too_large"
 
 
 def test_what_is_echoed_back_of_client_input_is_short() -> None:

@@ -34,7 +34,7 @@ async def test_an_sse_listener_gets_the_approval_and_answers_it_over_http(
         token = await pair_token(service)
         headers = {"Authorization": f"Bearer {token}"}
         async with httpx.AsyncClient(base_url=base_url(service), headers=headers) as http:
-            async with http.stream("GET", "/sse") as stream:
+            async with http.stream("GET", "/sse?approvals=1") as stream:
                 lines = stream.aiter_lines()
                 assert (await anext(lines)).startswith(": connected")
                 mock_pin(gpio, "doorbell").drive_low()
@@ -69,3 +69,7 @@ async def test_regenerate_resets_the_stream_and_asks_the_same_message_again(
     assert frames[0] == {"type": "chunk_reset"}
     assert frames[-1]["full_response"] == "Second try."
     assert provider.requests[1].messages[-1].content.endswith("a poem please")
+    # The old answer left the history: the model sees the question once and no first try.
+    regenerated = provider.requests[1].messages
+    assert [m.content for m in regenerated if m.role == "assistant"] == []
+    assert sum(m.role == "user" and "a poem please" in m.content for m in regenerated) == 1

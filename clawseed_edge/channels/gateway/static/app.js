@@ -169,7 +169,8 @@ async function pair(event) {
 
 function wsUrl() {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
-  const params = new URLSearchParams({ token: state.token });
+  // approvals=1: this app answers approval requests (a client that does not say so is never waited for).
+  const params = new URLSearchParams({ token: state.token, approvals: "1" });
   if (state.sessionId) params.set("session_id", state.sessionId);
   return `${proto}//${location.host}/ws/chat?${params}`;
 }
@@ -223,12 +224,15 @@ function onFrame(frame) {
     case "tool_call": currentTurn().toolCall(frame); break;
     case "tool_result": currentTurn().toolResult(frame); break;
     case "approval_request": addApproval(frame); break;
-    case "done":
-      currentTurn().finish(frame.full_response);
+    case "done": {
+      const finished = currentTurn();
+      finished.finish(frame.full_response);
+      reveal(finished.item);
       state.turn = null;
       setBusy(false);
       if (state.modelDown) { state.modelDown = false; showBanner(""); }
       break;
+    }
     case "aborted":
       currentTurn().note(`Stopped: ${frame.reason}`);
       state.turn = null;
@@ -261,12 +265,28 @@ function setBusy(busy) {
   $("regenerate").disabled = busy || !state.sentOnce;
 }
 
+// The composer is sticky at the bottom: scrolling an answer "into view" would put its end
+// under it. Scroll so the end is above the composer's top instead.
+function reveal(item) {
+  const composer = $("composer");
+  const limit = composer && !composer.hidden ? composer.getBoundingClientRect().top - 8 : window.innerHeight;
+  const overlap = item.getBoundingClientRect().bottom - limit;
+  if (overlap > 0) window.scrollBy(0, overlap);
+}
+
+// The top bar and the screen tabs stay on screen: the tabs stick right below the bar.
+function measureBar() {
+  const bar = document.querySelector(".bar");
+  if (bar) document.documentElement.style.setProperty("--bar-h", `${bar.offsetHeight}px`);
+}
+window.addEventListener("resize", measureBar);
+
 function addMessage(role, text) {
   const item = el("li", { class: `msg ${role}` },
     el("span", { class: "visually-hidden", text: role === "user" ? "You said:" : "The device said:" }),
     el("div", { class: "text", text }));
   $("messages").append(item);
-  item.scrollIntoView({ block: "end" });
+  reveal(item);
   return item;
 }
 
@@ -281,7 +301,7 @@ function currentTurn() {
   $("messages").append(item);
   const turn = {
     item,
-    append(text) { body.textContent += text; item.scrollIntoView({ block: "end" }); },
+    append(text) { body.textContent += text; reveal(item); },
     think(text) {
       if (!thinking) {
         thinking = el("details", { class: "thinking" }, el("summary", { text: "Thinking" }), el("pre"));
@@ -290,20 +310,26 @@ function currentTurn() {
       thinking.querySelector("pre").textContent += text;
     },
     toolCall(frame) {
+      // A short summary on the card; the arguments and the raw result folded away.
       const result = el("pre", { class: "tool-result", text: "running…" });
+      const summary = el("p", { class: "tool-summary", text: "Running…" });
       const card = el("article", { class: "tool-card", "aria-label": `Tool call ${frame.name}`, "data-tool": frame.name },
         el("h3", { class: "tool-name", text: frame.name }),
-        el("p", { class: "tool-label", text: "Arguments" }),
-        el("pre", { class: "tool-args", text: pretty(frame.arguments) }),
-        el("p", { class: "tool-label", text: "Result" }),
-        result);
-      tools.set(frame.id, { card, result });
+        summary,
+        el("details", { class: "tool-details" },
+          el("summary", { text: "Details" }),
+          el("p", { class: "tool-label", text: "Arguments" }),
+          el("pre", { class: "tool-args", text: pretty(frame.arguments) }),
+          el("p", { class: "tool-label", text: "Result" }),
+          result));
+      tools.set(frame.id, { card, result, summary });
       item.insertBefore(card, body);
     },
     toolResult(frame) {
       let entry = tools.get(frame.id);
       if (!entry) { turn.toolCall({ id: frame.id, name: frame.name, arguments: {} }); entry = tools.get(frame.id); }
       entry.result.textContent = frame.success ? (frame.output || "(no output)") : `Failed: ${frame.error || frame.output}`;
+      entry.summary.textContent = toolSummary(frame);
       entry.card.classList.add(frame.success ? "ok" : "failed");
     },
     finish(text) {
@@ -317,6 +343,25 @@ function currentTurn() {
   };
   state.turn = turn;
   return turn;
+}
+
+// One short line for a tool card: never the raw JSON of the answer.
+function toolSummary(frame) {
+  const clipLine = (text, n = 100) => {
+    const line = String(text).split("\n").find((l) => l.trim()) || "";
+    return line.length > n ? `${line.slice(0, n - 1)}…` : line;
+  };
+  if (!frame.success) return `Failed: ${clipLine(frame.error || frame.output || "no reason given")}`;
+  const output = frame.output || "";
+  let data = null;
+  try { data = JSON.parse(output); } catch { data = null; }
+  if (Array.isArray(data)) return `Done: ${data.length} item${data.length === 1 ? "" : "s"}`;
+  if (data && typeof data === "object") {
+    const parts = Object.entries(data).filter(([, v]) => v === null || typeof v !== "object").slice(0, 3)
+      .map(([k, v]) => `${k} ${v}`);
+    return parts.length ? `Done: ${clipLine(parts.join(", "))}` : "Done";
+  }
+  return output.trim() ? `Done: ${clipLine(output)}` : "Done";
 }
 
 function sendMessage(event) {
@@ -337,7 +382,19 @@ async function loadHistory(sessionId) {
     const data = await api("GET", `/api/sessions/${encodeURIComponent(sessionId)}`);
     if (state.sessionId !== sessionId) return;
     $("messages").replaceChildren();
-    for (const message of data.messages) addMessage(message.role, message.content);
+    for (const message of data.messages) {
+      if (message.role === "assistant" && message.tools && message.tools.length) {
+        // The answer's tool cards, as they were drawn live.
+        const turn = currentTurn();
+        message.tools.forEach((tool, i) => {
+          const frame = { id: `h${i}`, name: tool.name, arguments: tool.arguments || {} };
+          turn.toolCall(frame);
+          turn.toolResult({ ...frame, success: tool.success, output: tool.output, error: tool.error });
+        });
+        turn.finish(message.content);
+        state.turn = null;
+      } else addMessage(message.role, message.content);
+    }
   } catch (err) {
     if (!(err instanceof TokenRejected)) showBanner(`Could not load the conversation: ${err.message}`, "info");
   }
@@ -351,7 +408,7 @@ async function connectSse() {
   const controller = new AbortController();
   state.sse = controller;
   try {
-    const response = await fetch("/sse?hardware=1", { headers: { Authorization: `Bearer ${state.token}` }, signal: controller.signal, cache: "no-store" });
+    const response = await fetch("/sse?hardware=1&approvals=1", { headers: { Authorization: `Bearer ${state.token}` }, signal: controller.signal, cache: "no-store" });
     if (response.status === 401) { tokenRejected(); return; }
     if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
     state.sseRetry = 0;
@@ -457,17 +514,19 @@ function deviceCard(device) {
     el("span", { class: "muted", text: ` ${device.kind} on ${device.pin}` }),
     el("p", { class: "device-state", "data-state": describe(device), text: `State: ${describe(device)}` }));
   if (OUTPUT_SWITCH.has(device.kind)) {
+    // A switch control: its name is the device, its state is aria-checked (a button
+    // labelled "On" reads like an action).
     card.append(el("button", {
       type: "button", role: "switch", "aria-checked": on ? "true" : "false",
-      "aria-label": `${device.device} ${on ? "on" : "off"}; switch ${on ? "off" : "on"}`,
-      "data-device": device.device, class: "switch",
+      "aria-label": device.device, "data-device": device.device, class: "switch",
       onclick: () => act(device.device, { on: !on }, status),
-      text: on ? "On" : "Off",
-    }));
+    }, el("span", { class: "thumb", "aria-hidden": "true" })));
   } else if (OUTPUT_LEVEL.has(device.kind)) {
-    const min = device.kind === "servo" ? -1 : 0;
+    // The slider stops at the device's cap (max_level), so it cannot ask for a refused level.
+    const min = typeof device.min === "number" ? device.min : device.kind === "servo" ? -1 : 0;
+    const max = typeof device.max === "number" ? device.max : 1;
     const input = el("input", {
-      type: "range", min, max: 1, step: 0.05, value: device.value,
+      type: "range", min, max, step: 0.05, value: device.value,
       "aria-label": `${device.device} level`, "data-device": device.device,
     });
     input.addEventListener("change", () => act(device.device, { level: Number(input.value) }, status));
@@ -484,8 +543,21 @@ async function act(device, body, status) {
     status.textContent = "";
     refreshDevices();
   } catch (err) {
-    if (!(err instanceof TokenRejected)) status.textContent = err.code === "policy_refused" ? `Refused: ${err.message}` : err.message;
+    if (!(err instanceof TokenRejected)) status.textContent = refusal(err);
   }
+}
+
+// A refusal for a person: the policy's and the tool's messages are written for the model
+// ("... call gpio_set_level with ..."); show what happened, in one short sentence.
+function refusal(err) {
+  const text = String(err.message || "");
+  if (/approv/i.test(text) && /(refused|denied|no answer|not approved)/i.test(text)) return "Not done: nobody approved it.";
+  if (/rate|per hour|too many/i.test(text)) return "Not done: too many changes in a short time; try again later.";
+  if (/range|cap|max_level|above|below|between/i.test(text)) return "Not done: that level is outside what this device allows.";
+  if (/read.?only|autonomy/i.test(text)) return "Not done: the device is set to look, not act.";
+  if (err.code === "policy_refused") return "Not done: the device's safety rules do not allow it.";
+  const first = text.split(/(?<=[.;])\s/)[0];
+  return `Not done: ${first.length > 120 ? `${first.slice(0, 119)}…` : first}`;
 }
 
 function renderSensor(frame) {
@@ -534,8 +606,10 @@ function chart(series, label, unit) {
     : `${label}: no readings yet`);
   const y = (v) => (hi === lo ? 15 : 28 - (v - lo) / (hi - lo) * 26).toFixed(1);
   if (series.length) {
-    const points = series.length === 1 ? [`0,${y(series[0])}`, `2,${y(series[0])}`]
-      : series.map((v, i) => `${(i * 120 / (CHART_POINTS - 1)).toFixed(1)},${y(v)}`);
+    // The readings so far span the whole width (placed by the full window they were a
+    // 2-px dash at the left edge until the window filled); one reading is a flat line.
+    const points = series.length === 1 ? [`0,${y(series[0])}`, `120,${y(series[0])}`]
+      : series.map((v, i) => `${(i * 120 / (series.length - 1)).toFixed(1)},${y(v)}`);
     const line = document.createElementNS(ns, "polyline");
     line.setAttribute("points", points.join(" "));
     svg.append(line);
@@ -587,11 +661,23 @@ function nextApproval() {
   state.shownApproval = request.id;
   $("approval-device").textContent = request.device || "(no device)";
   $("approval-action").textContent = request.action || request.summary || request.tool;
-  $("approval-tool").textContent = `${request.tool}${request.session_id ? ` in ${request.session_id}` : ""}`;
+  // What a person decides on: device, action, value; never tool names or session ids.
+  const on = request.arguments && request.arguments.on;
+  $("approval-value").textContent = typeof on === "boolean" ? (on ? "on" : "off") : approvalValue(request.value);
+  $("approval-tool").textContent = request.session_id && request.session_id === state.sessionId
+    ? "your chat on this phone" : "another chat or an automation";
   $("approval-more").textContent = request.summary && request.summary !== request.action ? request.summary : "";
   // Not modal: the STOP button in the header stays in reach while a request waits.
   dialog.show();
   $("deny").focus(); // the safe answer first: Enter on a surprise prompt must not switch anything
+}
+
+function approvalValue(value) {
+  if (value === true) return "on";
+  if (value === false) return "off";
+  if (typeof value === "number") return Number.isInteger(value) ? String(value) : `${Math.round(value * 100)} %`;
+  if (value === null || value === undefined || value === "") return "—";
+  return String(value).slice(0, 80);
 }
 
 async function answerApproval(approved) {
@@ -689,6 +775,7 @@ async function pairingRequired() {
 }
 
 async function start() {
+  measureBar();
   if (!state.token && !(await pairingRequired())) state.token = "pairing-off";
   if (!state.token) { setLinkState("Not paired"); show("pair"); $("pair-code").focus(); return; }
   setLinkState("Connecting…");
