@@ -17,7 +17,13 @@ __all__ = ["run_action"]
 
 
 async def run_action(
-    agent: Any, name: str, arguments: dict[str, Any], *, session_id: str, channel: str
+    agent: Any,
+    name: str,
+    arguments: dict[str, Any],
+    *,
+    session_id: str,
+    channel: str,
+    call_prefix: str | None = None,
 ) -> ToolResult:
     """Run ``name(arguments)`` through ``agent``'s hook pipeline and tool; never raises for the
     tool (a failure is a failed result, an unknown tool too).
@@ -27,7 +33,7 @@ async def run_action(
     tool = agent.registry.get(name)
     if tool is None:
         return ToolResult.fail(f"no {name!r} tool is registered (no device of that kind is wired)")
-    call = ToolCall(name, arguments, id=f"{channel}_{uuid.uuid4().hex[:8]}")
+    call = ToolCall(name, arguments, id=f"{call_prefix or channel}_{uuid.uuid4().hex[:8]}")
     context = ToolContext(session_id=session_id, channel=channel)
     outcome = await agent.hooks.run_before(call, tool, context)
     if outcome.cancelled:

@@ -16,14 +16,14 @@ import json
 import logging
 import re
 import time
-import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
 from starlette.responses import JSONResponse, StreamingResponse
 from starlette.routing import Route
 
-from clawseed_edge.api import SessionStore, StateSource, ToolCall, ToolContext, ToolResult
+from clawseed_edge.api import SessionStore, StateSource, ToolResult
+from clawseed_edge.channels.actions import run_action
 from clawseed_edge.channels.watch import board_health
 
 from .endpoint import RequestContext, answers_approvals, endpoint
@@ -51,28 +51,18 @@ async def run_tool_call(
 
     Safe to cancel as a turn's tool call is: a cancelled call may already have switched the device.
     """
-    agent = hub.runtime.agent
-    tool = agent.registry.get(name)
-    if tool is None:
+    if hub.runtime.agent.registry.get(name) is None:
         raise ClientError(
             "tool_missing", f"no {name!r} tool is registered (no device of that kind is wired)", 404
         )
-    call = ToolCall(name, arguments, id=f"api_{uuid.uuid4().hex[:8]}")
-    context = ToolContext(session_id=f"api-{who}", channel="gateway")
-    outcome = await agent.hooks.run_before(call, tool, context)
-    if outcome.cancelled:
-        result = ToolResult.fail(outcome.reason)
-    else:
-        timeout = getattr(tool, "timeout_s", None) or agent.tool_timeout_s
-        try:
-            async with asyncio.timeout(timeout):
-                result = await tool.execute(outcome.call.arguments, context)
-        except TimeoutError:
-            result = ToolResult.fail(f"{name} did not finish within {timeout:g} s")
-        except Exception as exc:
-            result = ToolResult.fail(f"{name} failed: {exc}")
-    await agent.hooks.run_after(outcome.call, result, context)
-    return result
+    return await run_action(
+        hub.runtime.agent,
+        name,
+        arguments,
+        session_id=f"api-{who}",
+        channel="gateway",
+        call_prefix="api",
+    )
 
 
 async def list_tools(ctx: RequestContext) -> dict[str, Any]:
