@@ -26,6 +26,7 @@ import msgspec
 from clawseed_edge.api import Lifecycle
 
 from .control import ControlServer, control_path
+from .control_ops import ControlOpsMixin
 from .inputs import consume_input_events
 from .notify import Notifier
 
@@ -109,7 +110,7 @@ def runtime_summary(runtime: Any, gateway_url: str | None = None) -> str:
     return "; ".join(parts)
 
 
-class Service:
+class Service(ControlOpsMixin):
     """The running service; ``await start()``, then ``await wait()``, then ``await aclose()``.
 
     Or ``async with Service(loaded, options) as service:`` (start and ordered stop).
@@ -459,26 +460,6 @@ class Service:
         # To the channels that asked (the gateway: its /sse stream); logged when none did.
         self.notifications.notify(frame)
 
-    async def _op_cron_run_now(self, request: dict[str, Any]) -> dict[str, Any]:
-        from clawseed_edge.api import ConfigInvalid
-
-        if self.scheduler is None:
-            raise ConfigInvalid("the scheduler is off in the running service ([scheduler])")
-        run = await self.scheduler.run_now(str(request.get("name", "")))
-        return {"run": msgspec.to_builtins(run)}
-
-    async def _op_cron_resume(self, request: dict[str, Any]) -> dict[str, Any]:
-        from clawseed_edge.api import ConfigInvalid
-
-        if self.scheduler is None:
-            raise ConfigInvalid("the scheduler is off in the running service ([scheduler])")
-        return {"resumed": self.scheduler.resume()}
-
-    async def _op_cron_changed(self, request: dict[str, Any]) -> dict[str, Any]:
-        if self.scheduler is not None:
-            self.scheduler.wake()
-        return {"ok": True}
-
     def summary(self) -> str:
         """One line: the model, each peripheral with its device count, the gateway's URL."""
         assert self.runtime is not None
@@ -505,45 +486,6 @@ class Service:
             "automations": self._op_automations,
             "automations_resume": self._op_automations_resume,
         }
-
-    async def _op_automations(self, request: dict[str, Any]) -> dict[str, Any]:
-        """The rules, whether they are paused, and the recorded firings (newest last)."""
-        a = self.automations
-        if a is None:
-            return {"automations": [], "paused": None, "firings": []}
-        return {
-            "automations": [
-                {"name": r.config.name, "when": r.config.when, "active": r.state.active}
-                for r in a.rules
-            ],
-            "paused": a.paused,
-            "firings": list(a.firings),
-        }
-
-    async def _op_automations_resume(self, request: dict[str, Any]) -> dict[str, Any]:
-        return {"resumed": self.automations.resume() if self.automations is not None else False}
-
-    async def _op_sim_set(self, request: dict[str, Any]) -> dict[str, Any]:
-        """``sim set SENSOR.QUANTITY VALUE``: what a simulated sensor measures from now on."""
-        from clawseed_edge.api import ConfigInvalid
-
-        from .recorder import find_sensor_bank
-
-        assert self.runtime is not None
-        bank = find_sensor_bank(self.runtime.peripherals)
-        if bank is None:
-            raise ConfigInvalid("the running service has no [[sensors]]")
-        if not bank.is_sim:
-            raise ConfigInvalid(
-                "the running service reads real sensors; `sim set` works on a service run "
-                "with --sim (or a simulated board)"
-            )
-        sensor, quantity, value = bank.sim_set(str(request.get("target", "")), request.get("value"))  # type: ignore[arg-type]
-        return {"sensor": sensor, "quantity": quantity, "value": value}
-
-    async def _op_sensors(self, request: dict[str, Any]) -> dict[str, Any]:
-        """What the sampler does: per sensor its interval, reads, failures, latest values."""
-        return self.recorder.status() if self.recorder is not None else {"sampled": []}
 
     def _require_hub(self) -> GatewayHub:
         from clawseed_edge.api import ConfigInvalid
@@ -586,29 +528,6 @@ class Service:
             "connections": len(self.hub.connections) if self.hub else 0,
             **self._status_details(),
         }
-
-    def _mcp_backend(self) -> Any:
-        """The MCP server's view of this service (``mcp serve`` bridges to it)."""
-        from clawseed_edge.channels.mcp import LocalBackend
-
-        assert self.runtime is not None
-        return LocalBackend(self.runtime.agent, list(self.runtime.peripherals))
-
-    async def _op_mcp_tools(self, request: dict[str, Any]) -> dict[str, Any]:
-        return {"tools": await self._mcp_backend().tools()}
-
-    async def _op_mcp_call(self, request: dict[str, Any]) -> dict[str, Any]:
-        """One tool call from an MCP host, through this service's policy and approvals."""
-        from clawseed_edge.api import ConfigInvalid
-
-        name, arguments = request.get("name"), request.get("arguments", {})
-        if not isinstance(name, str) or not isinstance(arguments, dict):
-            raise ConfigInvalid('send {"op": "mcp_call", "name": "<tool>", "arguments": {...}}')
-        answer = await self._mcp_backend().call(name[:100], arguments)
-        return {"call_ok": answer["ok"], "output": answer["output"], "error": answer["error"]}
-
-    async def _op_mcp_states(self, request: dict[str, Any]) -> dict[str, Any]:
-        return dict(await self._mcp_backend().states())
 
     async def _op_estop(self, request: dict[str, Any]) -> dict[str, Any]:
         return {"failures": await self.estop("estop over the control socket")}
