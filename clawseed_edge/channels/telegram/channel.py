@@ -17,9 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import json
 import logging
-import os
 import random
 import secrets
 import time
@@ -47,7 +45,8 @@ from .errors import (
     TelegramUnauthorized,
     TelegramUnreachable,
 )
-from .text import MAX_MESSAGE_CHARS, split_message, tool_line
+from .paired import read_paired, write_paired
+from .text import MAX_MESSAGE_CHARS, approval_text, split_message, tool_line
 
 if TYPE_CHECKING:
     from clawseed_edge.channels.approvals import ApprovalBroker
@@ -146,7 +145,7 @@ class TelegramChannel:
         self.status_line = status
         self.api = api if api is not None else BotApi(token, settings.api_base)
         self.paired_file = paired_file
-        self.paired = _read_paired(paired_file)
+        self.paired = read_paired(paired_file)
         self.allowed = frozenset(settings.allowed_users) | self.paired
         self._pair_code: str | None = None
         self._pair_born = 0.0
@@ -472,7 +471,7 @@ class TelegramChannel:
         self.paired = self.paired | {user_id}
         self.allowed = self.allowed | {user_id}
         self._strangers.pop(user_id, None)
-        _write_paired(self.paired_file, self.paired)
+        write_paired(self.paired_file, self.paired)
         log.warning("Telegram: user id %d paired with a one-time code", user_id)
         self._send(chat_id, f"Paired: user id {user_id} is allowed now. /help lists what I do.")
 
@@ -757,23 +756,6 @@ class _Reply:
             await self.channel._call(self.channel.api.send_message, self.chat.chat_id, part)
 
 
-def approval_text(frame: Mapping[str, Any]) -> str:
-    """The approval message: what would run, on which device, with which value."""
-    lines = ["Approval needed"]
-    device = frame.get("device")
-    action = frame.get("action") or frame.get("tool")
-    value = frame.get("value")
-    if device is not None:
-        lines.append(f"Device: {device}")
-    lines.append(f"Action: {action}")
-    if value is not None:
-        lines.append(f"Value: {value}")
-    summary = frame.get("summary")
-    if summary and summary != action:
-        lines.append(str(summary)[:300])
-    return "\n".join(lines)[:1000]
-
-
 class _HideBotUrls(logging.Filter):
     """Drops httpx's request lines for the Bot API (their URL holds the token)."""
 
@@ -786,31 +768,6 @@ class _HideBotUrls(logging.Filter):
             return self.prefix not in record.getMessage()
         except Exception:
             return True
-
-
-def _read_paired(path: Path | None) -> frozenset[int]:
-    """The user ids paired before (a missing or unreadable file: none, with a log line)."""
-    if path is None or not path.exists():
-        return frozenset()
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return frozenset(int(x) for x in data.get("users", [])[:1000])
-    except (OSError, ValueError, TypeError, AttributeError):
-        log.warning("Telegram: %s is unreadable; no paired users were loaded", path)
-        return frozenset()
-
-
-def _write_paired(path: Path | None, users: frozenset[int]) -> None:
-    if path is None:
-        return
-    try:
-        tmp = path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump({"users": sorted(users)}, f)
-        os.replace(tmp, path)
-    except OSError:
-        log.exception("Telegram: could not save the paired users to %s", path)
 
 
 def _name(method: Callable[..., Any]) -> str:

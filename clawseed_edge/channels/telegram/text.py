@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["MAX_MESSAGE_CHARS", "split_message", "tool_line"]
+__all__ = ["MAX_MESSAGE_CHARS", "approval_text", "split_message", "tool_line"]
 
 #: Telegram's limit on one message's text.
 MAX_MESSAGE_CHARS = 4096
@@ -54,3 +54,20 @@ def tool_line(name: str, arguments: Mapping[str, Any]) -> str:
 def _short(value: Any) -> str:
     text = str(value).replace("\n", " ")
     return text if len(text) <= 30 else text[:29] + "…"
+
+
+def approval_text(frame: Mapping[str, Any]) -> str:
+    """The approval message: what would run, on which device, with which value."""
+    lines = ["Approval needed"]
+    device = frame.get("device")
+    action = frame.get("action") or frame.get("tool")
+    value = frame.get("value")
+    if device is not None:
+        lines.append(f"Device: {device}")
+    lines.append(f"Action: {action}")
+    if value is not None:
+        lines.append(f"Value: {value}")
+    summary = frame.get("summary")
+    if summary and summary != action:
+        lines.append(str(summary)[:300])
+    return "\n".join(lines)[:1000]
