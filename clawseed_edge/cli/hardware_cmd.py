@@ -86,6 +86,16 @@ def _load(args: argparse.Namespace) -> tuple[list[Peripheral], str] | None:
 
 
 def _status(args: argparse.Namespace) -> int:
+    if not args.devices_toml:
+        answered = status_from_service(as_json=args.json)
+        if answered is not None:
+            return answered
+        if not args.json:
+            print(
+                "no running service: the configured wiring"
+                + (" and a fresh simulation's states" if args.sim else "")
+                + " (a running service shows its live states)"
+            )
     loaded = _load(args)
     if loaded is None:
         return 2
@@ -93,6 +103,79 @@ def _status(args: argparse.Namespace) -> int:
     if code == 0 and not args.devices_toml and not args.json:
         code = sensor_status(getattr(args, "config", None), sim=args.sim)
     return code
+
+
+def status_from_service(
+    *, as_json: bool = False, out: TextIO | None = None, timeout_s: float = 5.0
+) -> int | None:
+    """Print the running service's live device states and latest sensor readings (over its
+    control socket); None when no service listens (the caller shows the configuration)."""
+    from clawseed_edge.config.paths import clawseed_home
+    from clawseed_edge.service import ControlError, control_request, find_control_socket
+
+    out = out or sys.stdout
+    path = find_control_socket(clawseed_home())
+    if not path.exists():
+        return None
+    try:
+        answer = asyncio.run(control_request(path, "hardware_states", timeout_s=timeout_s))
+    except ControlError as exc:
+        cause = exc.__cause__
+        if isinstance(cause, ConnectionRefusedError | FileNotFoundError):
+            return None  # a socket left by a stopped service: nothing runs
+        print(
+            f"warning: the running service did not answer ({exc}); showing the configuration",
+            file=sys.stderr,
+        )
+        return None
+    if as_json:
+        print(json.dumps({"source": "service", "socket": str(path), **answer}, indent=2), file=out)
+        return 0
+    print(f"live states from the running service ({path}):", file=out)
+    _print_live(answer, out)
+    return 0
+
+
+def _print_live(answer: dict[str, Any], out: TextIO) -> None:
+    from clawseed_edge.api import SensorReading
+    from clawseed_edge.peripherals.wired.toolset import reading_line
+
+    devices = answer.get("devices") or []
+    several = len({d.get("peripheral") for d in devices}) > 1
+    if not devices:
+        print("  no devices are wired", file=out)
+    for d in devices:
+        where = f" ({d.get('peripheral')})" if several else ""
+        print(
+            f"  {d.get('device')}: {d.get('kind')} on {d.get('pin')}{where}, {_state(d)}", file=out
+        )
+    readings = answer.get("readings") or []
+    if readings:
+        print("sensors (latest readings, not read now):", file=out)
+    now = float(answer.get("now") or time.time())
+    for r in readings:
+        reading = SensorReading(
+            peripheral="",
+            sensor=str(r.get("sensor")),
+            values=r.get("values") or {},
+            units=r.get("units") or {},
+            time=float(r.get("time") or now),
+            error=str(r.get("error") or ""),
+        )
+        print(f"  {reading_line(reading, now)}", file=out)
+    if answer.get("left_off"):
+        print(f"  ... and {answer['left_off']} more", file=out)
+
+
+def _state(device: dict[str, Any]) -> str:
+    value, mode = device.get("value"), device.get("mode")
+    if value is None:
+        return "unknown" if mode != "closed" else "closed"
+    if "min" in device or mode == "pwm":
+        return f"level {float(value):.2f}"
+    if mode == "input":
+        return "active" if value else "inactive"
+    return "on" if value else "off"
 
 
 def sensor_status(config_path: str | None, *, sim: bool, out: TextIO | None = None) -> int:
@@ -272,7 +355,10 @@ def hardware_status(
                 return 1
         docs.append({"peripheral": p, "states": states})
     if as_json:
-        doc = {"peripherals": [_status_doc(d["peripheral"], d["states"]) for d in docs]}
+        doc = {
+            "source": "config",  # status_from_service answers with "service"
+            "peripherals": [_status_doc(d["peripheral"], d["states"]) for d in docs],
+        }
         print(json.dumps(doc, indent=2), file=out)
         return 0
     from clawseed_edge.peripherals.sensors.bank import SensorBank

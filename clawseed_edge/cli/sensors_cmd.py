@@ -48,6 +48,26 @@ def register(sub: Any) -> None:
     parser.set_defaults(func=lambda args: (parser.print_help(), 2)[1])
 
 
+def _unknown_sensor(name: str, configured: list[str]) -> str:
+    names = ", ".join(configured) if configured else "none ([[sensors]] in the config adds one)"
+    return (
+        f"no sensor named {name[:64]!r}; configured sensors: {names} "
+        "— see `clawseed-edge sensors list`"
+    )
+
+
+def _no_history_yet(name: str, interval_s: float | None) -> str:
+    if interval_s is None:
+        return (
+            f"no history yet for {name!r}: it is read only on demand; give it an "
+            'update_interval (e.g. update_interval = "60s") and the service records it'
+        )
+    return (
+        f"no history yet for {name!r}: the service records it every {interval_s:g}s while it "
+        "runs (`clawseed-edge run`); nothing is stored yet"
+    )
+
+
 def _valid_sensors(args: argparse.Namespace) -> list[Any]:
     from clawseed_edge.peripherals.sensors.config import validate_sensors
     from clawseed_edge.peripherals.sensors.registry import default_driver_registry
@@ -133,17 +153,21 @@ def _history(args: argparse.Namespace) -> int:
             start, end, label = parse_window(args.since, args.start, args.end, now=now)
         except ToolArgumentsInvalid as exc:
             return fail(str(exc), 2)
+        configured = {v.name: v for v in _valid_sensors(args)}
         history = await _open_history(args)
-        if history is None:
-            return fail(
-                "no sensor history yet: the service records sensors that have an "
-                "update_interval (see docs/sensors.md)"
-            )
         try:
-            stored = [q for s, q, _ in await history.series() if s == args.name]
+            stored = []
+            if history is not None:
+                stored = [q for s, q, _ in await history.series() if s == args.name]
+            if args.name not in configured and not stored:
+                return fail(_unknown_sensor(args.name, sorted(configured)))
             if not stored:
-                names = sorted({s for s, _, _ in await history.series()})
-                return fail(f"no history for {args.name!r}; recorded: {', '.join(names) or 'none'}")
+                return fail(_no_history_yet(args.name, configured[args.name].interval_s))
+            if args.name not in configured:  # removed from the config since: its history stays
+                print(
+                    f"{args.name!r} is no longer in the config; showing its stored history",
+                    file=sys.stderr,
+                )
             if args.quantity:
                 if args.quantity not in stored:
                     return fail(
@@ -155,7 +179,8 @@ def _history(args: argparse.Namespace) -> int:
                 for q in stored
             ]
         finally:
-            await history.aclose()
+            if history is not None:
+                await history.aclose()
         found = [s for s in summaries if s is not None]
         if args.json:
             print(json.dumps([s.as_dict() for s in found], indent=2, ensure_ascii=False))

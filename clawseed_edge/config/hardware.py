@@ -134,7 +134,7 @@ def build_peripherals(
         ConfigInvalid / HardwareError: The config or the wiring is wrong (names file and key).
     """
     from clawseed_edge.peripherals.gpio import PiGpio
-    from clawseed_edge.peripherals.wired import share_gpio_tools
+    from clawseed_edge.peripherals.wired import share_gpio_tools, share_readings
 
     if tables is None:
         tables = check_hardware(config, source, registry)
@@ -150,6 +150,7 @@ def build_peripherals(
     if bank is not None:
         peripherals.append(bank)
     share_gpio_tools(peripherals)
+    share_readings(peripherals)  # hardware_status lists the sensor bank's latest readings
     return peripherals
 
 

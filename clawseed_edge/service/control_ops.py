@@ -20,6 +20,11 @@ if TYPE_CHECKING:
 
 __all__ = ["ControlOpsMixin"]
 
+#: Device states and sensor readings ``hardware_states`` sends at most (one answer is one
+#: line of at most 64 KB); the rest are counted in ``left_off``.
+MAX_DEVICES = 150
+MAX_READINGS = 64
+
 
 class ControlOpsMixin:
     """Control-socket handlers of the scheduler, automations, sensors and MCP (see above)."""
@@ -83,6 +88,37 @@ class ControlOpsMixin:
             )
         sensor, quantity, value = bank.sim_set(str(request.get("target", "")), request.get("value"))  # type: ignore[arg-type]
         return {"sensor": sensor, "quantity": quantity, "value": value}
+
+    async def _op_hardware_states(self, request: dict[str, Any]) -> dict[str, Any]:
+        """``hardware status``: every device's state and every sensor's latest reading, as the
+        peripherals last published them (nothing is read now), with the service's clock."""
+        import time
+
+        from clawseed_edge.api import SensorReading, StateSource
+
+        assert self.runtime is not None
+        peripherals: list[dict[str, Any]] = []
+        devices: list[dict[str, Any]] = []
+        readings: list[dict[str, Any]] = []
+        left_off = 0
+        for p in self.runtime.peripherals:
+            peripherals.append({"name": p.name, "board": p.board_type})
+            if not isinstance(p, StateSource):
+                continue
+            for update in p.states.latest():
+                if isinstance(update, SensorReading) and len(readings) < MAX_READINGS:
+                    readings.append({**update.as_dict(), "error": update.error[:300]})
+                elif not isinstance(update, SensorReading) and len(devices) < MAX_DEVICES:
+                    devices.append(update.as_dict())
+                else:
+                    left_off += 1
+        return {
+            "now": time.time(),
+            "peripherals": peripherals,
+            "devices": devices,
+            "readings": readings,
+            "left_off": left_off,
+        }
 
     async def _op_sensors(self, request: dict[str, Any]) -> dict[str, Any]:
         """What the sampler does: per sensor its interval, reads, failures, latest values."""

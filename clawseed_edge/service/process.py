@@ -483,6 +483,7 @@ class Service(ControlOpsMixin):
             "mcp_states": self._op_mcp_states,
             "sim_set": self._op_sim_set,
             "sensors": self._op_sensors,
+            "hardware_states": self._op_hardware_states,
             "automations": self._op_automations,
             "automations_resume": self._op_automations_resume,
         }

@@ -181,8 +181,11 @@ async def sensor_history(ctx: RequestContext) -> dict[str, Any]:
             "sensor_invalid",
             f"{clip(name, 40)!r}: a sensor or quantity name is 1-64 of A-Z a-z 0-9 _",
         )
+    configured = _configured_sensors(ctx)
     history = ctx.hub.history
     if history is None:
+        if configured is not None and name not in configured:
+            raise _unknown_sensor(name, configured)
         raise ClientError(
             "history_off",
             "no sensor history is kept: give a sensor an update_interval, [history] enabled = true",
@@ -204,7 +207,14 @@ async def sensor_history(ctx: RequestContext) -> dict[str, Any]:
         raise ClientError("window_invalid", str(exc)) from None
     stored = [q for s, q, _ in await history.series() if s == name]
     if not stored:
-        raise ClientError("sensor_unknown", f"no history for sensor {name!r}", 404)
+        if configured is not None and name not in configured:
+            raise _unknown_sensor(name, configured)
+        raise ClientError(
+            "history_empty",
+            f"no history yet for {name!r}: the service records a sensor that has an "
+            'update_interval (not "never") while it runs',
+            404,
+        )
     if quantity is not None:
         if quantity not in stored:
             raise ClientError("quantity_unknown", f"{name} has no history of {quantity!r}", 404)
@@ -215,6 +225,24 @@ async def sensor_history(ctx: RequestContext) -> dict[str, Any]:
         if summary is not None:
             out.append(summary.as_dict())
     return {"sensor": name, "window": label, "start": start, "end": end, "quantities": out}
+
+
+def _configured_sensors(ctx: RequestContext) -> list[str] | None:
+    """The configured sensors' names (a sensor bank's ``sensor_names()``), None when no
+    peripheral says (then a name is judged by the history alone)."""
+    names: list[str] | None = None
+    for p in ctx.hub.runtime.peripherals:
+        listed = getattr(p, "sensor_names", None)
+        if callable(listed):
+            names = (names or []) + [str(n) for n in listed()]
+    return names
+
+
+def _unknown_sensor(name: str, configured: list[str]) -> ClientError:
+    shown = ", ".join(configured[:32]) or "none"
+    return ClientError(
+        "sensor_unknown", f"no sensor named {name!r}; configured sensors: {shown}", 404
+    )
 
 
 async def estop(ctx: RequestContext) -> JSONResponse:

@@ -20,7 +20,7 @@ from .device import PinDevice
 from .inputs import EventMessage, EventStream, InputEvent, InputRules
 from .kinds import BLINK_LIMITS, KIND_SPECS, KindSpec
 from .port import GpioDeviceView, GpioPort
-from .toolset import HardwareStatus, build_tools, share_gpio_tools
+from .toolset import HardwareStatus, build_tools, share_gpio_tools, share_readings
 
 __all__ = [
     "BLINK_LIMITS",
@@ -43,5 +43,6 @@ __all__ = [
     "Wiring",
     "build_tools",
     "share_gpio_tools",
+    "share_readings",
     "validate_devices",
 ]

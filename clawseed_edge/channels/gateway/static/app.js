@@ -5,7 +5,15 @@
 const TOKEN_KEY = "clawseed.token";
 const SESSION_KEY = "clawseed.session";
 const LAST_KEY = "clawseed.last"; // the last known devices and boards, shown greyed when offline
-const CHART_POINTS = 60;
+const RANGE_KEY = "clawseed.range";
+// The charts' ranges: the history route's window, and what the picker and the chart call it.
+const RANGES = {
+  "1h": { seconds: 3600, name: "last hour" },
+  "24h": { seconds: 86400, name: "last day" },
+  "7d": { seconds: 7 * 86400, name: "last week" },
+};
+const HISTORY_POINTS = 120; // asked of the history route per quantity (a chart is ~300 px wide)
+const SERIES_MAX = 600; // points one chart keeps (stored + live)
 const OUTPUT_SWITCH = new Set(["led", "relay", "digital_out", "buzzer"]);
 const OUTPUT_LEVEL = new Set(["pwm_led", "servo"]);
 const $ = (id) => document.getElementById(id);
@@ -25,7 +33,8 @@ const state = {
   busy: false,
   sentOnce: false,
   devices: new Map(),
-  sensors: new Map(), // name -> {reading, history: {quantity: [values]}}
+  sensors: new Map(), // name -> {reading, error, series: {quantity: [[t, v]]}, units, note}
+  range: RANGES[localStorage.getItem(RANGE_KEY)] ? localStorage.getItem(RANGE_KEY) : "1h",
   approvals: [], // waiting requests, oldest first
   shownApproval: null,
   modelDown: false,
@@ -560,19 +569,90 @@ function refusal(err) {
   return `Not done: ${first.length > 120 ? `${first.slice(0, 119)}…` : first}`;
 }
 
+function sensorEntry(name) {
+  let entry = state.sensors.get(name);
+  if (!entry) {
+    entry = { reading: null, error: "", series: {}, units: {}, note: "" };
+    state.sensors.set(name, entry);
+    loadSensorHistory(name);
+  }
+  return entry;
+}
+
 function renderSensor(frame) {
-  let entry = state.sensors.get(frame.sensor);
-  if (!entry) { entry = { reading: null, history: {}, error: "" }; state.sensors.set(frame.sensor, entry); }
+  const entry = sensorEntry(frame.sensor);
   if (frame.ok) {
     entry.reading = frame.reading;
     entry.error = "";
     for (const [quantity, value] of Object.entries(frame.reading.values)) {
-      const series = entry.history[quantity] || (entry.history[quantity] = []);
-      if (typeof value === "number") series.push(value);
-      if (series.length > CHART_POINTS) series.shift();
+      if (typeof value !== "number") continue;
+      entry.units[quantity] = frame.reading.units[quantity] || entry.units[quantity] || "";
+      addPoints(entry, quantity, [[frame.reading.time, value]]);
     }
   } else entry.error = frame.error;
+  drawSensors();
+}
+
+// Points in time order, newer than the last one kept, within the range, at most SERIES_MAX.
+function addPoints(entry, quantity, points) {
+  const series = entry.series[quantity] || (entry.series[quantity] = []);
+  for (const point of points) {
+    if (!series.length || point[0] > series[series.length - 1][0]) series.push(point);
+  }
+  trim(series);
+}
+
+// Within the range of the newest point (the device's clock, not this phone's), at most SERIES_MAX.
+function trim(series) {
+  const oldest = series.length ? series[series.length - 1][0] - RANGES[state.range].seconds : 0;
+  while (series.length && (series[0][0] < oldest || series.length > SERIES_MAX)) series.shift();
+}
+
+function drawSensors() {
   $("sensors").replaceChildren(...[...state.sensors].map(([name, e]) => sensorCard(name, e)));
+}
+
+// The stored history of the picked range; live readings keep appending after it. A failure
+// leaves the live chart and says why in a short note.
+async function loadSensorHistory(name) {
+  const range = state.range;
+  const entry = state.sensors.get(name);
+  try {
+    const data = await api("GET", `/api/sensors/${encodeURIComponent(name)}/history?window=${range}&points=${HISTORY_POINTS}`);
+    if (state.range !== range || state.sensors.get(name) !== entry) return; // picked again meanwhile
+    const live = entry.series;
+    entry.series = {};
+    for (const q of data.quantities.slice(0, 16)) {
+      entry.units[q.quantity] = q.unit;
+      addPoints(entry, q.quantity, q.points.filter((p) => Array.isArray(p) && p.length === 2));
+    }
+    for (const [quantity, points] of Object.entries(live)) addPoints(entry, quantity, points);
+    entry.note = data.quantities.some((q) => q.points.length) ? "" : `Nothing stored in the ${RANGES[range].name} yet.`;
+  } catch (err) {
+    if (err instanceof TokenRejected || state.range !== range) return;
+    entry.note = err.code === "history_empty" || err.code === "history_off"
+      ? "No history yet: set update_interval for this sensor to keep its readings."
+      : `History could not be loaded (${clip(err.message, 100)}); showing live readings.`;
+  }
+  drawSensors();
+}
+
+function pickRange(range) {
+  if (!RANGES[range]) return;
+  state.range = range;
+  try { localStorage.setItem(RANGE_KEY, range); } catch { /* only the choice is not kept */ }
+  markRange();
+  for (const [name, entry] of state.sensors) {
+    for (const series of Object.values(entry.series)) trim(series);
+    loadSensorHistory(name);
+  }
+  drawSensors();
+}
+
+function markRange() {
+  for (const button of $("chart-range").querySelectorAll("button")) {
+    button.setAttribute("aria-pressed", button.dataset.range === state.range ? "true" : "false");
+  }
 }
 
 function sensorCard(name, entry) {
@@ -581,40 +661,99 @@ function sensorCard(name, entry) {
     card.append(el("span", { class: "muted", text: ` read ${new Date(entry.reading.time * 1000).toLocaleTimeString()}` }));
   }
   if (entry.error) card.append(el("p", { class: "error", text: entry.error }));
-  if (entry.reading) {
-    const { values, units } = entry.reading;
-    for (const [quantity, value] of Object.entries(values)) {
-      const unit = units[quantity] || "";
+  const values = entry.reading ? entry.reading.values : {};
+  const quantities = [...new Set([...Object.keys(values), ...Object.keys(entry.series)])];
+  for (const quantity of quantities) {
+    const unit = entry.units[quantity] || "";
+    if (quantity in values) {
+      const value = values[quantity];
       const shown = typeof value === "number" ? Number(value.toFixed(2)) : value;
-      card.append(el("p", { class: "reading", text: `${quantity}: ${shown} ${unit}` }),
-        chart(entry.history[quantity] || [], `${name} ${quantity}`, unit));
-    }
+      card.append(el("p", { class: "reading", text: `${quantity}: ${shown} ${unit}` }));
+    } else card.append(el("p", { class: "reading", text: `${quantity} (stored)` }));
+    card.append(chart(entry.series[quantity] || [], `${name} ${quantity}`, unit));
   }
+  if (entry.note) card.append(el("p", { class: "chart-note muted", text: entry.note }));
   return card;
 }
 
-function chart(series, label, unit) {
-  const ns = "http://www.w3.org/2000/svg";
-  const svg = document.createElementNS(ns, "svg");
-  svg.setAttribute("viewBox", "0 0 120 30");
-  svg.setAttribute("preserveAspectRatio", "none");
-  svg.setAttribute("class", "chart");
-  svg.setAttribute("role", "img");
-  const lo = Math.min(...series), hi = Math.max(...series);
-  svg.setAttribute("aria-label", series.length
-    ? `${label}: last ${series.length} readings, from ${lo.toFixed(1)} to ${hi.toFixed(1)} ${unit}`
-    : `${label}: no readings yet`);
-  const y = (v) => (hi === lo ? 15 : 28 - (v - lo) / (hi - lo) * 26).toFixed(1);
-  if (series.length) {
-    // The readings so far span the whole width (placed by the full window they were a
-    // 2-px dash at the left edge until the window filled); one reading is a flat line.
-    const points = series.length === 1 ? [`0,${y(series[0])}`, `120,${y(series[0])}`]
-      : series.map((v, i) => `${(i * 120 / (series.length - 1)).toFixed(1)},${y(v)}`);
-    const line = document.createElementNS(ns, "polyline");
-    line.setAttribute("points", points.join(" "));
-    svg.append(line);
+// --- charts (SVG, drawn here: no library) ---------------------------------------------------
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+const CHART = { w: 320, h: 136, left: 42, right: 10, top: 18, bottom: 22 };
+
+function svg(tag, attrs = {}, text) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+// Round ticks covering lo..hi: [ticks, decimals].
+function valueTicks(lo, hi) {
+  if (hi - lo < 1e-9) { lo -= 1; hi += 1; }
+  const raw = (hi - lo) / 3;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw);
+  const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9) + (Math.abs(step / mag - 2.5) < 1e-6 ? 1 : 0));
+  const ticks = [];
+  for (let v = Math.floor(lo / step) * step; v <= hi + step * 0.999; v += step) ticks.push(v);
+  return [ticks, decimals];
+}
+
+// Time ticks at round local times (at most 5) and how to label them.
+function timeTicks(t0, t1) {
+  const steps = [60, 300, 900, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600, 86400, 2 * 86400];
+  const step = steps.find((s) => (t1 - t0) / s <= 4) || 7 * 86400;
+  const offset = -new Date(t1 * 1000).getTimezoneOffset() * 60; // local midnight, round hours
+  const ticks = [];
+  for (let t = Math.ceil((t0 + offset) / step) * step - offset; t <= t1; t += step) ticks.push(t);
+  if (!ticks.length) ticks.push(t1); // a span shorter than a step: its end is labelled
+  const label = step >= 86400
+    ? (t) => new Date(t * 1000).toLocaleDateString([], { weekday: "short" })
+    : (t) => new Date(t * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  return [ticks, label];
+}
+
+function chart(points, label, unit) {
+  const { w, h, left, right, top, bottom } = CHART;
+  const range = RANGES[state.range];
+  const node = svg("svg", { viewBox: `0 0 ${w} ${h}`, class: "chart", role: "img", "data-range": state.range });
+  node.append(svg("rect", { class: "plot", x: left, y: top, width: w - left - right, height: h - top - bottom }));
+  node.append(svg("text", { class: "unit", x: 2, y: 11 }, unit));
+  // The newest point ends the time axis; it starts at the range's start, or at the first point
+  // when less is stored.
+  const end = points.length ? points[points.length - 1][0] : 0;
+  const shown = points.filter((p) => p[0] >= end - range.seconds);
+  node.setAttribute("data-points", String(shown.length));
+  if (!shown.length) {
+    node.setAttribute("aria-label", `${label}, ${range.name}: no readings yet`);
+    node.append(svg("text", { class: "empty", x: (left + w - right) / 2, y: (top + h - bottom) / 2, "text-anchor": "middle" }, "no readings yet"));
+    return node;
   }
-  return svg;
+  const values = shown.map((p) => p[1]);
+  const [yTicks, decimals] = valueTicks(Math.min(...values), Math.max(...values));
+  const lo = yTicks[0], hi = yTicks[yTicks.length - 1];
+  const t0 = shown.length > 1 ? shown[0][0] : end - 60;
+  const x = (t) => left + (t - t0) / Math.max(end - t0, 1e-9) * (w - left - right);
+  const y = (v) => h - bottom - (v - lo) / (hi - lo) * (h - top - bottom);
+  const axes = svg("g", { class: "axes", "aria-hidden": "true" });
+  for (const v of yTicks) {
+    axes.append(svg("line", { x1: left, x2: w - right, y1: y(v).toFixed(1), y2: y(v).toFixed(1) }));
+    axes.append(svg("text", { class: "y", x: left - 4, y: (y(v) + 3.5).toFixed(1), "text-anchor": "end" }, v.toFixed(decimals)));
+  }
+  const [xTicks, timeLabel] = timeTicks(t0, end);
+  for (const t of xTicks) {
+    const anchor = x(t) < left + 16 ? "start" : x(t) > w - right - 16 ? "end" : "middle";
+    axes.append(svg("text", { class: "x", x: x(t).toFixed(1), y: h - 6, "text-anchor": anchor }, timeLabel(t)));
+  }
+  node.append(axes);
+  const coords = shown.length === 1
+    ? [[left, y(shown[0][1])], [w - right, y(shown[0][1])]] // one reading: a flat line
+    : shown.map(([t, v]) => [x(t), y(v)]);
+  node.append(svg("polyline", { points: coords.map(([a, b]) => `${a.toFixed(1)},${b.toFixed(1)}`).join(" ") }));
+  const when = (t) => new Date(t * 1000).toLocaleString([], { weekday: "short", hour: "2-digit", minute: "2-digit" });
+  node.setAttribute("aria-label", `${label}, ${range.name}: ${shown.length} points from ${Math.min(...values).toFixed(1)} to ${Math.max(...values).toFixed(1)} ${unit}, ${when(t0)} to ${when(end)}`);
+  return node;
 }
 
 async function refreshDevices() {
@@ -801,6 +940,10 @@ document.addEventListener("DOMContentLoaded", () => {
   for (const button of $("tabs").querySelectorAll("button")) {
     button.addEventListener("click", () => show(button.dataset.screen));
   }
+  for (const button of $("chart-range").querySelectorAll("button")) {
+    button.addEventListener("click", () => pickRange(button.dataset.range));
+  }
+  markRange();
   $("new-chat").addEventListener("click", () => resume(null));
   $("refresh-sessions").addEventListener("click", loadSessions);
   $("personality-file").addEventListener("change", loadPersonality);
