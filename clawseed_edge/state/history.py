@@ -298,7 +298,8 @@ class SensorHistory:
     ) -> HistorySummary | None:
         """Min/max (with when)/mean/last over ``start`` .. ``end`` and ``points`` averaged points.
 
-        The finest resolution still kept for ``start`` is used. Returns None when the series
+        The finest resolution still kept for ``start`` is used, or a coarser one when each of
+        the ``points`` spans at least one of its buckets. Returns None when the series
         was never stored (an empty window gives ``count`` 0). Safe to cancel.
         """
         rows = await self._fetch(
@@ -309,9 +310,14 @@ class SensorHistory:
         sid, unit = int(rows[0][0]), str(rows[0][1])
         now = self._clock() if now is None else now
         r = self.retention
-        if start >= now - r.raw_s:
+        n = max(1, min(points, MAX_POINTS))
+        step = max((end - start) / n, 1e-9)
+        # The finest table still kept for ``start``, unless a point spans a whole coarser bucket:
+        # a week drawn as 120 points reads hour rows, not 10,080 minute rows (extremes and the
+        # last value stay exact; every aggregate row keeps their times).
+        if start >= now - r.raw_s and step < 60:
             resolution, table = "raw", "points"
-        elif start >= now - r.minutes_s:
+        elif start >= now - r.minutes_s and step < 3600:
             resolution, table = "1m", "minutes"
         else:
             resolution, table = "1h", "hours"
@@ -338,8 +344,6 @@ class SensorHistory:
         ((out.last, out.last_time),) = await self._fetch(
             f"SELECT {last} {where} ORDER BY t DESC LIMIT 1", args
         )
-        n = max(1, min(points, MAX_POINTS))
-        step = max((end - start) / n, 1e-9)
         mean = "avg(v)" if table == "points" else "sum(sum) / sum(n)"
         rows = await self._fetch(
             f"SELECT CAST((t - ?) / ? AS INTEGER) AS b, avg(t), {mean} {where} GROUP BY b ORDER BY b",

@@ -61,17 +61,24 @@ async def test_records_are_batched_until_flush(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("later", "resolution"), [(3 * 3600, "raw"), (3 * DAY, "1m"), (40 * DAY, "1h")]
+    ("later", "points", "resolution", "drawn"),
+    [
+        (3 * 3600, 360, "raw", 180),  # fine points over a recent window: the raw table
+        (3 * 3600, 60, "1m", 60),  # a point spans 3 minutes: minute rows are enough
+        (3 * 3600, 3, "1h", 3),  # a point spans an hour: hour rows are enough
+        (3 * DAY, 360, "1m", 180),  # raw points pruned
+        (40 * DAY, 360, "1h", 3),  # minute rows pruned too
+    ],
 )
 async def test_each_resolution_gives_the_same_extremes_mean_and_last(
-    tmp_path: Path, later: float, resolution: str
+    tmp_path: Path, later: float, points: int, resolution: str, drawn: int
 ) -> None:
     clock = Clock(T0)
     async with await SensorHistory.open(tmp_path / "h.db", clock=clock) as history:
         await three_hours(history)
         clock.now = T0 + later
         await history.prune()
-        s = await history.summary("greenhouse", "temperature", T0, T0 + 3 * 3600, points=3)
+        s = await history.summary("greenhouse", "temperature", T0, T0 + 3 * 3600, points=points)
     assert s is not None and s.resolution == resolution
     assert s.count == 180
     assert (s.min, s.min_time) == (-2.0, T0 + 30 * 60 + 5)
@@ -79,7 +86,7 @@ async def test_each_resolution_gives_the_same_extremes_mean_and_last(
     expected = sum(10 + i / 60 for i in range(180)) - (10 + 0.5) - (10 + 2.5) - 2 + 40
     assert s.mean == pytest.approx(expected / 180)
     assert (s.last, s.last_time) == (pytest.approx(10 + 179 / 60), T0 + 179 * 60 + 5)
-    assert len(s.points) == 3  # one averaged point per hour
+    assert len(s.points) == drawn
 
 
 async def test_retention_prunes_each_resolution_in_turn(tmp_path: Path) -> None:

@@ -61,8 +61,8 @@ async def test_hour_day_and_week_of_bounded_points_and_the_two_kinds_of_missing(
                 answers[window] = (r.json()["end"] - r.json()["start"], q)
             assert answers["1h"][0] == 3600 and answers["24h"][0] == 86400
             assert answers["7d"][0] == 7 * 86400
-            assert answers["1h"][1]["resolution"] == "raw"
-            assert answers["7d"][1]["resolution"] == "1m"  # older than the raw window
+            assert answers["1h"][1]["resolution"] == "1m"  # a point per minute: minute rows
+            assert answers["7d"][1]["resolution"] == "1h"  # a point per 2.8 h: hour rows
             assert answers["7d"][1]["count"] == 6 * 24 * 6
 
             unknown = await http.get("/api/sensors/greenhous/history")
