@@ -84,6 +84,11 @@ class ControlBackend:
         answer = await control_request(self.path, "mcp_states")
         return {"devices": answer["devices"], "readings": answer["readings"]}
 
+    async def pinouts(self) -> list[dict[str, Any]]:
+        from clawseed_edge.service import control_request
+
+        return list((await control_request(self.path, "mcp_pinouts"))["pinouts"])
+
     def watch(self, listener: Callable[[list[str]], None]) -> Callable[[], None]:
         """Not over the control socket (request and answer only): no change notifications;
         reads are fresh."""
@@ -124,7 +129,9 @@ def _serve(args: argparse.Namespace) -> int:
         approver = ElicitingApprover(ApprovalBroker())
         runtime = await open_runtime(args, approver=approver)
         async with runtime:
-            await serve_stdio(LocalBackend(runtime.agent, list(runtime.peripherals)))
+            header = runtime.loaded.config.hardware.board
+            backend = LocalBackend(runtime.agent, list(runtime.peripherals), header_board=header)
+            await serve_stdio(backend)
         return 0
 
     return run_async(args, main)

@@ -93,7 +93,8 @@ class ControlOpsMixin:
         from clawseed_edge.channels.mcp import LocalBackend
 
         assert self.runtime is not None
-        return LocalBackend(self.runtime.agent, list(self.runtime.peripherals))
+        rt = self.runtime
+        return LocalBackend(rt.agent, list(rt.peripherals), header_board=_header_board(rt))
 
     async def _op_mcp_tools(self, request: dict[str, Any]) -> dict[str, Any]:
         return {"tools": await self._mcp_backend().tools()}
@@ -110,3 +111,11 @@ class ControlOpsMixin:
 
     async def _op_mcp_states(self, request: dict[str, Any]) -> dict[str, Any]:
         return dict(await self._mcp_backend().states())
+
+    async def _op_mcp_pinouts(self, request: dict[str, Any]) -> dict[str, Any]:
+        return {"pinouts": await self._mcp_backend().pinouts()}
+
+
+def _header_board(runtime: Runtime) -> str | None:
+    """The Pi header's board id (``[hardware] board``), for its pinout."""
+    return runtime.loaded.config.hardware.board

@@ -367,7 +367,12 @@ class Service(ControlOpsMixin):
                 f"[mcp] http = true needs the MCP SDK ({exc}): pip install 'clawseed-edge[mcp]'"
             ) from exc
         assert self.runtime is not None
-        backend = LocalBackend(self.runtime.agent, list(self.runtime.peripherals), "mcp-http")
+        backend = LocalBackend(
+            self.runtime.agent,
+            list(self.runtime.peripherals),
+            "mcp-http",
+            header_board=self.loaded.config.hardware.board,
+        )
         self._mcp_http = McpHttp(backend)
         await self._mcp_http.start()
         return self._mcp_http.app
@@ -481,6 +486,7 @@ class Service(ControlOpsMixin):
             "mcp_tools": self._op_mcp_tools,
             "mcp_call": self._op_mcp_call,
             "mcp_states": self._op_mcp_states,
+            "mcp_pinouts": self._op_mcp_pinouts,
             "sim_set": self._op_sim_set,
             "sensors": self._op_sensors,
             "automations": self._op_automations,

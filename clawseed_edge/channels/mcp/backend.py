@@ -102,6 +102,10 @@ class ToolBackend(Protocol):
         """``{"devices": [...], "readings": [...]}`` from the state feeds."""
         ...
 
+    async def pinouts(self) -> list[dict[str, Any]]:
+        """Each board's pins as configured (:func:`~clawseed_edge.peripherals.pinout.pinouts`)."""
+        ...
+
     def watch(self, listener: Callable[[list[str]], None]) -> Callable[[], None]:
         """Call ``listener(uris)`` with the resource URIs a state change touched; returns the
         function that stops it (a backend that cannot watch returns a no-op)."""
@@ -115,12 +119,21 @@ class LocalBackend:
         agent: The agent whose registry, hooks and policy serve the calls.
         peripherals: Whose state feeds the states come from.
         session_id: The session the calls are made in (the policy's rate limits, the audit).
+        header_board: The Pi header's board id (``[hardware] board``): its pinout is served
+            even when no device is wired to it.
     """
 
-    def __init__(self, agent: Any, peripherals: list[Any], session_id: str = "mcp") -> None:
+    def __init__(
+        self,
+        agent: Any,
+        peripherals: list[Any],
+        session_id: str = "mcp",
+        header_board: str | None = None,
+    ) -> None:
         self.agent = agent
         self.peripherals = peripherals
         self.session_id = session_id
+        self.header_board = header_board
 
     async def tools(self) -> list[dict[str, Any]]:
         registry = self.agent.registry
@@ -159,6 +172,16 @@ class LocalBackend:
             devices.extend(state.as_dict() for state in peripheral.states.devices())
             readings.extend(reading.as_dict() for reading in peripheral.states.readings())
         return {"devices": devices, "readings": readings}
+
+    async def pinouts(self) -> list[dict[str, Any]]:
+        from clawseed_edge.peripherals.boards import default_registry
+        from clawseed_edge.peripherals.pinout import pinouts
+
+        header = None
+        if self.header_board is not None:
+            with contextlib.suppress(Exception):  # an unknown board: the peripherals' pinouts
+                header = default_registry().get(self.header_board)
+        return pinouts(self.peripherals, header)
 
     def watch(self, listener: Callable[[list[str]], None]) -> Callable[[], None]:
         def changed(update: Any) -> None:

@@ -206,3 +206,23 @@ async def test_a_subscribed_device_resource_is_notified_when_it_changes(
         with anyio.fail_after(30):
             await arrived.wait()
     assert updated and set(updated) == {"device://porch_light"}
+
+
+async def test_each_board_pinout_is_a_resource_with_used_reserved_and_free_pins(
+    tmp_path: Path, clawseed_home: Path
+) -> None:
+    import json
+
+    async with mcp.Client(_params(clawseed_home, _config(tmp_path)), mode="legacy") as client:
+        uris = {str(r.uri) for r in (await client.list_resources()).resources}
+        pinout = json.loads((await client.read_resource("board://pi")).contents[0].text)
+        with pytest.raises(Exception, match="no board"):
+            await client.read_resource("board://nowhere")
+    assert "board://pi" in uris
+    pins = {row["pin"]: row for row in pinout["pins"]}
+    assert pinout["board"] == "sim" and pinout["peripheral"] == "pi"
+    assert pins["GPIO17"]["used_by"] == {"device": "porch_light", "kind": "led", "mode": "output"}
+    assert pins["GPIO27"]["used_by"]["device"] == "heater"
+    assert pins["GPIO17"]["free"] is False and pins["GPIO22"]["free"] is True
+    assert "GPIO22" in pinout["free"] and "GPIO17" not in pinout["free"]
+    assert pins["GPIO17"]["header"] == "11"
