@@ -29,7 +29,15 @@ from clawseed_edge.api import (
     ToolContext,
 )
 
-__all__ = ["ElicitingApprover", "LocalBackend", "ToolBackend", "annotations_for", "asking"]
+__all__ = [
+    "Ask",
+    "ElicitingApprover",
+    "LocalBackend",
+    "ToolBackend",
+    "annotations_for",
+    "asking",
+    "current_asker",
+]
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +61,11 @@ async def asking(ask: Ask | None) -> AsyncIterator[None]:
         yield
     finally:
         _asker.reset(token)
+
+
+def current_asker() -> Ask | None:
+    """Who approvals of this task's calls go to (set by :func:`asking`; None: the broker)."""
+    return _asker.get()
 
 
 class ElicitingApprover:

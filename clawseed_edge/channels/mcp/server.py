@@ -14,6 +14,7 @@ otherwise the request goes to the approvals broker (:class:`~.backend.ElicitingA
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from typing import Any
@@ -58,6 +59,8 @@ _PROMPTS = {
 #: Resource subscriptions one client session may hold, and notifications queued per session.
 MAX_SUBSCRIPTIONS = 64
 MAX_PENDING_NOTIFICATIONS = 32
+#: How long a subscription waits for the backend's state watch to be live.
+WATCH_READY_TIMEOUT_S = 5.0
 
 
 class _Subscriptions:
@@ -73,7 +76,9 @@ class _Subscriptions:
         self.pending: dict[Any, int] = {}
         self._stop: Any = None
 
-    def add(self, session: Any, uri: str) -> None:
+    async def add(self, session: Any, uri: str) -> None:
+        """Subscribe; returns once the backend's watch is live (a bridge's watch connects to
+        the service first, within :data:`WATCH_READY_TIMEOUT_S`), so no later change is missed."""
         uris = self.by_session.setdefault(session, set())
         if len(uris) >= MAX_SUBSCRIPTIONS and uri not in uris:
             raise ValueError(f"at most {MAX_SUBSCRIPTIONS} subscriptions per session")
@@ -81,6 +86,11 @@ class _Subscriptions:
         if self._stop is None:
             watch = getattr(self.backend, "watch", None)
             self._stop = watch(self._changed) if watch is not None else (lambda: None)
+        ready = getattr(self.backend, "watch_ready", None)
+        if ready is not None:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(WATCH_READY_TIMEOUT_S):
+                    await ready()
 
     def remove(self, session: Any, uri: str) -> None:
         self.by_session.get(session, set()).discard(uri)
@@ -183,7 +193,7 @@ def build_server(backend: ToolBackend, *, name: str = "clawseed-edge") -> Server
         )
 
     async def subscribe(ctx: Any, params: types.SubscribeRequestParams) -> types.EmptyResult:
-        subscriptions.add(ctx.session, str(params.uri)[:MAX_URI_CHARS])
+        await subscriptions.add(ctx.session, str(params.uri)[:MAX_URI_CHARS])
         return types.EmptyResult()
 
     async def unsubscribe(ctx: Any, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
