@@ -3,12 +3,14 @@
 A :class:`ToolBackend` lists the tools (name, description, JSON schema, risk), runs one call
 through the policy, and reports the devices' states and the sensors' readings. Two exist: the
 :class:`LocalBackend` over a runtime assembled in this process, and the command's bridge to the
-running service (its control socket's ``mcp_tools``/``mcp_call``/``mcp_states`` ops, served by
-the same :class:`LocalBackend` over the service's runtime).
+running service (its control socket's ``mcp_tools``/``mcp_call``/``mcp_states``/
+``mcp_pinouts`` ops and the ``mcp_watch`` stream, served by the same :class:`LocalBackend`
+over the service's runtime).
 
 Approvals: :class:`ElicitingApprover` asks the MCP client (elicitation) when the current call
 came from a client that can be asked (:func:`asking`), else it hands the request to the
-approver it wraps (the approvals broker). It never says yes by itself.
+approver it wraps (the approvals broker). It never says yes by itself. Through the bridge the
+service's ``mcp_call`` sets an asker that asks the bridge back, which asks its host.
 """
 
 from __future__ import annotations
