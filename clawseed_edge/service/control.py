@@ -37,6 +37,8 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 MAX_LINE = 65536
+#: How long :meth:`ControlServer.aclose` waits for the connections to end.
+CLOSE_TIMEOUT_S = 2.0
 Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
@@ -135,6 +137,9 @@ class ControlServer:
         self.path = path
         self.handlers = dict(handlers)
         self.streams = dict(streams or {})
+        #: Open connections: closed by :meth:`aclose` (a streaming op may hold one for long,
+        #: and Python 3.12's ``wait_closed`` waits for every connection).
+        self._writers: set[asyncio.StreamWriter] = set()
         self.state = Lifecycle.UNOPENED
         self._server: asyncio.Server | None = None
 
@@ -169,6 +174,7 @@ class ControlServer:
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> None:
         stream = ControlStream(reader, writer)
+        self._writers.add(writer)
         try:
             while line := await reader.readline():
                 writer.write(json.dumps(await self._answer(line, stream)).encode() + b"\n")
@@ -176,6 +182,7 @@ class ControlServer:
         except (ConnectionError, asyncio.IncompleteReadError, ValueError):
             pass  # a client that went away or sent an overlong line
         finally:
+            self._writers.discard(writer)
             writer.close()
             with contextlib.suppress(Exception):
                 await writer.wait_closed()
@@ -216,8 +223,11 @@ class ControlServer:
         self.state = Lifecycle.CLOSED
         if self._server is not None:
             self._server.close()
+            for writer in list(self._writers):  # the watchers and calls still connected
+                writer.close()
             with contextlib.suppress(Exception):
-                await self._server.wait_closed()
+                async with asyncio.timeout(CLOSE_TIMEOUT_S):
+                    await self._server.wait_closed()
         self.path.unlink(missing_ok=True)
 
 

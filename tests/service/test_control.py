@@ -140,3 +140,20 @@ async def test_state_watchers_are_bounded(clawseed_home: Path) -> None:
                 break
             await asyncio.sleep(0.05)
     assert first == {"watching": True}
+
+
+async def test_the_service_stops_with_a_watcher_still_connected(clawseed_home: Path) -> None:
+    from clawseed_edge.service import control_stream
+
+    service = running_service(clawseed_home, ScriptedProvider())
+    await service.__aenter__()
+    watching = control_stream(control_path(clawseed_home), "mcp_watch")
+    watch = await watching.__aenter__()
+    try:
+        assert await watch.receive() == {"watching": True}
+        await service.__aexit__(None, None, None)  # returns although the watch is open
+        with pytest.raises(ControlError):
+            async with asyncio.timeout(30):
+                await watch.receive()  # the service closed it
+    finally:
+        await watching.__aexit__(None, None, None)
