@@ -300,5 +300,7 @@ async def test_bridged_to_the_service_a_subscription_is_notified_of_its_switches
             with anyio.fail_after(30):
                 await arrived.wait()
             state = await _device_value(client, "porch_light")
+            board = await client.read_resource("board://pi")
     assert updated and set(updated) == {"device://porch_light"}
     assert state == 1.0
+    assert '"device": "porch_light"' in board.contents[0].text, "the service's pinout"
