@@ -23,14 +23,6 @@ if TYPE_CHECKING:
 
 __all__ = ["ControlOpsMixin"]
 
-#: Bridged MCP hosts watching this service's states at once (``mcp_watch``), and the URIs one
-#: watcher may have pending (changes coalesce while a frame is being written).
-MAX_MCP_WATCHERS = 8
-MAX_PENDING_URIS = 256
-#: How long the service waits for a bridged host's answer to an approval it asked for (the
-#: bridge's own elicitation gives up sooner: 120 s).
-MCP_ASK_TIMEOUT_S = 150.0
-
 
 class ControlOpsMixin:
     """Control-socket handlers of the scheduler, automations, sensors and MCP (see above)."""
@@ -177,6 +169,15 @@ class ControlOpsMixin:
 
     async def _op_mcp_pinouts(self, request: dict[str, Any]) -> dict[str, Any]:
         return {"pinouts": await self._mcp_backend().pinouts()}
+
+
+#: Bridged MCP hosts watching this service's states at once (``mcp_watch``), and the URIs one
+#: watcher may have pending (changes coalesce while a frame is being written).
+MAX_MCP_WATCHERS = 8
+MAX_PENDING_URIS = 256
+#: How long the service waits for a bridged host's answer to an approval it asked for (the
+#: bridge's own elicitation gives up sooner: 120 s).
+MCP_ASK_TIMEOUT_S = 150.0
 
 
 def _asking_back(stream: ControlStream) -> Any:
