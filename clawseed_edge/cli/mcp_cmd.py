@@ -123,9 +123,13 @@ class ControlBackend:
         return {"devices": answer["devices"], "readings": answer["readings"]}
 
     async def pinouts(self) -> list[dict[str, Any]]:
-        from clawseed_edge.service import control_request
+        from clawseed_edge.service import ControlError, control_request
 
-        return list((await control_request(self.path, "mcp_pinouts"))["pinouts"])
+        try:
+            return list((await control_request(self.path, "mcp_pinouts"))["pinouts"])
+        except ControlError as exc:  # a service of an older version: the rest is served
+            log.warning("mcp: the service sent no board pinouts (%s)", exc)
+            return []
 
     def watch(self, listener: Callable[[list[str]], None]) -> Callable[[], None]:
         """Call ``listener(uris)`` on the service's state changes (its ``mcp_watch`` op), in a

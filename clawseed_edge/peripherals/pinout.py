@@ -76,9 +76,8 @@ def pinouts(peripherals: Sequence[Any], header: BoardSpec | None = None) -> list
                 for d in p.devices()
             }
             boards.append((board, p.name, used))
-    if header is not None and not any(
-        b.id == header.id and b.family != "mcu" for b, _, _ in boards
-    ):
+    driven = {b.id for b, _, _ in boards}
+    if header is not None and header.family != "mcu" and header.id not in driven:
         boards.insert(0, (header, None, {}))
     for p in peripherals:
         if 1 not in getattr(p, "bus_numbers", lambda: [])():
