@@ -35,11 +35,19 @@ async def test_mcp_over_http_needs_a_paired_token_and_switches_the_pin(
                 url, json={}, headers={"Authorization": "Bearer not-a-paired-token"}
             )
         token = await pair_token(service)
+        async with httpx.AsyncClient() as http:
+            # DNS rebinding: a page on another name, even with a stolen token, is refused.
+            rebound = await http.post(
+                url,
+                json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+                headers={"Authorization": f"Bearer {token}", "Host": "attacker.example"},
+            )
         http2 = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
         async with mcp.Client(streamable_http_client(url, http_client=http2)) as client:
             tools = {t.name: t for t in (await client.list_tools()).tools}
             result = await client.call_tool("gpio_switch", {"device": "porch_light", "on": True})
         on = pin_level(gpio, "porch_light")
+    assert rebound.status_code in (403, 421), rebound.text
     assert anonymous.status_code == 401 and wrong.status_code == 401
     assert anonymous.json()["error"]["code"] == "unauthorized"
     assert tools["gpio_read"].annotations.read_only_hint is True
