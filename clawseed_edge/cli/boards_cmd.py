@@ -86,7 +86,7 @@ def show_board(board_id: str, *, as_json: bool = False, out: TextIO | None = Non
                   "image to flash (see docs/nucleo.md)", file=out)  # fmt: skip
     print("pins:", file=out)
     for pin in board.pins:
-        reason = board.reserved_reason(pin.name)
+        reason = board.pin_reservation(pin)
         header = f"[{pin.header}]" if pin.header else ""
         flag = f"  RESERVED: {reason}" if reason else ""
         extra = [f"ADC ch{pin.adc}"] if pin.adc is not None else []

@@ -11,7 +11,10 @@ Needs the ``[mcp]`` extra: ``pip install 'clawseed-edge[mcp]'``.
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import json
+import logging
 import shutil
 import sys
 from collections.abc import Callable
@@ -22,8 +25,17 @@ from .common import described, fail, open_runtime, run_async
 
 __all__ = ["ControlBackend", "register"]
 
+log = logging.getLogger(__name__)
+
 #: How long one bridged call may take (an approval on a phone waits up to its own timeout).
 BRIDGE_CALL_TIMEOUT_S = 300.0
+#: Approvals one bridged call may ask the host for (one per call; more is a confused service).
+MAX_ASKS_PER_CALL = 4
+#: URIs one state-change frame may name, and the reconnects of the state watch before the
+#: bridge stops sending change notifications (backoff 1, 2, 4 ... s).
+MAX_CHANGED_URIS = 64
+MAX_WATCH_RECONNECTS = 5
+MAX_URI_CHARS = 200
 
 
 def register(sub: Any) -> None:
@@ -49,10 +61,17 @@ def register(sub: Any) -> None:
 
 
 class ControlBackend:
-    """The MCP server's tools and states from the running service, over its control socket."""
+    """The MCP server's tools and states from the running service, over its control socket.
+
+    A call whose host can elicit is sent with ``ask``: an approval the service needs comes back
+    on the call's connection and is asked of the host here. Subscriptions are served by a
+    watch of the service's state feeds (``mcp_watch``), one connection while any is held.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._watch: asyncio.Task[None] | None = None
+        self._watching_now = asyncio.Event()
 
     async def tools(self) -> list[dict[str, Any]]:
         from clawseed_edge.service import control_request
@@ -60,16 +79,19 @@ class ControlBackend:
         return list((await control_request(self.path, "mcp_tools"))["tools"])
 
     async def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        from clawseed_edge.service import ControlError, control_request
+        from clawseed_edge.channels.mcp import current_asker
+        from clawseed_edge.service import ControlError
 
+        ask = current_asker()
         try:
-            answer = await control_request(
-                self.path,
-                "mcp_call",
-                timeout_s=BRIDGE_CALL_TIMEOUT_S,
-                name=name,
-                arguments=arguments,
-            )
+            async with asyncio.timeout(BRIDGE_CALL_TIMEOUT_S):
+                answer = await self._call(name, arguments, ask)
+        except TimeoutError:
+            return {
+                "ok": False,
+                "output": "",
+                "error": f"the service did not answer {name} within {BRIDGE_CALL_TIMEOUT_S:g} s",
+            }
         except ControlError as exc:
             return {"ok": False, "output": "", "error": str(exc)}
         return {
@@ -78,16 +100,78 @@ class ControlBackend:
             "error": str(answer.get("error", "")),
         }
 
+    async def _call(self, name: str, arguments: dict[str, Any], ask: Any) -> dict[str, Any]:
+        """The ``mcp_call`` exchange: the service's questions to ``ask``, then its answer."""
+        from clawseed_edge.service import ControlError, control_stream, stream_answer
+
+        request: dict[str, Any] = {"name": name, "arguments": arguments, "ask": ask is not None}
+        async with control_stream(self.path, "mcp_call", **request) as stream:
+            for _ in range(MAX_ASKS_PER_CALL + 1):
+                frame = await stream.receive()
+                if "ok" in frame:
+                    return stream_answer(frame)
+                if "ask" in frame and ask is not None:
+                    await stream.send({"answer": await ask(str(frame["ask"])[:1000])})
+                else:
+                    raise ControlError(f"the service sent an unexpected frame during {name}")
+        raise ControlError(f"the service asked more than {MAX_ASKS_PER_CALL} times during {name}")
+
     async def states(self) -> dict[str, Any]:
         from clawseed_edge.service import control_request
 
         answer = await control_request(self.path, "mcp_states")
         return {"devices": answer["devices"], "readings": answer["readings"]}
 
+    async def pinouts(self) -> list[dict[str, Any]]:
+        from clawseed_edge.service import ControlError, control_request
+
+        try:
+            return list((await control_request(self.path, "mcp_pinouts"))["pinouts"])
+        except ControlError as exc:  # a service of an older version: the rest is served
+            log.warning("mcp: the service sent no board pinouts (%s)", exc)
+            return []
+
     def watch(self, listener: Callable[[list[str]], None]) -> Callable[[], None]:
-        """Not over the control socket (request and answer only): no change notifications;
-        reads are fresh."""
-        return lambda: None
+        """Call ``listener(uris)`` on the service's state changes (its ``mcp_watch`` op), in a
+        task of its own; the watch reconnects with backoff at most
+        :data:`MAX_WATCH_RECONNECTS` times in a row, then stops (reads stay fresh)."""
+        task = asyncio.get_running_loop().create_task(self._watching(listener), name="mcp-watch")
+        self._watch = task
+
+        def stop() -> None:
+            task.cancel()
+
+        return stop
+
+    async def watch_ready(self) -> None:
+        """Wait until the service watches for us (its first frame came). Cancel-safe."""
+        await self._watching_now.wait()
+
+    async def _watching(self, listener: Callable[[list[str]], None]) -> None:
+        from clawseed_edge.service import ControlError, control_stream
+
+        failures = 0
+        while True:
+            try:
+                async with control_stream(self.path, "mcp_watch") as stream:
+                    while True:
+                        frame = await stream.receive()
+                        if "ok" in frame:
+                            raise ControlError(str(frame.get("error") or "the watch ended"))
+                        failures = 0  # a frame arrived: the watch works
+                        self._watching_now.set()
+                        changed = frame.get("changed")
+                        if isinstance(changed, list):
+                            uris = [str(u)[:MAX_URI_CHARS] for u in changed[:MAX_CHANGED_URIS]]
+                            listener(uris)
+            except ControlError as exc:
+                self._watching_now.clear()
+                failures += 1
+                if failures > MAX_WATCH_RECONNECTS:
+                    log.warning("mcp: the service's state watch failed (%s); no more updates", exc)
+                    return
+                with contextlib.suppress(Exception):
+                    await asyncio.sleep(min(2.0 ** (failures - 1), 30.0))
 
 
 def _sdk_missing() -> str | None:
@@ -124,7 +208,9 @@ def _serve(args: argparse.Namespace) -> int:
         approver = ElicitingApprover(ApprovalBroker())
         runtime = await open_runtime(args, approver=approver)
         async with runtime:
-            await serve_stdio(LocalBackend(runtime.agent, list(runtime.peripherals)))
+            header = runtime.loaded.config.hardware.board
+            backend = LocalBackend(runtime.agent, list(runtime.peripherals), header_board=header)
+            await serve_stdio(backend)
         return 0
 
     return run_async(args, main)

@@ -145,6 +145,13 @@ class BoardSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only
                 return r.reason
         return None
 
+    def pin_reservation(self, pin: PinSpec) -> str | None:
+        """Why a usable pin is reserved (by its name or its header position), or None."""
+        reason = self.reserved_reason(pin.name)
+        if reason is None and pin.header is not None:
+            reason = self.reserved_reason(f"BOARD{pin.header}")
+        return reason
+
     def lookup(self, pin: str | int) -> PinSpec:
         """Resolve a user's pin name to the board's pin.
 
@@ -186,9 +193,7 @@ class BoardSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only
                 f"board {self.id} has no pin {text!r}; name a pin as {self._naming_hint()} "
                 f"(see `clawseed-edge boards show {self.id}`)"
             )
-        reason = self.reserved_reason(found.name)
-        if found.header is not None and reason is None:
-            reason = self.reserved_reason(f"BOARD{found.header}")
+        reason = self.pin_reservation(found)
         if reason is not None:
             raise PinReserved(
                 f"pin {text!r} ({found.name}) is reserved on {self.id}: {reason}; pick another pin"

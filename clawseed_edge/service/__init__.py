@@ -11,18 +11,24 @@ SIGUSR1 applies it and keeps running. Under systemd it notifies readiness and pi
 from .control import (
     ControlError,
     ControlServer,
+    ControlStream,
     control_path,
     control_request,
+    control_stream,
     find_control_socket,
+    stream_answer,
 )
 from .process import Service, ServiceOptions
 
 __all__ = [
     "ControlError",
     "ControlServer",
+    "ControlStream",
     "Service",
     "ServiceOptions",
     "control_path",
     "control_request",
+    "control_stream",
     "find_control_socket",
+    "stream_answer",
 ]

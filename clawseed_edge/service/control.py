@@ -3,6 +3,11 @@
 One request per line, ``{"op": "pair", ...}``; one answer per line, ``{"ok": true, ...}`` or
 ``{"ok": false, "error": {"code", "message"}}``. Only the user who runs the service (and root)
 can connect: the file mode is the access control, so no tokens are needed here.
+
+A streaming op (``mcp_call`` asking back for an approval, ``mcp_watch`` sending state changes)
+exchanges frames on the same connection before its answer: lines without an ``ok`` key, each
+way (:class:`ControlStream`; the client opens one with :func:`control_stream`). The answer, the
+line with ``ok``, ends the op.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ import contextlib
 import json
 import logging
 import os
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -21,15 +26,66 @@ from clawseed_edge.api import ClawseedError, Lifecycle
 __all__ = [
     "ControlError",
     "ControlServer",
+    "ControlStream",
     "control_path",
     "control_request",
+    "control_stream",
     "find_control_socket",
+    "stream_answer",
 ]
 
 log = logging.getLogger(__name__)
 
 MAX_LINE = 65536
+#: How long :meth:`ControlServer.aclose` waits for the connections to end.
+CLOSE_TIMEOUT_S = 2.0
 Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+class ControlStream:
+    """A streaming op's frames on one connection, either side: JSON objects, one per line.
+
+    A frame carries no ``ok`` key; the op's answer (with ``ok``) ends the exchange. Lines are
+    bounded by :data:`MAX_LINE`.
+    """
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._reader = reader
+        self._writer = writer
+
+    async def send(self, frame: dict[str, Any]) -> None:
+        """Send one frame. Raises ControlError when the other side is gone. Cancel-safe."""
+        try:
+            self._writer.write(json.dumps(frame).encode() + b"\n")
+            await self._writer.drain()
+        except (ConnectionError, RuntimeError) as exc:
+            raise ControlError(f"the control connection closed ({exc})") from exc
+
+    async def receive(self) -> dict[str, Any]:
+        """The next frame (or answer).
+
+        Raises:
+            ControlError: The other side closed the connection or sent something unreadable.
+
+        Cancel-safe (a cancelled read loses nothing the op still needs: it ends).
+        """
+        try:
+            line = await self._reader.readline()
+        except (ConnectionError, ValueError) as exc:  # ValueError: a line over MAX_LINE
+            raise ControlError(f"the control connection failed ({exc})") from exc
+        if not line:
+            raise ControlError("the other side closed the control connection")
+        try:
+            frame = json.loads(line)
+        except ValueError:
+            frame = None
+        if not isinstance(frame, dict):
+            raise ControlError("an unreadable frame on the control connection (not a JSON object)")
+        return frame
+
+
+#: A streaming op's handler: the request and its connection's frames -> the answer.
+StreamHandler = Callable[[dict[str, Any], ControlStream], Awaitable[dict[str, Any]]]
 
 
 class ControlError(ClawseedError, ConnectionError):
@@ -66,13 +122,24 @@ def find_control_socket(home: Path) -> Path:
 class ControlServer:
     """Serves ``handlers`` by op name on a Unix socket at ``path``.
 
+    ``streams`` are the streaming ops (see the module docstring), by op name.
+
     Raises (from :meth:`start`):
         ControlError: Another service already answers on ``path``.
     """
 
-    def __init__(self, path: Path, handlers: Mapping[str, Handler]) -> None:
+    def __init__(
+        self,
+        path: Path,
+        handlers: Mapping[str, Handler],
+        streams: Mapping[str, StreamHandler] | None = None,
+    ) -> None:
         self.path = path
         self.handlers = dict(handlers)
+        self.streams = dict(streams or {})
+        #: Open connections: closed by :meth:`aclose` (a streaming op may hold one for long,
+        #: and Python 3.12's ``wait_closed`` waits for every connection).
+        self._writers: set[asyncio.StreamWriter] = set()
         self.state = Lifecycle.UNOPENED
         self._server: asyncio.Server | None = None
 
@@ -106,18 +173,21 @@ class ControlServer:
     async def _serve_client(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> None:
+        stream = ControlStream(reader, writer)
+        self._writers.add(writer)
         try:
             while line := await reader.readline():
-                writer.write(json.dumps(await self._answer(line)).encode() + b"\n")
+                writer.write(json.dumps(await self._answer(line, stream)).encode() + b"\n")
                 await writer.drain()
         except (ConnectionError, asyncio.IncompleteReadError, ValueError):
             pass  # a client that went away or sent an overlong line
         finally:
+            self._writers.discard(writer)
             writer.close()
             with contextlib.suppress(Exception):
                 await writer.wait_closed()
 
-    async def _answer(self, line: bytes) -> dict[str, Any]:
+    async def _answer(self, line: bytes, stream: ControlStream) -> dict[str, Any]:
         try:
             request = json.loads(line)
             if not isinstance(request, dict):
@@ -128,10 +198,14 @@ class ControlServer:
         if op == "ping":
             return {"ok": True}
         handler = self.handlers.get(op) if isinstance(op, str) else None
-        if handler is None:
-            known = ", ".join(sorted(["ping", *self.handlers]))
+        streaming = self.streams.get(op) if isinstance(op, str) else None
+        if handler is None and streaming is None:
+            known = ", ".join(sorted(["ping", *self.handlers, *self.streams]))
             return _error("op_unknown", f"unknown op {str(op)[:40]!r}; known: {known}")
         try:
+            if streaming is not None:
+                return {"ok": True, **await streaming(request, stream)}
+            assert handler is not None
             return {"ok": True, **await handler(request)}
         except ClawseedError as exc:
             return _error(exc.code, str(exc))
@@ -149,8 +223,11 @@ class ControlServer:
         self.state = Lifecycle.CLOSED
         if self._server is not None:
             self._server.close()
+            for writer in list(self._writers):  # the watchers and calls still connected
+                writer.close()
             with contextlib.suppress(Exception):
-                await self._server.wait_closed()
+                async with asyncio.timeout(CLOSE_TIMEOUT_S):
+                    await self._server.wait_closed()
         self.path.unlink(missing_ok=True)
 
 
@@ -192,3 +269,43 @@ async def control_request(
         error = answer.get("error") or {}
         raise ControlError(str(error.get("message", "the service refused the request")))
     return dict(answer)
+
+
+@contextlib.asynccontextmanager
+async def control_stream(
+    path: Path, op: str, *, timeout_s: float = 10.0, **arguments: Any
+) -> AsyncIterator[ControlStream]:
+    """Open a streaming op on the running service: its frames, then its answer (``ok``).
+
+    ``timeout_s`` bounds the connection and the request only; the caller bounds the exchange.
+    Use :func:`stream_answer` on the line with ``ok``.
+
+    Raises:
+        ControlError: No service answers on ``path``.
+
+    Cancel-safe: the connection is closed.
+    """
+    try:
+        async with asyncio.timeout(timeout_s):
+            reader, writer = await asyncio.open_unix_connection(str(path), limit=MAX_LINE)
+            writer.write(json.dumps({"op": op, **arguments}).encode() + b"\n")
+            await writer.drain()
+    except (OSError, TimeoutError) as exc:
+        raise ControlError(
+            f"no clawseed-edge service answers on {path} ({exc}); start it with "
+            "`clawseed-edge gateway` or `clawseed-edge run`"
+        ) from exc
+    try:
+        yield ControlStream(reader, writer)
+    finally:
+        writer.close()
+        with contextlib.suppress(Exception):
+            await writer.wait_closed()
+
+
+def stream_answer(answer: dict[str, Any]) -> dict[str, Any]:
+    """A streaming op's answer (the line with ``ok``); raises ControlError when it is an error."""
+    if not answer.get("ok"):
+        error = answer.get("error") or {}
+        raise ControlError(str(error.get("message", "the service refused the request")))
+    return answer

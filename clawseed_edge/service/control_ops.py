@@ -7,6 +7,8 @@ beside its own (pairing, status, estop, reload).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -16,6 +18,7 @@ if TYPE_CHECKING:
     from clawseed_edge.scheduler import Scheduler
     from clawseed_edge.scheduler.automations import Automations
 
+    from .control import ControlStream
     from .recorder import SensorRecorder
 
 __all__ = ["ControlOpsMixin"]
@@ -33,6 +36,7 @@ class ControlOpsMixin:
     scheduler: Scheduler | None
     recorder: SensorRecorder | None
     automations: Automations | None
+    _mcp_watchers: int = 0
 
     async def _op_cron_run_now(self, request: dict[str, Any]) -> dict[str, Any]:
         from clawseed_edge.api import ConfigInvalid
@@ -129,20 +133,107 @@ class ControlOpsMixin:
         from clawseed_edge.channels.mcp import LocalBackend
 
         assert self.runtime is not None
-        return LocalBackend(self.runtime.agent, list(self.runtime.peripherals))
+        rt = self.runtime
+        return LocalBackend(rt.agent, list(rt.peripherals), header_board=_header_board(rt))
 
     async def _op_mcp_tools(self, request: dict[str, Any]) -> dict[str, Any]:
         return {"tools": await self._mcp_backend().tools()}
 
-    async def _op_mcp_call(self, request: dict[str, Any]) -> dict[str, Any]:
-        """One tool call from an MCP host, through this service's policy and approvals."""
+    async def _op_mcp_call(self, request: dict[str, Any], stream: ControlStream) -> dict[str, Any]:
+        """One tool call from an MCP host, through this service's policy and approvals.
+
+        With ``"ask": true`` (a bridge whose host can elicit) an approval the call needs is
+        asked back on this connection, ``{"ask": message}`` -> ``{"answer": true|false|null}``
+        (null: the host could not be asked; the approvals broker decides). Otherwise the broker
+        asks (phones, Telegram) as for any call.
+        """
         from clawseed_edge.api import ConfigInvalid
+        from clawseed_edge.channels.mcp import asking
 
         name, arguments = request.get("name"), request.get("arguments", {})
         if not isinstance(name, str) or not isinstance(arguments, dict):
             raise ConfigInvalid('send {"op": "mcp_call", "name": "<tool>", "arguments": {...}}')
-        answer = await self._mcp_backend().call(name[:100], arguments)
+        ask = _asking_back(stream) if request.get("ask") is True else None
+        async with asking(ask):
+            answer = await self._mcp_backend().call(name[:100], arguments)
         return {"call_ok": answer["ok"], "output": answer["output"], "error": answer["error"]}
+
+    async def _op_mcp_watch(self, request: dict[str, Any], stream: ControlStream) -> dict[str, Any]:
+        """Send ``{"changed": [uri, ...]}`` frames as devices and sensors change, until the
+        client closes the connection (or sends anything). Changes coalesce while a frame is
+        written, so a slow bridge gets fewer frames, never an unbounded queue."""
+        from clawseed_edge.api import ConfigInvalid
+
+        if self._mcp_watchers >= MAX_MCP_WATCHERS:
+            raise ConfigInvalid(
+                f"{MAX_MCP_WATCHERS} MCP bridges already watch this service's states; "
+                "close one (each `mcp serve` with a subscription is one)"
+            )
+        self._mcp_watchers += 1
+        pending: set[str] = set()
+        woken = asyncio.Event()
+
+        def changed(uris: list[str]) -> None:
+            for uri in uris:
+                if len(pending) < MAX_PENDING_URIS:
+                    pending.add(uri)
+            woken.set()
+
+        stop = self._mcp_backend().watch(changed)
+        gone = asyncio.create_task(stream.receive())  # a line or the end: the watcher left
+        try:
+            await stream.send({"watching": True})
+            while not gone.done():
+                waiter = asyncio.create_task(woken.wait())
+                await asyncio.wait({gone, waiter}, return_when=asyncio.FIRST_COMPLETED)
+                waiter.cancel()
+                woken.clear()
+                if pending and not gone.done():
+                    batch = sorted(pending)
+                    pending.clear()
+                    await stream.send({"changed": batch})
+        finally:
+            stop()
+            gone.cancel()
+            with contextlib.suppress(BaseException):
+                await gone
+            self._mcp_watchers -= 1
+        return {"watched": True}
 
     async def _op_mcp_states(self, request: dict[str, Any]) -> dict[str, Any]:
         return dict(await self._mcp_backend().states())
+
+    async def _op_mcp_pinouts(self, request: dict[str, Any]) -> dict[str, Any]:
+        return {"pinouts": await self._mcp_backend().pinouts()}
+
+
+#: Bridged MCP hosts watching this service's states at once (``mcp_watch``), and the URIs one
+#: watcher may have pending (changes coalesce while a frame is being written).
+MAX_MCP_WATCHERS = 8
+MAX_PENDING_URIS = 256
+#: How long the service waits for a bridged host's answer to an approval it asked for (the
+#: bridge's own elicitation gives up sooner: 120 s).
+MCP_ASK_TIMEOUT_S = 150.0
+
+
+def _asking_back(stream: ControlStream) -> Any:
+    """Ask the bridge on ``stream`` (which asks its MCP host by elicitation)."""
+
+    async def ask(message: str) -> bool | None:
+        from .control import ControlError
+
+        try:
+            async with asyncio.timeout(MCP_ASK_TIMEOUT_S):
+                await stream.send({"ask": message[:1000]})
+                reply = await stream.receive()
+        except (TimeoutError, ControlError):
+            return False  # the host went away or never answered: refused, never skipped
+        answer = reply.get("answer")
+        return answer if isinstance(answer, bool) else None
+
+    return ask
+
+
+def _header_board(runtime: Runtime) -> str | None:
+    """The Pi header's board id (``[hardware] board``), for its pinout."""
+    return runtime.loaded.config.hardware.board

@@ -198,12 +198,12 @@ class Service(ControlOpsMixin):
                 "no one can be asked: the gateway is off ([gateway] enabled = false); turn it "
                 "on to approve from a phone, or run `clawseed-edge chat` to approve on a terminal",
             )
-        if broker is not None and self.loaded.config.mcp.http:
-            from clawseed_edge.channels.mcp import ElicitingApprover
+        from clawseed_edge.channels.mcp import ElicitingApprover
 
-            # A call from an /mcp client that can be asked is asked there; every other call
-            # (and one from a client that cannot be asked) goes to the broker as before.
-            approver = ElicitingApprover(broker)
+        # A call from an MCP host that can be asked (on /mcp, or through `mcp serve` bridged
+        # over the control socket) is asked there; every other call (and one from a host that
+        # cannot be asked) goes to the broker, or the refusal above, as before.
+        approver = ElicitingApprover(approver)
         self.metrics = MetricsObserver()
         observer = CompositeObserver(LoggingObserver(), self.metrics)
         # No provider probe before ready: no network I/O and no SDK in an idle service (the
@@ -231,7 +231,9 @@ class Service(ControlOpsMixin):
             if self.loaded.config.mqtt.enabled:
                 await self._start_mqtt(broker)
             if self.options.control_socket:
-                self.control = ControlServer(control_path(self.loaded.home), self._handlers())
+                self.control = ControlServer(
+                    control_path(self.loaded.home), self._handlers(), self._stream_handlers()
+                )
                 await self.control.start()
             self._consumers = [
                 asyncio.create_task(
@@ -367,7 +369,12 @@ class Service(ControlOpsMixin):
                 f"[mcp] http = true needs the MCP SDK ({exc}): pip install 'clawseed-edge[mcp]'"
             ) from exc
         assert self.runtime is not None
-        backend = LocalBackend(self.runtime.agent, list(self.runtime.peripherals), "mcp-http")
+        backend = LocalBackend(
+            self.runtime.agent,
+            list(self.runtime.peripherals),
+            "mcp-http",
+            header_board=self.loaded.config.hardware.board,
+        )
         self._mcp_http = McpHttp(backend)
         await self._mcp_http.start()
         return self._mcp_http.app
@@ -479,14 +486,18 @@ class Service(ControlOpsMixin):
             "cron_changed": self._op_cron_changed,
             "cron_resume": self._op_cron_resume,
             "mcp_tools": self._op_mcp_tools,
-            "mcp_call": self._op_mcp_call,
             "mcp_states": self._op_mcp_states,
+            "mcp_pinouts": self._op_mcp_pinouts,
             "sim_set": self._op_sim_set,
             "sensors": self._op_sensors,
             "hardware_states": self._op_hardware_states,
             "automations": self._op_automations,
             "automations_resume": self._op_automations_resume,
         }
+
+    def _stream_handlers(self) -> dict[str, Any]:
+        """The ops that exchange frames before their answer (see :mod:`.control`)."""
+        return {"mcp_call": self._op_mcp_call, "mcp_watch": self._op_mcp_watch}
 
     def _require_hub(self) -> GatewayHub:
         from clawseed_edge.api import ConfigInvalid

@@ -27,7 +27,7 @@ from .destinations import DestinationPolicy, Target
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["FetchFailed", "Fetched", "PinnedFetcher"]
+__all__ = ["FetchFailed", "Fetched", "PinnedFetcher", "pinned_url"]
 
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 
@@ -154,12 +154,9 @@ class PinnedFetcher:
         import httpx  # lazily: only a device with the HTTP tools on pays for the import
 
         own = {k: v for k, v in headers.items() if k.lower() != "host"}
-        request_headers = {"User-Agent": self.user_agent, **own, "Host": _host_header(target)}
-        extensions: dict[str, Any] = {}
-        if target.scheme == "https":
-            extensions["sni_hostname"] = target.host
         for index, address in enumerate(target.addresses):
-            pinned = httpx.URL(target.url).copy_with(host=address)
+            pinned, host, extensions = pinned_url(httpx.URL(target.url), target, address)
+            request_headers = {"User-Agent": self.user_agent, **own, "Host": host}
             try:
                 async with httpx.AsyncClient(
                     trust_env=False,
@@ -222,6 +219,24 @@ class PinnedFetcher:
 
             self._ssl = httpx.create_ssl_context()
         return self._ssl
+
+
+def pinned_url(url: Any, target: Target, address: str) -> tuple[Any, str, dict[str, Any]]:
+    """How a request for ``url`` reaches the checked ``address`` and nothing else.
+
+    Args:
+        url: An httpx URL (or the same class of another httpx, such as the MCP SDK's) on
+            ``target``'s host.
+        target: The checked destination.
+        address: One of ``target.addresses``.
+
+    Returns:
+        The URL with the IP in place of the host name (no lookup is left to make), the Host
+        header to send, and the request extensions that keep the TLS server name (which the
+        certificate is verified against) the original host.
+    """
+    extensions: dict[str, Any] = {"sni_hostname": target.host} if target.scheme == "https" else {}
+    return url.copy_with(host=address), _host_header(target), extensions
 
 
 def _host_header(target: Target) -> str:

@@ -12,8 +12,11 @@ tools as :class:`McpTool` objects named ``<server>__<tool>``. Protective default
 * a server that does not start is logged and skipped (its tools are missing, nothing else);
 * a stdio server's stderr goes to this module's log, line by line (capped);
 * a ``url`` server's host must resolve to public addresses, or to ``[tools.http]
-  allowed_networks``, checked at every (re)connect as ``http_request`` checks its URLs (the
-  connection itself is the SDK's: the address is not pinned between the check and it);
+  allowed_networks``, checked at every (re)connect as ``http_request`` checks its URLs; the
+  session's connections go to the checked IP (the Host header and the TLS server name stay the
+  host, :func:`~.http_client.pinned_url`), so a DNS answer that changes between the check and
+  the connection (DNS rebinding) cannot redirect it, and a request for another origin is
+  refused;
 * :meth:`McpServerConnection.aclose` ends the child (the SDK stops its process group).
 
 MCP tools carry ``external_content = True``: once one ran in a turn, the SecurityPolicy
@@ -31,7 +34,7 @@ import logging
 import os
 import threading
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from clawseed_edge.api import (
     BaseTool,
@@ -41,6 +44,9 @@ from clawseed_edge.api import (
     ToolContext,
     ToolResult,
 )
+
+if TYPE_CHECKING:
+    from .destinations import Resolver, Target
 
 __all__ = ["McpServerConnection", "McpTool", "open_mcp_servers"]
 
@@ -141,9 +147,16 @@ class McpServerConnection:
     Lifecycle: UNOPENED -> (:meth:`start`) OPEN -> (:meth:`aclose`) CLOSED.
     """
 
-    def __init__(self, settings: _Settings, allowed_networks: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        settings: _Settings,
+        allowed_networks: Sequence[str] = (),
+        resolver: Resolver | None = None,
+    ) -> None:
         self.settings = settings
         self.allowed_networks = tuple(allowed_networks)
+        #: Resolves a ``url`` server's host, once per (re)connect (default: the system's).
+        self.resolver = resolver
         self.name = settings.name
         self.state = Lifecycle.UNOPENED
         self.remote_tools: list[Any] = []
@@ -257,11 +270,13 @@ class McpServerConnection:
 
         self._ready_once = False
         self._lost.clear()
+        target = None
         if self.settings.url is not None:
-            await self._check_destination(self.settings.url)
+            target = await self._check_destination(self.settings.url)
         stderr = _StderrLog(self.name) if self.settings.command is not None else None
         try:
-            async with Client(self._transport(stderr), cache=None, mode="legacy") as client:
+            transport = self._transport(stderr, target)
+            async with Client(transport, cache=None, mode="legacy") as client:
                 if stderr is not None:
                     stderr.spawned()
                 listed = await client.list_tools()
@@ -279,9 +294,10 @@ class McpServerConnection:
             if stderr is not None:
                 stderr.spawned()
 
-    async def _check_destination(self, url: str) -> None:
+    async def _check_destination(self, url: str) -> Target:
         """The URL's host must resolve to public addresses only, or to ``[tools.http]
-        allowed_networks``: the address checks of ``http_request``.
+        allowed_networks``: the address checks of ``http_request``. Resolved once: the
+        session connects to the addresses returned.
 
         Raises:
             McpServerFailed: It does not (the message says which address and why).
@@ -291,16 +307,16 @@ class McpServerConnection:
         from .destinations import DestinationPolicy, DestinationRefused
 
         host = urlsplit(url).hostname or ""
-        policy = DestinationPolicy.of([host], self.allowed_networks)
+        policy = DestinationPolicy.of([host], self.allowed_networks, self.resolver)
         try:
-            await policy.resolve(policy.check_url(url))
+            return await policy.resolve(policy.check_url(url))
         except DestinationRefused as exc:
             raise McpServerFailed(
                 f"MCP server {self.name!r}: {exc} (list its network in [tools.http] "
                 "allowed_networks to reach it)"
             ) from exc
 
-    def _transport(self, stderr: _StderrLog | None) -> Any:
+    def _transport(self, stderr: _StderrLog | None, target: Target | None) -> Any:
         settings = self.settings
         if settings.command is not None:
             from mcp import StdioServerParameters
@@ -311,8 +327,8 @@ class McpServerConnection:
             )
             assert stderr is not None
             return stdio_client(params, errlog=stderr.file)
-        assert settings.url is not None
-        return _http_transport(settings)
+        assert target is not None
+        return _http_transport(settings, target)
 
     # --- calls -----------------------------------------------------------------------------
 
@@ -398,7 +414,56 @@ def _why(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {str(exc)[:300]}"
 
 
-def _http_transport(settings: _Settings) -> Any:
+class _PinnedTransport:
+    """The SDK's HTTP transport, sending every request to ``target``'s checked addresses.
+
+    Each request is rewritten by :func:`~.http_client.pinned_url` (the IP in the URL, the host
+    in the Host header and TLS server name), the next address tried only when no connection
+    could be made (nothing was sent). A request for another origin is refused.
+    """
+
+    def __init__(self, target: Target, inner: Any, connect_error: type[Exception]) -> None:
+        self.target = target
+        self.inner = inner
+        self.connect_error = connect_error
+
+    async def handle_async_request(self, request: Any) -> Any:
+        from .http_client import pinned_url
+
+        url, target = request.url, self.target
+        default = 443 if url.scheme == "https" else 80
+        if (url.scheme, url.host.lower(), url.port or default) != (
+            target.scheme,
+            target.host.lower(),
+            target.port,
+        ):
+            raise self.connect_error(
+                f"MCP server at {target.url}: refusing a request for another origin "
+                f"({str(url)[:200]}); only the checked host is reached"
+            )
+        for index, address in enumerate(target.addresses):
+            request.url, host, extensions = pinned_url(url, target, address)
+            request.headers["Host"] = host
+            request.extensions = {**request.extensions, **extensions}
+            try:
+                return await self.inner.handle_async_request(request)
+            except self.connect_error:
+                if index + 1 == len(target.addresses):
+                    raise
+        raise AssertionError("a Target always has an address")  # resolve() guarantees it
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    async def __aenter__(self) -> _PinnedTransport:
+        await self.inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.inner.__aexit__(*exc)
+
+
+def _http_transport(settings: _Settings, target: Target) -> Any:
     import httpx2  # the SDK's HTTP client (a dependency of the [mcp] extra)
     from mcp.client.streamable_http import streamable_http_client
 
@@ -412,7 +477,14 @@ def _http_transport(settings: _Settings) -> Any:
             )
         headers["Authorization"] = f"Bearer {token}"
     assert settings.url is not None
-    http = httpx2.AsyncClient(headers=headers, timeout=settings.timeout_s)
+    # No proxies from the environment: a proxy would make its own lookup of the host.
+    pinned = _PinnedTransport(target, httpx2.AsyncHTTPTransport(), httpx2.ConnectError)
+    http = httpx2.AsyncClient(
+        headers=headers,
+        timeout=settings.timeout_s,
+        transport=pinned,  # type: ignore[arg-type]  # duck-typed: httpx2 is only imported here
+        trust_env=False,
+    )
     return streamable_http_client(settings.url, http_client=http)
 
 

@@ -68,3 +68,92 @@ async def test_a_second_service_on_the_same_home_is_refused(clawseed_home: Path)
         with pytest.raises(ControlError, match="another clawseed-edge service is running"):
             async with running_service(clawseed_home, ScriptedProvider()):
                 pass
+
+
+async def test_a_streaming_op_exchanges_frames_before_its_answer(tmp_path: Path) -> None:
+    from clawseed_edge.service import ControlServer, ControlStream, control_stream, stream_answer
+
+    async def ask_twice(request: dict[str, object], stream: ControlStream) -> dict[str, object]:
+        answers = []
+        for question in ("first?", "second?"):
+            await stream.send({"ask": question})
+            answers.append((await stream.receive())["answer"])
+        return {"answers": answers}
+
+    path = tmp_path / "control.sock"
+    server = ControlServer(path, {}, {"ask_twice": ask_twice})
+    await server.start()
+    try:
+        async with control_stream(path, "ask_twice") as stream:
+            questions = []
+            while "ok" not in (frame := await stream.receive()):
+                questions.append(frame["ask"])
+                await stream.send({"answer": len(questions)})
+            answer = stream_answer(frame)
+        with pytest.raises(ControlError, match="unknown op"):
+            async with control_stream(path, "nothing") as stream:
+                stream_answer(await stream.receive())
+    finally:
+        await server.aclose()
+    assert questions == ["first?", "second?"]
+    assert answer["answers"] == [1, 2]
+
+
+async def test_a_service_asking_back_a_host_that_went_away_gets_a_refusal() -> None:
+    from clawseed_edge.service.control_ops import _asking_back
+
+    class Gone:
+        async def send(self, frame: dict[str, object]) -> None:
+            pass
+
+        async def receive(self) -> dict[str, object]:
+            raise ControlError("the other side closed the control connection")
+
+    class CannotAsk(Gone):
+        async def receive(self) -> dict[str, object]:
+            return {"answer": None}
+
+    assert await _asking_back(Gone())("Allow it?") is False  # type: ignore[arg-type]
+    assert await _asking_back(CannotAsk())("Allow it?") is None  # type: ignore[arg-type]
+
+
+async def test_state_watchers_are_bounded(clawseed_home: Path) -> None:
+    import contextlib
+
+    from clawseed_edge.service import control_stream, stream_answer
+    from clawseed_edge.service.control_ops import MAX_MCP_WATCHERS
+
+    async with running_service(clawseed_home, ScriptedProvider()):
+        path = control_path(clawseed_home)
+        async with contextlib.AsyncExitStack() as stack:
+            for _ in range(MAX_MCP_WATCHERS):
+                watch = await stack.enter_async_context(control_stream(path, "mcp_watch"))
+                assert await watch.receive() == {"watching": True}
+            async with control_stream(path, "mcp_watch") as extra:
+                with pytest.raises(ControlError, match="already watch"):
+                    stream_answer(await extra.receive())
+        # The watchers that left are counted out again (once the service saw them go).
+        for _ in range(100):
+            async with control_stream(path, "mcp_watch") as again:
+                first = await again.receive()
+            if "ok" not in first:
+                break
+            await asyncio.sleep(0.05)
+    assert first == {"watching": True}
+
+
+async def test_the_service_stops_with_a_watcher_still_connected(clawseed_home: Path) -> None:
+    from clawseed_edge.service import control_stream
+
+    service = running_service(clawseed_home, ScriptedProvider())
+    await service.__aenter__()
+    watching = control_stream(control_path(clawseed_home), "mcp_watch")
+    watch = await watching.__aenter__()
+    try:
+        assert await watch.receive() == {"watching": True}
+        await service.__aexit__(None, None, None)  # returns although the watch is open
+        with pytest.raises(ControlError):
+            async with asyncio.timeout(30):
+                await watch.receive()  # the service closed it
+    finally:
+        await watching.__aexit__(None, None, None)

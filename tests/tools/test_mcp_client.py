@@ -186,3 +186,86 @@ async def test_doctor_starts_each_server_and_lists_its_tools(tmp_path: Path) -> 
     by_name = {r.name: r for r in results}
     assert by_name["mcp fake"].status == "ok" and "fake__echo" in by_name["mcp fake"].summary
     assert by_name["mcp broken"].status == "fail"
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def test_a_url_server_is_reached_at_the_checked_address_not_a_later_answer(
+    tmp_path: Path,
+) -> None:
+    import asyncio
+    import subprocess
+
+    from clawseed_edge.config.mcp import McpServerSettings
+    from clawseed_edge.tools.mcp_client import McpServerConnection
+
+    port = _free_port()
+    # Only the name's Host header is accepted: the pinned request must keep it.
+    server = "clawseed_edge.testing.fake_servers.mcp_server"
+    child = await asyncio.create_subprocess_exec(
+        *[sys.executable, "-m", server, "--http", str(port), "--allowed-host", f"mcp.test:{port}"],
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(300):  # until it listens (a loaded machine starts it slowly)
+            try:
+                _, writer = await asyncio.open_connection("127.0.0.1", port)
+            except OSError:
+                await asyncio.sleep(0.1)
+                continue
+            writer.close()
+            break
+        lookups: list[str] = []
+
+        async def rebinding(host: str, port: int) -> list[str]:
+            # First the checked, allowed address; every later answer the metadata address.
+            lookups.append(host)
+            return ["127.0.0.1"] if len(lookups) == 1 else ["169.254.169.254"]
+
+        settings = McpServerSettings(
+            name="lan", url=f"http://mcp.test:{port}/mcp", timeout_s=30, connect_timeout_s=60
+        )
+        connection = McpServerConnection(settings, ["127.0.0.1/32"], rebinding)
+        try:
+            tools = await connection.start()
+            first = await connection.call("echo", {"text": "one"})
+            second = await connection.call("echo", {"text": "two"})
+        finally:
+            await connection.aclose()
+    finally:
+        child.terminate()
+        await asyncio.wait_for(child.wait(), 10)
+    assert "lan__echo" in {t.name for t in tools}
+    assert (first.output, second.output) == ("echo: one", "echo: two"), first.error
+    assert lookups == ["mcp.test"], "resolved once; the connections went to that answer"
+
+
+async def test_the_pinned_transport_keeps_host_and_tls_name_and_refuses_other_origins() -> None:
+    import httpx2
+
+    from clawseed_edge.tools.destinations import Target
+    from clawseed_edge.tools.mcp_client import _PinnedTransport
+
+    seen: list[Any] = []
+
+    def handler(request: Any) -> Any:
+        seen.append(request)
+        return httpx2.Response(200, text="ok")
+
+    target = Target("https://mcp.example/mcp", "https", "mcp.example", 443, ("93.184.215.14",))
+    transport = _PinnedTransport(target, httpx2.MockTransport(handler), httpx2.ConnectError)
+    async with httpx2.AsyncClient(transport=transport) as client:  # type: ignore[arg-type]
+        answer = await client.post("https://mcp.example/mcp", content=b"{}")
+        with pytest.raises(httpx2.ConnectError, match="another origin"):
+            await client.get("https://elsewhere.example/mcp")
+    (request,) = seen
+    assert answer.text == "ok"
+    assert request.url.host == "93.184.215.14"
+    assert request.headers["Host"] == "mcp.example"
+    assert request.extensions["sni_hostname"] == "mcp.example"

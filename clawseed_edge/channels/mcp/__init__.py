@@ -13,17 +13,21 @@ this package does not load it.
 from __future__ import annotations
 
 from .backend import (
+    Ask,
     ElicitingApprover,
     LocalBackend,
     ToolBackend,
     annotations_for,
     asking,
+    current_asker,
 )
 
 __all__ = [
+    "Ask",
     "ElicitingApprover",
     "LocalBackend",
     "ToolBackend",
     "annotations_for",
     "asking",
+    "current_asker",
 ]

@@ -3,12 +3,14 @@
 A :class:`ToolBackend` lists the tools (name, description, JSON schema, risk), runs one call
 through the policy, and reports the devices' states and the sensors' readings. Two exist: the
 :class:`LocalBackend` over a runtime assembled in this process, and the command's bridge to the
-running service (its control socket's ``mcp_tools``/``mcp_call``/``mcp_states`` ops, served by
-the same :class:`LocalBackend` over the service's runtime).
+running service (its control socket's ``mcp_tools``/``mcp_call``/``mcp_states``/
+``mcp_pinouts`` ops and the ``mcp_watch`` stream, served by the same :class:`LocalBackend`
+over the service's runtime).
 
 Approvals: :class:`ElicitingApprover` asks the MCP client (elicitation) when the current call
 came from a client that can be asked (:func:`asking`), else it hands the request to the
-approver it wraps (the approvals broker). It never says yes by itself.
+approver it wraps (the approvals broker). It never says yes by itself. Through the bridge the
+service's ``mcp_call`` sets an asker that asks the bridge back, which asks its host.
 """
 
 from __future__ import annotations
@@ -29,7 +31,15 @@ from clawseed_edge.api import (
     ToolContext,
 )
 
-__all__ = ["ElicitingApprover", "LocalBackend", "ToolBackend", "annotations_for", "asking"]
+__all__ = [
+    "Ask",
+    "ElicitingApprover",
+    "LocalBackend",
+    "ToolBackend",
+    "annotations_for",
+    "asking",
+    "current_asker",
+]
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +63,11 @@ async def asking(ask: Ask | None) -> AsyncIterator[None]:
         yield
     finally:
         _asker.reset(token)
+
+
+def current_asker() -> Ask | None:
+    """Who approvals of this task's calls go to (set by :func:`asking`; None: the broker)."""
+    return _asker.get()
 
 
 class ElicitingApprover:
@@ -102,6 +117,10 @@ class ToolBackend(Protocol):
         """``{"devices": [...], "readings": [...]}`` from the state feeds."""
         ...
 
+    async def pinouts(self) -> list[dict[str, Any]]:
+        """Each board's pins as configured (:func:`~clawseed_edge.peripherals.pinout.pinouts`)."""
+        ...
+
     def watch(self, listener: Callable[[list[str]], None]) -> Callable[[], None]:
         """Call ``listener(uris)`` with the resource URIs a state change touched; returns the
         function that stops it (a backend that cannot watch returns a no-op)."""
@@ -115,12 +134,21 @@ class LocalBackend:
         agent: The agent whose registry, hooks and policy serve the calls.
         peripherals: Whose state feeds the states come from.
         session_id: The session the calls are made in (the policy's rate limits, the audit).
+        header_board: The Pi header's board id (``[hardware] board``): its pinout is served
+            even when no device is wired to it.
     """
 
-    def __init__(self, agent: Any, peripherals: list[Any], session_id: str = "mcp") -> None:
+    def __init__(
+        self,
+        agent: Any,
+        peripherals: list[Any],
+        session_id: str = "mcp",
+        header_board: str | None = None,
+    ) -> None:
         self.agent = agent
         self.peripherals = peripherals
         self.session_id = session_id
+        self.header_board = header_board
 
     async def tools(self) -> list[dict[str, Any]]:
         registry = self.agent.registry
@@ -159,6 +187,16 @@ class LocalBackend:
             devices.extend(state.as_dict() for state in peripheral.states.devices())
             readings.extend(reading.as_dict() for reading in peripheral.states.readings())
         return {"devices": devices, "readings": readings}
+
+    async def pinouts(self) -> list[dict[str, Any]]:
+        from clawseed_edge.peripherals.boards import default_registry
+        from clawseed_edge.peripherals.pinout import pinouts
+
+        header = None
+        if self.header_board is not None:
+            with contextlib.suppress(Exception):  # an unknown board: the peripherals' pinouts
+                header = default_registry().get(self.header_board)
+        return pinouts(self.peripherals, header)
 
     def watch(self, listener: Callable[[list[str]], None]) -> Callable[[], None]:
         def changed(update: Any) -> None:

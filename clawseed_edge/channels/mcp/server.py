@@ -2,8 +2,9 @@
 
 Tools come from a :class:`~.backend.ToolBackend` with their JSON schemas and annotations from
 their risk class; resources are the devices' states (``device://<name>``, and
-``clawseed://devices``) and the sensors' readings (``sensor://<name>``, ``clawseed://sensors``);
-prompts: ``what_is_connected`` and ``diagnose_wiring``.
+``clawseed://devices``), the sensors' readings (``sensor://<name>``, ``clawseed://sensors``)
+and each board's pinout as configured (``board://<peripheral>``, or ``board://<board id>`` for
+the Pi header when no device is wired to it); prompts: ``what_is_connected`` and ``diagnose_wiring``.
 
 Approvals by elicitation need a back-channel for server-initiated requests: a handshake-era
 session has it (stdio hosts today), so the client is asked when it declared elicitation;
@@ -13,6 +14,7 @@ otherwise the request goes to the approvals broker (:class:`~.backend.ElicitingA
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from typing import Any
@@ -57,6 +59,8 @@ _PROMPTS = {
 #: Resource subscriptions one client session may hold, and notifications queued per session.
 MAX_SUBSCRIPTIONS = 64
 MAX_PENDING_NOTIFICATIONS = 32
+#: How long a subscription waits for the backend's state watch to be live.
+WATCH_READY_TIMEOUT_S = 5.0
 
 
 class _Subscriptions:
@@ -72,7 +76,9 @@ class _Subscriptions:
         self.pending: dict[Any, int] = {}
         self._stop: Any = None
 
-    def add(self, session: Any, uri: str) -> None:
+    async def add(self, session: Any, uri: str) -> None:
+        """Subscribe; returns once the backend's watch is live (a bridge's watch connects to
+        the service first, within :data:`WATCH_READY_TIMEOUT_S`), so no later change is missed."""
         uris = self.by_session.setdefault(session, set())
         if len(uris) >= MAX_SUBSCRIPTIONS and uri not in uris:
             raise ValueError(f"at most {MAX_SUBSCRIPTIONS} subscriptions per session")
@@ -80,6 +86,11 @@ class _Subscriptions:
         if self._stop is None:
             watch = getattr(self.backend, "watch", None)
             self._stop = watch(self._changed) if watch is not None else (lambda: None)
+        ready = getattr(self.backend, "watch_ready", None)
+        if ready is not None:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(WATCH_READY_TIMEOUT_S):
+                    await ready()
 
     def remove(self, session: Any, uri: str) -> None:
         self.by_session.get(session, set()).discard(uri)
@@ -145,6 +156,10 @@ def build_server(backend: ToolBackend, *, name: str = "clawseed-edge") -> Server
         for reading in states["readings"]:
             uri = f"sensor://{reading.get('sensor', '')}"
             resources.append(_resource(uri, str(reading.get("sensor")), "A sensor's reading"))
+        for pinout in await backend.pinouts():
+            key = _board_key(pinout)
+            what = f"The pinout of {pinout.get('name')} as configured: used, reserved, free pins"
+            resources.append(_resource(f"board://{key}", key, what))
         return types.ListResourcesResult(resources=resources)
 
     async def read_resource(
@@ -161,10 +176,16 @@ def build_server(backend: ToolBackend, *, name: str = "clawseed-edge") -> Server
             value = _one(states["devices"], "device", uri.removeprefix("device://"), uri)
         elif uri.startswith("sensor://"):
             value = _one(states["readings"], "sensor", uri.removeprefix("sensor://"), uri)
+        elif uri.startswith("board://"):
+            boards = {_board_key(p): p for p in await backend.pinouts()}
+            value = boards.get(uri.removeprefix("board://"))
+            if value is None:
+                known = ", ".join(f"board://{k}" for k in boards) or "none"
+                raise ValueError(f"no board {uri!r}; known: {known}")
         else:
             raise ValueError(
                 f"no resource {uri!r}: list them with resources/list (clawseed://devices, "
-                "clawseed://sensors, device://<name>, sensor://<name>)"
+                "clawseed://sensors, device://<name>, sensor://<name>, board://<name>)"
             )
         text = json.dumps(value, default=str)[:MAX_RESULT_CHARS]
         return types.ReadResourceResult(
@@ -172,7 +193,7 @@ def build_server(backend: ToolBackend, *, name: str = "clawseed-edge") -> Server
         )
 
     async def subscribe(ctx: Any, params: types.SubscribeRequestParams) -> types.EmptyResult:
-        subscriptions.add(ctx.session, str(params.uri)[:MAX_URI_CHARS])
+        await subscriptions.add(ctx.session, str(params.uri)[:MAX_URI_CHARS])
         return types.EmptyResult()
 
     async def unsubscribe(ctx: Any, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
@@ -257,6 +278,11 @@ def _asker(ctx: Any) -> Any:
 
 def _resource(uri: str, name: str, description: str) -> types.Resource:
     return types.Resource(uri=uri, name=name, description=description, mime_type="application/json")
+
+
+def _board_key(pinout: dict[str, Any]) -> str:
+    """A pinout's name in its URI: the peripheral driving the board, else the board id."""
+    return str(pinout.get("peripheral") or pinout.get("board"))
 
 
 def _one(items: list[dict[str, Any]], key: str, name: str, uri: str) -> dict[str, Any]:

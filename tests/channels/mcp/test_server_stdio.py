@@ -206,3 +206,101 @@ async def test_a_subscribed_device_resource_is_notified_when_it_changes(
         with anyio.fail_after(30):
             await arrived.wait()
     assert updated and set(updated) == {"device://porch_light"}
+
+
+async def test_each_board_pinout_is_a_resource_with_used_reserved_and_free_pins(
+    tmp_path: Path, clawseed_home: Path
+) -> None:
+    import json
+
+    async with mcp.Client(_params(clawseed_home, _config(tmp_path)), mode="legacy") as client:
+        uris = {str(r.uri) for r in (await client.list_resources()).resources}
+        pinout = json.loads((await client.read_resource("board://pi")).contents[0].text)
+        with pytest.raises(Exception, match="no board"):
+            await client.read_resource("board://nowhere")
+    assert "board://pi" in uris
+    pins = {row["pin"]: row for row in pinout["pins"]}
+    assert pinout["board"] == "sim" and pinout["peripheral"] == "pi"
+    assert pins["GPIO17"]["used_by"] == {"device": "porch_light", "kind": "led", "mode": "output"}
+    assert pins["GPIO27"]["used_by"]["device"] == "heater"
+    assert pins["GPIO17"]["free"] is False and pins["GPIO22"]["free"] is True
+    assert "GPIO22" in pinout["free"] and "GPIO17" not in pinout["free"]
+    assert pins["GPIO17"]["header"] == "11"
+
+
+@pytest.mark.parametrize(
+    ("action", "approve", "level"), [("accept", True, 1), ("decline", False, 0)]
+)
+async def test_bridged_to_the_service_an_approval_asks_the_host_by_elicitation(
+    tmp_path: Path, clawseed_home: Path, action: str, approve: bool, level: int
+) -> None:
+    provider = ScriptedProvider(streaming=True)
+    config = CONFIG + "[gateway]\nenabled = true\nport = 0\n"
+    async with running_service(clawseed_home, provider, config) as service:
+        assert service.runtime is not None and service.hub is not None
+        (gpio,) = service.runtime.peripherals
+        phones: list[dict[str, Any]] = []
+
+        def phone(frame: dict[str, Any]) -> None:  # a paired phone: it must not be asked
+            phones.append(frame)
+            service.hub.broker.resolve(frame["id"], True, by="phone")
+
+        unsubscribe = service.hub.broker.subscribe("phone", phone)
+        asked: list[str] = []
+        try:
+            async with mcp.Client(
+                _params(clawseed_home, _config(tmp_path)),
+                mode="legacy",
+                elicitation_callback=_answering(action, approve, asked),
+            ) as client:
+                heater = await client.call_tool("gpio_switch", {"device": "heater", "on": True})
+                light = await client.call_tool("gpio_switch", {"device": "porch_light", "on": True})
+        finally:
+            unsubscribe()
+        assert len(asked) == 1 and "heater" in asked[0], "the host was asked, once"
+        assert phones == [], "the broker was not asked: the host answered"
+        assert heater.is_error is (not approve), heater.content[0].text
+        if not approve:
+            assert "declined in the MCP client" in heater.content[0].text
+        assert not light.is_error
+        assert pin_level(gpio, "heater") == level and pin_level(gpio, "porch_light") == 1
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+async def test_bridged_to_the_service_a_subscription_is_notified_of_its_switches(
+    tmp_path: Path, clawseed_home: Path
+) -> None:
+    import anyio
+
+    from clawseed_edge.agent.tool_run import call_tool
+    from clawseed_edge.api import ToolContext
+
+    provider = ScriptedProvider(streaming=True)
+    config = CONFIG + "[gateway]\nenabled = true\nport = 0\n"
+    updated: list[str] = []
+    arrived = anyio.Event()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ResourceUpdatedNotification):
+            updated.append(str(message.params.uri))
+            arrived.set()
+
+    async with running_service(clawseed_home, provider, config) as service:
+        assert service.runtime is not None
+        async with mcp.Client(
+            _params(clawseed_home, _config(tmp_path)), mode="legacy", message_handler=on_message
+        ) as client:
+            await client.subscribe_resource("device://porch_light")
+            # The switch is the service's own (another channel's), not an MCP call.
+            context = ToolContext(session_id="test", channel="test")
+            done = await call_tool(
+                service.runtime.agent, "gpio_switch", {"device": "porch_light", "on": True}, context
+            )
+            assert done.success, done.error
+            with anyio.fail_after(30):
+                await arrived.wait()
+            state = await _device_value(client, "porch_light")
+            board = await client.read_resource("board://pi")
+    assert updated and set(updated) == {"device://porch_light"}
+    assert state == 1.0
+    assert '"device": "porch_light"' in board.contents[0].text, "the service's pinout"
