@@ -31,20 +31,17 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from clawseed_edge.api import DeviceState, SensorReading, StateSource, StateUpdate, ToolResult
+from clawseed_edge.api import (
+    DeviceState,
+    RemoteDevices,
+    SensorReading,
+    StateSource,
+    StateUpdate,
+    ToolResult,
+)
 
 from ..actions import run_action
-from .calls import (
-    FLEET_TOOLS,
-    CallRequest,
-    PendingCalls,
-    call_topic,
-    encode_reply,
-    encode_request,
-    parse_reply,
-    parse_request,
-    reply_topic,
-)
+from .calls import call_topic
 from .discovery import (
     BRIGHTNESS_SCALE,
     ESTOP_PAYLOAD,
@@ -53,7 +50,14 @@ from .discovery import (
     sensor_state_payload,
     switch_payload,
 )
-from .fleet import DESCRIPTION_TOPICS, FleetView, description_topic, node_description
+from .fleet import (
+    DESCRIPTION_TOPICS,
+    FleetView,
+    description_topic,
+    node_description,
+    sync_remote,
+)
+from .fleet_calls import FleetAnswerer, FleetCaller
 
 __all__ = [
     "MAX_PENDING_COMMANDS",
@@ -93,7 +97,11 @@ class MqttChannel:
         approvals: Device name -> ``approval = true`` (shown with a lock icon in HA).
         version: This package's version, for the discovery's ``o``/``dev`` blocks.
         state_interval_s: Seconds between sensor samples and health readings.
-        sys_root: Where ``class/thermal`` is read (tests give a fake tree).
+        sys_root: Where ``class/thermal`` and the throttling flags are read (tests give a fake
+            tree).
+        vcgencmd: The program asked for the throttling flags where sysfs has none (None: never).
+        remote: Filled with the other nodes' devices (the device tools list them as
+            ``<node>.<name>``); its calls go out through this channel.
     """
 
     name = "mqtt"
@@ -110,6 +118,8 @@ class MqttChannel:
         version: str = "",
         state_interval_s: float = 60.0,
         sys_root: str | Path = "/sys",
+        vcgencmd: str | None = "vcgencmd",
+        remote: RemoteDevices | None = None,
     ) -> None:
         self.settings = settings
         self.topics = Topics(settings.discovery_prefix, settings.node_id or default_node_id())
@@ -121,6 +131,7 @@ class MqttChannel:
         self.version = version
         self.state_interval_s = state_interval_s
         self.sys_root = Path(sys_root)
+        self.vcgencmd = vcgencmd
         self.connected = asyncio.Event()
         #: How many times a connection was made (tests: a reconnect happened).
         self.connections = 0
@@ -136,7 +147,16 @@ class MqttChannel:
         self._stopping = False
         #: The other nodes on the broker (and this one), from their retained descriptions.
         self.fleet = FleetView()
-        self._calls = PendingCalls()
+        self.caller = FleetCaller(self.topics.node_id, self.fleet)
+        self.answerer = FleetAnswerer(
+            self.topics.node_id,
+            agent,
+            per_node_per_minute=settings.max_calls_per_node_per_minute,
+        )
+        self.remote = remote
+        if remote is not None:
+            remote.own_node = self.topics.node_id
+            remote.bind(self.call)
 
     # --- Channel ---------------------------------------------------------------------------
 
@@ -157,6 +177,8 @@ class MqttChannel:
     async def stop(self, reason: str) -> None:
         """Publish ``offline``, disconnect, stop the commands. Idempotent."""
         self._stopping = True
+        if self.remote is not None:
+            self.remote.bind(None)
         for unsubscribe in self._unsubscribe:
             unsubscribe()
         self._unsubscribe.clear()
@@ -197,7 +219,7 @@ class MqttChannel:
         while not self._stopping:
             try:
                 async with self._client_for(aiomqtt) as client:
-                    self._client = client
+                    self._client = self.caller.client = client
                     self.connections += 1
                     delay = 1.0
                     log.info(
@@ -218,7 +240,7 @@ class MqttChannel:
                     delay,
                 )
             finally:
-                self._client = None
+                self._client = self.caller.client = None
                 self.connected.clear()
             await asyncio.sleep(delay)
             delay = min(delay * 2, self.settings.reconnect_max_s)
@@ -235,7 +257,7 @@ class MqttChannel:
         topics = self.topics
         await client.subscribe(topics.config, qos=1)  # our own retained config: what was there
         await client.subscribe(topics.ha_status, qos=1)
-        own_calls = (call_topic(topics.node_id), reply_topic(topics.node_id))
+        own_calls = (call_topic(topics.node_id), self.caller.reply_topic)
         for topic in (*topics.commands, *DESCRIPTION_TOPICS, *own_calls):
             await client.subscribe(topic, qos=1)
         await client.publish(topics.availability, "online", qos=1, retain=True)
@@ -345,10 +367,26 @@ class MqttChannel:
                             await p.refresh()
                     except Exception as exc:
                         log.debug("MQTT: refreshing %s failed: %s", p.name, exc)
-            temperature = cpu_temperature(self.sys_root)
-            health = {"cpu_temperature": temperature}
+            health = await self.health()
             await client.publish(self.topics.health, json.dumps(health), qos=0, retain=False)
             await asyncio.sleep(self.state_interval_s)
+
+    async def health(self) -> dict[str, Any]:
+        """The health entities' state: CPU temperature (°C) and the Pi's throttling flags
+        (``throttled_now`` is None where the device cannot tell)."""
+        from clawseed_edge.tools.system_info import (
+            THROTTLED_NOW_MASK,
+            decode_throttled,
+            read_throttled,
+        )
+
+        throttled, _ = await read_throttled(sys_root=self.sys_root, vcgencmd=self.vcgencmd)
+        return {
+            "cpu_temperature": cpu_temperature(self.sys_root),
+            "throttled": throttled,
+            "throttled_now": None if throttled is None else bool(throttled & THROTTLED_NOW_MASK),
+            "throttled_flags": [] if throttled is None else decode_throttled(throttled),
+        }
 
     # --- what comes in ---------------------------------------------------------------------
 
@@ -360,7 +398,8 @@ class MqttChannel:
                 self._remember_published(payload)
             return
         if topic.endswith(("/description", "/availability")):
-            self.fleet.take(topic, payload)  # bounded and checked there
+            if self.fleet.take(topic, payload) and self.remote is not None:  # bounded there
+                sync_remote(self.fleet, self.remote, topic)
             return
         if len(payload) > self.settings.max_payload_bytes:
             log.warning(
@@ -379,17 +418,14 @@ class MqttChannel:
             # State someone left on the broker is not a person's command now.
             log.warning("MQTT: ignored a retained message on command topic %s", topic[:200])
             return
-        if topic == reply_topic(self.topics.node_id):
-            self._take_reply(payload)
+        if topic == self.caller.reply_topic:
+            self.caller.take_reply(payload)
             return
         if topic == call_topic(self.topics.node_id):
-            try:
-                request = parse_request(payload)
-            except ValueError as exc:
-                log.warning("MQTT: dropped a malformed fleet call (%s)", str(exc)[:200])
-                return
-            if self._admit(topic):
-                self._spawn(self._answer_call(client, request))
+            # Per calling node first (a flooding node is throttled), then the channel's bound.
+            request = self.answerer.take(payload)
+            if request is not None and self._admit(topic):
+                self._spawn(self.answerer.answer(client, request))
             return
         command = self._parse_command(topic, payload)
         if command is not None and self._admit(topic):
@@ -414,69 +450,14 @@ class MqttChannel:
         self._command_times.append(now)
         return True
 
-    # --- fleet calls -----------------------------------------------------------------------
+    # --- fleet calls (both ends in .fleet_calls) -------------------------------------------
 
     async def call(
         self, node: str, tool: str, arguments: dict[str, Any], *, timeout_s: float = 10.0
     ) -> ToolResult:
-        """Run ``tool(arguments)`` on ``node``, decided by that node's own policy; its answer,
-        or a failed result saying why there is none (offline, unknown, no answer in time).
-
-        Safe to cancel: the call is forgotten (the owner may still run it).
-        """
-        known = self.fleet.get(node)
-        if known is None:
-            names = ", ".join(n.node for n in self.fleet.nodes()) or "none"
-            return ToolResult.fail(f"no node named {node!r} on the broker (known: {names})")
-        if known.online is False:
-            return ToolResult.fail(f"{node} is offline (its last will on the broker says so)")
-        client = self._client
-        if client is None:
-            return ToolResult.fail("this node is not connected to the MQTT broker now")
-        try:
-            call_id, future = self._calls.open()
-        except RuntimeError as exc:
-            return ToolResult.fail(str(exc))
-        request = CallRequest(call_id, self.topics.node_id, tool, arguments)
-        try:
-            await client.publish(call_topic(node), encode_request(request), qos=1)
-            async with asyncio.timeout(timeout_s):
-                return await future
-        except TimeoutError:
-            return ToolResult.fail(f"{node} did not answer within {timeout_s:g} s")
-        finally:
-            self._calls.close(call_id)
-
-    def _take_reply(self, payload: bytes) -> None:
-        try:
-            call_id, result = parse_reply(payload)
-        except ValueError as exc:
-            log.warning("MQTT: dropped a malformed fleet reply (%s)", str(exc)[:200])
-            return
-        if not self._calls.resolve(call_id, result):
-            log.info("MQTT: a fleet reply nobody waits for (late or unknown): %s", call_id[:40])
-
-    async def _answer_call(self, client: Any, request: CallRequest) -> None:
-        if request.tool not in FLEET_TOOLS:
-            result = ToolResult.fail(
-                f"{self.topics.node_id} takes only device tools from the fleet "
-                f"({', '.join(sorted(FLEET_TOOLS))}), not {request.tool!r}"
-            )
-        else:
-            result = await run_action(
-                self.agent,
-                request.tool,
-                request.arguments,
-                session_id=f"fleet-{request.sender}",
-                channel="fleet",
-            )
-        log.info(
-            "MQTT: fleet call %s from %s: %s",
-            request.tool,
-            request.sender,
-            "done" if result.success else f"refused: {str(result.error)[:200]}",
-        )
-        await client.publish(reply_topic(request.sender), encode_reply(request.id, result), qos=1)
+        """Run ``tool(arguments)`` on ``node``, decided by that node's own policy (see
+        :meth:`.fleet_calls.FleetCaller.call`). Safe to cancel."""
+        return await self.caller.call(node, tool, arguments, timeout_s=timeout_s)
 
     def _remember_published(self, payload: bytes) -> None:
         """Our retained config from before (another run): its components, to delete the gone."""
