@@ -25,7 +25,6 @@ import collections
 import contextlib
 import json
 import logging
-import socket
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
@@ -42,6 +41,7 @@ from clawseed_edge.api import (
 
 from ..actions import run_action
 from .calls import call_topic
+from .connection import default_node_id, mqtt_client, mqtt_password
 from .discovery import (
     BRIGHTNESS_SCALE,
     ESTOP_PAYLOAD,
@@ -71,18 +71,10 @@ log = logging.getLogger(__name__)
 
 #: Commands running at once; one more is dropped (logged).
 MAX_PENDING_COMMANDS = 8
-#: Messages aiomqtt queues before they are read (paho then holds the socket).
-MAX_QUEUED_MESSAGES = 256
 #: Our own retained discovery config read back at connect (it is larger than any command).
 MAX_OWN_CONFIG_BYTES = 256 * 1024
 #: How long to wait for our own retained config after subscribing (to find removed entities).
 RETAINED_WAIT_S = 0.5
-
-
-def default_node_id() -> str:
-    """The host name, cut to what a node id may hold (``[A-Za-z0-9_-]``, 64 chars)."""
-    name = "".join(c if c.isalnum() or c in "_-" else "_" for c in socket.gethostname())
-    return name[:64] or "clawseed"
 
 
 class MqttChannel:
@@ -543,56 +535,6 @@ class MqttChannel:
         self._commands.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.warning("MQTT: a command failed: %s", task.exception())
-
-
-def mqtt_client(
-    settings: Any, *, password: str | None, identifier: str, will_topic: str | None = None
-) -> Any:
-    """An (unconnected) ``aiomqtt.Client`` for the ``[mqtt]`` table; ``will_topic`` gets a
-    retained ``offline`` last will. Imports aiomqtt (the ``mqtt`` extra)."""
-    import aiomqtt
-
-    s = settings
-    tls = aiomqtt.TLSParameters(ca_certs=s.ca_file or None) if s.tls else None
-    protocol = aiomqtt.ProtocolVersion.V5 if s.protocol == "5" else aiomqtt.ProtocolVersion.V311
-    will = None
-    if will_topic is not None:
-        will = aiomqtt.Will(will_topic, "offline", qos=1, retain=True)
-    return aiomqtt.Client(
-        s.host,
-        s.port,
-        username=s.username or None,
-        password=password if s.username else None,
-        identifier=identifier,
-        protocol=protocol,
-        will=will,
-        keepalive=s.keepalive_s,
-        tls_params=tls,
-        timeout=10.0,
-        max_queued_incoming_messages=MAX_QUEUED_MESSAGES,
-        # Small messages both ways: without it Nagle and delayed ACKs add ~40 ms to each.
-        socket_options=((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),),
-    )
-
-
-def mqtt_password(settings: Any, home: Path) -> str | None:
-    """The broker password named by ``password_env`` (environment, then the secrets file).
-
-    Raises:
-        ConfigInvalid: ``password_env`` is set but nothing holds it (says how to set it).
-    """
-    from clawseed_edge.api import ConfigInvalid
-    from clawseed_edge.config.secrets import lookup_secret
-
-    if not settings.password_env:
-        return None
-    password = lookup_secret(settings.password_env, home / "secrets")
-    if password is None:
-        raise ConfigInvalid(
-            f"[mqtt] password_env = {settings.password_env!r}, but no such environment "
-            f"variable or secret is set; run `clawseed-edge secrets set {settings.password_env}`"
-        )
-    return password
 
 
 def cpu_temperature(sys_root: Path) -> float | None:
