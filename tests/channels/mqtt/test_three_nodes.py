@@ -91,3 +91,33 @@ async def test_a_one_shot_agent_on_a_third_node_switches_the_sheds_fan(
     told = [m["content"] for m in chats[3]["messages"] if m["role"] == "tool"]
     assert told and ("approv" in told[0].lower() or "no one" in told[0].lower()), told
     assert "security policy" in told[0].lower()
+
+
+async def test_chat_reads_the_sheds_fan_too(tmp_path: Path, mosquitto: MosquittoBroker) -> None:
+    async with shed(tmp_path / "shed", mosquitto, "full") as owner:
+        with FakeOllama() as ollama:
+            ollama.queue(
+                Reply.tool_call("gpio_read", {"device": "shed.fan"}),
+                Reply.text("The shed's fan is off."),
+            )
+            home = tmp_path / "garage"
+            home.mkdir()
+            config = home / "config.toml"
+            text = GARAGE.replace("{url}", ollama.url).replace("{port}", str(mosquitto.port))
+            config.write_text(text)
+            done = await asyncio.to_thread(
+                subprocess.run,
+                [sys.executable, "-m", "clawseed_edge", "--config", str(config), "chat"],
+                input="is the shed's fan on?\n/exit\n",
+                capture_output=True,
+                text=True,
+                env={**os.environ, "CLAWSEED_HOME": str(home)},
+                timeout=120,
+                check=False,
+            )
+            chats = [r.json for r in ollama.requests_to("/api/chat")]
+        assert done.returncode == 0, done.stderr
+        assert "The shed's fan is off." in done.stdout
+        assert pin(owner, "fan") == 0.0
+    told = [m["content"] for m in chats[1]["messages"] if m["role"] == "tool"]
+    assert told and "fan" in told[0] and "off" in told[0], told
