@@ -204,16 +204,21 @@ class FleetDeviceTool:
             )
         reads = self.risk is RiskClass.READ
         value: float | None = None
+        what = ""
         if "on" in arguments:
-            value = 1.0 if arguments.get("on") is True else 0.0
+            on = str(arguments.get("on")).strip().lower() in ("true", "on", "1")
+            value, what = (1.0, " on") if on else (0.0, " off")
         elif isinstance(arguments.get("level"), int | float):
             value = float(arguments["level"])
+            what = f" to {value:g}"
+        # The device's caps, rates and approval are its owner's: this node's policy applies
+        # its own rules (autonomy, read_only, session rates) and the owner decides the rest.
         return DeviceAction(
             target.full_name,
             target.kind if isinstance(target, RemoteDevice) else "sensor",
             "read" if reads else "write",
             value=value,
-            summary=f"{self._entry.verb} {target.full_name} (node {target.node} decides)",
+            summary=f"{self._entry.verb} {target.full_name}{what} (node {target.node} decides)",
             peripheral=f"fleet:{target.node}",
         )
 

@@ -122,6 +122,7 @@ async def test_a_call_to_a_remote_name_travels_and_a_local_one_stays() -> None:
     action = tool.describe_action({"device": "shed.fan", "on": True})
     assert action is not None and action.device == "shed.fan" and action.operation == "write"
     assert action.peripheral == "fleet:shed" and not action.requires_approval
+    assert action.summary == "switch shed.fan on (node shed decides)" and action.value == 1.0
     assert (await tool.execute({"device": "pump", "on": True}, CTX)).output == "local pump"
     assert local.calls == [{"device": "pump", "on": True}] and len(sent) == 1
     # A name no node has: the local tool answers (it names its devices).

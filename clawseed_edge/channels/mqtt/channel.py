@@ -485,6 +485,11 @@ class MqttChannel:
         device = parts[1] if len(parts) > 2 else ""
         if not device or len(device) > 64:
             return None
+        if "." in device:
+            # Home Assistant drives this node's own devices: a dotted name is another node's,
+            # and a command on our topic is not passed on to it.
+            log.warning("MQTT: dropped a command for %r on %s (not ours)", device, topic[:200])
+            return None
         if parts[2:] == ["set"]:
             if text not in ("ON", "OFF"):
                 log.warning("MQTT: dropped %r on %s (expected ON or OFF)", text[:40], topic[:200])

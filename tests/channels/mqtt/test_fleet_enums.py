@@ -11,7 +11,7 @@ import pytest
 from clawseed_edge.config.file import load_config
 from clawseed_edge.service import Service, ServiceOptions
 from clawseed_edge.testing import ScriptedProvider
-from clawseed_edge.testing.mqtt import MosquittoBroker
+from clawseed_edge.testing.mqtt import MosquittoBroker, MqttRecorder
 
 from .test_fleet import pin, shed
 
@@ -103,3 +103,22 @@ async def test_the_agent_switches_another_nodes_device_through_its_ordinary_tool
         refused = provider.requests[3].messages[-1].content
         assert pin(owner, "heater") == 0.0
         assert "approv" in refused.lower() or "no one" in refused.lower(), refused
+
+
+async def test_home_assistant_commands_on_our_topics_do_not_travel_to_other_nodes(
+    tmp_path: Path, mosquitto: MosquittoBroker, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with (
+        greenhouse(tmp_path / "greenhouse", mosquitto, ScriptedProvider()) as gh,
+        shed(tmp_path / "shed", mosquitto, "full") as owner,
+        MqttRecorder(mosquitto, "clawseed/greenhouse/device/#") as ha,
+    ):
+        await wait_for(lambda: "shed.fan" in switch_enum(gh), "shed.fan in the enum")
+        await ha.publish("clawseed/greenhouse/device/shed.fan/set", "ON")
+        await ha.publish("clawseed/greenhouse/device/pump/set", "ON")
+        await ha.wait_for("clawseed/greenhouse/device/pump/state", lambda p: p == b"ON")
+        channel = next(c for c in gh.channels if c.name == "mqtt")
+        # A round trip to the shed after both: the fan was never asked to switch.
+        result = await channel.call("shed", "gpio_read", {"device": "fan"})  # type: ignore[attr-defined]
+        assert result.success and pin(owner, "fan") == 0.0
+    assert "dropped a command for 'shed.fan'" in caplog.text
