@@ -122,3 +122,56 @@ async def test_home_assistant_commands_on_our_topics_do_not_travel_to_other_node
         result = await channel.call("shed", "gpio_read", {"device": "fan"})  # type: ignore[attr-defined]
         assert result.success and pin(owner, "fan") == 0.0
     assert "dropped a command for 'shed.fan'" in caplog.text
+
+
+SHED_WITH_SENSOR = """
+[provider]
+name = "demo"
+[autonomy]
+level = "full"
+[[sensors]]
+name = "air"
+driver = "bme280"
+bus = 1
+address = 0x76
+[mqtt]
+enabled = true
+port = {port}
+node_id = "shed"
+"""
+
+
+async def test_a_sensor_only_another_node_has_is_read_through_sensor_read(
+    tmp_path: Path, mosquitto: MosquittoBroker
+) -> None:
+    provider = ScriptedProvider(
+        [ScriptedProvider.call("sensor_read", sensor="shed.air"), "It is mild in the shed."]
+    )
+    home = tmp_path / "shed"
+    home.mkdir()
+    (home / "config.toml").write_text(SHED_WITH_SENSOR.replace("{port}", str(mosquitto.port)))
+    owner = Service(
+        load_config(home / "config.toml"),
+        ServiceOptions(
+            sim=True,
+            gateway=False,
+            control_socket=False,
+            assemble={"provider": ScriptedProvider()},
+            say=lambda line: None,
+        ),
+    )
+    async with greenhouse(tmp_path / "greenhouse", mosquitto, provider) as gh, owner:
+        assert gh.runtime is not None
+
+        def offered() -> list[str]:
+            specs = {s.name: s for s in gh.runtime.agent.registry.specs()}  # type: ignore[union-attr]
+            if "sensor_read" not in specs:
+                return []
+            return list(specs["sensor_read"].parameters["properties"]["sensor"]["enum"])
+
+        # The greenhouse has no sensor: sensor_read is offered once the shed's air is known.
+        await wait_for(lambda: offered() == ["shed.air"], "shed.air in sensor_read")
+        answer = await gh.runtime.agent.run("how is the air in the shed?", session_id="s")
+        assert answer == "It is mild in the shed."
+        result = provider.requests[1].messages[-1].content
+        assert "temperature" in result and "°C" in result, result
