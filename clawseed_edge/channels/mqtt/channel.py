@@ -16,6 +16,13 @@ taken and :data:`MAX_PENDING_COMMANDS` run at once. A command is a tool call thr
 SecurityPolicy (:func:`~clawseed_edge.channels.actions.run_action`): its caps, rates and
 read_only apply, and a device with ``approval = true`` asks the service's approver -- HA is no
 person, so with nobody to approve it is refused.
+
+The fleet: the channel publishes this node's retained description, reads the others' into
+:attr:`MqttChannel.fleet` and the runtime's :class:`~clawseed_edge.api.RemoteDevices` (the
+device tools list them as ``<node>.<name>``), and carries and answers fleet calls
+(:mod:`.fleet_calls`: a token bucket per calling node first). Other modules by noun:
+:mod:`.connection` (the client), :mod:`.discovery`, :mod:`.fleet`, :mod:`.calls` (the wire
+format), :mod:`.health`, :mod:`.oneshot` (``agent``/``chat``).
 """
 
 from __future__ import annotations
@@ -58,6 +65,7 @@ from .fleet import (
     sync_remote,
 )
 from .fleet_calls import FleetAnswerer, FleetCaller
+from .health import read_health
 
 __all__ = [
     "MAX_PENDING_COMMANDS",
@@ -364,21 +372,8 @@ class MqttChannel:
             await asyncio.sleep(self.state_interval_s)
 
     async def health(self) -> dict[str, Any]:
-        """The health entities' state: CPU temperature (°C) and the Pi's throttling flags
-        (``throttled_now`` is None where the device cannot tell)."""
-        from clawseed_edge.tools.system_info import (
-            THROTTLED_NOW_MASK,
-            decode_throttled,
-            read_throttled,
-        )
-
-        throttled, _ = await read_throttled(sys_root=self.sys_root, vcgencmd=self.vcgencmd)
-        return {
-            "cpu_temperature": cpu_temperature(self.sys_root),
-            "throttled": throttled,
-            "throttled_now": None if throttled is None else bool(throttled & THROTTLED_NOW_MASK),
-            "throttled_flags": [] if throttled is None else decode_throttled(throttled),
-        }
+        """The health entities' state (:func:`.health.read_health`)."""
+        return await read_health(self.sys_root, self.vcgencmd)
 
     # --- what comes in ---------------------------------------------------------------------
 
@@ -540,12 +535,3 @@ class MqttChannel:
         self._commands.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.warning("MQTT: a command failed: %s", task.exception())
-
-
-def cpu_temperature(sys_root: Path) -> float | None:
-    """The first thermal zone's temperature, degrees C (None where there is none)."""
-    try:
-        raw = (sys_root / "class" / "thermal" / "thermal_zone0" / "temp").read_text()
-        return round(int(raw.strip()) / 1000.0, 1)
-    except (OSError, ValueError):
-        return None
