@@ -4,7 +4,9 @@ Starts a mosquitto (:class:`clawseed_edge.testing.mqtt.MosquittoBroker`) and ``-
 simulated nodes (each a whole :class:`~clawseed_edge.service.Service` with ``--sim``, one
 relay and one BME280, in this one process and loop). Node 0 then switches the relay of the
 other nodes in turn, ``--calls`` times: each call goes to the owner as an MQTT request (QoS 1),
-through the owner's SecurityPolicy and tool, and back. Baseline in the same run: the same
+through the owner's SecurityPolicy and tool, and back; once as a bare ``MqttChannel.call``
+("fleet call") and once as the agent makes it, ``gpio_switch`` of ``node<i>.relay`` through
+node 0's own policy and tool first ("fleet gpio_switch"). Baseline in the same run: the same
 ``gpio_switch`` on node 0's own relay through its policy (``run_action``). Last, one sensor
 sample of node 1 and the messages it puts on the broker, counted by a subscriber to ``#``.
 
@@ -52,6 +54,8 @@ backend = "none"
 enabled = true
 port = {port}
 node_id = "node{i}"
+max_commands_per_minute = 6000
+max_calls_per_node_per_minute = 6000
 """
 
 
@@ -90,8 +94,16 @@ async def run(args: argparse.Namespace) -> None:
                     break
                 await asyncio.sleep(0.05)
             agent = services[0].runtime.agent  # type: ignore[union-attr]
+            remote_devices = services[0].runtime.remote  # type: ignore[union-attr]
+            for _ in range(400):  # and reached node 0's tools (its gpio_switch enum)
+                if remote_devices is not None and len(remote_devices.devices()) >= min(
+                    args.nodes - 1, remote_devices.limit
+                ):
+                    break
+                await asyncio.sleep(0.05)
             local: list[float] = []
             remote: list[float] = []
+            by_tool: list[float] = []
             for n in range(args.calls):
                 on = n % 2 == 0
                 t = time.perf_counter()
@@ -104,6 +116,12 @@ async def run(args: argparse.Namespace) -> None:
                 result = await caller.call(target, "gpio_switch", {"device": "relay", "on": on})
                 remote.append((time.perf_counter() - t) * 1000)
                 assert result.success, result.error
+                # The agent's own path: gpio_switch of "<node>.relay", node 0's policy first.
+                t = time.perf_counter()
+                result = await run_action(agent, "gpio_switch", {"device": f"{target}.relay",
+                                          "on": not on}, session_id="bench", channel="bench")  # fmt: skip
+                by_tool.append((time.perf_counter() - t) * 1000)
+                assert result.success, result.error
             async with MqttRecorder(broker, "#") as spy:
                 await asyncio.sleep(1.5)  # retained messages first; past the BME280's 1 s interval
                 before = len(spy.history)
@@ -113,7 +131,12 @@ async def run(args: argparse.Namespace) -> None:
                 after = spy.history[before:]
     nodelay = "false" if args.broker_nagle else "true"
     print(f"{args.nodes} nodes on one mosquitto (set_tcp_nodelay {nodelay}), {args.calls} calls")
-    for name, values in (("local gpio_switch", local), ("fleet gpio_switch", remote)):
+    rows = (
+        ("local gpio_switch", local),
+        ("fleet call", remote),
+        ("fleet gpio_switch", by_tool),
+    )
+    for name, values in rows:
         p50, p95 = statistics.median(values), percentile(values, 0.95)
         print(f"{name:<20} p50 {p50:7.2f} ms  p95 {p95:7.2f} ms")
     print(f"broker messages for one sensor sample of node1: {len(after)} "

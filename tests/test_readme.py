@@ -132,3 +132,20 @@ def test_without_pytest_asyncio_the_example_says_what_to_install(tmp_path: Path)
     assert "2 errors" in out, out
     assert "pytest-asyncio is not installed: run pip install 'clawseed-edge[testing]'" in out
     assert "Unknown pytest.mark.asyncio" not in out
+
+
+@pytest.mark.parametrize("node", ["shed", "greenhouse"])
+def test_the_several_pis_configs_load_as_written(tmp_path: Path, node: str) -> None:
+    """The "Several Pis" section's config for each Pi is a valid config (the key names, the
+    board, the [mqtt] table)."""
+    from clawseed_edge.config.file import load_config
+
+    match = re.search(
+        rf"<!-- example-fleet-{node} -->\s*```toml\n(.*?)```", README.read_text(), re.S
+    )
+    assert match, f"README.md lost its example-fleet-{node} block"
+    path = tmp_path / "config.toml"
+    path.write_text("\n".join(line.strip() for line in match.group(1).splitlines()))
+    config = load_config(path).config
+    assert config.mqtt.enabled and config.mqtt.node_id == node
+    assert config.mqtt.password_env == "MQTT_PASSWORD"

@@ -127,8 +127,11 @@ class ToolRegistry:
             after the global filter.
 
     A tool dropped by a filter is not registered: ``register`` returns False and the name is
-    listed in :attr:`filtered_out`. ``specs()`` is cached and rebuilt after every write;
-    :attr:`version` increases on every write (the engine keys its system prompt on it).
+    listed in :attr:`filtered_out`. ``specs()`` is cached and rebuilt after every write and
+    whenever a tool's ``schema_revision`` (optional, an int that only grows: a tool whose enum
+    follows other nodes' devices) changes; :attr:`version` increases with both (the engine
+    keys its system prompt on it). A tool whose ``offered`` (optional) is False is left out of
+    ``specs()`` until it is True again.
     """
 
     def __init__(
@@ -143,8 +146,11 @@ class ToolRegistry:
         self._tools: dict[str, Tool] = {}
         self._sources: dict[str, ToolSource] = {}
         self._specs: tuple[ToolSpec, ...] | None = None
+        self._specs_revision = 0
         self.filtered_out: list[str] = []
-        self.version = 0
+        self._writes = 0
+        # Tools whose schema changes without a write (``schema_revision``): usually none.
+        self._revised: list[Any] = []
 
     # --- reading -------------------------------------------------------------------------
 
@@ -164,12 +170,24 @@ class ToolRegistry:
         """Registered tools, in registration order."""
         return list(self._tools.values())
 
+    @property
+    def version(self) -> int:
+        """Grows on every write and every change of a tool's ``schema_revision``."""
+        return self._writes + self._schema_revisions()
+
     def specs(self) -> tuple[ToolSpec, ...]:
-        """The tools' specs in registration order (cached until the next write)."""
+        """The tools' specs in registration order (cached until the next write or revision)."""
         specs = self._specs
-        if specs is None:
-            specs = self._specs = tuple(_spec_of(t) for t in self._tools.values())
+        revision = self._schema_revisions()
+        if specs is None or revision != self._specs_revision:
+            # A tool that follows other nodes may have nothing to offer now (``offered``).
+            offered = [t for t in self._tools.values() if getattr(t, "offered", True)]
+            specs = self._specs = tuple(_spec_of(t) for t in offered)
+            self._specs_revision = revision
         return specs
+
+    def _schema_revisions(self) -> int:
+        return sum(int(t.schema_revision) for t in self._revised)
 
     @property
     def filter(self) -> ToolFilter:
@@ -308,4 +326,5 @@ class ToolRegistry:
 
     def _changed(self) -> None:
         self._specs = None
-        self.version += 1
+        self._writes += 1
+        self._revised = [t for t in self._tools.values() if hasattr(t, "schema_revision")]

@@ -15,6 +15,8 @@ from .plugins import *  # noqa: F403
 from .plugins import __all__ as _plugins_all
 from .protocols import *  # noqa: F403
 from .protocols import __all__ as _protocols_all
+from .remote import *  # noqa: F403
+from .remote import __all__ as _remote_all
 from .states import *  # noqa: F403
 from .states import __all__ as _states_all
 from .types import *  # noqa: F403
@@ -27,6 +29,7 @@ __all__ = sorted(
         *_events_all,
         *_plugins_all,
         *_protocols_all,
+        *_remote_all,
         *_states_all,
         *_types_all,
     }

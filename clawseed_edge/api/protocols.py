@@ -155,6 +155,11 @@ class BaseTool:
     or MCP tool). Once such a tool ran in a turn, the SecurityPolicy auto-approves nothing more
     in that turn: a fetched page cannot make the model store a standing instruction in memory
     or switch a device on its own.
+
+    ``schema_revision`` and ``offered`` (optional, read with ``getattr``): a tool whose schema
+    changes while it is registered (a device tool whose enum follows other nodes' devices)
+    has an int ``schema_revision`` that grows on every change, and the registry rebuilds its
+    specs then; while ``offered`` is False it is left out of the list the model sees.
     """
 
     name: str = ""

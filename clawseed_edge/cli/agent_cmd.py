@@ -72,6 +72,7 @@ def _agent(args: argparse.Namespace) -> int:
         async with (
             runtime,
             _job_book(runtime),
+            _fleet(runtime),
             SignalStop(runtime, _stopped_report(runtime)) as stop,
         ):
             try:
@@ -100,6 +101,7 @@ def _chat(args: argparse.Namespace) -> int:
         async with (
             runtime,
             _job_book(runtime),
+            _fleet(runtime),
             SignalStop(runtime, _stopped_report(runtime)) as stop,
         ):
             try:
@@ -180,6 +182,49 @@ async def _job_book(runtime: Runtime) -> AsyncIterator[None]:
     async with await StateDB.open(runtime.loaded.home / "state.db") as db:
         register_job_book(runtime, db, notify=lambda: tell_service(runtime.loaded))
         yield
+
+
+@contextlib.asynccontextmanager
+async def _fleet(runtime: Runtime) -> AsyncIterator[None]:
+    """With ``[mqtt]`` on: the other nodes' devices reachable from this process (docs/mqtt.md).
+
+    A broker that cannot be reached (or a missing ``mqtt`` extra) is said on stderr, and the
+    turn goes on with this node's own devices.
+    """
+    if runtime.remote is None:
+        yield
+        return
+    settings = runtime.loaded.config.mqtt
+    try:
+        import aiomqtt
+
+        from clawseed_edge.channels.mqtt.connection import mqtt_password
+        from clawseed_edge.channels.mqtt.oneshot import FleetLink
+    except ImportError:
+        print(
+            "warning: [mqtt] is on but the mqtt extra is missing "
+            "(pip install 'clawseed-edge[mqtt]'); other nodes' devices are out of reach",
+            file=sys.stderr,
+        )
+        yield
+        return
+    link = FleetLink(
+        settings, runtime.remote, password=mqtt_password(settings, runtime.loaded.home)
+    )
+    try:
+        await link.__aenter__()
+    except aiomqtt.MqttError as exc:
+        print(
+            f"warning: no MQTT broker at {settings.host}:{settings.port} ({exc}); "
+            "other nodes' devices are out of reach",
+            file=sys.stderr,
+        )
+        yield
+        return
+    try:
+        yield
+    finally:
+        await link.aclose()
 
 
 def _stopped_report(runtime: Runtime) -> Callable[[signal.Signals], None]:

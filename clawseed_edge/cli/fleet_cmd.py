@@ -49,7 +49,7 @@ def _list(args: argparse.Namespace) -> int:
             raise ConfigInvalid(f"`fleet list` needs aiomqtt: run {need.install_command()}")
         import aiomqtt
 
-        from clawseed_edge.channels.mqtt.channel import mqtt_client, mqtt_password
+        from clawseed_edge.channels.mqtt.connection import mqtt_client, mqtt_password
         from clawseed_edge.channels.mqtt.fleet import DESCRIPTION_TOPICS, FleetView
 
         settings = loaded.config.mqtt

@@ -43,7 +43,7 @@ def _list(args: argparse.Namespace) -> int:
         async with runtime:
             registry = runtime.agent.registry
             rows = [
-                _row(t.name, t.risk.value, None, t.description, t.parameters)
+                _row(t.name, t.risk.value, None, t.description + _waiting(t), t.parameters)
                 for t in (registry.get(n) for n in sorted(registry.names()))
                 if t
             ]
@@ -80,6 +80,13 @@ def _list(args: argparse.Namespace) -> int:
             return 0
 
     return run_async(args, main)
+
+
+def _waiting(tool: Any) -> str:
+    """What a tool that follows other nodes' devices says while none of them is known."""
+    if getattr(tool, "offered", True):
+        return ""
+    return " (offered to the model once a node on the MQTT broker has such a device)"
 
 
 def _scheduler_rows(

@@ -37,6 +37,7 @@ from clawseed_edge.api import (
     Observer,
     Peripheral,
     Provider,
+    RemoteDevices,
     SessionStore,
     Tool,
     ToolContext,
@@ -79,6 +80,8 @@ class Runtime:
     loaded: LoadedConfig
     workspace_dir: Path
     probe_task: asyncio.Task[None] | None = None
+    #: Other nodes' devices in the device tools (``[mqtt] enabled``; the channel fills it).
+    remote: RemoteDevices | None = None
 
     async def probe_provider(self, timeout_s: float = PROBE_TIMEOUT_S) -> None:
         """Ask the provider (and its fallbacks) what the model can do, within ``timeout_s``.
@@ -398,6 +401,7 @@ async def assemble(
                 _log.exception("cleanup after a failed start also failed")
         raise
     _wire_memory_upkeep(agent, memory, config, scrubber)
+    remote = _offer_remote_devices(agent, config)
     for close in opened[1:]:  # the agent closes its provider itself
         agent.on_close(close)
     runtime = Runtime(
@@ -407,6 +411,7 @@ async def assemble(
         peripherals=peripherals,
         loaded=loaded,
         workspace_dir=workspace,
+        remote=remote,
     )
     if connect and probe_at_start:
         try:
@@ -445,6 +450,20 @@ async def _open_mcp(
         except (ToolNameClash, ToolNameInvalid) as exc:
             _log.warning("MCP tool %r skipped: %s", tool.name, exc)
     return registry
+
+
+def _offer_remote_devices(agent: Agent, config: Config) -> RemoteDevices | None:
+    """With ``[mqtt]`` on, the device tools also list other nodes' devices (``shed.fan``)."""
+    if not config.mqtt.enabled:
+        return None
+    from clawseed_edge.peripherals.fleet_tools import fleet_tools
+
+    remote = RemoteDevices(limit=config.mqtt.max_remote_entries)
+    registry = agent.registry
+    local = {t.name: t for t in registry.tools()}
+    for tool in fleet_tools(local, remote):
+        registry.register_or_replace(tool)  # keeps a local tool's place in the list
+    return remote
 
 
 def _build_hooks(config: Config, source: str, factories: HookFactoryRegistry) -> list[Hook]:

@@ -436,6 +436,12 @@ class MqttSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
         max_payload_bytes: A longer incoming payload is dropped (logged).
         max_commands_per_minute: Commands taken from the broker per minute; more are dropped
             (logged). The SecurityPolicy's own rates still apply to each one.
+        max_remote_entries: Other nodes' devices (and, apart, sensors) that enter the device
+            tools' enums as ``<node>.<name>``; more are left out (logged).
+        max_calls_per_node_per_minute: Fleet calls taken from one calling node per minute
+            (a token bucket per node; the excess is dropped, logged once a minute).
+        fleet_wait_s: How long one-shot ``agent``/``chat`` wait for the other nodes'
+            retained descriptions after connecting.
     """
 
     enabled: bool = False
@@ -452,6 +458,9 @@ class MqttSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     reconnect_max_s: Annotated[float, msgspec.Meta(ge=1, le=3600)] = 60.0
     max_payload_bytes: Annotated[int, msgspec.Meta(ge=64, le=1_048_576)] = 4096
     max_commands_per_minute: Annotated[int, msgspec.Meta(ge=1, le=6000)] = 60
+    max_remote_entries: Annotated[int, msgspec.Meta(ge=0, le=1024)] = 64
+    max_calls_per_node_per_minute: Annotated[int, msgspec.Meta(ge=1, le=6000)] = 30
+    fleet_wait_s: Annotated[float, msgspec.Meta(ge=0, le=10)] = 1.0
 
     def __post_init__(self) -> None:
         if self.ca_file and not self.tls:

@@ -395,6 +395,7 @@ class Service(ControlOpsMixin):
             password=password,
             approvals={d.name: d.approval for d in self.loaded.config.devices},
             version=__version__,
+            remote=self.runtime.remote,
             **self.options.mqtt,
         )
         await self._start_channel(channel, broker)

@@ -26,7 +26,14 @@ from clawseed_edge.api import BaseTool, RiskClass, ToolContext, ToolResult
 
 from .subprocesses import communicate_within
 
-__all__ = ["SystemInfoTool", "decode_throttled", "format_system_info", "read_system_info"]
+__all__ = [
+    "THROTTLED_NOW_MASK",
+    "SystemInfoTool",
+    "decode_throttled",
+    "format_system_info",
+    "read_system_info",
+    "read_throttled",
+]
 
 # A Pi starts to throttle at 80 °C (the soft limit can start at 60 on some models; bit 3 says).
 THROTTLE_TEMPERATURE_C = 80.0
@@ -157,6 +164,27 @@ def _duration(seconds: float) -> str:
     return " ".join(parts)
 
 
+#: The "now" bits of a ``get_throttled`` value (under-voltage, capped, throttled, soft limit).
+THROTTLED_NOW_MASK = 0xF
+
+
+async def read_throttled(
+    *, sys_root: str | os.PathLike[str] = "/sys", vcgencmd: str | None = "vcgencmd"
+) -> tuple[int | None, str]:
+    """The Pi's ``get_throttled`` value and where it came from (``sysfs`` or ``vcgencmd``);
+    ``(None, "")`` where the device cannot tell (not a Pi). Decode it with
+    :func:`decode_throttled`; bits 0-3 (:data:`THROTTLED_NOW_MASK`) are "now"."""
+    sys = Path(sys_root)
+    throttled = _throttled_sysfs(sys)
+    if throttled is not None:
+        return throttled, "sysfs"
+    if vcgencmd is not None and shutil.which(vcgencmd):
+        throttled = await _throttled_vcgencmd(vcgencmd)
+        if throttled is not None:
+            return throttled, "vcgencmd"
+    return None, ""
+
+
 async def read_system_info(
     *,
     proc_root: str | os.PathLike[str] = "/proc",
@@ -212,9 +240,7 @@ async def read_system_info(
     uptime = (_read(proc / "uptime") or "").split()
     with contextlib.suppress(ValueError, IndexError):
         info["uptime_s"] = float(uptime[0])
-    throttled, source = _throttled_sysfs(sys), "sysfs"
-    if throttled is None and vcgencmd is not None and shutil.which(vcgencmd):
-        throttled, source = await _throttled_vcgencmd(vcgencmd), "vcgencmd"
+    throttled, source = await read_throttled(sys_root=sys, vcgencmd=vcgencmd)
     if throttled is not None:
         info["throttled"] = throttled
         info["throttled_flags"] = decode_throttled(throttled)

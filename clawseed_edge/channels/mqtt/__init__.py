@@ -1,4 +1,5 @@
-"""The MQTT channel: Home Assistant discovery and commands on the user's broker (docs/mqtt.md).
+"""The MQTT channel: Home Assistant discovery and commands, and the fleet of nodes, on the
+user's broker (docs/mqtt.md).
 
 :class:`MqttChannel` needs the ``mqtt`` extra (aiomqtt), imported only when it starts;
 :mod:`.discovery` is pure data. Names are imported on first use.

@@ -7,7 +7,9 @@ A caller publishes (QoS 1, never retained) on ``clawseed/<owner>/call``::
 
 The owner checks the tool is one of :data:`FLEET_TOOLS`, runs it through its own
 SecurityPolicy and approvals (:func:`~clawseed_edge.channels.actions.run_action`), and answers
-on ``clawseed/<from>/reply`` with ``{"id", "ok", "output", "error"}``. The caller matches the
+on ``clawseed/<from>/reply`` with ``{"id", "ok", "output", "error"}``; a request with
+``"reply": "<token>"`` (a one-shot ``agent`` beside its node's service) is answered on
+``clawseed/<from>/reply/<token>`` instead. The caller matches the
 answer by its id (:class:`PendingCalls`, bounded) and gives up after its timeout. Pure data
 and futures: no client here.
 """
@@ -39,7 +41,7 @@ __all__ = [
 
 #: What another node may call here: the device tools, nothing else (no shell, no files).
 FLEET_TOOLS = frozenset(
-    {"gpio_switch", "gpio_set_level", "gpio_toggle", "sensor_read", "hardware_status"}
+    {"gpio_switch", "gpio_set_level", "gpio_toggle", "gpio_read", "sensor_read", "hardware_status"}
 )
 #: Calls one node waits for at once; one more fails at once.
 MAX_PENDING_CALLS = 16
@@ -53,8 +55,8 @@ def call_topic(node_id: str) -> str:
     return f"clawseed/{node_id}/call"
 
 
-def reply_topic(node_id: str) -> str:
-    return f"clawseed/{node_id}/reply"
+def reply_topic(node_id: str, token: str = "") -> str:
+    return f"clawseed/{node_id}/reply" + (f"/{token}" if token else "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,17 +67,20 @@ class CallRequest:
     sender: str
     tool: str
     arguments: dict[str, Any]
+    #: Answer on ``clawseed/<sender>/reply/<reply>`` ("": on ``clawseed/<sender>/reply``).
+    reply: str = ""
 
 
 def encode_request(request: CallRequest) -> str:
-    return json.dumps(
-        {
-            "id": request.id,
-            "from": request.sender,
-            "tool": request.tool,
-            "arguments": request.arguments,
-        }
-    )
+    data = {
+        "id": request.id,
+        "from": request.sender,
+        "tool": request.tool,
+        "arguments": request.arguments,
+    }
+    if request.reply:
+        data["reply"] = request.reply
+    return json.dumps(data)
 
 
 def parse_request(payload: bytes) -> CallRequest:
@@ -93,7 +98,10 @@ def parse_request(payload: bytes) -> CallRequest:
         raise ValueError("'tool' must be a tool name")
     if not isinstance(arguments, dict):
         raise ValueError("'arguments' must be an object")
-    return CallRequest(call_id, sender, tool, arguments)
+    reply = data.get("reply", "")
+    if not isinstance(reply, str) or (reply and not _ID.match(reply)):
+        raise ValueError("'reply' must be 1..40 letters, digits, '_' or '-'")
+    return CallRequest(call_id, sender, tool, arguments, reply)
 
 
 def encode_reply(call_id: str, result: ToolResult) -> str:

@@ -16,6 +16,13 @@ taken and :data:`MAX_PENDING_COMMANDS` run at once. A command is a tool call thr
 SecurityPolicy (:func:`~clawseed_edge.channels.actions.run_action`): its caps, rates and
 read_only apply, and a device with ``approval = true`` asks the service's approver -- HA is no
 person, so with nobody to approve it is refused.
+
+The fleet: the channel publishes this node's retained description, reads the others' into
+:attr:`MqttChannel.fleet` and the runtime's :class:`~clawseed_edge.api.RemoteDevices` (the
+device tools list them as ``<node>.<name>``), and carries and answers fleet calls
+(:mod:`.fleet_calls`: a token bucket per calling node first). Other modules by noun:
+:mod:`.connection` (the client), :mod:`.discovery`, :mod:`.fleet`, :mod:`.calls` (the wire
+format), :mod:`.health`, :mod:`.oneshot` (``agent``/``chat``).
 """
 
 from __future__ import annotations
@@ -25,26 +32,23 @@ import collections
 import contextlib
 import json
 import logging
-import socket
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from clawseed_edge.api import DeviceState, SensorReading, StateSource, StateUpdate, ToolResult
+from clawseed_edge.api import (
+    DeviceState,
+    RemoteDevices,
+    SensorReading,
+    StateSource,
+    StateUpdate,
+    ToolResult,
+)
 
 from ..actions import run_action
-from .calls import (
-    FLEET_TOOLS,
-    CallRequest,
-    PendingCalls,
-    call_topic,
-    encode_reply,
-    encode_request,
-    parse_reply,
-    parse_request,
-    reply_topic,
-)
+from .calls import call_topic
+from .connection import default_node_id, mqtt_client, mqtt_password
 from .discovery import (
     BRIGHTNESS_SCALE,
     ESTOP_PAYLOAD,
@@ -53,7 +57,15 @@ from .discovery import (
     sensor_state_payload,
     switch_payload,
 )
-from .fleet import DESCRIPTION_TOPICS, FleetView, description_topic, node_description
+from .fleet import (
+    DESCRIPTION_TOPICS,
+    FleetView,
+    description_topic,
+    node_description,
+    sync_remote,
+)
+from .fleet_calls import FleetAnswerer, FleetCaller
+from .health import read_health
 
 __all__ = [
     "MAX_PENDING_COMMANDS",
@@ -67,18 +79,10 @@ log = logging.getLogger(__name__)
 
 #: Commands running at once; one more is dropped (logged).
 MAX_PENDING_COMMANDS = 8
-#: Messages aiomqtt queues before they are read (paho then holds the socket).
-MAX_QUEUED_MESSAGES = 256
 #: Our own retained discovery config read back at connect (it is larger than any command).
 MAX_OWN_CONFIG_BYTES = 256 * 1024
 #: How long to wait for our own retained config after subscribing (to find removed entities).
 RETAINED_WAIT_S = 0.5
-
-
-def default_node_id() -> str:
-    """The host name, cut to what a node id may hold (``[A-Za-z0-9_-]``, 64 chars)."""
-    name = "".join(c if c.isalnum() or c in "_-" else "_" for c in socket.gethostname())
-    return name[:64] or "clawseed"
 
 
 class MqttChannel:
@@ -93,7 +97,11 @@ class MqttChannel:
         approvals: Device name -> ``approval = true`` (shown with a lock icon in HA).
         version: This package's version, for the discovery's ``o``/``dev`` blocks.
         state_interval_s: Seconds between sensor samples and health readings.
-        sys_root: Where ``class/thermal`` is read (tests give a fake tree).
+        sys_root: Where ``class/thermal`` and the throttling flags are read (tests give a fake
+            tree).
+        vcgencmd: The program asked for the throttling flags where sysfs has none (None: never).
+        remote: Filled with the other nodes' devices (the device tools list them as
+            ``<node>.<name>``); its calls go out through this channel.
     """
 
     name = "mqtt"
@@ -110,6 +118,8 @@ class MqttChannel:
         version: str = "",
         state_interval_s: float = 60.0,
         sys_root: str | Path = "/sys",
+        vcgencmd: str | None = "vcgencmd",
+        remote: RemoteDevices | None = None,
     ) -> None:
         self.settings = settings
         self.topics = Topics(settings.discovery_prefix, settings.node_id or default_node_id())
@@ -121,6 +131,7 @@ class MqttChannel:
         self.version = version
         self.state_interval_s = state_interval_s
         self.sys_root = Path(sys_root)
+        self.vcgencmd = vcgencmd
         self.connected = asyncio.Event()
         #: How many times a connection was made (tests: a reconnect happened).
         self.connections = 0
@@ -136,7 +147,16 @@ class MqttChannel:
         self._stopping = False
         #: The other nodes on the broker (and this one), from their retained descriptions.
         self.fleet = FleetView()
-        self._calls = PendingCalls()
+        self.caller = FleetCaller(self.topics.node_id, self.fleet)
+        self.answerer = FleetAnswerer(
+            self.topics.node_id,
+            agent,
+            per_node_per_minute=settings.max_calls_per_node_per_minute,
+        )
+        self.remote = remote
+        if remote is not None:
+            remote.own_node = self.topics.node_id
+            remote.bind(self.call)
 
     # --- Channel ---------------------------------------------------------------------------
 
@@ -157,6 +177,8 @@ class MqttChannel:
     async def stop(self, reason: str) -> None:
         """Publish ``offline``, disconnect, stop the commands. Idempotent."""
         self._stopping = True
+        if self.remote is not None:
+            self.remote.bind(None)
         for unsubscribe in self._unsubscribe:
             unsubscribe()
         self._unsubscribe.clear()
@@ -197,7 +219,7 @@ class MqttChannel:
         while not self._stopping:
             try:
                 async with self._client_for(aiomqtt) as client:
-                    self._client = client
+                    self._client = self.caller.client = client
                     self.connections += 1
                     delay = 1.0
                     log.info(
@@ -218,7 +240,7 @@ class MqttChannel:
                     delay,
                 )
             finally:
-                self._client = None
+                self._client = self.caller.client = None
                 self.connected.clear()
             await asyncio.sleep(delay)
             delay = min(delay * 2, self.settings.reconnect_max_s)
@@ -235,7 +257,7 @@ class MqttChannel:
         topics = self.topics
         await client.subscribe(topics.config, qos=1)  # our own retained config: what was there
         await client.subscribe(topics.ha_status, qos=1)
-        own_calls = (call_topic(topics.node_id), reply_topic(topics.node_id))
+        own_calls = (call_topic(topics.node_id), self.caller.reply_topic)
         for topic in (*topics.commands, *DESCRIPTION_TOPICS, *own_calls):
             await client.subscribe(topic, qos=1)
         await client.publish(topics.availability, "online", qos=1, retain=True)
@@ -345,10 +367,13 @@ class MqttChannel:
                             await p.refresh()
                     except Exception as exc:
                         log.debug("MQTT: refreshing %s failed: %s", p.name, exc)
-            temperature = cpu_temperature(self.sys_root)
-            health = {"cpu_temperature": temperature}
+            health = await self.health()
             await client.publish(self.topics.health, json.dumps(health), qos=0, retain=False)
             await asyncio.sleep(self.state_interval_s)
+
+    async def health(self) -> dict[str, Any]:
+        """The health entities' state (:func:`.health.read_health`)."""
+        return await read_health(self.sys_root, self.vcgencmd)
 
     # --- what comes in ---------------------------------------------------------------------
 
@@ -360,7 +385,8 @@ class MqttChannel:
                 self._remember_published(payload)
             return
         if topic.endswith(("/description", "/availability")):
-            self.fleet.take(topic, payload)  # bounded and checked there
+            if self.fleet.take(topic, payload) and self.remote is not None:  # bounded there
+                sync_remote(self.fleet, self.remote, topic)
             return
         if len(payload) > self.settings.max_payload_bytes:
             log.warning(
@@ -379,17 +405,14 @@ class MqttChannel:
             # State someone left on the broker is not a person's command now.
             log.warning("MQTT: ignored a retained message on command topic %s", topic[:200])
             return
-        if topic == reply_topic(self.topics.node_id):
-            self._take_reply(payload)
+        if topic == self.caller.reply_topic:
+            self.caller.take_reply(payload)
             return
         if topic == call_topic(self.topics.node_id):
-            try:
-                request = parse_request(payload)
-            except ValueError as exc:
-                log.warning("MQTT: dropped a malformed fleet call (%s)", str(exc)[:200])
-                return
-            if self._admit(topic):
-                self._spawn(self._answer_call(client, request))
+            # Per calling node first (a flooding node is throttled), then the channel's bound.
+            request = self.answerer.take(payload)
+            if request is not None and self._admit(topic):
+                self._spawn(self.answerer.answer(client, request))
             return
         command = self._parse_command(topic, payload)
         if command is not None and self._admit(topic):
@@ -414,69 +437,14 @@ class MqttChannel:
         self._command_times.append(now)
         return True
 
-    # --- fleet calls -----------------------------------------------------------------------
+    # --- fleet calls (both ends in .fleet_calls) -------------------------------------------
 
     async def call(
         self, node: str, tool: str, arguments: dict[str, Any], *, timeout_s: float = 10.0
     ) -> ToolResult:
-        """Run ``tool(arguments)`` on ``node``, decided by that node's own policy; its answer,
-        or a failed result saying why there is none (offline, unknown, no answer in time).
-
-        Safe to cancel: the call is forgotten (the owner may still run it).
-        """
-        known = self.fleet.get(node)
-        if known is None:
-            names = ", ".join(n.node for n in self.fleet.nodes()) or "none"
-            return ToolResult.fail(f"no node named {node!r} on the broker (known: {names})")
-        if known.online is False:
-            return ToolResult.fail(f"{node} is offline (its last will on the broker says so)")
-        client = self._client
-        if client is None:
-            return ToolResult.fail("this node is not connected to the MQTT broker now")
-        try:
-            call_id, future = self._calls.open()
-        except RuntimeError as exc:
-            return ToolResult.fail(str(exc))
-        request = CallRequest(call_id, self.topics.node_id, tool, arguments)
-        try:
-            await client.publish(call_topic(node), encode_request(request), qos=1)
-            async with asyncio.timeout(timeout_s):
-                return await future
-        except TimeoutError:
-            return ToolResult.fail(f"{node} did not answer within {timeout_s:g} s")
-        finally:
-            self._calls.close(call_id)
-
-    def _take_reply(self, payload: bytes) -> None:
-        try:
-            call_id, result = parse_reply(payload)
-        except ValueError as exc:
-            log.warning("MQTT: dropped a malformed fleet reply (%s)", str(exc)[:200])
-            return
-        if not self._calls.resolve(call_id, result):
-            log.info("MQTT: a fleet reply nobody waits for (late or unknown): %s", call_id[:40])
-
-    async def _answer_call(self, client: Any, request: CallRequest) -> None:
-        if request.tool not in FLEET_TOOLS:
-            result = ToolResult.fail(
-                f"{self.topics.node_id} takes only device tools from the fleet "
-                f"({', '.join(sorted(FLEET_TOOLS))}), not {request.tool!r}"
-            )
-        else:
-            result = await run_action(
-                self.agent,
-                request.tool,
-                request.arguments,
-                session_id=f"fleet-{request.sender}",
-                channel="fleet",
-            )
-        log.info(
-            "MQTT: fleet call %s from %s: %s",
-            request.tool,
-            request.sender,
-            "done" if result.success else f"refused: {str(result.error)[:200]}",
-        )
-        await client.publish(reply_topic(request.sender), encode_reply(request.id, result), qos=1)
+        """Run ``tool(arguments)`` on ``node``, decided by that node's own policy (see
+        :meth:`.fleet_calls.FleetCaller.call`). Safe to cancel."""
+        return await self.caller.call(node, tool, arguments, timeout_s=timeout_s)
 
     def _remember_published(self, payload: bytes) -> None:
         """Our retained config from before (another run): its components, to delete the gone."""
@@ -511,6 +479,11 @@ class MqttChannel:
         parts = topic[len(base) :].split("/")
         device = parts[1] if len(parts) > 2 else ""
         if not device or len(device) > 64:
+            return None
+        if "." in device:
+            # Home Assistant drives this node's own devices: a dotted name is another node's,
+            # and a command on our topic is not passed on to it.
+            log.warning("MQTT: dropped a command for %r on %s (not ours)", device, topic[:200])
             return None
         if parts[2:] == ["set"]:
             if text not in ("ON", "OFF"):
@@ -562,62 +535,3 @@ class MqttChannel:
         self._commands.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.warning("MQTT: a command failed: %s", task.exception())
-
-
-def mqtt_client(
-    settings: Any, *, password: str | None, identifier: str, will_topic: str | None = None
-) -> Any:
-    """An (unconnected) ``aiomqtt.Client`` for the ``[mqtt]`` table; ``will_topic`` gets a
-    retained ``offline`` last will. Imports aiomqtt (the ``mqtt`` extra)."""
-    import aiomqtt
-
-    s = settings
-    tls = aiomqtt.TLSParameters(ca_certs=s.ca_file or None) if s.tls else None
-    protocol = aiomqtt.ProtocolVersion.V5 if s.protocol == "5" else aiomqtt.ProtocolVersion.V311
-    will = None
-    if will_topic is not None:
-        will = aiomqtt.Will(will_topic, "offline", qos=1, retain=True)
-    return aiomqtt.Client(
-        s.host,
-        s.port,
-        username=s.username or None,
-        password=password if s.username else None,
-        identifier=identifier,
-        protocol=protocol,
-        will=will,
-        keepalive=s.keepalive_s,
-        tls_params=tls,
-        timeout=10.0,
-        max_queued_incoming_messages=MAX_QUEUED_MESSAGES,
-        # Small messages both ways: without it Nagle and delayed ACKs add ~40 ms to each.
-        socket_options=((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),),
-    )
-
-
-def mqtt_password(settings: Any, home: Path) -> str | None:
-    """The broker password named by ``password_env`` (environment, then the secrets file).
-
-    Raises:
-        ConfigInvalid: ``password_env`` is set but nothing holds it (says how to set it).
-    """
-    from clawseed_edge.api import ConfigInvalid
-    from clawseed_edge.config.secrets import lookup_secret
-
-    if not settings.password_env:
-        return None
-    password = lookup_secret(settings.password_env, home / "secrets")
-    if password is None:
-        raise ConfigInvalid(
-            f"[mqtt] password_env = {settings.password_env!r}, but no such environment "
-            f"variable or secret is set; run `clawseed-edge secrets set {settings.password_env}`"
-        )
-    return password
-
-
-def cpu_temperature(sys_root: Path) -> float | None:
-    """The first thermal zone's temperature, degrees C (None where there is none)."""
-    try:
-        raw = (sys_root / "class" / "thermal" / "thermal_zone0" / "temp").read_text()
-        return round(int(raw.strip()) / 1000.0, 1)
-    except (OSError, ValueError):
-        return None

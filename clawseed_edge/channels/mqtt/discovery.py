@@ -248,6 +248,7 @@ def _template_key(quantity: str) -> str:
 def _fixed_components(topics: Topics, *, expire_after_s: int) -> list[tuple[str, dict[str, Any]]]:
     estop = object_id(topics.node_id, "emergency_stop")
     cpu = object_id(topics.node_id, "cpu_temperature")
+    throttled = object_id(topics.node_id, "throttled")
     return [
         (
             estop,
@@ -273,6 +274,24 @@ def _fixed_components(topics: Topics, *, expire_after_s: int) -> list[tuple[str,
                 "device_class": "temperature",
                 "unit_of_measurement": "°C",
                 "state_class": "measurement",
+                "entity_category": "diagnostic",
+                "expire_after": expire_after_s,
+            },
+        ),
+        (
+            # The Pi's get_throttled "now" bits: on while under-voltage, capped or throttled;
+            # the flags in words (the "since boot" ones too) as its attributes.
+            throttled,
+            {
+                "p": "binary_sensor",
+                "name": "throttled",
+                "unique_id": throttled,
+                "default_entity_id": f"binary_sensor.{throttled}",
+                "state_topic": topics.health,
+                "value_template": "{{ 'ON' if value_json.throttled_now else 'OFF' }}",
+                "json_attributes_topic": topics.health,
+                "json_attributes_template": "{{ {'flags': value_json.throttled_flags} | tojson }}",
+                "device_class": "problem",
                 "entity_category": "diagnostic",
                 "expire_after": expire_after_s,
             },

@@ -17,7 +17,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from clawseed_edge.api import DeviceState, SensorReading
+from clawseed_edge.api import (
+    DeviceState,
+    RemoteDevice,
+    RemoteDevices,
+    RemoteSensor,
+    SensorReading,
+)
 
 __all__ = [
     "DESCRIPTION_TOPICS",
@@ -28,6 +34,7 @@ __all__ = [
     "FleetView",
     "description_topic",
     "node_description",
+    "sync_remote",
 ]
 
 log = logging.getLogger(__name__)
@@ -150,6 +157,22 @@ class FleetView:
 
     def get(self, node_id: str) -> FleetNode | None:
         return self._nodes.get(node_id)
+
+
+def sync_remote(view: FleetView, remote: RemoteDevices, topic: str) -> None:
+    """After ``view`` took a message on ``topic``: what its node has, into ``remote``."""
+    parts = topic.split("/")
+    if len(parts) != 3 or parts[2] != "description":
+        return
+    node = view.get(parts[1])
+    if node is None:
+        remote.drop_node(parts[1])
+        return
+    remote.set_node(
+        node.node,
+        [RemoteDevice(node.node, d["name"], d["kind"], d["approval"]) for d in node.devices],
+        [RemoteSensor(node.node, s["name"], s["quantities"]) for s in node.sensors],
+    )
 
 
 def _device(item: Any) -> dict[str, Any]:
