@@ -93,8 +93,20 @@ async def test_a_one_shot_agent_on_a_third_node_switches_the_sheds_fan(
     assert "security policy" in told[0].lower()
 
 
+async def described(broker: MosquittoBroker, node_id: str) -> None:
+    """Until ``node_id``'s retained description is on the broker (a node announces it about
+    half a second after connecting; a one-shot started sooner would find no shed yet)."""
+    import aiomqtt
+
+    async with aiomqtt.Client("127.0.0.1", broker.port) as client, asyncio.timeout(20):
+        await client.subscribe(f"clawseed/{node_id}/description", qos=1)
+        async for _ in client.messages:
+            return
+
+
 async def test_chat_reads_the_sheds_fan_too(tmp_path: Path, mosquitto: MosquittoBroker) -> None:
     async with shed(tmp_path / "shed", mosquitto, "full") as owner:
+        await described(mosquitto, "shed")
         with FakeOllama() as ollama:
             ollama.queue(
                 Reply.tool_call("gpio_read", {"device": "shed.fan"}),
