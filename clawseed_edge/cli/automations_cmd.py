@@ -86,6 +86,16 @@ async def _service(loaded: Any, op: str, **arguments: Any) -> dict[str, Any] | N
         raise
 
 
+async def tell_service_automations(loaded: Any) -> bool:
+    """Ask a running service to read the rules again; False when none runs."""
+    from clawseed_edge.service import ControlError
+
+    try:
+        return await _service(loaded, "automations_changed") is not None
+    except ControlError:
+        return False
+
+
 @contextlib.asynccontextmanager
 async def _store(loaded: Any) -> Any:
     from clawseed_edge.scheduler.automation_store import AutomationStore

@@ -313,3 +313,23 @@ async def test_the_estop_pauses_a_chat_made_rule_until_resumed(tmp_path: Path) -
         auto.resume()
         await auto.evaluate(700)
         assert len(await auto.evaluate(820)) == 1 and fan.calls == [True]
+
+
+async def test_the_book_of_an_agent_process_writes_state_db_and_tells_the_service(
+    tmp_path: Path,
+) -> None:
+    from clawseed_edge.scheduler.automation_tools import AutomationBook
+
+    agent, _ = build()
+    told: list[bool] = []
+
+    async def notify() -> bool:
+        told.append(True)
+        return False  # no service runs
+
+    async with await StateDB.open(tmp_path / "state.db") as db:
+        book = AutomationBook(AutomationStore(db), notify=notify, known=KNOWN)
+        add = tools(book, agent)["automation_add"]  # type: ignore[arg-type]
+        result = await add.execute(RULE, CTX)
+        assert result.success and "No service runs now" in result.output and told == [True]
+        assert [a.origin for a in await AutomationStore(db).list()] == ["agent"]
