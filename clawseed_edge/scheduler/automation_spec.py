@@ -82,12 +82,16 @@ def device_values(device: str, kind: str, value: float | None) -> dict[str, floa
 
 
 def known_names(peripherals: Iterable[Any]) -> dict[str, list[str]]:
-    """``{sensor or device: [quantities or words]}`` the peripherals publish (no I/O)."""
+    """``{sensor or device: [quantities or words]}`` the peripherals publish (no I/O); a
+    sensor that is not sampled (``update_interval = "never"``) has an empty list."""
     out: dict[str, list[str]] = {}
     for p in peripherals:
         if hasattr(p, "sensor_names") and hasattr(p, "sensor"):
             for name in p.sensor_names():
-                out[name] = [q.name for q in p.sensor(name).driver.quantities]
+                sensor = p.sensor(name)
+                # Rules see sampled readings only: an on-demand sensor publishes none.
+                sampled = getattr(sensor, "interval_s", None) is not None
+                out[name] = [q.name for q in sensor.driver.quantities] if sampled else []
         for wired in getattr(p, "wired", ()) or ():
             on, off = _WORDS.get(wired.kind, _OUTPUT_WORDS)
             out[wired.name] = ["value", *on, *off]
@@ -155,6 +159,13 @@ def _check_names(
             listed = ", ".join(sorted(known)) or "none are configured"
             raise ConfigInvalid(
                 f"{name!r}: no sensor or device is named {source!r} (known: {listed[:300]})",
+                file=file,
+                key=key,
+            )
+        if not known[source]:
+            raise ConfigInvalid(
+                f"{name!r}: sensor {source} is read only on demand; give it an update_interval "
+                '(e.g. "60s") so the service samples it',
                 file=file,
                 key=key,
             )

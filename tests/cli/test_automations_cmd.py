@@ -26,6 +26,10 @@ kind = "digital_in"
 [[sensors]]
 name = "greenhouse"
 driver = "ds18b20"
+[[sensors]]
+name = "shed"
+driver = "dht22"
+update_interval = "never"
 """
 
 
@@ -67,6 +71,7 @@ def test_add_list_remove_without_a_service(
         (["--when", "greenhouse.temperature >", "--message", "x"], "when: 'r': "),
         (["--when", "attic.temperature > 1", "--message", "x"], "no sensor or device is named"),
         (["--when", "greenhouse.pressure > 1", "--message", "x"], "greenhouse has no 'pressure'"),
+        (["--when", "shed.humidity > 1", "--message", "x"], "shed is read only on demand"),
         (["--when", "door.open", "--tool", "laser"], "do: tool: no tool is named 'laser'"),
         (["--when", "door.open", "--tool", "gpio_switch", "--args", "[1]"], "--args: "),
         (["--when", "door.open"], "give do = "),
