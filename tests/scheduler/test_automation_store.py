@@ -333,3 +333,18 @@ async def test_the_book_of_an_agent_process_writes_state_db_and_tells_the_servic
         result = await add.execute(RULE, CTX)
         assert result.success and "No service runs now" in result.output and told == [True]
         assert [a.origin for a in await AutomationStore(db).list()] == ["agent"]
+
+
+async def test_adding_another_rule_keeps_what_a_rule_holds(tmp_path: Path) -> None:
+    agent, fan = build()
+    async with await StateDB.open(tmp_path / "state.db") as db:
+        auto = runner(agent, db)
+        add = tools(auto, agent)["automation_add"]
+        assert (await add.execute(RULE, CTX)).success
+        feed(auto, 31)
+        await auto.evaluate(0)
+        assert (
+            await add.execute({"name": "bell", "when": "door.open", "notify": ["log"]}, CTX)
+        ).success
+        assert auto.deadline() == 120  # held since 0, not since the reload
+        assert len(await auto.evaluate(120)) == 1 and fan.calls == [True]
