@@ -111,6 +111,8 @@ class Automations:
         self._lock = asyncio.Lock()
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._turns: dict[str, asyncio.Task[None]] = {}
+        self._record_lock = asyncio.Lock()
 
     # --- rules ----------------------------------------------------------------------------
 
@@ -201,6 +203,8 @@ class Automations:
         self.paused = why
         for rule in self.rules:
             rule.state.reset()
+        for turn in self._turns.values():
+            turn.cancel()  # a turn may be about to switch something
 
     def resume(self) -> bool:
         """Act again; returns whether it was paused."""
@@ -213,28 +217,68 @@ class Automations:
     async def _act(
         self, rule: _Rule, event: str, action: dict[str, Any] | None, now: float
     ) -> dict[str, Any]:
-        name = rule.config.name
         kind = _kind(action)
-        record: dict[str, Any] = {"automation": name, "event": event, "at": now, "action": kind}
+        record: dict[str, Any] = {
+            "automation": rule.config.name,
+            "event": event,
+            "at": now,
+            "action": kind,
+        }
         ok, text = True, ""
         if action is not None and kind == "tool":
             record["tool"] = action["tool"]
             ok, text = await self._call(rule, str(action["tool"]), dict(action["arguments"]))
         elif action is not None and kind == "prompt":
-            ok, text = await self._prompt(rule, str(action["prompt"]))
+            return self._start_turn(rule, record, str(action["prompt"]))
         elif action is not None and kind == "message":
             text = str(action["message"])
+        return await self._finish(rule, record, ok, text)
+
+    async def _finish(
+        self, rule: _Rule, record: dict[str, Any], ok: bool, text: str
+    ) -> dict[str, Any]:
+        """Record a firing's outcome (memory, state.db) and announce it."""
+        name, kind = rule.config.name, record["action"]
         record["ok"], record["output" if ok else "error"] = ok, text[:_NOTE_CHARS]
         self.firings.append(record)
-        log.info("automation %s %s: %s", name, event, record)
+        log.info("automation %s %s: %s", name, record["event"], record)
         if self.store is not None:
+            label = f"tool {record['tool']}" if "tool" in record else kind
             try:
-                label = f"tool {record['tool']}" if "tool" in record else kind
-                await self.store.record(name, now, event, label, ok, text)
+                # One writer at a time on the shared connection (a turn ends outside the lock).
+                async with self._record_lock:
+                    await self.store.record(name, record["at"], record["event"], label, ok, text)
             except ClawseedError:
                 log.exception("automation %s: recording the firing failed", name)
         self._announce(rule, record, kind, text)
         return record
+
+    def _start_turn(self, rule: _Rule, record: dict[str, Any], prompt: str) -> dict[str, Any]:
+        """A prompt runs beside the loop: a slow model must not hold back the other rules (a
+        frost rule's heater). One turn per rule at a time; its firing is recorded when it ends
+        (:meth:`drain` waits for them)."""
+        name = rule.config.name
+        running = self._turns.get(name)
+        if running is not None and not running.done():
+            record.update(ok=False, error="the rule's previous turn still runs; skipped")
+            self.firings.append(record)
+            return record
+        task = asyncio.create_task(self._turn(rule, record, prompt), name=f"automation-{name}")
+        self._turns[name] = task
+        return {**record, "ok": True, "output": f"a turn runs in session automation-{name}"}
+
+    async def _turn(self, rule: _Rule, record: dict[str, Any], prompt: str) -> None:
+        try:
+            ok, text = await self._prompt(rule, prompt)
+        except asyncio.CancelledError:
+            why = self.paused or "the service stopped"
+            await self._finish(rule, record, False, f"the turn was stopped: {why}")
+            raise
+        await self._finish(rule, record, ok, text)
+
+    async def drain(self) -> None:
+        """Wait for the prompt actions' turns that run (each records its firing as it ends)."""
+        await asyncio.gather(*self._turns.values(), return_exceptions=True)
 
     def _announce(self, rule: _Rule, record: dict[str, Any], kind: str, text: str) -> None:
         places = list(rule.config.notify) or (["phones"] if kind == "message" else [])
@@ -318,6 +362,7 @@ class Automations:
 
     async def aclose(self) -> None:
         task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
+        tasks = [t for t in (task, *self._turns.values()) if t is not None]
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)

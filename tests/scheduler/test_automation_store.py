@@ -173,7 +173,10 @@ async def test_a_prompt_action_runs_a_turn_in_its_own_session(tmp_path: Path) ->
         await add_automation(auto.store, rule, origin="agent", known=KNOWN, check_tool=None)  # type: ignore[arg-type]
         await auto.load()
         feed(auto, 31)
-        (fired,) = await auto.evaluate(0)
+        (started,) = await auto.evaluate(0)
+        assert "a turn runs in session automation-ask" in started["output"]
+        await auto.drain()
+        fired = auto.firings[-1]
         assert fired["action"] == "prompt" and fired["ok"], fired
         assert "vents are open" in fired["output"]
         provider = agent.provider
@@ -348,3 +351,31 @@ async def test_adding_another_rule_keeps_what_a_rule_holds(tmp_path: Path) -> No
         ).success
         assert auto.deadline() == 120  # held since 0, not since the reload
         assert len(await auto.evaluate(120)) == 1 and fan.calls == [True]
+
+
+async def test_a_slow_prompt_does_not_hold_back_other_rules_and_the_estop_stops_it(
+    tmp_path: Path,
+) -> None:
+    agent, fan = build()
+    gate, started = asyncio.Event(), asyncio.Event()
+
+    async def slow_run(text: str, **kw: Any) -> str:  # a slow local model
+        started.set()
+        await gate.wait()
+        return "done"
+
+    agent.run = slow_run
+    ask = {"name": "ask", "when": "greenhouse.temperature > 30", "do": {"prompt": "hot?"}}
+    async with await StateDB.open(tmp_path / "state.db") as db:
+        auto = runner(agent, db)
+        for rule in (ask, RULE | {"for": 0}):
+            await add_automation(auto.store, rule, origin="agent", known=KNOWN, check_tool=None)  # type: ignore[arg-type]
+        await auto.load()
+        feed(auto, 31)
+        fired = await asyncio.wait_for(auto.evaluate(0), 5)  # returns, the turn still runs
+        assert [f["automation"] for f in fired] == ["ask", "too_hot"] and fan.calls == [True]
+        await asyncio.wait_for(started.wait(), 2)
+        auto.pause("estop from the phone")
+        await auto.drain()
+        (stopped,) = await auto.store.firings("ask")  # type: ignore[union-attr]
+        assert not stopped.ok and "stopped: estop from the phone" in stopped.detail
