@@ -208,3 +208,42 @@ async def test_automations_add_and_remove_go_through_the_running_service(
         assert "declared in the config file" in capsys.readouterr().err
         assert await asyncio.to_thread(main, ["automations", "remove", "cold"]) == 0
         assert [r.config.name for r in auto.rules] == ["too_hot"]
+
+
+DOORBELL = (
+    AUTOMATION
+    + """
+[[devices]]
+name = "doorbell"
+pin = "GPIO27"
+kind = "button"
+[[automations]]
+name = "bell_fan"
+when = "doorbell.pressed"
+do = { tool = "gpio_switch", arguments = { device = "fan", on = true } }
+then = { message = "the doorbell was released" }
+notify = ["log"]
+"""
+)
+
+
+async def test_a_button_press_in_the_running_service_fires_and_its_release_resets(
+    clawseed_home: Path,
+) -> None:
+    from clawseed_edge.peripherals import PiGpio
+    from clawseed_edge.testing.hardware import mock_pin, press, release
+
+    async with running_service(clawseed_home, ScriptedProvider([]), DOORBELL) as service:
+        assert service.runtime is not None and service.automations is not None
+        board = next(p for p in service.runtime.peripherals if isinstance(p, PiGpio))
+        press(board, "doorbell")  # the same gpiozero path as a finger on real hardware
+        (fired,) = await firings(service, 1)
+        assert (fired["automation"], fired["event"], fired["ok"]) == ("bell_fan", "fire", True)
+        assert mock_pin(board, "fan").state == 1
+        release(board, "doorbell")
+        reset = (await firings(service, 2))[1]
+        assert (reset["event"], reset["action"], reset["output"]) == (
+            "reset",
+            "message",
+            "the doorbell was released",
+        )
