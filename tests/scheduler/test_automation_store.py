@@ -379,3 +379,29 @@ async def test_a_slow_prompt_does_not_hold_back_other_rules_and_the_estop_stops_
         await auto.drain()
         (stopped,) = await auto.store.firings("ask")  # type: ignore[union-attr]
         assert not stopped.ok and "stopped: estop from the phone" in stopped.detail
+
+
+async def test_a_chat_turn_creates_an_automation_through_the_policy(tmp_path: Path) -> None:
+    """ "Turn the fan on when the greenhouse passes 30 °C": the model calls automation_add in a
+    turn (through the hook pipeline), and the rule is in state.db and running."""
+    rule = {k: v for k, v in RULE.items() if k != "notify"}
+    provider_items = [
+        ScriptedProvider.call("automation_add", **rule),
+        ScriptedProvider.text("Done: the fan goes on above 30 °C held 2 minutes."),
+    ]
+    agent, fan = build(responses=provider_items)
+    async with await StateDB.open(tmp_path / "state.db") as db:
+        auto = runner(agent, db)
+        agent.registry.register_many(automation_tools(auto, agent, supervised=False))
+        answer = await agent.run("turn the fan on when the greenhouse passes 30", session_id="c")
+        assert answer.startswith("Done")
+        tool_message = agent.provider.requests[1].messages[-1]
+        assert "Created automation 'too_hot'. When greenhouse.temperature > 30" in str(
+            tool_message.content
+        )
+        assert [(a.config.name, a.origin) for a in await AutomationStore(db).list()] == [
+            ("too_hot", "agent")
+        ]
+        feed(auto, 31)
+        await auto.evaluate(0)
+        assert len(await auto.evaluate(120)) == 1 and fan.calls == [True]
