@@ -69,11 +69,15 @@ CheckTool = Callable[[str, Mapping[str, Any]], None]
 
 
 def device_values(device: str, kind: str, value: float | None) -> dict[str, float]:
-    """The lookup entries a device state gives: ``DEVICE.value`` and its words (1.0 or 0.0)."""
-    if value is None:
-        return {}
-    out = {f"{device}.value": float(value)}
+    """The lookup entries a device state gives: ``DEVICE.value`` and its words (1.0 or 0.0).
+
+    An unknown value (a closed device) makes every entry NaN: no comparison on it holds.
+    """
     words = _WORDS.get(kind, _OUTPUT_WORDS)
+    if value is None:
+        unknown = float("nan")
+        return {f"{device}.{w}": unknown for w in ("value", *words[0], *words[1])}
+    out = {f"{device}.value": float(value)}
     for word in words[0]:
         out[f"{device}.{word}"] = 1.0 if value else 0.0
     for word in words[1]:

@@ -405,3 +405,16 @@ async def test_a_chat_turn_creates_an_automation_through_the_policy(tmp_path: Pa
         feed(auto, 31)
         await auto.evaluate(0)
         assert len(await auto.evaluate(120)) == 1 and fan.calls == [True]
+
+
+def test_device_words_and_an_unknown_value() -> None:
+    from clawseed_edge.scheduler.automation_spec import device_values
+    from clawseed_edge.scheduler.rules import parse_condition
+
+    pressed = device_values("bell", "button", 1.0)
+    assert pressed["bell.pressed"] == 1.0 and pressed["bell.released"] == 0.0
+    assert device_values("hall", "motion_sensor", 0.0)["hall.quiet"] == 1.0
+    assert device_values("fan", "relay", 1.0)["fan.on"] == 1.0
+    closed = device_values("bell", "button", None)
+    for text in ("bell.pressed", "bell.released", "bell.value == 0", "bell.value != 0"):
+        assert parse_condition(text).holds(closed.get) is False, text
