@@ -704,6 +704,7 @@ class Service(ControlOpsMixin):
                 if self.scheduler.paused
                 else "running"
             ),
+            "automations": _automations_state(self.automations),
             "config": self.loaded.source,
             "channels": [_channel_state(c) for c in self.channels],
             "watchdog_s": self.notifier.watchdog_s if self.notifier.enabled else None,
@@ -747,6 +748,14 @@ class Service(ControlOpsMixin):
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+def _automations_state(automations: Automations | None) -> str:
+    """``3 rules`` or ``3 rules, paused (estop ...)`` for ``status``."""
+    if automations is None:
+        return "off"
+    count = f"{len(automations.rules)} rule{'' if len(automations.rules) == 1 else 's'}"
+    return f"{count}, paused ({automations.paused})" if automations.paused else count
 
 
 def _channel_state(channel: Any) -> dict[str, Any]:

@@ -175,6 +175,8 @@ async def test_an_automation_switches_the_fan_and_the_estop_pauses_it(
         out = capsys.readouterr().out
         assert "too_hot (config): when greenhouse.temperature > 30 (waiting)" in out
         assert "paused: " in out and "too_hot fire: tool gpio_switch ok" in out
+        assert await asyncio.to_thread(main, ["status"]) == 0
+        assert "  automations: 1 rule, paused (estop" in capsys.readouterr().out
         assert await asyncio.to_thread(main, ["automations", "resume"]) == 0
         assert "automations resumed" in capsys.readouterr().out
         assert service.automations.paused is None
