@@ -169,18 +169,22 @@ async def _one_turn(runtime: Runtime, text: str, args: argparse.Namespace, stop:
 
 @contextlib.asynccontextmanager
 async def _job_book(runtime: Runtime) -> AsyncIterator[None]:
-    """The cron tools over state.db while the runtime is open: what the model schedules here
-    is written as `cron add` writes it, and a running service is told (it runs the jobs)."""
-    if not runtime.loaded.config.scheduler.enabled:
-        yield
-        return
+    """The cron and automation tools over state.db while the runtime is open: what the model
+    schedules or automates here is written as `cron add` / `automations add` write it, and a
+    running service is told (it runs the jobs and the rules)."""
     from clawseed_edge.scheduler import register_job_book
+    from clawseed_edge.scheduler.automation_setup import register_automation_book
     from clawseed_edge.state import StateDB
 
+    from .automations_cmd import tell_service_automations
     from .cron_cmd import tell_service
 
     async with await StateDB.open(runtime.loaded.home / "state.db") as db:
-        register_job_book(runtime, db, notify=lambda: tell_service(runtime.loaded))
+        if runtime.loaded.config.scheduler.enabled:
+            register_job_book(runtime, db, notify=lambda: tell_service(runtime.loaded))
+        register_automation_book(
+            runtime, db, notify=lambda: tell_service_automations(runtime.loaded)
+        )
         yield
 
 

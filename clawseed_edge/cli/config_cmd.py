@@ -80,7 +80,13 @@ def _check(args: argparse.Namespace) -> int:
     path = args.path or getattr(args, "config", None) or default_config_path()
     try:
         loaded = load_config(path)
-        asyncio.run(check_as_a_run(loaded))
+        peripherals = asyncio.run(check_as_a_run(loaded))
+        if loaded.config.automations:  # conditions, actions and the names they read
+            from clawseed_edge.scheduler.automation_spec import known_names, validate_automations
+
+            validate_automations(
+                loaded.config.automations, loaded.source, known=known_names(peripherals)
+            )
         gateway = loaded.config.gateway
         if gateway.enabled:  # `run` refuses this address before it opens anything
             from clawseed_edge.channels.gateway.server import check_bind

@@ -72,6 +72,7 @@ def _status(args: argparse.Namespace) -> int:
             "gateway",
             "connections",
             "scheduler",
+            "automations",
             "config",
             "watchdog_s",
         ):

@@ -10,16 +10,21 @@ __all__ = ["AutomationConfig"]
 
 
 class AutomationConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
-    """One rule.
+    """One rule (the same check for the ``automation_add`` tool and ``automations add``).
 
     Attributes:
         name: Letters, digits, ``_`` and ``-`` (up to 64).
-        when: The condition, e.g. ``"greenhouse.temperature > 30"`` (and/or/not, parentheses).
+        when: The condition: ``SENSOR.QUANTITY`` compared with numbers (``"greenhouse.temperature
+            > 30"``) or an input's state alone (``"door.open"``, ``"doorbell.pressed"``), joined
+            by and/or/not and parentheses (300 characters, 16 comparisons at most).
         for_: Written ``for``: how long ``when`` must hold before ``do`` runs (``"2m"``).
         until: The reset condition (hysteresis); default: ``when`` no longer holds.
-        do: The action when it fires: ``{ tool = "...", arguments = { ... } }``.
-        then: The action when it resets (optional).
-        notify: Where a firing is announced: ``"phones"`` (the gateway's event stream).
+        do: The action when it fires: ``{ tool = "...", arguments = { ... } }`` (through the
+            SecurityPolicy), ``{ prompt = "..." }`` (a turn of the model) or ``{ message =
+            "..." }`` (a notification); optional when ``notify`` is given.
+        then: The action when it resets (optional; the same forms).
+        notify: Where firings, messages and a prompt's answer go: ``"phones"`` (the gateway's
+            event stream), ``"telegram"``, ``"log"``.
     """
 
     name: str

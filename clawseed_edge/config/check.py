@@ -9,13 +9,17 @@ written: peripherals are built unconnected, providers are built and closed unuse
 
 from __future__ import annotations
 
+from typing import Any
+
 from .file import LoadedConfig
 
 __all__ = ["check_as_a_run"]
 
 
-async def check_as_a_run(loaded: LoadedConfig, *, packages: bool = True) -> None:
-    """Build what a run builds from ``loaded`` before it connects anything, then drop it.
+async def check_as_a_run(loaded: LoadedConfig, *, packages: bool = True) -> list[Any]:
+    """Build what a run builds from ``loaded`` before it connects anything, then drop it;
+    returns the unconnected peripherals (``config check`` checks ``[[automations]]``' names
+    against what they publish).
 
     ``packages=False`` leaves out the installed-packages check (``doctor`` has its own line).
 
@@ -41,7 +45,7 @@ async def check_as_a_run(loaded: LoadedConfig, *, packages: bool = True) -> None
     secret_scrubber(loaded)
     _build_hooks(config, loaded.source, HookFactoryRegistry())
     # Built as a run on the device builds them (not simulated), and never connected.
-    build_peripherals(config, loaded.source, sim=False)
+    peripherals = build_peripherals(config, loaded.source, sim=False)
     provider = build_provider(loaded)
     try:
         embedder = build_embedder(loaded)
@@ -50,3 +54,4 @@ async def check_as_a_run(loaded: LoadedConfig, *, packages: bool = True) -> None
             await close()
     finally:
         await provider.aclose()
+    return list(peripherals)

@@ -534,7 +534,7 @@ class Config(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
         scheduler: Scheduled jobs run by the service.
         jobs: Jobs declared in the file, synced into state.db at start.
         history: Sensor history (docs/sensors.md, History).
-        automations: Rules on sensor readings that act without the model
+        automations: Rules on sensor readings and input events that act without the model
             (docs/sensors.md, Automations).
         mqtt: The MQTT channel (Home Assistant discovery).
     """

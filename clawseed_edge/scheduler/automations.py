@@ -1,4 +1,5 @@
-"""``[[automations]]``: rules on sensor readings that act without the model.
+"""``[[automations]]`` and the rules created by chat or the CLI: rules on sensor readings and
+input events that act without the model.
 
 ::
 
@@ -9,148 +10,167 @@
     do = { tool = "gpio_switch", arguments = { device = "fan", on = true } }
     until = "greenhouse.temperature < 28"
     then = { tool = "gpio_switch", arguments = { device = "fan", on = false } }
+    notify = ["phones", "telegram"]
 
-The runner (:class:`Automations`) takes the sampler's filtered readings, keeps the latest value
-of each ``SENSOR.QUANTITY``, and runs each rule's :class:`~.rules.RuleState`. An action is a
-tool call through the agent's hook pipeline, the SecurityPolicy first (so an approval device
-asks, read_only refuses, rate limits count), exactly as a scheduled job's. The emergency stop
-pauses every rule (and forgets what was being held) until :meth:`Automations.resume`. Every
-firing is recorded (the last :data:`MAX_FIRINGS`) and listed.
+The runner (:class:`Automations`) takes the sampler's filtered readings and the wired devices'
+states, keeps the latest value of each ``SENSOR.QUANTITY`` and ``DEVICE.WORD``, and runs each
+rule's :class:`~.rules.RuleState`. A tool action is a call through the agent's hook pipeline, the
+SecurityPolicy first (so an approval device asks, read_only refuses, rate limits count), exactly
+as a scheduled job's; a prompt is a turn of the agent in the rule's own session; a message and
+``notify`` go out through ``publish`` (the service's notifications). The emergency stop pauses
+every rule (and forgets what was being held) until :meth:`Automations.resume`. Every firing is
+recorded (in state.db when a store is given; the last :data:`MAX_FIRINGS` in memory too).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from clawseed_edge.api import ConfigInvalid, SensorReading, ToolCall, ToolContext
+from clawseed_edge.api import (
+    ClawseedError,
+    DeviceState,
+    SensorReading,
+    ToolCall,
+    ToolContext,
+)
 from clawseed_edge.config.automations import AutomationConfig
 
-from .rules import Condition, ExpressionInvalid, RuleState, parse_condition
+from .automation_spec import (
+    CheckTool,
+    device_values,
+    validate_automation,
+    validate_automations,
+)
+from .rules import RuleState
+
+if TYPE_CHECKING:
+    from .automation_store import AutomationStore
 
 __all__ = ["MAX_FIRINGS", "AutomationConfig", "Automations", "validate_automations"]
 
 log = logging.getLogger(__name__)
 
 MAX_FIRINGS = 200
-MAX_AUTOMATIONS = 100
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
-_FOR = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|min|h)?\s*$")
-_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, None: 1.0}
+#: The longest a prompt action's turn may take before it is recorded as failed.
+PROMPT_TIMEOUT_S = 300.0
+_NOTE_CHARS = 500
 
 
 @dataclass(slots=True)
 class _Rule:
     config: AutomationConfig
     state: RuleState
+    origin: str = "config"
 
 
-def _action(value: Any, key: str, source: str) -> None:
-    if value is None:
-        return
-    if not isinstance(value, dict) or set(value) - {"tool", "arguments"} or "tool" not in value:
-        raise ConfigInvalid(
-            'an action is { tool = "...", arguments = { ... } }', file=source, key=key
-        )
-    if not isinstance(value.get("arguments", {}), dict):
-        raise ConfigInvalid("arguments: a table", file=source, key=f"{key}.arguments")
-
-
-def validate_automations(
-    entries: Sequence[AutomationConfig], source: str = "config.toml"
-) -> list[tuple[AutomationConfig, RuleState]]:
-    """Parse each rule's conditions and check its actions.
-
-    Raises:
-        ConfigInvalid: Naming ``automations[i].<key>`` and what to write.
-    """
-    if len(entries) > MAX_AUTOMATIONS:
-        raise ConfigInvalid(
-            f"at most {MAX_AUTOMATIONS} automations", file=source, key="automations"
-        )
-    out = []
-    names: set[str] = set()
-    for i, a in enumerate(entries):
-        key = f"automations[{i}]"
-        if not _NAME.match(a.name) or a.name in names:
-            raise ConfigInvalid(
-                f"{a.name[:40]!r}: a unique name of letters, digits, _ and - (up to 64)",
-                file=source,
-                key=f"{key}.name",
-            )
-        names.add(a.name)
-        conditions: dict[str, Condition | None] = {}
-        for field in ("when", "until"):
-            text = getattr(a, field)
-            try:
-                conditions[field] = None if text is None else parse_condition(text)
-            except ExpressionInvalid as exc:
-                raise ConfigInvalid(
-                    f"{a.name!r}: {exc}", file=source, key=f"{key}.{field}"
-                ) from None
-        m = _FOR.match(str(a.for_))
-        if m is None or isinstance(a.for_, bool):
-            raise ConfigInvalid(
-                f"{a.name!r}: write a duration such as '2m', '30s'", file=source, key=f"{key}.for"
-            )
-        for_s = float(m.group(1)) * _SECONDS[m.group(2)]
-        if for_s > 86400:
-            raise ConfigInvalid(f"{a.name!r}: at most a day", file=source, key=f"{key}.for")
-        if not a.do:
-            raise ConfigInvalid(
-                f"{a.name!r}: give do = {{ tool = ... }}", file=source, key=f"{key}.do"
-            )
-        _action(a.do, f"{key}.do", source)
-        _action(a.then, f"{key}.then", source)
-        when = conditions["when"]
-        assert when is not None
-        out.append((a, RuleState(when, for_s, conditions["until"])))
-    return out
+def _kind(action: Mapping[str, Any] | None) -> str:
+    if not action:
+        return "none"
+    return next((k for k in ("tool", "prompt", "message") if k in action), "none")
 
 
 class Automations:
-    """Runs the rules on readings; actions through the agent's hook pipeline.
+    """Runs the rules on readings and input events; actions through the agent.
 
     Args:
-        agent: The service's agent (its registry, hooks, validator, observer).
-        rules: From :func:`validate_automations`.
+        agent: The service's agent (its registry, hooks, validator, observer; ``run`` for
+            prompt actions).
+        rules: From :func:`validate_automations` (used as they are when no store is given).
+        store: The rules and firings in state.db; :meth:`load` reads the rules from it.
         clock: Unix seconds.
-        publish: Receives ``{"type": "automation", ...}`` frames for rules with ``notify``.
+        publish: Receives ``{"type": "notification", "to": [...], ...}`` frames (a rule's
+            ``notify``, its messages, its prompt answers).
+        known: Sensor/device names and what each publishes (checks rules that are added).
     """
 
     def __init__(
         self,
         agent: Any,
-        rules: Sequence[tuple[AutomationConfig, RuleState]],
+        rules: Sequence[tuple[AutomationConfig, RuleState]] = (),
         *,
+        store: AutomationStore | None = None,
         clock: Callable[[], float] = time.time,
         publish: Callable[[dict[str, Any]], object] | None = None,
+        known: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
         self.agent = agent
         self.rules = [_Rule(c, s) for c, s in rules]
+        self.store = store
         self.clock = clock
         self.publish = publish
+        self.known = known
         self.values: dict[str, float] = {}
         self.paused: str | None = None
         self.firings: deque[dict[str, Any]] = deque(maxlen=MAX_FIRINGS)
         self._lock = asyncio.Lock()
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._turns: dict[str, asyncio.Task[None]] = {}
+        self._record_lock = asyncio.Lock()
+
+    # --- rules ----------------------------------------------------------------------------
+
+    def check_tool(self) -> CheckTool:
+        """What refuses a tool action the agent could never run (for the add paths)."""
+        from .tools import check_tool_job
+
+        return lambda name, arguments: check_tool_job(self.agent, name, arguments)
+
+    async def load(self) -> list[str]:
+        """Take the rules from the store; a rule whose ``when``, ``until`` and ``for`` did not
+        change keeps what it holds (an add or remove elsewhere does not reset it). A stored rule
+        that no longer checks (a sensor gone from the config) is skipped and logged; returns
+        the names skipped."""
+        if self.store is None:
+            return []
+        stored = await self.store.list()
+        old = {r.config.name: r for r in self.rules}
+        rules, skipped = [], []
+        for entry in stored:
+            try:
+                state = validate_automation(entry.config, known=self.known)
+            except ClawseedError as exc:
+                log.warning("automation %s is skipped: %s", entry.config.name, exc)
+                skipped.append(entry.config.name)
+                continue
+            prev = old.get(entry.config.name)
+            if prev is not None and (prev.config.when, prev.config.until, prev.config.for_) == (
+                entry.config.when,
+                entry.config.until,
+                entry.config.for_,
+            ):
+                state = prev.state
+            rules.append(_Rule(entry.config, state, entry.origin))
+        async with self._lock:
+            self.rules = rules
+        self._wake.set()
+        return skipped
+
+    async def automations_changed(self) -> str | None:
+        """The tools' hook after an add or remove: read the rules again (no note)."""
+        await self.load()
+        return None
 
     # --- inputs ---------------------------------------------------------------------------
 
-    def observe(self, reading: Any) -> None:
-        """A state-feed listener: keep the reading's values and wake the loop."""
-        if isinstance(reading, SensorReading) and reading.ok:
-            for q, v in reading.values.items():
-                self.values[f"{reading.sensor}.{q}"] = float(v)
-            self._wake.set()
+    def observe(self, update: Any) -> None:
+        """A state-feed listener: keep a reading's values or a device's state, wake the loop."""
+        if isinstance(update, SensorReading):
+            if not update.ok:
+                return
+            for q, v in update.values.items():
+                self.values[f"{update.sensor}.{q}"] = float(v)
+        elif isinstance(update, DeviceState):
+            self.values.update(device_values(update.device, update.kind, update.value))
+        else:
+            return
+        self._wake.set()
 
     async def evaluate(self, now: float | None = None) -> list[dict[str, Any]]:
         """Update every rule at ``now`` and run the actions of those that fired or reset;
@@ -168,7 +188,7 @@ class Automations:
                 if event is None:
                     continue
                 action = rule.config.do if event == "fire" else rule.config.then
-                done.append(await self._act(rule, event, action, now))
+                done.append(await self._act(rule, event, action or None, now))
             return done
 
     def deadline(self) -> float | None:
@@ -183,6 +203,8 @@ class Automations:
         self.paused = why
         for rule in self.rules:
             rule.state.reset()
+        for turn in self._turns.values():
+            turn.cancel()  # a turn may be about to switch something
 
     def resume(self) -> bool:
         """Act again; returns whether it was paused."""
@@ -195,30 +217,115 @@ class Automations:
     async def _act(
         self, rule: _Rule, event: str, action: dict[str, Any] | None, now: float
     ) -> dict[str, Any]:
-        record: dict[str, Any] = {"automation": rule.config.name, "event": event, "at": now}
-        if action is not None:
+        kind = _kind(action)
+        record: dict[str, Any] = {
+            "automation": rule.config.name,
+            "event": event,
+            "at": now,
+            "action": kind,
+        }
+        ok, text = True, ""
+        if action is not None and kind == "tool":
             record["tool"] = action["tool"]
-            ok, text = await self._call(
-                rule, str(action["tool"]), dict(action.get("arguments", {}))
-            )
-            record["ok"], record["output" if ok else "error"] = ok, text[:500]
-        else:
-            record["ok"] = True
+            ok, text = await self._call(rule, str(action["tool"]), dict(action["arguments"]))
+        elif action is not None and kind == "prompt":
+            return self._start_turn(rule, record, str(action["prompt"]))
+        elif action is not None and kind == "message":
+            text = str(action["message"])
+        return await self._finish(rule, record, ok, text)
+
+    async def _finish(
+        self, rule: _Rule, record: dict[str, Any], ok: bool, text: str
+    ) -> dict[str, Any]:
+        """Record a firing's outcome (memory, state.db) and announce it."""
+        name, kind = rule.config.name, record["action"]
+        record["ok"], record["output" if ok else "error"] = ok, text[:_NOTE_CHARS]
         self.firings.append(record)
-        log.info("automation %s %s: %s", rule.config.name, event, record)
-        if rule.config.notify and self.publish is not None:
-            self.publish({"type": "automation", **record})
+        log.info("automation %s %s: %s", name, record["event"], record)
+        if self.store is not None:
+            label = f"tool {record['tool']}" if "tool" in record else kind
+            try:
+                # One writer at a time on the shared connection (a turn ends outside the lock).
+                async with self._record_lock:
+                    await self.store.record(name, record["at"], record["event"], label, ok, text)
+            except ClawseedError:
+                log.exception("automation %s: recording the firing failed", name)
+        self._announce(rule, record, kind, text)
         return record
+
+    def _start_turn(self, rule: _Rule, record: dict[str, Any], prompt: str) -> dict[str, Any]:
+        """A prompt runs beside the loop: a slow model must not hold back the other rules (a
+        frost rule's heater). One turn per rule at a time; its firing is recorded when it ends
+        (:meth:`drain` waits for them)."""
+        name = rule.config.name
+        running = self._turns.get(name)
+        if running is not None and not running.done():
+            record.update(ok=False, error="the rule's previous turn still runs; skipped")
+            self.firings.append(record)
+            return record
+        task = asyncio.create_task(self._turn(rule, record, prompt), name=f"automation-{name}")
+        self._turns[name] = task
+        return {**record, "ok": True, "output": f"a turn runs in session automation-{name}"}
+
+    async def _turn(self, rule: _Rule, record: dict[str, Any], prompt: str) -> None:
+        try:
+            ok, text = await self._prompt(rule, prompt)
+        except asyncio.CancelledError:
+            why = self.paused or "the service stopped"
+            await self._finish(rule, record, False, f"the turn was stopped: {why}")
+            raise
+        await self._finish(rule, record, ok, text)
+
+    async def drain(self) -> None:
+        """Wait for the prompt actions' turns that run (each records its firing as it ends)."""
+        await asyncio.gather(*self._turns.values(), return_exceptions=True)
+
+    def _announce(self, rule: _Rule, record: dict[str, Any], kind: str, text: str) -> None:
+        places = list(rule.config.notify) or (["phones"] if kind == "message" else [])
+        if not places or self.publish is None:
+            return
+        if kind == "message" and record["ok"]:
+            body = text
+        else:
+            outcome = text if record["ok"] else f"refused or failed: {text}"
+            verb = "fired" if record["event"] == "fire" else "reset"
+            body = f"Automation {rule.config.name} {verb}" + (f": {outcome}" if outcome else ".")
+        self.publish(
+            {
+                "type": "notification",
+                "to": places,
+                "text": body[:_NOTE_CHARS],
+                **{k: v for k, v in record.items() if k not in ("output", "error")},
+            }
+        )
+
+    def _context(self, rule: _Rule) -> ToolContext:
+        return ToolContext(session_id=f"automation-{rule.config.name}", channel="automations")
+
+    async def _prompt(self, rule: _Rule, prompt: str) -> tuple[bool, str]:
+        """A turn of the agent in the rule's own session (its tools pass the policy)."""
+        context = self._context(rule)
+        try:
+            async with asyncio.timeout(PROMPT_TIMEOUT_S):
+                answer = await self.agent.run(
+                    prompt, session_id=context.session_id, context=context
+                )
+        except TimeoutError:
+            return False, f"the turn took longer than {PROMPT_TIMEOUT_S:g} s"
+        except ClawseedError as exc:
+            return False, f"the turn failed: {exc}"
+        return True, str(answer)
 
     async def _call(self, rule: _Rule, name: str, arguments: dict[str, Any]) -> tuple[bool, str]:
         from clawseed_edge.agent.tool_run import run_tool_call
 
         agent = self.agent
-        context = ToolContext(session_id=f"automation-{rule.config.name}", channel="automations")
+        if agent.registry.get(name) is None:
+            return False, f"no tool {name!r} is registered"
         call = ToolCall(name, arguments, id=f"auto_{int(self.clock() * 1000)}")
         _, result = await run_tool_call(
             call,
-            context,
+            self._context(rule),
             registry=agent.registry,
             hooks=agent.hooks,
             validator=agent.schema_validator,
@@ -249,11 +356,13 @@ class Automations:
                 log.exception("evaluating the automations failed")
 
     def start(self) -> None:
-        if self._task is None and self.rules:
+        """Run :meth:`run` in a task (rules may arrive later, by chat or the CLI)."""
+        if self._task is None:
             self._task = asyncio.create_task(self.run(), name="automations")
 
     async def aclose(self) -> None:
         task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
+        tasks = [t for t in (task, *self._turns.values()) if t is not None]
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)

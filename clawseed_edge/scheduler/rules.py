@@ -1,10 +1,11 @@
 """Automation conditions: a small safe expression language, and the for/until state machine.
 
-An expression compares readings with numbers (or with each other), joined by ``and``, ``or``,
-``not`` and parentheses::
+An expression compares readings with numbers (or with each other), or names an input's state
+alone (true while it is nonzero), joined by ``and``, ``or``, ``not`` and parentheses::
 
     greenhouse.temperature > 30
     greenhouse.temperature >= 28.5 and not (porch.humidity < 40 or shed.temperature == 0)
+    door.open and hall.motion
 
 It is parsed once into a tree of tuples and evaluated against a lookup; nothing is ever given
 to ``eval``. A reading that is not known yet makes its comparison false. Bounded: 300
@@ -167,6 +168,15 @@ class _Parser:
 
     def _comparison(self) -> tuple[Any, ...]:
         left = self._operand()
+        ends = self._peek() in ("", "and", "or") or (
+            self._peek() == "paren" and self.tokens[self.pos][1] == ")"
+        )
+        if left[0] == "name" and ends:
+            # A bare name is a truth test: an input's word (door.open, button.pressed).
+            self.comparisons += 1
+            if self.comparisons > MAX_COMPARISONS:
+                raise ExpressionInvalid(f"more than {MAX_COMPARISONS} comparisons")
+            return ("is", left)
         kind, op = self._take()
         if kind != "op":
             raise ExpressionInvalid(f"expected a comparison (< <= > >= == !=) after {left[1]!r}")
@@ -189,6 +199,9 @@ def _eval(node: tuple[Any, ...], lookup: Lookup) -> bool:
         return _eval(node[1], lookup) or _eval(node[2], lookup)
     if kind == "not":
         return not _eval(node[1], lookup)
+    if kind == "is":
+        v = lookup(node[1][1])
+        return v is not None and not math.isnan(v) and v != 0
     _, op, left, right = node
     a, b = _value(left, lookup), _value(right, lookup)
     if a is None or b is None or math.isnan(a) or math.isnan(b):

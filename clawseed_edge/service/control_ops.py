@@ -59,21 +59,88 @@ class ControlOpsMixin:
         return {"ok": True}
 
     async def _op_automations(self, request: dict[str, Any]) -> dict[str, Any]:
-        """The rules, whether they are paused, and the recorded firings (newest last)."""
+        """The rules (origin, state), whether they are paused, the latest firings (newest
+        last, from state.db: they survive restarts)."""
         a = self.automations
         if a is None:
             return {"automations": [], "paused": None, "firings": []}
+        firings = (
+            [f.as_dict() for f in await a.store.firings(limit=50)][::-1]
+            if a.store is not None
+            else list(a.firings)
+        )
         return {
             "automations": [
-                {"name": r.config.name, "when": r.config.when, "active": r.state.active}
+                {
+                    "name": r.config.name,
+                    "when": r.config.when,
+                    "active": r.state.active,
+                    "origin": r.origin,
+                }
                 for r in a.rules
             ],
             "paused": a.paused,
-            "firings": list(a.firings),
+            "firings": firings,
         }
 
     async def _op_automations_resume(self, request: dict[str, Any]) -> dict[str, Any]:
         return {"resumed": self.automations.resume() if self.automations is not None else False}
+
+    async def _op_automations_changed(self, request: dict[str, Any]) -> dict[str, Any]:
+        """An ``agent``/``chat`` process changed the rules in state.db: read them again."""
+        if self.automations is not None:
+            await self.automations.load()
+        return {"ok": True}
+
+    def _automations_store(self) -> Automations:
+        from clawseed_edge.api import ConfigInvalid
+
+        if self.automations is None or self.automations.store is None:
+            raise ConfigInvalid("the running service has no automations (no state.db)")
+        return self.automations
+
+    async def _op_automation_add(self, request: dict[str, Any]) -> dict[str, Any]:
+        """``automations add``: check the rule against this service's sensors, devices and
+        tools (the same check as [[automations]]), store it, run it."""
+        from clawseed_edge.api import ConfigInvalid
+        from clawseed_edge.scheduler.automation_tools import add_automation
+
+        a = self._automations_store()
+        spec = request.get("spec")
+        if not isinstance(spec, dict):
+            raise ConfigInvalid('send {"op": "automation_add", "spec": {...}}')
+        assert a.store is not None
+        words = await add_automation(
+            a.store, spec, origin="cli", known=a.known, check_tool=a.check_tool()
+        )
+        await a.load()
+        return {"rule": words}
+
+    async def _op_automation_remove(self, request: dict[str, Any]) -> dict[str, Any]:
+        from clawseed_edge.api import ConfigInvalid
+
+        a = self._automations_store()
+        assert a.store is not None
+        name = str(request.get("name", ""))[:64]
+        entry = await a.store.get(name)
+        if entry is None:
+            raise ConfigInvalid(f"no automation is named {name!r}; see `automations list`")
+        if entry.origin == "config":
+            raise ConfigInvalid(
+                f"automation {name!r} is declared in the config file ([[automations]]); "
+                "remove it there (it comes back at the next start otherwise)"
+            )
+        await a.store.remove(name)
+        await a.load()
+        return {"removed": name}
+
+    async def _op_automation_firings(self, request: dict[str, Any]) -> dict[str, Any]:
+        a = self._automations_store()
+        assert a.store is not None
+        name = request.get("name")
+        limit = int(request.get("limit", 20))
+        firings = await a.store.firings(str(name)[:64] if name else None, limit=limit)
+        return {"firings": [f.as_dict() for f in firings]}
 
     async def _op_sim_set(self, request: dict[str, Any]) -> dict[str, Any]:
         """``sim set SENSOR.QUANTITY VALUE``: what a simulated sensor measures from now on."""

@@ -140,6 +140,7 @@ class Service(ControlOpsMixin):
         self.recorder: SensorRecorder | None = None
         #: ``[[automations]]`` on the sampler's readings (None: none configured).
         self.automations: Automations | None = None
+        self._unsubscribe: list[Callable[[], None]] = []
         from clawseed_edge.channels.notifications import Notifications
 
         #: Job answers, alerts and estops, to the channels that asked for them.
@@ -221,6 +222,7 @@ class Service(ControlOpsMixin):
         self.emergency_stop.on_stopped(self._estop_done)
         try:
             await self._start_recorder()  # before the gateway: it serves the history
+            await self._start_automations()  # before the gateway: it copies the tools
             await self._start_scheduler()  # before the gateway: it copies the cron tools
             if broker is not None and settings.enabled:
                 await self._start_gateway(broker)
@@ -434,18 +436,21 @@ class Service(ControlOpsMixin):
         self.recorder = SensorRecorder(bank, self.loaded.home, self.loaded.config.history)
         await self.recorder.start()
         self.runtime.agent.registry.register_many(self.recorder.tools())
-        if self.loaded.config.automations:
-            from clawseed_edge.scheduler.automations import Automations, validate_automations
 
-            rules = validate_automations(
-                self.loaded.config.automations, self.loaded.source or "config.toml"
-            )
-            self.automations = Automations(
-                self.runtime.agent, rules, publish=self.notifications.notify
-            )
-            assert self.recorder.sampler is not None
-            self.recorder.sampler.states.subscribe(self.automations.observe)
-            self.automations.start()
+    async def _start_automations(self) -> None:
+        """Rules on readings and input events: ``[[automations]]`` synced into state.db with
+        the ones made by chat or the CLI, the automation tools on the agent, the loop started."""
+        from clawseed_edge.scheduler.automation_setup import automations_for
+
+        assert self.runtime is not None
+        sampler = self.recorder.sampler if self.recorder is not None else None
+        self.automations, self._unsubscribe = await automations_for(
+            self.runtime,
+            await self._open_state(),
+            readings=sampler.states if sampler is not None else None,
+            publish=self.notifications.notify,
+        )
+        self.automations.start()
 
     # --- scheduler -----------------------------------------------------------------------
 
@@ -494,6 +499,10 @@ class Service(ControlOpsMixin):
             "hardware_states": self._op_hardware_states,
             "automations": self._op_automations,
             "automations_resume": self._op_automations_resume,
+            "automations_changed": self._op_automations_changed,
+            "automation_add": self._op_automation_add,
+            "automation_remove": self._op_automation_remove,
+            "automation_firings": self._op_automation_firings,
         }
 
     def _stream_handlers(self) -> dict[str, Any]:
@@ -629,6 +638,8 @@ class Service(ControlOpsMixin):
         await asyncio.gather(*self._consumers, return_exceptions=True)
         if self.scheduler is not None:
             await self.scheduler.aclose(grace_s=2.0)
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
         if self.automations is not None:
             await self.automations.aclose()
         if self.recorder is not None:
@@ -706,6 +717,7 @@ class Service(ControlOpsMixin):
                 if self.scheduler.paused
                 else "running"
             ),
+            "automations": _automations_state(self.automations),
             "config": self.loaded.source,
             "channels": [_channel_state(c) for c in self.channels],
             "watchdog_s": self.notifier.watchdog_s if self.notifier.enabled else None,
@@ -749,6 +761,14 @@ class Service(ControlOpsMixin):
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+def _automations_state(automations: Automations | None) -> str:
+    """``3 rules`` or ``3 rules, paused (estop ...)`` for ``status``."""
+    if automations is None:
+        return "off"
+    count = f"{len(automations.rules)} rule{'' if len(automations.rules) == 1 else 's'}"
+    return f"{count}, paused ({automations.paused})" if automations.paused else count
 
 
 def _channel_state(channel: Any) -> dict[str, Any]:

@@ -76,6 +76,28 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX job_runs_job_started ON job_runs (job, started_at);
     """,
+    # 4: automations (clawseed_edge/scheduler/automation_store.py): ``spec`` is the rule as
+    # an [[automations]] table in JSON; ``origin`` config, cli or agent. A firing's ``event``
+    # is fire or reset, ``action`` tool, prompt, message or none, ``ok`` 0/1 (a refusal is 0),
+    # ``detail`` the output or the error (capped).
+    """
+    CREATE TABLE automations (
+        name TEXT PRIMARY KEY,
+        spec TEXT NOT NULL,
+        origin TEXT NOT NULL,
+        created_at REAL NOT NULL
+    );
+    CREATE TABLE automation_firings (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        automation TEXT NOT NULL,
+        at REAL NOT NULL,
+        event TEXT NOT NULL,
+        action TEXT NOT NULL,
+        ok INTEGER NOT NULL,
+        detail TEXT NOT NULL DEFAULT ''
+    );
+    CREATE INDEX automation_firings_automation ON automation_firings (automation, id);
+    """,
 )
 
 

@@ -66,3 +66,16 @@ def test_a_notification_no_channel_asked_for_is_logged(caplog: pytest.LogCapture
     caplog.set_level("INFO")
     assert Notifications().notify({"type": "job_result", "text": "Watered."}) == 0
     assert any("no channel asked for it" in r.getMessage() for r in caplog.records)
+
+
+def test_a_frame_with_to_reaches_only_those_places(caplog: pytest.LogCaptureFixture) -> None:
+    notifications = Notifications()
+    gateway, telegram, mqtt = FakeChannel("gateway"), FakeChannel("telegram"), FakeChannel("mqtt")
+    for channel in (gateway, telegram, mqtt):
+        notifications.subscribe(channel)
+    frame = {"type": "notification", "text": "door open", "to": ["phones", "log"]}
+    with caplog.at_level("INFO", logger="clawseed_edge.channels.notifications"):
+        assert notifications.notify(frame) == 1
+    assert [f["text"] for f in gateway.got] == ["door open"]  # phones: the gateway
+    assert telegram.got == [] and mqtt.got == []
+    assert "notification: door open" in caplog.text

@@ -236,3 +236,17 @@ def test_an_error_naming_a_url_hides_its_password(capsys: pytest.CaptureFixture[
     assert fail("cannot reach http://admin:s3cretpass@10.0.0.1:11434/api/chat") == 1
     err = capsys.readouterr().err
     assert "s3cretpass" not in err and "http://admin:[redacted]@10.0.0.1" in err
+
+
+def test_check_refuses_an_automation_on_an_unknown_quantity(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "c.toml"
+    rule = '[[automations]]\nname = "hot"\nwhen = "{when}"\nnotify = ["log"]\n'
+    sensor = '[[sensors]]\nname = "greenhouse"\ndriver = "ds18b20"\n'
+    config.write_text(sensor + rule.format(when="greenhouse.temperature > 30"))
+    assert main(["config", "check", str(config)]) == 0
+    config.write_text(sensor + rule.format(when="greenhouse.wind > 3"))
+    assert main(["config", "check", str(config)]) == 1
+    err = capsys.readouterr().err
+    assert f"{config}: automations[0].when: 'greenhouse.wind': greenhouse has no 'wind'" in err

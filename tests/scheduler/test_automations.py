@@ -143,7 +143,7 @@ async def test_fires_when_held_past_for_and_resets_by_until() -> None:
     (reset,) = await auto.evaluate(700)
     assert reset["event"] == "reset" and fan.calls == [True, False]
     assert [f["event"] for f in auto.firings] == ["fire", "reset"]
-    assert published[0]["type"] == "automation" and published[0]["automation"] == "too_hot"
+    assert published[0]["type"] == "notification" and published[0]["automation"] == "too_hot"
 
 
 async def test_a_spike_shorter_than_for_does_not_fire() -> None:

@@ -173,8 +173,79 @@ async def test_an_automation_switches_the_fan_and_the_estop_pauses_it(
         assert len(service.automations.firings) == 1
         assert await asyncio.to_thread(main, ["automations", "list"]) == 0
         out = capsys.readouterr().out
-        assert "too_hot: when greenhouse.temperature > 30 (waiting)" in out
-        assert "paused: " in out and "too_hot fire: gpio_switch" in out
+        assert "too_hot (config): when greenhouse.temperature > 30 (waiting)" in out
+        assert "paused: " in out and "too_hot fire: tool gpio_switch ok" in out
+        assert await asyncio.to_thread(main, ["status"]) == 0
+        assert "  automations: 1 rule, paused (estop" in capsys.readouterr().out
         assert await asyncio.to_thread(main, ["automations", "resume"]) == 0
         assert "automations resumed" in capsys.readouterr().out
         assert service.automations.paused is None
+
+
+async def test_automations_add_and_remove_go_through_the_running_service(
+    clawseed_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with running_service(clawseed_home, ScriptedProvider([]), AUTOMATION) as service:
+        auto = service.automations
+        assert auto is not None
+        argv = ["automations", "add", "cold", "--when", "greenhouse.temperature < 25"]
+        argv += ["--tool", "gpio_switch", "--args", '{"device": "fan", "on": false}']
+        assert await asyncio.to_thread(main, argv) == 0
+        out = capsys.readouterr().out
+        assert "added cold: When greenhouse.temperature < 25: call gpio_switch" in out
+        assert "no service runs" not in out  # the service took it
+        assert [(r.config.name, r.origin) for r in auto.rules] == [
+            ("cold", "cli"),
+            ("too_hot", "config"),
+        ]
+        bad = ["automations", "add", "x", "--when", "greenhouse.wind > 1", "--message", "m"]
+        assert await asyncio.to_thread(main, bad) == 1
+        assert "greenhouse has no 'wind'" in capsys.readouterr().err
+        assert await asyncio.to_thread(main, ["sim", "set", "greenhouse.temperature", "20"]) == 0
+        (fired,) = await firings(service, 1)
+        assert fired["automation"] == "cold" and fired["ok"], fired
+        assert await asyncio.to_thread(main, ["automations", "firings", "cold"]) == 0
+        assert "cold fire: tool gpio_switch ok" in capsys.readouterr().out
+        assert await asyncio.to_thread(main, ["automations", "remove", "too_hot"]) == 1
+        assert "declared in the config file" in capsys.readouterr().err
+        assert await asyncio.to_thread(main, ["automations", "remove", "cold"]) == 0
+        assert [r.config.name for r in auto.rules] == ["too_hot"]
+
+
+DOORBELL = (
+    AUTOMATION
+    + """
+[[devices]]
+name = "doorbell"
+pin = "GPIO27"
+kind = "button"
+[[automations]]
+name = "bell_fan"
+when = "doorbell.pressed"
+do = { tool = "gpio_switch", arguments = { device = "fan", on = true } }
+then = { message = "the doorbell was released" }
+notify = ["log"]
+"""
+)
+
+
+async def test_a_button_press_in_the_running_service_fires_and_its_release_resets(
+    clawseed_home: Path,
+) -> None:
+    from clawseed_edge.peripherals import PiGpio
+    from clawseed_edge.testing.hardware import mock_pin, press, release
+
+    async with running_service(clawseed_home, ScriptedProvider([]), DOORBELL) as service:
+        assert service.runtime is not None and service.automations is not None
+        board = next(p for p in service.runtime.peripherals if isinstance(p, PiGpio))
+        press(board, "doorbell")  # the same gpiozero path as a finger on real hardware
+        (fired,) = await firings(service, 1)
+        assert (fired["automation"], fired["event"], fired["ok"]) == ("bell_fan", "fire", True)
+        assert mock_pin(board, "fan").state == 1
+        release(board, "doorbell")
+        reset = (await firings(service, 2))[1]
+        assert (reset["event"], reset["action"], reset["output"]) == (
+            "reset",
+            "message",
+            "the doorbell was released",
+        )
