@@ -257,10 +257,7 @@ async def control_request(
                 with contextlib.suppress(Exception):
                     await writer.wait_closed()
     except (OSError, TimeoutError) as exc:
-        raise ControlError(
-            f"no clawseed-edge service answers on {path} ({exc}); start it with "
-            "`clawseed-edge gateway` or `clawseed-edge run`"
-        ) from exc
+        raise _unreachable(path, exc) from exc
     try:
         answer = json.loads(line)
     except ValueError as exc:
@@ -291,10 +288,7 @@ async def control_stream(
             writer.write(json.dumps({"op": op, **arguments}).encode() + b"\n")
             await writer.drain()
     except (OSError, TimeoutError) as exc:
-        raise ControlError(
-            f"no clawseed-edge service answers on {path} ({exc}); start it with "
-            "`clawseed-edge gateway` or `clawseed-edge run`"
-        ) from exc
+        raise _unreachable(path, exc) from exc
     try:
         yield ControlStream(reader, writer)
     finally:
@@ -309,3 +303,11 @@ def stream_answer(answer: dict[str, Any]) -> dict[str, Any]:
         error = answer.get("error") or {}
         raise ControlError(str(error.get("message", "the service refused the request")))
     return answer
+
+
+def _unreachable(path: Path, exc: BaseException) -> ControlError:
+    """The error for a control socket that nobody answers on."""
+    return ControlError(
+        f"no clawseed-edge service answers on {path} ({exc}); start it with "
+        "`clawseed-edge gateway` or `clawseed-edge run`"
+    )
