@@ -9,7 +9,6 @@ of a command line are paths the shell would touch.
 from __future__ import annotations
 
 import fnmatch
-import glob
 import itertools
 import os
 import shlex
@@ -132,6 +131,8 @@ class ForbiddenPaths:
                     continue
                 out.append(cand)
                 if has_glob:
+                    import glob  # a shell command with a wildcard only
+
                     base = cand if os.path.isabs(cand) else str(base_dir / cand)
                     out.extend(itertools.islice(glob.iglob(base), 1000))
                     # A pattern that would match a forbidden path counts as naming it, even

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
+
+import msgspec
 
 from clawseed_edge.api import (
     ConfigInvalid,
@@ -55,8 +57,7 @@ class BaseHook:
         return None
 
 
-@dataclass(frozen=True, slots=True)
-class BeforeOutcome:
+class BeforeOutcome(msgspec.Struct, frozen=True):
     """What the before-hooks decided.
 
     Attributes:

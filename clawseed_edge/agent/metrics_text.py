@@ -6,7 +6,6 @@ Pure functions over plain values: the observer owns the counters, this module on
 from __future__ import annotations
 
 import math
-import statistics
 from collections import deque
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -33,6 +32,8 @@ class Summary:
         """(median, p95) over the window; p95 by nearest rank. None when empty."""
         if not self.samples:
             return None
+        import statistics  # with fractions: imported when metrics are first read
+
         ordered = sorted(self.samples)
         p95 = ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)]
         return statistics.median(ordered), p95

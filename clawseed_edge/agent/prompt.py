@@ -12,7 +12,6 @@ sections an application added with :meth:`SystemPromptBuilder.add_section`.
 from __future__ import annotations
 
 import logging
-import platform as _platform
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -109,7 +108,13 @@ def ensure_workspace(workspace_dir: Path) -> None:
 
 
 def _detect_platform() -> str:
-    """The board model from the device tree when present, plus the OS; else platform()."""
+    """The board model from the device tree when present, plus the OS; else platform().
+
+    ``platform.platform()`` runs ``uname -p`` in a child process and reads the interpreter's
+    binary for the C library's version: the builder asks only when the prompt is first built.
+    """
+    import platform as _platform
+
     system = f"{_platform.system()} {_platform.release()} {_platform.machine()}".strip()
     try:
         raw = _DEVICE_TREE_MODEL.read_bytes()
@@ -162,10 +167,21 @@ class SystemPromptBuilder:
             )
         self.workspace_dir = workspace_dir
         self.autonomy = autonomy
-        self.platform = platform if platform is not None else _detect_platform()
+        self._platform = platform
         self.scrub = scrub
         self.forbidden = forbidden
         self._extra: dict[str, str] = {}
+
+    @property
+    def platform(self) -> str:
+        """The platform line's text: as given, else detected when first asked (then kept)."""
+        if self._platform is None:
+            self._platform = _detect_platform()
+        return self._platform
+
+    @platform.setter
+    def platform(self, value: str) -> None:
+        self._platform = value
 
     def add_section(self, title: str, text: str) -> None:
         """Add an application section after the built-in ones; the same title replaces it.

@@ -13,8 +13,9 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from clawseed_edge.api import Tool, ToolNameClash, ToolNameInvalid, ToolSpec
 
@@ -32,16 +33,14 @@ __all__ = [
 _NAME_RE = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 
 
-@dataclass(frozen=True, slots=True)
-class BuiltIn:
+class BuiltIn(msgspec.Struct, frozen=True):
     """A tool shipped with clawseed-edge or added by the application."""
 
     def __str__(self) -> str:
         return "builtin"
 
 
-@dataclass(frozen=True, slots=True)
-class Mcp:
+class Mcp(msgspec.Struct, frozen=True):
     """A tool offered by an MCP server (``server`` is its configured name)."""
 
     server: str
@@ -50,8 +49,7 @@ class Mcp:
         return f"mcp:{self.server}"
 
 
-@dataclass(frozen=True, slots=True)
-class Remote:
+class Remote(msgspec.Struct, frozen=True):
     """A tool offered by a remote client for the length of its session."""
 
     session: str
@@ -78,8 +76,7 @@ def validate_tool_name(name: object) -> str:
     return name
 
 
-@dataclass(frozen=True, slots=True)
-class ToolFilter:
+class ToolFilter(msgspec.Struct, frozen=True):
     """Glob patterns (``fnmatch``) that decide which tool names pass; deny wins.
 
     An empty ``allowed`` means every name is allowed unless denied.

@@ -12,7 +12,6 @@ that echoes what the model sent is capped (:func:`~clawseed_edge.agent.arguments
 from __future__ import annotations
 
 import asyncio
-import difflib
 import itertools
 import logging
 import time
@@ -215,6 +214,8 @@ def _unknown_tool(registry: ToolRegistry, name: str) -> str:
     names = registry.names()
     # A made-up name can be megabytes long: match and echo only a bounded piece of it.
     shown = cap_echo(name, MAX_NAME_ECHO_CHARS)
+    import difflib  # on an unknown tool name only
+
     close = difflib.get_close_matches(name[:MAX_NAME_ECHO_CHARS], names, n=3, cutoff=0.5)
     hint = f" Did you mean: {', '.join(close)}?" if close else ""
     listed = ", ".join(names[:30]) + (" ..." if len(names) > 30 else "")

@@ -12,9 +12,10 @@ plugin's tool factory does (simonw/llm's ``default_plugins``); a plugin may not 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from clawseed_edge.api import ConfigInvalid, Memory, RiskClass, Tool
 from clawseed_edge.tools.destinations import DestinationPolicy
@@ -36,8 +37,7 @@ __all__ = ["BuiltinTool", "all_tools", "builtin_tools", "default_tool_registry"]
 Scrub = Callable[[str], str]
 
 
-@dataclass(frozen=True, slots=True)
-class BuiltinTool:
+class BuiltinTool(msgspec.Struct, frozen=True):
     """One built-in tool as ``tools list`` shows it.
 
     Attributes:

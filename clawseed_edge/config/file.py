@@ -4,10 +4,11 @@ the embedded default (simulated board, SQLite memory, offline demo model)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from .hardware import check_hardware
 from .load import convert_config, env_overrides, read_toml, set_key
@@ -23,8 +24,7 @@ __all__ = ["EMBEDDED_DEFAULT", "LoadedConfig", "embedded_default_text", "load_co
 EMBEDDED_DEFAULT = "<embedded default>"
 
 
-@dataclass(frozen=True, slots=True)
-class LoadedConfig:
+class LoadedConfig(msgspec.Struct, frozen=True):
     """A validated config and where it came from.
 
     Attributes:

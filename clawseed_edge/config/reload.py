@@ -9,7 +9,6 @@ closed when the agent closes, never under a call in flight.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -116,4 +115,4 @@ def _keep_unreloaded(running: LoadedConfig, fresh: LoadedConfig) -> LoadedConfig
     config = msgspec.structs.replace(
         running.config, provider=fresh.config.provider, autonomy=fresh.config.autonomy
     )
-    return dataclasses.replace(running, config=config)
+    return msgspec.structs.replace(running, config=config)

@@ -32,10 +32,11 @@ import logging
 import sqlite3
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any, TypeVar, cast
+
+import msgspec
 
 from clawseed_edge.api import MemoryStoreError
 
@@ -183,8 +184,7 @@ def translate_error(exc: BaseException, what: str) -> MemoryStoreError:
     return MemoryStoreError(f"memory {what} failed: {exc}")
 
 
-@dataclass(frozen=True, slots=True)
-class OpenedConnection:
+class OpenedConnection(msgspec.Struct, frozen=True):
     """An open connection and what it can do.
 
     Attributes:

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+
+import msgspec
 
 __all__ = [
     "STOP_WORDS",
@@ -72,8 +73,7 @@ def vector_scores(rows: Iterable[tuple[int, float]]) -> dict[int, float]:
     return {rowid: min(1.0, max(0.0, 1.0 - float(d))) for rowid, d in rows}
 
 
-@dataclass(frozen=True, slots=True)
-class Scored:
+class Scored(msgspec.Struct, frozen=True):
     """One candidate's merged score and its two parts."""
 
     rowid: int

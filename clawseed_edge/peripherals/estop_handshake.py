@@ -15,9 +15,10 @@ import contextlib
 import json
 import logging
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 __all__ = [
     "EstopHandshake",
@@ -73,8 +74,7 @@ def is_clawseed_cmdline(args: list[str]) -> bool:
     return any("clawseed-edge" in a or "clawseed_edge" in a for a in args)
 
 
-@dataclass(frozen=True, slots=True)
-class HandshakeRecord:
+class HandshakeRecord(msgspec.Struct, frozen=True):
     """What a process wrote: who it is and how its estops went."""
 
     pid: int

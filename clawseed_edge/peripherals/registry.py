@@ -25,7 +25,6 @@ read only when a type is not registered, so a plain start never scans them::
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 import msgspec
@@ -69,8 +68,7 @@ class PeripheralFactory(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
-class PeripheralTable:
+class PeripheralTable(msgspec.Struct, frozen=True):
     """A validated ``[[peripherals]]`` table: its factory, typed settings and config key."""
 
     name: str

@@ -16,12 +16,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .sampler import SensorSampler
-
 if TYPE_CHECKING:
     from clawseed_edge.config.schema import HistorySettings
     from clawseed_edge.peripherals.sensors.bank import SensorBank
     from clawseed_edge.state import SensorHistory
+
+    from .sampler import SensorSampler
 
 __all__ = ["HISTORY_FILE", "SensorRecorder", "find_sensor_bank"]
 
@@ -68,6 +68,8 @@ class SensorRecorder:
             self.history = await SensorHistory.open(
                 self.home / HISTORY_FILE, retention=self.settings.retention(), clock=self.clock
             )
+        from .sampler import SensorSampler  # with a sensor to sample only
+
         self.sampler = SensorSampler(self.bank, self.history, clock=self.clock)
         self.sampler.start()
         if self.history is not None:

@@ -13,10 +13,14 @@ user_version``) and migrated forward on open. Depends on the api layer only.
         issued = await tokens.issue("phone")
 """
 
+from typing import TYPE_CHECKING, Any
+
 from .db import MIGRATIONS, StateDB
-from .history import HistoryPoint, HistoryRetention, HistorySummary, SensorHistory
 from .ledger import DeviceLedger
 from .pairing import IssuedToken, PairingTokens, TokenInfo
+
+if TYPE_CHECKING:
+    from .history import HistoryPoint, HistoryRetention, HistorySummary, SensorHistory
 
 __all__ = [
     "MIGRATIONS",
@@ -30,3 +34,16 @@ __all__ = [
     "StateDB",
     "TokenInfo",
 ]
+
+
+_HISTORY_NAMES = ("HistoryPoint", "HistoryRetention", "HistorySummary", "SensorHistory")
+
+
+def __getattr__(name: str) -> Any:
+    """The sensor history's names, imported on first use: a service whose sensors have no
+    ``update_interval`` never opens ``history.db`` and does not load the module."""
+    if name in _HISTORY_NAMES:
+        from . import history
+
+        return getattr(history, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

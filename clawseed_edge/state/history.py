@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from clawseed_edge.api import Lifecycle, ResourceClosed
 
 from .db import StateError
@@ -86,8 +88,7 @@ ON CONFLICT (series, t) DO UPDATE SET
 """
 
 
-@dataclass(frozen=True, slots=True)
-class HistoryRetention:
+class HistoryRetention(msgspec.Struct, frozen=True):
     """How long each resolution is kept, in seconds (``[history]`` in the config)."""
 
     raw_s: float = 48 * 3600.0
@@ -95,8 +96,7 @@ class HistoryRetention:
     hours_s: float = 366 * 86400.0
 
 
-@dataclass(frozen=True, slots=True)
-class HistoryPoint:
+class HistoryPoint(msgspec.Struct, frozen=True):
     """One filtered value: ``value`` of ``quantity`` (in ``unit``) of ``sensor`` at Unix ``time``."""
 
     sensor: str

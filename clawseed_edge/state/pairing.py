@@ -12,7 +12,8 @@ import hmac
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+
+import msgspec
 
 from .db import StateDB
 
@@ -21,8 +22,7 @@ __all__ = ["IssuedToken", "PairingTokens", "TokenInfo"]
 _PREFIX = "cst_"
 
 
-@dataclass(frozen=True, slots=True)
-class TokenInfo:
+class TokenInfo(msgspec.Struct, frozen=True):
     """A paired client, as listed (never the token itself).
 
     Attributes:
@@ -38,8 +38,7 @@ class TokenInfo:
     last_used_at: float | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class IssuedToken:
+class IssuedToken(msgspec.Struct, frozen=True):
     """A new token: ``token`` is shown to the client once and never stored."""
 
     token: str

@@ -26,6 +26,8 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import SplitResult, urlsplit
 
+import msgspec
+
 __all__ = [
     "MAX_URL_CHARS",
     "METADATA_ADDRESSES",
@@ -59,8 +61,7 @@ class DestinationRefused(ValueError):
     """A URL or an address the policy does not allow; the message says why and what to do."""
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
+class Target(msgspec.Struct, frozen=True):
     """A checked destination: connect to one of ``addresses`` (every one was checked), send
     ``host`` as Host header and TLS server name."""
 

@@ -19,7 +19,6 @@ Entry points are read only for a name that is not registered (docs/plugins.md).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +35,7 @@ ENTRY_POINT_GROUP = PLUGIN_GROUPS["tools"]
 MAX_TOOLS_PER_FACTORY = 64
 
 
-@dataclass(frozen=True, slots=True)
-class ToolSetup:
+class ToolSetup(msgspec.Struct, frozen=True):
     """What a tool factory may build its tools from.
 
     Attributes:

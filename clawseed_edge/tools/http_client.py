@@ -18,9 +18,10 @@ from __future__ import annotations
 import asyncio
 import ssl
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
+
+import msgspec
 
 from .destinations import DestinationPolicy, Target
 
@@ -36,8 +37,7 @@ class FetchFailed(Exception):
     """The exchange did not complete (timeout, connection error, a body over the cap ...)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Fetched:
+class Fetched(msgspec.Struct, frozen=True):
     """A response: final URL, status, headers and the body (at most the cap, decoded)."""
 
     url: str

@@ -286,3 +286,22 @@ def test_identity_files_are_scrubbed_and_forbidden_paths_left_out(tmp_path: Path
     ).build()
     assert "thisisthesecret" not in text and "my key is" in text
     assert "Ada" not in text
+
+
+def test_the_platform_is_detected_at_the_first_build_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[int] = []
+
+    def detect() -> str:
+        calls.append(1)  # platform.platform() forks `uname -p`: not at start-up
+        return "Board (Linux)"
+
+    monkeypatch.setattr(prompt_mod, "_detect_platform", detect)
+    builder = SystemPromptBuilder()
+    assert calls == []
+    assert "You run on: Board (Linux)" in builder.build()
+    builder.build()
+    assert calls == [1]
+    assert SystemPromptBuilder(platform="given").platform == "given"
+    assert calls == [1]

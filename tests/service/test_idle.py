@@ -96,6 +96,11 @@ def test_the_idle_service_has_no_sdk_and_did_no_network_io_before_ready(tmp_path
         ("clawseed_edge.memory.sqlite", "hashlib"),  # at the first store
         ("clawseed_edge.tools", "html"),  # the HTTP tools are off by default
         ("clawseed_edge.cli.main; clawseed_edge.cli.main.build_parser()", "datetime"),  # cron runs
+        ("clawseed_edge.agent", "statistics"),  # when metrics are read
+        ("clawseed_edge.agent", "difflib"),  # for an unknown tool name
+        ("clawseed_edge.agent", "glob"),  # for a shell command with a wildcard
+        ("clawseed_edge.state", "clawseed_edge.state.history"),  # a sampled sensor only
+        ("clawseed_edge.service.recorder", "clawseed_edge.service.sampler"),  # likewise
     ],
 )
 def test_a_standard_module_is_imported_only_by_what_uses_it(module: str, unused: str) -> None:

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from clawseed_edge.api import ChatMessage, ToolCall
 
 __all__ = ["ParsedResponse"]
 
 
-@dataclass(frozen=True, slots=True)
-class ParsedResponse:
+class ParsedResponse(msgspec.Struct, frozen=True):
     """One model response, read once: what to show, what to run, what to keep.
 
     Attributes:

@@ -1,7 +1,8 @@
 """The ``/ws/chat`` protocol of the ClawSeed Android client, as pure functions.
 
 Client -> server frames are parsed and bounded by :func:`parse_client_frame` into small typed
-objects (no I/O here); server -> client frames are built by the ``*_frame`` functions and by
+objects (no I/O here; frozen msgspec Structs, which cost a fraction of a dataclass to define at
+start-up); server -> client frames are built by the ``*_frame`` functions and by
 :func:`turn_event_frame`, which maps the engine's turn events to the Android client's names
 (``chunk{content}``, ``done{full_response}`` ...). docs/gateway.md lists every frame.
 """
@@ -10,8 +11,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from clawseed_edge.api import (
     AbortedEvent,
@@ -52,8 +54,7 @@ _ID = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
 ECHO_OUTPUT_CHARS = 4000
 
 
-@dataclass(frozen=True, slots=True)
-class FrameLimits:
+class FrameLimits(msgspec.Struct, frozen=True):
     """What one client frame may hold (from ``[gateway]``)."""
 
     max_frame_bytes: int = 65536
@@ -64,13 +65,11 @@ class FrameLimits:
     max_output_chars: int = 65536
 
 
-@dataclass(frozen=True, slots=True)
-class MessageFrame:
+class MessageFrame(msgspec.Struct, frozen=True):
     content: str
 
 
-@dataclass(frozen=True, slots=True)
-class RemoteToolSpec:
+class RemoteToolSpec(msgspec.Struct, frozen=True):
     """A tool the client offers: ``risk`` is ``read`` or ``act`` (default ``act``: a tool we
     cannot see into is treated as one that acts)."""
 
@@ -80,8 +79,7 @@ class RemoteToolSpec:
     risk: str = "act"
 
 
-@dataclass(frozen=True, slots=True)
-class RegisterToolsFrame:
+class RegisterToolsFrame(msgspec.Struct, frozen=True):
     """The tools offered; ``rejected`` names the ones refused already (one bad tool rejects
     only itself), each ``{"name", "code", "reason"}``."""
 
@@ -89,8 +87,7 @@ class RegisterToolsFrame:
     rejected: tuple[dict[str, str], ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class ToolResultFrame:
+class ToolResultFrame(msgspec.Struct, frozen=True):
     """``tool_result`` (success) or ``tool_error`` (failure) for a ``tool_call_request``."""
 
     id: str
@@ -99,18 +96,15 @@ class ToolResultFrame:
     error: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class RegenerateFrame:
+class RegenerateFrame(msgspec.Struct, frozen=True):
     pass
 
 
-@dataclass(frozen=True, slots=True)
-class AbortFrame:
+class AbortFrame(msgspec.Struct, frozen=True):
     pass
 
 
-@dataclass(frozen=True, slots=True)
-class ApprovalResponseFrame:
+class ApprovalResponseFrame(msgspec.Struct, frozen=True):
     id: str
     approved: bool
     reason: str = ""

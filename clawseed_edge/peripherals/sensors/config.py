@@ -28,7 +28,6 @@ messages that name the file, the key and what to do.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -110,8 +109,7 @@ class I2CSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, froz
     attempts: int = 3
 
 
-@dataclass(frozen=True, slots=True)
-class ValidSensor:
+class ValidSensor(msgspec.Struct, frozen=True):
     """A validated entry with its driver class and its resolved address."""
 
     config: SensorConfig

@@ -10,7 +10,6 @@ the problem; a backend adds only what its way of reaching the pins cannot do.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 import msgspec
@@ -175,8 +174,7 @@ class Wiring(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=Tr
     devices: tuple[DeviceConfig, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class WiredDevice:
+class WiredDevice(msgspec.Struct, frozen=True):
     """A validated device with the board pin it resolved to."""
 
     config: DeviceConfig

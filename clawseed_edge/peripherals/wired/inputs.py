@@ -17,7 +17,8 @@ import logging
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable
-from dataclasses import dataclass
+
+import msgspec
 
 from .config import DeviceConfig
 
@@ -36,8 +37,7 @@ QUEUE_SIZE = 256
 """Events a stream holds before it drops the oldest."""
 
 
-@dataclass(frozen=True, slots=True)
-class InputEvent:
+class InputEvent(msgspec.Struct, frozen=True):
     """An input changed.
 
     Attributes:
@@ -57,8 +57,7 @@ class InputEvent:
         return self.value == 1
 
 
-@dataclass(frozen=True, slots=True)
-class EventMessage:
+class EventMessage(msgspec.Struct, frozen=True):
     """A message for the agent produced by an input rule."""
 
     device: str

@@ -6,8 +6,9 @@ kind names, so a new kind is one row here (and its gpiozero class), not edits in
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+import msgspec
 
 __all__ = ["BLINK_LIMITS", "KIND_SPECS", "KindSpec", "blink_out_of_bounds", "kind_spec"]
 
@@ -24,8 +25,7 @@ def blink_out_of_bounds(count: int, on_ms: int, off_ms: int) -> str:
     return ""
 
 
-@dataclass(frozen=True, slots=True)
-class KindSpec:
+class KindSpec(msgspec.Struct, frozen=True):
     """What a device kind is and may do.
 
     Attributes:
