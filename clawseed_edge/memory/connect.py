@@ -165,18 +165,16 @@ def write_transaction(
 
 @functools.cache
 def driver_errors() -> tuple[type[BaseException], ...]:
-    """The exception bases of every DB-API driver we may use (sqlite3's and sqlean's differ).
+    """The exception bases of the DB-API driver that serves this process (sqlite3's and
+    sqlean's differ), and sqlite3's.
 
-    Computed on first use so that importing this module does not import sqlean.
+    Computed on first use. sqlean is imported only when it is the driver: importing it for its
+    exception class alone maps its own libsqlite beside the standard one (~3 MB RSS).
     """
-    errors: list[type[BaseException]] = [sqlite3.Error]
-    try:
-        import sqlean
-
-        errors.append(sqlean.Error)
-    except ImportError:  # pragma: no cover - sqlean is a dependency on Linux
-        pass
-    return tuple(errors)
+    driver = sqlite_driver()
+    if driver is sqlite3:
+        return (sqlite3.Error,)
+    return (sqlite3.Error, cast(type[BaseException], driver.Error))
 
 
 def translate_error(exc: BaseException, what: str) -> MemoryStoreError:
