@@ -7,7 +7,7 @@ In one run:
   simulated day, to keep the run short; the service flushes every 10 s), then ``VACUUM``; the file's size in MB. Done twice:
   with the default retention (raw 48 h, minutes 30 days, hours a year) and, as the baseline,
   with the minute aggregates kept the whole period too.
-* **queries**: ``summary()`` of one series over the last 24 h (raw points) and over the whole
+* **queries**: ``summary()`` of one series over the last 24 h (48 points: minute rows) and over the whole
   period (hour aggregates), medians of ``--n`` runs, next to a bare ``SELECT count(*)`` on the
   same connection (the floor of one round trip through aiosqlite's thread).
 * **sampler**: the CPU time (``process_time``) of one :meth:`SensorSampler.step` reading one
@@ -79,7 +79,7 @@ async def queries(path: Path, days: int, n: int) -> dict[str, float]:
             t = time.perf_counter()
             s = await history.summary("s0", "temperature", end - DAY, end, points=48)
             out["24h summary"].append(time.perf_counter() - t)
-            assert s is not None and s.resolution == "raw" and s.count == 1440
+            assert s is not None and s.resolution == "1m" and s.count == 1440
             t = time.perf_counter()
             s = await history.summary("s0", "temperature", end - days * DAY, end, points=365)
             out["whole-period summary"].append(time.perf_counter() - t)
