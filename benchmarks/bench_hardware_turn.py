@@ -79,6 +79,8 @@ def direct_samples(n: int) -> list[Sample]:
 
 async def timed(n: int, pin: TimedPin, step: Callable[[bool], Awaitable[object]]) -> list[Sample]:
     out: list[Sample] = []
+    if pin.state:  # an odd n left it on: every sample must change the pin
+        await step(False)
     for i in range(n):
         want = i % 2 == 0
         t0 = time.perf_counter()

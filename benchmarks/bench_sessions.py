@@ -44,9 +44,11 @@ from clawseed_edge.memory.sqlite import SqliteMemory
 
 MAX_HISTORY = 50  # the [agent] max_history default
 
-# The conflict query before issue 14 item 6 (kept here only to measure against).
+# The conflict query before issue 14 item 6 (kept here only to measure against), with the
+# source column the conflict rule reads since (so both return the same rows).
 OLD_CONFLICT_SQL = (
-    "SELECT e.id, e.content, e.key, e.updated_at FROM entries_fts JOIN entries e ON "
+    "SELECT e.id, e.content, e.key, e.updated_at, json_extract(e.metadata, '$.source') "
+    "FROM entries_fts JOIN entries e ON "
     "e.id = entries_fts.rowid WHERE entries_fts MATCH ? AND e.namespace=? AND "
     "e.category='core' AND e.id != ? AND json_extract(e.metadata, '$.superseded_by') IS NULL "
     "LIMIT 50"
