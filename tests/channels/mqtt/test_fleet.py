@@ -11,10 +11,10 @@ import pytest
 
 from clawseed_edge.channels.mqtt.fleet import MAX_NODES, FleetView
 from clawseed_edge.cli.main import main
-from clawseed_edge.config.file import load_config
-from clawseed_edge.service import Service, ServiceOptions
-from clawseed_edge.testing import ScriptedProvider
+from clawseed_edge.service import Service
 from clawseed_edge.testing.mqtt import MosquittoBroker
+
+from .nodes import mqtt_node
 
 pytest.importorskip("aiomqtt")
 
@@ -36,20 +36,7 @@ node_id = "{node}"
 
 
 def node(home: Path, broker: MosquittoBroker, name: str, device: str) -> Service:
-    home.mkdir(parents=True, exist_ok=True)
-    path = home / "config.toml"
-    text = NODE.replace("{port}", str(broker.port)).replace("{node}", name)
-    path.write_text(text.replace("{device}", device))
-    return Service(
-        load_config(path),
-        ServiceOptions(
-            sim=True,
-            gateway=False,
-            control_socket=False,
-            assemble={"provider": ScriptedProvider()},
-            say=lambda line: None,
-        ),
-    )
+    return mqtt_node(home, broker, NODE.replace("{node}", name).replace("{device}", device))
 
 
 async def test_two_nodes_see_each_other_and_fleet_list_shows_them(
@@ -126,19 +113,7 @@ node_id = "shed"
 
 
 def shed(home: Path, broker: MosquittoBroker, level: str) -> Service:
-    home.mkdir(parents=True, exist_ok=True)
-    path = home / "config.toml"
-    path.write_text(SHED.replace("{port}", str(broker.port)).replace("{level}", level))
-    return Service(
-        load_config(path),
-        ServiceOptions(
-            sim=True,
-            gateway=False,
-            control_socket=False,
-            assemble={"provider": ScriptedProvider()},
-            say=lambda line: None,
-        ),
-    )
+    return mqtt_node(home, broker, SHED.replace("{level}", level))
 
 
 def pin(svc: Service, device: str) -> object:

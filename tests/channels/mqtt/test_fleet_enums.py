@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from clawseed_edge.config.file import load_config
-from clawseed_edge.service import Service, ServiceOptions
+from clawseed_edge.service import Service
 from clawseed_edge.testing import ScriptedProvider
 from clawseed_edge.testing.mqtt import MosquittoBroker, MqttRecorder
 
+from .nodes import mqtt_node
 from .test_fleet import pin, shed
 
 pytest.importorskip("aiomqtt")
@@ -36,19 +36,7 @@ node_id = "greenhouse"
 
 
 def greenhouse(home: Path, broker: MosquittoBroker, provider: ScriptedProvider) -> Service:
-    home.mkdir(parents=True, exist_ok=True)
-    path = home / "config.toml"
-    path.write_text(GREENHOUSE.replace("{port}", str(broker.port)))
-    return Service(
-        load_config(path),
-        ServiceOptions(
-            sim=True,
-            gateway=False,
-            control_socket=False,
-            assemble={"provider": provider},
-            say=lambda line: None,
-        ),
-    )
+    return mqtt_node(home, broker, GREENHOUSE, provider=provider)
 
 
 def switch_enum(svc: Service) -> list[str]:
@@ -147,19 +135,7 @@ async def test_a_sensor_only_another_node_has_is_read_through_sensor_read(
     provider = ScriptedProvider(
         [ScriptedProvider.call("sensor_read", sensor="shed.air"), "It is mild in the shed."]
     )
-    home = tmp_path / "shed"
-    home.mkdir()
-    (home / "config.toml").write_text(SHED_WITH_SENSOR.replace("{port}", str(mosquitto.port)))
-    owner = Service(
-        load_config(home / "config.toml"),
-        ServiceOptions(
-            sim=True,
-            gateway=False,
-            control_socket=False,
-            assemble={"provider": ScriptedProvider()},
-            say=lambda line: None,
-        ),
-    )
+    owner = mqtt_node(tmp_path / "shed", mosquitto, SHED_WITH_SENSOR)
     async with greenhouse(tmp_path / "greenhouse", mosquitto, provider) as gh, owner:
         assert gh.runtime is not None
 

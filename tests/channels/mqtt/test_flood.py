@@ -10,10 +10,9 @@ from pathlib import Path
 import pytest
 
 from clawseed_edge.channels.mqtt.fleet_calls import CallBuckets, FleetAnswerer
-from clawseed_edge.config.file import load_config
-from clawseed_edge.service import Service, ServiceOptions
-from clawseed_edge.testing import ScriptedProvider
 from clawseed_edge.testing.mqtt import MosquittoBroker, MqttRecorder
+
+from .nodes import mqtt_node
 
 pytest.importorskip("aiomqtt")
 
@@ -47,18 +46,7 @@ async def test_a_flooding_node_is_limited_and_another_is_still_answered(
     tmp_path: Path, mosquitto: MosquittoBroker, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.WARNING)
-    path = tmp_path / "config.toml"
-    path.write_text(SHED.replace("{port}", str(mosquitto.port)))
-    svc = Service(
-        load_config(path),
-        ServiceOptions(
-            sim=True,
-            gateway=False,
-            control_socket=False,
-            assemble={"provider": ScriptedProvider()},
-            say=lambda line: None,
-        ),
-    )
+    svc = mqtt_node(tmp_path, mosquitto, SHED)
     async with svc, MqttRecorder(mosquitto, "clawseed/+/reply") as peers:
         channel = next(c for c in svc.channels if c.name == "mqtt")
         await channel.connected.wait()  # type: ignore[attr-defined]

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from clawseed_edge.config.file import load_config
-from clawseed_edge.service import Service, ServiceOptions
-from clawseed_edge.testing import ScriptedProvider
+from clawseed_edge.service import Service
 from clawseed_edge.testing.mqtt import MosquittoBroker, MqttRecorder
+
+from .nodes import mqtt_node
 
 pytest.importorskip("aiomqtt")
 
@@ -38,17 +38,8 @@ def fake_sys(root: Path, throttled: str | None) -> Path:
 
 
 def service(home: Path, broker: MosquittoBroker, sys_root: Path) -> Service:
-    path = home / "config.toml"
-    path.write_text(CONFIG.replace("{port}", str(broker.port)))
-    return Service(
-        load_config(path),
-        ServiceOptions(
-            gateway=False,
-            control_socket=False,
-            assemble={"provider": ScriptedProvider()},
-            mqtt={"state_interval_s": 0.2, "sys_root": sys_root, "vcgencmd": None},
-            say=lambda line: None,
-        ),
+    return mqtt_node(
+        home, broker, CONFIG, sim=False, state_interval_s=0.2, sys_root=sys_root, vcgencmd=None
     )
 
 

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from clawseed_edge.api import ConfigInvalid
-from clawseed_edge.config.file import load_config
-from clawseed_edge.service import Service, ServiceOptions
-from clawseed_edge.testing import ScriptedProvider
+from clawseed_edge.service import Service
 from clawseed_edge.testing.mqtt import MosquittoBroker, MqttRecorder
+
+from .nodes import mqtt_node
 
 pytest.importorskip("aiomqtt")
 
@@ -67,19 +67,7 @@ COMMAND = "clawseed/greenhouse/device/{}/set"
 
 
 def service(home: Path, broker: MosquittoBroker, config: str = CONFIG) -> Service:
-    path = home / "config.toml"
-    path.write_text(config.replace("{port}", str(broker.port)), encoding="utf-8")
-    return Service(
-        load_config(path),
-        ServiceOptions(
-            sim=True,
-            gateway=False,
-            control_socket=False,
-            assemble={"provider": ScriptedProvider()},
-            mqtt={"state_interval_s": 0.5},
-            say=lambda line: None,
-        ),
-    )
+    return mqtt_node(home, broker, config, state_interval_s=0.5)
 
 
 def pin_value(svc: Service, device: str) -> Any:

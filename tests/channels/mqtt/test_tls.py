@@ -9,10 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from clawseed_edge.config.file import load_config
-from clawseed_edge.service import Service, ServiceOptions
-from clawseed_edge.testing import ScriptedProvider
 from clawseed_edge.testing.mqtt import MosquittoBroker, require_mosquitto
+
+from .nodes import mqtt_node
 
 pytest.importorskip("aiomqtt")
 
@@ -51,16 +50,7 @@ def make_certificates(directory: Path) -> tuple[Path, Path, Path]:
 
 
 async def connects(home: Path, broker: MosquittoBroker, ca: Path) -> bool:
-    path = home / "config.toml"
-    path.write_text(CONFIG.replace("{port}", str(broker.port)).replace("{ca}", str(ca)))
-    options = ServiceOptions(
-        sim=True,
-        gateway=False,
-        control_socket=False,
-        assemble={"provider": ScriptedProvider()},
-        say=lambda line: None,
-    )
-    async with Service(load_config(path), options) as svc:
+    async with mqtt_node(home, broker, CONFIG.replace("{ca}", str(ca))) as svc:
         channel = next(c for c in svc.channels if c.name == "mqtt")
         try:
             async with asyncio.timeout(3):
