@@ -1,12 +1,23 @@
-"""Open an aiosqlite connection with FTS5 and, where it can be loaded, sqlite-vec.
+"""Open an aiosqlite connection with FTS5 and, when asked for, sqlite-vec.
 
-The stdlib ``sqlite3`` of some Pythons (this machine's included) is built without
-``enable_load_extension``; there the connection is made through sqlean.py, a drop-in DB-API
-module with its own SQLite that can load extensions. aiosqlite's ``connect()`` always calls
+One SQLite library per process where that is possible. A connection that needs no extension
+(a memory store without an embedder, and ``state.db`` and the sensor history, which use the
+standard module directly) is made by the standard ``sqlite3``: aiosqlite imports it anyway.
+Only a memory store with an embedder asks for sqlite-vec (``load_vectors``); that connection
+is made by the standard ``sqlite3`` where it can load extensions, else by sqlean.py, a drop-in
+DB-API module with its own SQLite (this machine's Python is built without
+``enable_load_extension``). sqlean and sqlite-vec are imported only then: sqlean maps a second
+libsqlite (~1.4 MB RSS, ~1 MB more of imports). aiosqlite's ``connect()`` always calls
 ``sqlite3.connect``, but its public :class:`aiosqlite.Connection` takes any zero-argument
 connector that it runs on its worker thread, so we hand it one that builds the connection we
 want (no monkeypatching). If no vector support can be loaded, that is logged once and the
 store runs keyword-only.
+
+One file, one library: two SQLite libraries in one process do not see each other's POSIX
+locks, so one process must not open the same file through both. A process opens
+``memory.db`` with one configuration (the embedder is fixed until a restart), so all its
+memory connections use one driver; other processes (the CLI beside the service) are safe
+whatever library they use.
 
 Sizes, chosen for a 512 MB Pi Zero 2 W (see docs/memory.md):
 
@@ -27,9 +38,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 import sqlite3
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -44,6 +55,7 @@ __all__ = [
     "CACHE_SIZE_KIB",
     "JOURNAL_SIZE_LIMIT",
     "MAX_BUSY_TIMEOUT_S",
+    "STDLIB_LOADS_EXTENSIONS",
     "WAL_AUTOCHECKPOINT_PAGES",
     "OpenedConnection",
     "begin_write",
@@ -163,18 +175,18 @@ def write_transaction(
     return result
 
 
-@functools.cache
 def driver_errors() -> tuple[type[BaseException], ...]:
-    """The exception bases of the DB-API driver that serves this process (sqlite3's and
-    sqlean's differ), and sqlite3's.
+    """The exception bases of the DB-API drivers loaded now: sqlite3's, and sqlean's once it
+    is imported (its classes differ from sqlite3's).
 
-    Computed on first use. sqlean is imported only when it is the driver: importing it for its
-    exception class alone maps its own libsqlite beside the standard one (~3 MB RSS).
+    Not cached: sqlean may be imported later in the same process (a store with an embedder
+    opened after one without). Importing sqlean for its exception class alone would map its
+    libsqlite beside the standard one, so it is only looked up in ``sys.modules``.
     """
-    driver = sqlite_driver()
-    if driver is sqlite3:
+    sqlean = sys.modules.get("sqlean")
+    if sqlean is None:
         return (sqlite3.Error,)
-    return (sqlite3.Error, cast(type[BaseException], driver.Error))
+    return (sqlite3.Error, cast(type[BaseException], sqlean.Error))
 
 
 def translate_error(exc: BaseException, what: str) -> MemoryStoreError:
@@ -198,19 +210,21 @@ class OpenedConnection(msgspec.Struct, frozen=True):
     reason: str = ""
 
 
-@functools.cache
-def sqlite_driver() -> ModuleType:
-    """The DB-API module that serves this process, decided once: the standard ``sqlite3`` where
-    it can load extensions, else sqlean.py (state.db follows the same rule, so one SQLite
-    library is loaded, not two)."""
-    if hasattr(sqlite3.Connection, "enable_load_extension"):
+#: Whether this Python's own ``sqlite3`` can load extensions (Debian's can; pyenv's often not).
+STDLIB_LOADS_EXTENSIONS = hasattr(sqlite3.Connection, "enable_load_extension")
+
+
+def sqlite_driver(*, extensions: bool) -> ModuleType:
+    """The DB-API module for a connection: the standard ``sqlite3``, unless ``extensions`` are
+    needed (sqlite-vec) and it cannot load them; then sqlean.py, imported here, if installed.
+    """
+    if not extensions or STDLIB_LOADS_EXTENSIONS:
         return sqlite3
     try:
         import sqlean
-
-        return cast(ModuleType, sqlean)
     except ImportError:
         return sqlite3
+    return cast(ModuleType, sqlean)
 
 
 def _load_vec(connection: Any) -> str:
@@ -235,15 +249,16 @@ async def open_connection(path: str | Path, *, load_vectors: bool = True) -> Ope
 
     Args:
         path: The database file (``:memory:`` works too).
-        load_vectors: Try to load sqlite-vec. ``False`` runs the same code path without it
-            (the keyword-only fallback, also how tests simulate a machine without it).
+        load_vectors: Try to load sqlite-vec (through sqlean where the standard ``sqlite3``
+            cannot load it). ``False`` connects through the standard ``sqlite3`` without it,
+            imports neither (the keyword-only path of a store without an embedder).
 
     Raises:
         MemoryStoreError: The file cannot be opened (missing directory, not a database ...).
     """
     import aiosqlite
 
-    driver = sqlite_driver()
+    driver = sqlite_driver(extensions=load_vectors)
     reason_box: list[str] = []
     failure: list[BaseException] = []
 

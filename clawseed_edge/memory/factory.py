@@ -43,6 +43,9 @@ async def open_memory(
     path = resolve_path(config, home)
     options: dict[str, Any] = {
         "embedder": embedder,
+        # sqlite-vec (and, where the standard sqlite3 cannot load it, sqlean's own libsqlite)
+        # only for a store that will write vectors: without an embedder none is ever written.
+        "load_vectors": embedder is not None,
         "vector_weight": config.vector_weight,
         "keyword_weight": config.keyword_weight,
         "min_relevance": config.min_relevance,

@@ -48,7 +48,7 @@ from .recall import fts_match_expression, keyword_scores, merge_scores, vector_s
 from .schema import migrate
 from .sessions import SessionMethods
 from .snapshot import SnapshotMethods
-from .vectors import VectorMethods
+from .vectors import STALE_KEY, VectorMethods
 
 __all__ = [
     "CACHE_SIZE_KIB",
@@ -119,7 +119,9 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
         synchronous: ``FULL`` (default, power-cut durable) or ``NORMAL`` (see module doc).
         snapshot_path: ``MEMORY_SNAPSHOT.md`` to hydrate a new database from, and the default
             target of :meth:`export_snapshot`.
-        load_vectors: False skips loading sqlite-vec (the keyword-only path).
+        load_vectors: Load sqlite-vec (and sqlean where the standard ``sqlite3`` cannot
+            load it). Default: only when an ``embedder`` is given; without one no vector is
+            ever written, so the store stays on the standard ``sqlite3``, keyword-only.
         busy_timeout_s: How long a write waits for another process's write lock (the
             service and a CLI command writing at once) before it fails with a
             MemoryStoreError that says so; nothing is dropped silently.
@@ -141,7 +143,7 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
         conflict_threshold: float = 0.6,
         synchronous: Literal["FULL", "NORMAL"] = "FULL",
         snapshot_path: str | Path | None = None,
-        load_vectors: bool = True,
+        load_vectors: bool | None = None,
         busy_timeout_s: float = 5.0,
         redactor: Redactor | None = None,
     ) -> None:
@@ -163,7 +165,7 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
             )
         self._synchronous = synchronous
         self.busy_timeout_s = busy_timeout_s
-        self._load_vectors = load_vectors
+        self._load_vectors = embedder is not None if load_vectors is None else load_vectors
         # Nothing written to disk may hold a configured secret: entries and history pass it.
         self.redactor = redactor
         self._dims = embedding_dimensions
@@ -174,6 +176,7 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
         self.vector_reason = ""
         self.driver = ""  # sqlite3 or sqlean, once open
         self._vec_table = False
+        self._vec_unmaintained = False  # see vectors.py: stale vectors are marked
         self._core_changed = False
         self._last_prune: float | None = None  # epoch s; read once by prune_if_due
 
@@ -196,6 +199,8 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
         opened = await open_connection(self.path, load_vectors=self._load_vectors)
         self._conn = opened.conn
         self.vectors_loaded, self.vector_reason = opened.vectors, opened.reason
+        if self.embedder is None and not self._load_vectors:
+            self.vector_reason = "no embedding provider configured ([embedding])"
         self.driver = opened.driver
         try:
             await configure(self._conn, self._synchronous, self.busy_timeout_s)
@@ -339,12 +344,18 @@ class SqliteMemory(VectorMethods, SessionMethods, HygieneMethods, SnapshotMethod
         now = time.time()
         rows = [upsert_row(e, d, now) for e, d in zip(entries, digests, strict=True)]
         with_vectors = self._vec_table and self.vectors_loaded
+        mark_stale = self._vec_unmaintained
         dims = self._dims
 
         def write(conn: Any) -> dict[tuple[str, str], tuple[int, float]]:
             # On the worker thread, the whole transaction in one trip (see _write_once).
             conn.executemany(_UPSERT, rows)
             ids = _ids(conn, entries)
+            if mark_stale:
+                conn.execute(
+                    "INSERT OR IGNORE INTO memory_meta (key, value) VALUES (?, ?)",
+                    (STALE_KEY, repr(now)),
+                )
             if with_vectors:
                 rowids = [ids[(e.namespace, e.key)][0] for e in entries]
                 conn.executemany("DELETE FROM entries_vec WHERE rowid=?", [(r,) for r in rowids])

@@ -18,7 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 from clawseed_edge.api import EmbeddingProvider
 
-__all__ = ["VectorMethods"]
+__all__ = ["STALE_KEY", "VectorMethods"]
+
+#: ``memory_meta`` key: when a store without sqlite-vec first updated entries that may have a
+#: vector (Unix seconds).
+STALE_KEY = "vectors_stale_since"
 
 log = logging.getLogger("clawseed_edge.memory.sqlite")
 
@@ -33,6 +37,7 @@ class VectorMethods:
         _conn: Any
         _dims: int | None
         _vec_table: bool
+        _vec_unmaintained: bool
 
         def _read(self, what: str) -> AbstractAsyncContextManager[Any]: ...
 
@@ -51,6 +56,8 @@ class VectorMethods:
         wanted = self._dims
         if wanted is None and self.embedder is not None:
             wanted = getattr(self.embedder, "embedding_dimensions", None)
+        # The table exists and this store cannot maintain it: its writes mark what they change.
+        self._vec_unmaintained = stored is not None and not self.vectors_loaded
         if stored is not None and wanted is not None and stored != wanted:
             log.error(
                 "memory: the database holds %d-dimension vectors but the embedder gives %d; "
@@ -59,16 +66,36 @@ class VectorMethods:
                 wanted,
             )
             self.vectors_loaded, self.vector_reason = False, "embedding dimension changed"
+            self._vec_unmaintained = True
             return
         self._dims = stored or wanted
         if stored is not None and self.vectors_loaded:
             self._vec_table = True
-            # Entries deleted while sqlite-vec was not loaded left their vectors behind.
-            await self._conn.execute(
-                "DELETE FROM entries_vec WHERE rowid NOT IN (SELECT id FROM entries)"
-            )
+            await self._drop_stale_vectors(stored)
         elif self._dims is not None and self.vector_enabled:
             await self._create_vec_table(self._dims)
+
+    async def _drop_stale_vectors(self, dims: int) -> None:
+        """Delete the vectors written before a store without sqlite-vec changed their entries
+        (see the module doc). Each statement is idempotent; the mark goes last."""
+        await self._conn.execute(
+            "DELETE FROM entries_vec WHERE rowid NOT IN (SELECT id FROM entries)"
+        )
+        rows = await self._conn.execute_fetchall(
+            "SELECT value FROM memory_meta WHERE key = ?", (STALE_KEY,)
+        )
+        if not rows:
+            return
+        # Updated since the mark, or holding text that was never embedded (an import keeps
+        # its own updated_at): every vector written is in the cache under its text's hash.
+        await self._conn.execute(
+            "DELETE FROM entries_vec WHERE rowid IN (SELECT id FROM entries WHERE updated_at >= ? "
+            "OR content_hash NOT IN (SELECT content_hash FROM embedding_cache "
+            "WHERE dimensions = ?))",
+            (float(rows[0][0]), dims),
+        )
+        await self._conn.execute("DELETE FROM memory_meta WHERE key = ?", (STALE_KEY,))
+        log.info("memory: vectors of entries changed while sqlite-vec was not loaded deleted")
 
     async def _create_vec_table(self, dims: int) -> None:
         await self._conn.execute(

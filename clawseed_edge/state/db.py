@@ -4,22 +4,19 @@ aiosqlite runs the connection on its own worker thread (never blocking the loop)
 version is SQLite's ``user_version``; each migration runs in one transaction with the version
 bump, so a crash mid-migration leaves the previous version intact.
 
-One SQLite library per process: the connection is made by the same driver the memory store
-picks (``memory/connect.py``, the same rule: the standard ``sqlite3`` where it can load
-extensions, sqlean.py where it cannot), so a second libsqlite is never loaded for this file.
+The connection is made by the standard ``sqlite3`` (aiosqlite's own driver): state.db needs no
+extension, so it never loads sqlean.py's second libsqlite. Only a memory store with an embedder
+may (see ``memory/connect.py``); it opens another file.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import logging
 import os
-import sqlite3
 from collections.abc import AsyncIterator, Iterable, Sequence
 from pathlib import Path
-from types import ModuleType
-from typing import Any, cast
+from typing import Any
 
 from clawseed_edge.api import ClawseedError, Lifecycle, ResourceClosed
 
@@ -107,18 +104,6 @@ class StateError(ClawseedError, RuntimeError):
     code = "state_error"
 
 
-@functools.cache
-def sqlite_driver() -> ModuleType:
-    """The DB-API module that serves: the memory store's rule, so both use one SQLite."""
-    if hasattr(sqlite3.Connection, "enable_load_extension"):
-        return sqlite3
-    try:
-        import sqlean
-    except ImportError:  # pragma: no cover - sqlean is a dependency on Linux
-        return sqlite3
-    return cast(ModuleType, sqlean)
-
-
 def _create_private(file: Path) -> None:
     file.parent.mkdir(parents=True, exist_ok=True)
     if not file.exists():
@@ -136,8 +121,8 @@ class StateDB:
     def __init__(self, conn: Any, path: Path) -> None:
         self._conn = conn
         self.path = path
-        #: ``sqlite3`` or ``sqlean``: the DB-API module of the connection.
-        self.driver = sqlite_driver().__name__.split(".")[0]
+        #: The DB-API module of the connection: always the standard ``sqlite3``.
+        self.driver = "sqlite3"
         self.state = Lifecycle.OPEN
 
     @classmethod
@@ -154,8 +139,7 @@ class StateDB:
         file = Path(path)
         _create_private(file)
         try:
-            connect = functools.partial(sqlite_driver().connect, str(file))
-            conn = await aiosqlite.Connection(connect, 64)
+            conn = await aiosqlite.connect(file)
         except Exception as exc:
             raise StateError(
                 f"cannot open {file}: {exc}; check the directory's permissions"

@@ -26,6 +26,7 @@ async def test_vectors_load_through_the_right_driver(tmp_path: Path) -> None:
 async def test_skipping_vectors_gives_a_plain_connection(tmp_path: Path) -> None:
     opened = await open_connection(tmp_path / "m.db", load_vectors=False)
     try:
+        assert opened.driver == "sqlite3"
         assert not opened.vectors and "disabled" in opened.reason
         with pytest.raises(driver_errors()):
             await opened.conn.execute_fetchall("SELECT vec_version()")
@@ -43,11 +44,12 @@ async def test_unopenable_path_raises_memory_store_error(tmp_path: Path) -> None
         await open_connection(tmp_path / "file" / "m.db")
 
 
-@pytest.mark.parametrize("stdlib", [True, False], ids=["stdlib-serves", "as-installed"])
-def test_one_sqlite_library_per_process(tmp_path: Path, stdlib: bool) -> None:
-    """Memory and state.db opened, a driver error caught: sqlean is imported only when it is
-    the driver (it maps a second libsqlite when imported, even for its exception class).
-    ``stdlib-serves`` stands for a Python whose sqlite3 can load extensions (Debian's)."""
+@pytest.mark.parametrize("stdlib", [True, False], ids=["stdlib-loads", "as-installed"])
+def test_only_vectors_bring_a_second_sqlite_library(tmp_path: Path, stdlib: bool) -> None:
+    """A plain connection and state.db, a driver error caught: the standard sqlite3 only. Then
+    a connection with sqlite-vec: sqlean is imported only where the standard module cannot load
+    extensions, and then ``driver_errors()`` catches its errors too. ``stdlib-loads`` stands
+    for a Python whose sqlite3 can load extensions (Debian's)."""
     import subprocess
     import sys
 
@@ -57,23 +59,32 @@ from pathlib import Path
 import clawseed_edge.memory.connect as connect
 import clawseed_edge.state.db as db
 if {stdlib!r}:
-    connect.sqlite_driver = db.sqlite_driver = lambda: sqlite3
+    connect.STDLIB_LOADS_EXTENSIONS = True
 
-async def main():
-    opened = await connect.open_connection(Path({str(tmp_path / "m.db")!r}))
+async def caught(opened):
     try:
-        try:
-            await opened.conn.execute("SELECT * FROM no_such_table")
-        except connect.driver_errors():
-            pass
+        await opened.conn.execute("SELECT * FROM no_such_table")
+    except connect.driver_errors():
+        return True
     finally:
         await opened.conn.close()
+
+async def main():
+    plain = await connect.open_connection(Path({str(tmp_path / "m.db")!r}), load_vectors=False)
+    assert await caught(plain)
     async with await db.StateDB.open(Path({str(tmp_path / "state.db")!r})):
         pass
-    print(connect.sqlite_driver().__name__, "sqlean" in sys.modules)
+    print(plain.driver, "sqlean" in sys.modules, "sqlite_vec" in sys.modules)
+    vec = await connect.open_connection(Path({str(tmp_path / "v.db")!r}))
+    assert await caught(vec)
+    print(vec.driver, "sqlean" in sys.modules, "sqlite_vec" in sys.modules)
 
 asyncio.run(main())
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    driver, sqlean_loaded = out.stdout.split()
-    assert sqlean_loaded == ("True" if driver == "sqlean" else "False"), out.stdout
+    plain, vec = out.stdout.splitlines()
+    assert plain == "sqlite3 False False"
+    if stdlib or hasattr(sqlite3.Connection, "enable_load_extension"):
+        assert vec == "sqlite3 False True"
+    else:
+        assert vec == "sqlean True True"

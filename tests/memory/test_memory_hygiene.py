@@ -201,8 +201,12 @@ async def test_snapshot_written_on_close_when_core_changed(tmp_path: Path) -> No
 
 
 async def _steps_per_store(memory: SqliteMemory, facts: int, shared: str = "") -> int:
-    """SQLite VM steps (in units of 100) of storing one more core fact after ``facts`` others
-    (each also containing the word ``shared``, if given)."""
+    """SQLite VM steps (in units of 100) of storing six more core facts, one by one, after
+    ``facts`` others (each also containing the word ``shared``, if given).
+
+    Six, not one: a single store's cost swings up to 4x with the FTS index's segment merges
+    (which SQLite version serves changes where they fall); summed, that evens out.
+    """
     await memory.store_many(
         [
             MemoryEntry(f"fact/{i}", f"relay{i} drives pump{i} in zone{i} {shared}", "core")
@@ -218,9 +222,12 @@ async def _steps_per_store(memory: SqliteMemory, facts: int, shared: str = "") -
     conn = memory._conn
     await conn.set_progress_handler(count, 100)
     try:
-        await memory.store(
-            MemoryEntry("probe", f"sensor probe on bus reads the last value {shared}", "core")
-        )
+        for k in range(6):
+            await memory.store(
+                MemoryEntry(
+                    f"probe/{k}", f"sensor probe{k} on bus reads the last value {shared}", "core"
+                )
+            )
     finally:
         await conn.set_progress_handler(None, 100)
     return steps[0]
@@ -236,7 +243,7 @@ async def test_storing_a_fact_does_not_scale_with_core_rows(tmp_path: Path, shar
         few = await _steps_per_store(small, 30, shared)
     async with SqliteMemory.open(tmp_path / "b.db", load_vectors=False) as large:
         many = await _steps_per_store(large, 300, shared)
-    assert many < 1.5 * few, (few, many)
+    assert many < 2 * few, (few, many)  # the per-row search cost 10x here
 
 
 async def test_daily_summary_is_capped_and_says_so(memory: SqliteMemory) -> None:

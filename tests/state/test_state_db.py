@@ -57,15 +57,16 @@ async def test_a_closed_db_refuses_work(tmp_path: Path) -> None:
         await db.fetchall("SELECT 1")
 
 
-async def test_state_and_memory_share_one_sqlite_driver(tmp_path: Path) -> None:
+async def test_state_and_memory_without_vectors_share_the_standard_sqlite3(
+    tmp_path: Path,
+) -> None:
     from clawseed_edge.memory.sqlite import SqliteMemory
 
     async with await StateDB.open(tmp_path / "state.db") as db:
-        async with SqliteMemory.open(tmp_path / "memory.db") as memory:
+        async with SqliteMemory.open(tmp_path / "memory.db") as memory:  # no embedder
             drivers = {db.driver, memory.driver}
             connections = {
                 type(db._conn._conn).__module__.split(".")[0],
                 type(memory._conn._conn).__module__.split(".")[0],
             }
-    assert len(drivers) == 1, f"one SQLite library per process, got {drivers}"
-    assert connections == drivers
+    assert drivers == connections == {"sqlite3"}
