@@ -4,7 +4,8 @@ The database is ``--db PATH`` if given, else the config's ``[memory] path`` (the
 ``--config``, or ``$CLAWSEED_HOME/config.toml``, or the embedded default: ``memory.db``);
 relative paths are under ``$CLAWSEED_HOME`` (home default ``~/.clawseed-edge``). Commands
 never create a database: a missing one is an error. Search is keyword-only here (no embedding
-provider is started by the CLI).
+provider is started by the CLI), so sqlite-vec is not loaded either: a forgotten entry's vector
+is deleted by the next start with an embedder (docs/memory.md, "Which SQLite library").
 """
 
 from __future__ import annotations
