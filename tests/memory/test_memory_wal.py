@@ -43,8 +43,8 @@ async def test_wal_is_truncated_on_close_while_another_process_has_it_open(
 ) -> None:
     # With another process connected (the CLI beside the service) SQLite does not delete the
     # WAL on close; our TRUNCATE checkpoint empties it. (A second connection in this process
-    # would not do: sqlite3 and sqlean are two SQLite libraries whose POSIX locks do not see
-    # each other.)
+    # would not do where the store runs on sqlean, with vectors: sqlite3 and sqlean are two
+    # SQLite libraries whose POSIX locks do not see each other.)
     db = tmp_path / "m.db"
     memory = await SqliteMemory.open(db, load_vectors=False)
     other = await asyncio.create_subprocess_exec(
