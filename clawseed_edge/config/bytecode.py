@@ -162,7 +162,8 @@ def byte_compile(sources: Iterable[Path] | None = None) -> CompileReport:
                 source,
                 quiet=2,
                 force=True,
-                optimize=list(OPTIMIZATION_LEVELS),
+                # A list of levels works since Python 3.9; typeshed still says int.
+                optimize=list(OPTIMIZATION_LEVELS),  # type: ignore[arg-type]
                 hardlink_dupes=True,
             )
         except OSError:  # pragma: no cover - compile_file reports most errors itself
