@@ -8,7 +8,8 @@ running) and the embedded default (demo model). Baseline in the same run: a bare
 ``python -c "import starlette, uvicorn"`` process measured the same way.
 
 Run: ``python benchmarks/bench_idle_imports.py [--runs 5] [--idle-s 3]``; prints medians and
-ratios against the baseline. Linux only (``/proc``).
+ratios against the baseline. Linux only (``/proc``). Every process runs with
+``PYTHONOPTIMIZE=2``, as the systemd unit runs the service; ``--optimize 0`` as the CLI runs.
 It first says whether the code had up-to-date bytecode (``bytecode_state.py``).
 """
 
@@ -74,6 +75,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--idle-s", type=float, default=3.0, help="seconds idle before RSS")
+    parser.add_argument(
+        "--optimize",
+        type=int,
+        choices=(0, 1, 2),
+        default=2,
+        help="PYTHONOPTIMIZE of every process (default 2: what the systemd unit sets)",
+    )
     args = parser.parse_args()
 
     from bytecode_state import bytecode_line
@@ -86,7 +94,11 @@ def main() -> None:
             f'base_url = "http://127.0.0.1:{_closed_port()}"\n',
             encoding="utf-8",
         )
-        env = {**os.environ, "CLAWSEED_HOME": str(Path(tmp) / "home")}
+        env = {
+            **os.environ,
+            "CLAWSEED_HOME": str(Path(tmp) / "home"),
+            "PYTHONOPTIMIZE": str(args.optimize),
+        }
         env.pop("PYTHONDEVMODE", None)
         service = [sys.executable, "-m", "clawseed_edge"]
         cases = {
@@ -107,7 +119,10 @@ def main() -> None:
 
     base_t = statistics.median(t for t, _ in results["baseline: import starlette, uvicorn"])
     base_m = statistics.median(m for _, m in results["baseline: import starlette, uvicorn"])
-    print(f"{args.runs} runs, RSS after {args.idle_s:g} s idle; medians")
+    print(
+        f"{args.runs} runs, RSS after {args.idle_s:g} s idle, PYTHONOPTIMIZE={args.optimize}; "
+        "medians"
+    )
     print(f"{'case':<38} {'to ready':>9} {'ratio':>6} {'idle RSS':>9} {'ratio':>6}")
     for name, rows in results.items():
         t = statistics.median(r[0] for r in rows)

@@ -10,7 +10,9 @@ checkout's venv measured in the same run is the baseline; medians are printed.
 
 Run from outside a checkout (the venvs' own packages must be imported, not the current
 directory's): ``cd /tmp && python /path/benchmarks/bench_ready_cpu.py --runs 12 --idle-s 4
-OLD/.venv NEW/.venv``. Linux only. It first says whether each venv's code had bytecode.
+OLD/.venv NEW/.venv``. Linux only. The gateways run with ``PYTHONOPTIMIZE=2``, as the systemd
+unit runs the service (``--optimize 0``: as the CLI runs). It first says whether each venv's
+code had bytecode.
 """
 
 from __future__ import annotations
@@ -67,7 +69,7 @@ def _rss_mb(pid: int) -> float:
     return 0.0
 
 
-def measure(venv: Path, idle_s: float) -> tuple[float, float, float]:
+def measure(venv: Path, idle_s: float, optimize: int = 2) -> tuple[float, float, float]:
     """(wall s to READY=1, CPU s at READY=1, RSS MB ``idle_s`` later) of one start."""
     with tempfile.TemporaryDirectory() as home:
         Path(home, "config.toml").write_text(
@@ -77,7 +79,12 @@ def measure(venv: Path, idle_s: float) -> tuple[float, float, float]:
         with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as notify:
             notify.bind("\0" + name)
             notify.settimeout(STEP_TIMEOUT_S)
-            env = {**os.environ, "CLAWSEED_HOME": home, "NOTIFY_SOCKET": "@" + name}
+            env = {
+                **os.environ,
+                "CLAWSEED_HOME": home,
+                "NOTIFY_SOCKET": "@" + name,
+                "PYTHONOPTIMIZE": str(optimize),
+            }
             for unset in ("WATCHDOG_USEC", "WATCHDOG_PID", "PYTHONDEVMODE"):
                 env.pop(unset, None)
             started = time.perf_counter()
@@ -107,6 +114,13 @@ def main() -> int:
     parser.add_argument("venvs", nargs="+", type=Path, help="venv directories to compare")
     parser.add_argument("--runs", type=int, default=12)
     parser.add_argument("--idle-s", type=float, default=4.0, help="seconds after READY for RSS")
+    parser.add_argument(
+        "--optimize",
+        type=int,
+        choices=(0, 1, 2),
+        default=2,
+        help="PYTHONOPTIMIZE of the gateways (default 2: what the systemd unit sets)",
+    )
     args = parser.parse_args()
     for venv in args.venvs:
         line = subprocess.run(
@@ -118,7 +132,7 @@ def main() -> int:
     results: dict[Path, list[tuple[float, float, float]]] = {v: [] for v in args.venvs}
     for _ in range(args.runs):  # interleaved: load drifts hit every venv alike
         for venv in args.venvs:
-            results[venv].append(measure(venv, args.idle_s))
+            results[venv].append(measure(venv, args.idle_s, args.optimize))
     print(f"medians over {args.runs} runs; RSS {args.idle_s:g} s after READY=1")
     print(f"{'venv':44} {'to READY':>9} {'CPU':>8} {'idle RSS':>9}")
     for venv, rows in results.items():

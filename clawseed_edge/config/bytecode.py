@@ -10,8 +10,10 @@ away. ``service install`` therefore byte-compiles the package and its dependenci
 "The installed code" is the ``clawseed_edge`` package (wherever it is: an editable install
 keeps it in the checkout) and the files of every installed distribution it requires, followed
 recursively; the ``dev`` extra (test and lint tools) is left out, other extras count when
-installed. The ``.pyc`` is the one this interpreter imports without ``-O``
-(``importlib.util.cache_from_source``).
+installed. Two ``.pyc`` per source are kept (:data:`OPTIMIZATION_LEVELS`): the plain one, which
+the commands people type import, and the ``.opt-2.pyc`` that the service imports (the unit sets
+``PYTHONOPTIMIZE=2``: docstrings and ``assert`` statements are left out of its code objects,
+docs/service.md). Where the two are equal they are one file, hard-linked.
 """
 
 from __future__ import annotations
@@ -27,7 +29,14 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["CompileReport", "byte_compile", "installed_sources", "stale_sources"]
+__all__ = [
+    "OPTIMIZATION_LEVELS",
+    "CompileReport",
+    "byte_compile",
+    "compile_command",
+    "installed_sources",
+    "stale_sources",
+]
 
 DISTRIBUTION = "clawseed-edge"
 #: Extras whose requirements are tools, not the running code.
@@ -36,6 +45,8 @@ _NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 _EXTRA = re.compile(r"""extra\s*==\s*["']([^"']+)["']""")
 #: Files looked at, at most (a bound on a venv gone wrong, not a limit a real one meets).
 MAX_FILES = 50_000
+#: ``-O`` levels whose bytecode is kept: 0 for the CLI, 2 for the service (PYTHONOPTIMIZE=2).
+OPTIMIZATION_LEVELS = (0, 2)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,11 +112,19 @@ def installed_sources() -> list[Path]:
     return [f for f in files if f.is_file()]
 
 
+def _cached(source: Path, level: int) -> Path:
+    """The ``.pyc`` the import system loads for ``source`` at ``-O`` level ``level``."""
+    return Path(importlib.util.cache_from_source(str(source), optimization=level or ""))
+
+
 def _up_to_date(source: Path) -> bool:
-    """Whether the ``.pyc`` the import system would load for ``source`` is valid for it."""
+    """Whether the ``.pyc`` of every kept level is valid for ``source``."""
+    return all(_level_up_to_date(source, level) for level in OPTIMIZATION_LEVELS)
+
+
+def _level_up_to_date(source: Path, level: int) -> bool:
     try:
-        cached = Path(importlib.util.cache_from_source(str(source)))
-        with cached.open("rb") as f:
+        with _cached(source, level).open("rb") as f:
             header = f.read(16)
         stat = source.stat()
     except (OSError, NotImplementedError):
@@ -139,7 +158,14 @@ def byte_compile(sources: Iterable[Path] | None = None) -> CompileReport:
         if _up_to_date(source):
             continue
         try:
-            ok = compileall.compile_file(source, quiet=2, force=True)
+            ok = compileall.compile_file(
+                source,
+                quiet=2,
+                force=True,
+                # A list of levels works since Python 3.9; typeshed still says int.
+                optimize=list(OPTIMIZATION_LEVELS),  # type: ignore[arg-type]
+                hardlink_dupes=True,
+            )
         except OSError:  # pragma: no cover - compile_file reports most errors itself
             ok = False
         if ok and _up_to_date(source):
@@ -162,10 +188,16 @@ def _give_to_owner(source: Path) -> None:
         owner = source.parent.stat()
         if owner.st_uid == 0:
             return
-        cached = Path(importlib.util.cache_from_source(str(source)))
-        for path in (cached.parent, cached):
+        cached = [_cached(source, level) for level in OPTIMIZATION_LEVELS]
+        for path in (cached[0].parent, *cached):
             if path.stat().st_uid != owner.st_uid:
                 os.chown(path, owner.st_uid, owner.st_gid)
+
+
+def compile_command(directory: Path | str) -> str:
+    """The command that byte-compiles ``directory`` at every kept level (for messages)."""
+    levels = " ".join(f"-o {level}" for level in OPTIMIZATION_LEVELS)
+    return f"{sys.executable} -m compileall -q {levels} {directory}"
 
 
 def describe(stale: list[Path], total: int) -> str:

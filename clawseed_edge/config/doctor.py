@@ -117,7 +117,7 @@ def check_packages(ctx: DoctorContext) -> CheckResult:
 
 def check_bytecode(ctx: DoctorContext) -> CheckResult:
     """The installed code has up-to-date bytecode (under systemd the service cannot write it)."""
-    from .bytecode import describe, stale_sources
+    from .bytecode import compile_command, describe, stale_sources
 
     stale, total = stale_sources()
     if not stale:
@@ -128,7 +128,7 @@ def check_bytecode(ctx: DoctorContext) -> CheckResult:
         describe(stale, total) + "; the service compiles them from source at every start "
         "(it cannot write __pycache__ into a read-only venv)",
         "`sudo clawseed-edge service install` byte-compiles them, or: "
-        f"sudo {sys.executable} -m compileall -q {stale[0].parent}",
+        f"sudo {compile_command(stale[0].parent)}",
     )
 
 

@@ -316,7 +316,7 @@ def _say_gateway_state(config: Path, say: Report) -> None:
 def _byte_compile(say: Report) -> None:
     """Compile what has no up-to-date bytecode: under ``ProtectSystem=strict`` the service
     could not write it, and would compile every module from source at every start."""
-    from clawseed_edge.config.bytecode import byte_compile
+    from clawseed_edge.config.bytecode import byte_compile, compile_command
 
     report = byte_compile()
     say(
@@ -327,7 +327,7 @@ def _byte_compile(say: Report) -> None:
         say(
             f"note: {report.failed_count} could not be byte-compiled (first: {report.failed[0]}); "
             "they are compiled at every start. Run this as the owner of the venv (root), or: "
-            f"sudo {sys.executable} -m compileall -q {report.failed[0]}"
+            f"sudo {compile_command(report.failed[0])}"
         )
 
 

@@ -74,6 +74,9 @@ Group={user}
 SupplementaryGroups={groups}
 Environment=CLAWSEED_HOME={state}
 Environment=PYTHONUNBUFFERED=1
+# Docstrings and assert statements left out of the code objects: 2.5 MB less resident memory.
+# `service install` byte-compiles this level too (the venv is read-only to the service).
+Environment=PYTHONOPTIMIZE=2
 ExecStart={exe} run
 # Provider, model and autonomy without a restart (it says what needs one).
 ExecReload={exe} reload

@@ -74,3 +74,26 @@ def test_the_cron_tools_of_the_service_are_listed(
     assert main(["tools", "list", "--config", str(path), "--json"]) == 0
     tools = {t["name"]: t for t in json.loads(capsys.readouterr().out)}
     assert tools["cron_add"]["off_reason"] == "set [scheduler] enabled = true"
+
+
+def test_the_service_level_pythonoptimize_2_gives_the_model_the_same_tools(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The unit runs the service with PYTHONOPTIMIZE=2 (no docstrings, no asserts): no tool's
+    name, description or parameters may come from a docstring or depend on an assert."""
+    import os
+    import subprocess
+    import sys
+
+    assert main(["tools", "list", "--sim", "--json"]) == 0
+    plain = json.loads(capsys.readouterr().out)
+    env = {**os.environ, "PYTHONOPTIMIZE": "2", "CLAWSEED_HOME": os.environ["CLAWSEED_HOME"]}
+    done = subprocess.run(
+        [sys.executable, "-m", "clawseed_edge", "tools", "list", "--sim", "--json"],
+        env=env, cwd=tmp_path, capture_output=True, text=True, check=False, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    optimized = json.loads(done.stdout)
+    assert len(plain) > 20
+    assert optimized == plain
+    assert all(t.get("description") for t in optimized if t["enabled"]), "every tool described"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import py_compile
 import sqlite3
 from pathlib import Path
 
@@ -260,6 +261,8 @@ def test_bytecode_missing_or_stale_is_a_warning_until_compiled(
     ctx = make_context(config_file(tmp_path, ""), Machine(root=tmp_path, user="pi"))
 
     missing = check_bytecode(ctx)
+    py_compile.compile(str(module))  # what a plain pip install leaves: no service level
+    plain_only = check_bytecode(ctx)
     report = bytecode.byte_compile()
     compiled = check_bytecode(ctx)
     module.write_text("X = 22\n", encoding="utf-8")  # edited after compiling: stale
@@ -267,8 +270,11 @@ def test_bytecode_missing_or_stale_is_a_warning_until_compiled(
 
     assert missing.status == "warn" and "1 of 1 modules" in missing.summary
     assert "service install" in missing.fix and "compileall" in missing.fix
+    assert plain_only.status == "warn", "the service's PYTHONOPTIMIZE=2 bytecode is missing"
+    assert "-o 0 -o 2" in plain_only.fix
     assert (report.total, report.compiled, report.failed_count) == (1, 1, 0)
     assert compiled.status == "ok", compiled
+    assert Path(importlib.util.cache_from_source(str(module), optimization=2)).is_file()
     assert stale.status == "warn" and str(module) in stale.summary
 
 
@@ -286,5 +292,7 @@ def test_bytecode_compiled_as_root_belongs_to_the_owner_of_the_code(tmp_path: Pa
     report = bytecode.byte_compile([module])
 
     cached = Path(importlib.util.cache_from_source(str(module)))
+    service = Path(importlib.util.cache_from_source(str(module), optimization=2))
     assert report.compiled == 1
     assert (cached.stat().st_uid, cached.parent.stat().st_uid) == (1000, 1000)
+    assert service.stat().st_uid == 1000

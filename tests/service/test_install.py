@@ -274,20 +274,26 @@ def test_install_leaves_bytecode_a_read_only_venv_imports_without_compiling(
     assert "byte-compiled" in done.stdout
     for path in [src, *src.rglob("*")]:  # the service's view of its venv: read-only
         path.chmod(0o555 if path.is_dir() else 0o444)
+    runs = {}
     try:
-        ran = subprocess.run(
-            [sys.executable, "-c", _IMPORT_CHECK, *_SERVICE_MODULES],
-            env=env, cwd=tmp_path, capture_output=True, text=True, check=False, timeout=120,
-        )  # fmt: skip
+        # As the CLI imports it, and as the unit runs the service (PYTHONOPTIMIZE=2).
+        for level in ("0", "2"):
+            runs[level] = subprocess.run(
+                [sys.executable, "-c", _IMPORT_CHECK, *_SERVICE_MODULES],
+                env={**env, "PYTHONOPTIMIZE": level}, cwd=tmp_path, capture_output=True,
+                text=True, check=False, timeout=120,
+            )  # fmt: skip
     finally:
         for path in [src, *src.rglob("*")]:
             path.chmod(0o755 if path.is_dir() else 0o644)
-    assert ran.returncode == 0, ran.stderr
-    result = json.loads(ran.stdout)
-    assert result["package"].startswith(str(src)), "the copy was imported"
     installed = (str(src), str(Path(sys.prefix).resolve()), sys.prefix)
-    from_source = [p for p in result["compiled"] if p.startswith(installed)]
-    assert from_source == [], f"compiled from source at import: {from_source[:5]}"
+    for level, ran in runs.items():
+        assert ran.returncode == 0, ran.stderr
+        result = json.loads(ran.stdout)
+        assert result["package"].startswith(str(src)), "the copy was imported"
+        from_source = [p for p in result["compiled"] if p.startswith(installed)]
+        assert from_source == [], f"-O level {level} compiled from source: {from_source[:5]}"
+    assert list(src.rglob("*.opt-2.pyc")), "the service's level has bytecode"
     assert not any(p.suffix == ".pyc" for p in src.rglob("*") if "__pycache__" not in p.parts), (
         "bytecode only in __pycache__"
     )
