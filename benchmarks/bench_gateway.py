@@ -56,6 +56,8 @@ port = 0
 require_pairing = false
 requests_per_minute = 0
 max_connections = 1024
+# every client connects from 127.0.0.1: the per-address cap (32) would refuse the 33rd
+max_connections_per_address = 1024
 """
 
 STEP_TIMEOUT_S = 60.0
