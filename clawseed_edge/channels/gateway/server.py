@@ -156,9 +156,10 @@ class GatewayServer:
             forwarded_allow_ips=list(self.trusted_proxies) or "",
             ws_ping_interval=self.ws_ping_interval_s,
             ws_ping_timeout=self.ws_ping_timeout_s,
-            # permessage-deflate keeps ~34 KB of zlib state per connection (200 idle clients:
-            # 59.5 KB each with it, 25.7 KB without, benchmarks/bench_gateway.py --idle) to save
-            # ~1.8 KB on a 50-word turn's frames: not worth it for chat.
+            # permessage-deflate keeps ~34 KB of zlib state per connection (made at the first
+            # compressed message on wsproto, at the handshake on the websockets library: 200
+            # idle clients there cost 59.5 KB each with it, 25.7 KB without) to save ~1.8 KB on
+            # a 50-word turn's frames: not worth it for chat.
             ws_per_message_deflate=False,
             timeout_graceful_shutdown=5,
         )
