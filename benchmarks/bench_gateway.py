@@ -11,7 +11,8 @@ turns one after another (send a message, wait for ``done``). Measured:
   /proc: steadier than rates on a busy machine).
 
 The baseline, in the same run: a bare Starlette WebSocket echo app on uvicorn (the same server
-stack without the agent), driven by the same clients (send a message, wait for the echo).
+stack without the agent, with the gateway's WebSocket implementation, ``ws="wsproto"``), driven
+by the same clients (send a message, wait for the echo).
 The gateway runs a zero-latency provider, memory ``none`` and pairing off, so what is measured
 is the gateway and the turn engine, not a model or SQLite. Medians over ``--repeats`` runs.
 
@@ -21,7 +22,10 @@ Run: ``python benchmarks/bench_gateway.py [--clients 10,50,200] [--turns 20] [--
 clients wait for ``connected``), nothing is sent; the server's RSS after ``--settle-s``
 seconds, less its RSS before, per client. Three servers in the same run: the gateway, the echo
 app with uvicorn's default permessage-deflate, and the echo app with it off (the clients, like
-browsers, offer it; so the two echo rows are what deflate costs per connection).
+browsers, offer it). Both echo apps run on wsproto, as the gateway does, and wsproto makes a
+connection's zlib state at its first compressed message, so idle, the two echo rows are alike
+(uvicorn's implementation on the websockets library made it at the handshake: 59.5 KB per idle
+client with deflate, 25.7 KB without).
 Run: ``python benchmarks/bench_gateway.py --idle --clients 200 --repeats 5``
 
 Only loopback addresses are used; every loop is bounded in count and time.
@@ -56,6 +60,8 @@ port = 0
 require_pairing = false
 requests_per_minute = 0
 max_connections = 1024
+# every client connects from 127.0.0.1: the per-address cap (32) would refuse the 33rd
+max_connections_per_address = 1024
 """
 
 STEP_TIMEOUT_S = 60.0
@@ -130,7 +136,7 @@ async def serve_echo(deflate: bool = True) -> None:
 
     app = Starlette(routes=[WebSocketRoute("/ws/chat", echo)])
     config = uvicorn.Config(
-        app, log_level="warning", lifespan="off", ws_per_message_deflate=deflate
+        app, log_level="warning", lifespan="off", ws="wsproto", ws_per_message_deflate=deflate
     )
     server = uvicorn.Server(config)
     # Bound here, listening before uvicorn starts: early clients wait in the backlog.

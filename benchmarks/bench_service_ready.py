@@ -13,8 +13,10 @@ For each of ``--runs`` runs, a fresh process is executed and measured from the m
   that speaks Ollama's wire protocol; the baseline's "turn" is one more GET /health).
 
 The baseline is the same server stack without the runtime: a Starlette app with one /health
-route on uvicorn, started by the same interpreter. Medians over the runs, and the ratios of the
-gateway's medians to the baseline's.
+route on uvicorn, started by the same interpreter, with the gateway's WebSocket implementation
+(``ws="wsproto"``; uvicorn's default would load the ``websockets`` library instead, which the
+gateway does not). Medians over the runs, and the ratios of the gateway's medians to the
+baseline's.
 
 Run: ``python benchmarks/bench_service_ready.py [--runs 3] [--idle-s 10] [--turns 1]``; with
 ``--turns 300`` the turns run on one connection and RSS is taken after every 50th (issue 28
@@ -76,7 +78,9 @@ async def health(request):
     return JSONResponse({"status": "ok"})
 
 app = Starlette(routes=[Route("/health", health)])
-uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", lifespan="off")
+uvicorn.run(
+    app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", lifespan="off", ws="wsproto"
+)
 """
 
 

@@ -18,7 +18,7 @@ from .schema import Config
 __all__ = ["PackageNeed", "missing_packages", "package_needs", "require_packages"]
 
 #: The gateway's server stack (base dependencies; the ``gateway`` extra names them too).
-GATEWAY_MODULES = ("starlette", "uvicorn", "websockets")
+GATEWAY_MODULES = ("starlette", "uvicorn", "wsproto")
 #: Provider names (and aliases) whose SDK is an extra.
 _PROVIDER_SDKS = {"anthropic": ("anthropic", "anthropic"), "claude": ("anthropic", "anthropic")}
 

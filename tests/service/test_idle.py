@@ -110,3 +110,42 @@ def test_a_standard_module_is_imported_only_by_what_uses_it(module: str, unused:
     )  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False", f"importing {module} imported {unused}"
+
+
+GATEWAY_SCRIPT = """
+import asyncio, json, sys
+from clawseed_edge.config.file import load_config
+from clawseed_edge.service.process import Service, ServiceOptions
+
+async def main():
+    service = Service(load_config(sys.argv[1]), ServiceOptions(sim=True, say=lambda line: None))
+    await service.start()
+    assert service.server is not None and service.server.port
+    loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("websockets", "wsproto"))
+    await service.aclose()
+    print(json.dumps(loaded))
+
+asyncio.run(main())
+"""
+
+
+def test_the_idle_gateway_serves_websockets_without_the_websockets_library(
+    tmp_path: Path,
+) -> None:
+    # uvicorn's protocol on wsproto costs ~0.5 MB at import, the one on `websockets` ~1.3 MB;
+    # `websockets` stays the client SDK's transport only.
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[provider]\nname = "ollama"\nbase_url = "http://127.0.0.1:{_closed_port()}"\n'
+        "[gateway]\nenabled = true\nport = 0\n",
+        encoding="utf-8",
+    )
+    env = {"PATH": "", "PYTHONNOUSERSITE": "1", "CLAWSEED_HOME": str(tmp_path / "home")}
+    out = subprocess.run(
+        [sys.executable, "-c", GATEWAY_SCRIPT, str(config)],
+        capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    loaded = json.loads(out.stdout.strip().splitlines()[-1])
+    assert [m for m in loaded if m.split(".")[0] == "websockets"] == []
+    assert "wsproto" in loaded, "the gateway loads its WebSocket protocol when it starts"

@@ -242,7 +242,7 @@ _SERVICE_MODULES = (
     "clawseed_edge.providers.ollama",
     "uvicorn",
     "starlette.applications",
-    "websockets",
+    "uvicorn.protocols.websockets.wsproto_impl",
     "httpx",
     "aiosqlite",
     "gpiozero",

@@ -78,6 +78,9 @@ class GatewayServer:
         allow_public_bind: Allow a non-loopback address.
         ws_max_size: Largest WebSocket frame uvicorn accepts at all; frames above the
             gateway's own limit but below this get an error frame and the connection stays.
+        ws_ping_interval_s: Seconds between the pings each WebSocket gets (keepalive).
+        ws_ping_timeout_s: Seconds a WebSocket has to answer a ping; then it is closed with
+            1011 (a phone that left the network without closing).
         max_connections: Open TCP connections of all clients together (HTTP and WebSocket).
         max_connections_per_address: Open TCP connections of one client address.
         header_timeout_s: Seconds a new connection has to send its request headers.
@@ -95,6 +98,8 @@ class GatewayServer:
         *,
         allow_public_bind: bool = False,
         ws_max_size: int = 1 << 20,
+        ws_ping_interval_s: float = 20.0,
+        ws_ping_timeout_s: float = 20.0,
         trusted_proxies: Sequence[str] = (),
         max_connections: int = 320,
         max_connections_per_address: int = 32,
@@ -111,6 +116,8 @@ class GatewayServer:
         self.host = host
         self.port = port
         self.ws_max_size = ws_max_size
+        self.ws_ping_interval_s = ws_ping_interval_s
+        self.ws_ping_timeout_s = ws_ping_timeout_s
         self.state = Lifecycle.UNOPENED
         self._server: Any = None
         self._task: asyncio.Task[None] | None = None
@@ -133,6 +140,11 @@ class GatewayServer:
             lifespan="off",
             log_level="warning",
             access_log=False,
+            # uvicorn's WebSocket protocol on wsproto (pure Python, h11's sibling): 0.36 MB of
+            # imports in this process where "auto" picks the one on the websockets library
+            # (1.12 MB), for the same frame size limit, keepalive pings, close codes and
+            # closing handshake (tests/channels/gateway/test_ws_transport.py).
+            ws="wsproto",
             ws_max_size=self.ws_max_size,
             # h11 with the admission checks in front (per-address and total caps, a header
             # deadline): a slowloris cannot take every file descriptor of the process.
@@ -142,11 +154,12 @@ class GatewayServer:
             backlog=64,
             proxy_headers=bool(self.trusted_proxies),
             forwarded_allow_ips=list(self.trusted_proxies) or "",
-            ws_ping_interval=20.0,
-            ws_ping_timeout=20.0,
-            # permessage-deflate keeps ~34 KB of zlib state per connection (200 idle clients:
-            # 59.5 KB each with it, 25.7 KB without, benchmarks/bench_gateway.py --idle) to save
-            # ~1.8 KB on a 50-word turn's frames: not worth it for chat.
+            ws_ping_interval=self.ws_ping_interval_s,
+            ws_ping_timeout=self.ws_ping_timeout_s,
+            # permessage-deflate keeps ~34 KB of zlib state per connection (made at the first
+            # compressed message on wsproto, at the handshake on the websockets library: 200
+            # idle clients there cost 59.5 KB each with it, 25.7 KB without) to save ~1.8 KB on
+            # a 50-word turn's frames: not worth it for chat.
             ws_per_message_deflate=False,
             timeout_graceful_shutdown=5,
         )
