@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import marshal
 import os
 import py_compile
 import sqlite3
@@ -274,7 +275,14 @@ def test_bytecode_missing_or_stale_is_a_warning_until_compiled(
     assert "-o 0 -o 2" in plain_only.fix
     assert (report.total, report.compiled, report.failed_count) == (1, 1, 0)
     assert compiled.status == "ok", compiled
-    assert Path(importlib.util.cache_from_source(str(module), optimization=2)).is_file()
+    plain = Path(importlib.util.cache_from_source(str(module)))
+    service = Path(importlib.util.cache_from_source(str(module), optimization=2))
+    columns = {
+        level: [p[2] for p in marshal.loads(pyc.read_bytes()[16:]).co_positions()]
+        for level, pyc in ((0, plain), (2, service))
+    }
+    assert any(c is not None for c in columns[0]), "the CLI's bytecode keeps column spans"
+    assert set(columns[2]) == {None}, "the service's is compiled with -X no_debug_ranges"
     assert stale.status == "warn" and str(module) in stale.summary
 
 
