@@ -14,12 +14,16 @@ installed. Two ``.pyc`` per source are kept (:data:`OPTIMIZATION_LEVELS`): the p
 the commands people type import, and the ``.opt-2.pyc`` that the service imports (the unit sets
 ``PYTHONOPTIMIZE=2``: docstrings and ``assert`` statements are left out of its code objects,
 docs/service.md); the service's is compiled without column tables (``-X no_debug_ranges``).
+The service's level also needs the standard library's ``.opt-2.pyc`` (a distribution ships the
+plain ones only), so :func:`service_sources` adds the standard library's modules (not its
+tests, GUI and packaging tools), checked and compiled at that level only.
 """
 
 from __future__ import annotations
 
 import compileall
 import contextlib
+import functools
 import importlib.metadata
 import importlib.util
 import os
@@ -36,7 +40,9 @@ __all__ = [
     "byte_compile",
     "compile_command",
     "installed_sources",
+    "service_sources",
     "stale_sources",
+    "stdlib_sources",
 ]
 
 DISTRIBUTION = "clawseed-edge"
@@ -119,14 +125,47 @@ def installed_sources() -> list[Path]:
     return [f for f in files if f.is_file()]
 
 
+#: Standard-library directories the service never imports.
+_STDLIB_SKIPPED = re.compile(
+    r"/(test|tests|idlelib|tkinter|turtledemo|lib2to3|ensurepip|site-packages|dist-packages"
+    r"|config-[^/]*|__phello__|pydoc_data)(/|$)"
+)
+
+
+@functools.cache
+def _stdlib() -> Path:
+    import sysconfig
+
+    return Path(sysconfig.get_paths()["stdlib"]).resolve()
+
+
+def stdlib_sources() -> list[Path]:
+    """The standard library's ``.py`` files the service may import (see module doc)."""
+    root = _stdlib()
+    return sorted(
+        f for f in root.rglob("*.py") if not _STDLIB_SKIPPED.search("/" + str(f.relative_to(root)))
+    )
+
+
+def service_sources() -> list[Path]:
+    """Everything the service's level needs: :func:`installed_sources` and the standard
+    library's modules."""
+    return [*installed_sources(), *stdlib_sources()]
+
+
+def _levels(source: Path) -> tuple[int, ...]:
+    """The levels kept for ``source``: the service's only for the standard library."""
+    return (SERVICE_LEVEL,) if source.is_relative_to(_stdlib()) else OPTIMIZATION_LEVELS
+
+
 def _cached(source: Path, level: int) -> Path:
     """The ``.pyc`` the import system loads for ``source`` at ``-O`` level ``level``."""
     return Path(importlib.util.cache_from_source(str(source), optimization=level or ""))
 
 
-def _up_to_date(source: Path) -> bool:
-    """Whether the ``.pyc`` of every kept level is valid for ``source``."""
-    return all(_level_up_to_date(source, level) for level in OPTIMIZATION_LEVELS)
+def _up_to_date(source: Path, levels: tuple[int, ...] | None = None) -> bool:
+    """Whether the ``.pyc`` of every kept level (or of ``levels``) is valid for ``source``."""
+    return all(_level_up_to_date(source, level) for level in levels or _levels(source))
 
 
 def _level_up_to_date(source: Path, level: int) -> bool:
@@ -146,10 +185,23 @@ def _level_up_to_date(source: Path, level: int) -> bool:
     return mtime == int(stat.st_mtime) & 0xFFFFFFFF and size == stat.st_size & 0xFFFFFFFF
 
 
-def stale_sources(sources: Iterable[Path] | None = None) -> tuple[list[Path], int]:
-    """(the sources without an up-to-date ``.pyc``, how many sources were looked at)."""
-    files = installed_sources() if sources is None else list(sources)
-    return [f for f in files if not _up_to_date(f)], len(files)
+def stale_sources(
+    sources: Iterable[Path] | None = None, *, service: bool = True
+) -> tuple[list[Path], int]:
+    """(the sources without an up-to-date ``.pyc``, how many sources were looked at).
+
+    Args:
+        sources: What to check (default: :func:`service_sources`, or :func:`installed_sources`
+            without ``service``).
+        service: Check the service's level too; without it only the plain ``.pyc`` of the
+            package and its dependencies (what the commands people type load).
+    """
+    if sources is not None:
+        files = list(sources)
+    else:
+        files = service_sources() if service else installed_sources()
+    levels = None if service else (0,)
+    return [f for f in files if not _up_to_date(f, levels)], len(files)
 
 
 def byte_compile(sources: Iterable[Path] | None = None) -> CompileReport:
@@ -159,10 +211,10 @@ def byte_compile(sources: Iterable[Path] | None = None) -> CompileReport:
     ``-X no_debug_ranges`` (:data:`SERVICE_COMPILE_FLAGS`). Never raises for a file: those that
     fail are counted and named in the report.
     """
-    files = installed_sources() if sources is None else list(sources)
+    files = service_sources() if sources is None else list(sources)
     stale = [f for f in files if not _up_to_date(f)]
     for source in stale:
-        if not _level_up_to_date(source, 0):
+        if 0 in _levels(source) and not _level_up_to_date(source, 0):
             with contextlib.suppress(OSError):  # compile_file reports most errors itself
                 compileall.compile_file(source, quiet=2, force=True, optimize=0)
     _compile_in_child([f for f in stale if not _level_up_to_date(f, SERVICE_LEVEL)])
@@ -214,7 +266,7 @@ def _give_to_owner(source: Path) -> None:
         owner = source.parent.stat()
         if owner.st_uid == 0:
             return
-        cached = [_cached(source, level) for level in OPTIMIZATION_LEVELS]
+        cached = [_cached(source, level) for level in _levels(source)]
         for path in (cached[0].parent, *cached):
             if path.stat().st_uid != owner.st_uid:
                 os.chown(path, owner.st_uid, owner.st_gid)

@@ -115,11 +115,18 @@ def check_packages(ctx: DoctorContext) -> CheckResult:
     return CheckResult("packages", "ok", "installed for " + ", ".join(n.feature for n in needs))
 
 
+#: Where ``service install`` writes the unit (service/install.py; a test keeps them equal).
+UNIT_FILE = Path("etc/systemd/system/clawseed-edge.service")
+
+
 def check_bytecode(ctx: DoctorContext) -> CheckResult:
     """The installed code has up-to-date bytecode (under systemd the service cannot write it)."""
     from .bytecode import compile_command, describe, stale_sources
 
-    stale, total = stale_sources()
+    # With the unit installed, also the service's level (PYTHONOPTIMIZE=2, the standard
+    # library's modules included); without it, what the commands people type load.
+    service = (ctx.machine.root / UNIT_FILE).is_file()
+    stale, total = stale_sources(service=service)
     if not stale:
         return CheckResult("bytecode", "ok", describe(stale, total))
     return CheckResult(

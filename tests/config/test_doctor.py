@@ -253,16 +253,21 @@ def test_bytecode_missing_or_stale_is_a_warning_until_compiled(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from clawseed_edge.config import bytecode
-    from clawseed_edge.config.doctor import check_bytecode
+    from clawseed_edge.config.doctor import UNIT_FILE, check_bytecode
 
     module = tmp_path / "pkg" / "mod.py"
     module.parent.mkdir()
     module.write_text("X = 1\n", encoding="utf-8")
     monkeypatch.setattr(bytecode, "installed_sources", lambda: [module])
+    monkeypatch.setattr(bytecode, "stdlib_sources", list)
     ctx = make_context(config_file(tmp_path, ""), Machine(root=tmp_path, user="pi"))
 
     missing = check_bytecode(ctx)
     py_compile.compile(str(module))  # what a plain pip install leaves: no service level
+    without_unit = check_bytecode(ctx)
+    unit = tmp_path / UNIT_FILE
+    unit.parent.mkdir(parents=True)
+    unit.write_text("[Service]\n", encoding="utf-8")
     plain_only = check_bytecode(ctx)
     report = bytecode.byte_compile()
     compiled = check_bytecode(ctx)
@@ -271,6 +276,7 @@ def test_bytecode_missing_or_stale_is_a_warning_until_compiled(
 
     assert missing.status == "warn" and "1 of 1 modules" in missing.summary
     assert "service install" in missing.fix and "compileall" in missing.fix
+    assert without_unit.status == "ok", "no service: the plain level is all that is used"
     assert plain_only.status == "warn", "the service's PYTHONOPTIMIZE=2 bytecode is missing"
     assert "-o 0 -o 2" in plain_only.fix
     assert (report.total, report.compiled, report.failed_count) == (1, 1, 0)
@@ -304,3 +310,24 @@ def test_bytecode_compiled_as_root_belongs_to_the_owner_of_the_code(tmp_path: Pa
     assert report.compiled == 1
     assert (cached.stat().st_uid, cached.parent.stat().st_uid) == (1000, 1000)
     assert service.stat().st_uid == 1000
+
+
+def test_the_doctor_looks_for_the_unit_where_service_install_writes_it() -> None:
+    from clawseed_edge.config.doctor import UNIT_FILE
+    from clawseed_edge.service.install import InstallPaths
+
+    assert InstallPaths(Path("/")).unit == Path("/") / UNIT_FILE
+
+
+def test_the_service_level_covers_the_standard_library_but_not_its_tests() -> None:
+    import asyncio
+    import json
+
+    from clawseed_edge.config import bytecode
+
+    names = {p.name for p in bytecode.stdlib_sources()}
+    paths = [str(p) for p in bytecode.stdlib_sources()]
+    assert Path(asyncio.__file__).resolve() in set(bytecode.stdlib_sources())
+    assert Path(json.__file__).resolve() in set(bytecode.stdlib_sources())
+    assert "__init__.py" in names
+    assert not [p for p in paths if "/test/" in p or "/idlelib/" in p or "/site-packages/" in p]
