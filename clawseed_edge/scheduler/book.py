@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from datetime import tzinfo
 
 from .clock import Clock, SystemClock
+from .schedule import ZoneSource
 from .store import JobStore
 
 __all__ = ["JobBook"]
@@ -25,7 +26,7 @@ class JobBook:
 
     Args:
         store: The jobs in ``state.db``.
-        zone: The ``[scheduler] timezone``.
+        zone: The ``[scheduler] timezone`` (a ``tzinfo`` or a name, resolved at first use).
         notify: Tells a running service that the jobs changed; returns False when none runs.
         clock: Wall-clock time.
     """
@@ -34,14 +35,19 @@ class JobBook:
         self,
         store: JobStore,
         *,
-        zone: tzinfo,
+        zone: tzinfo | str,
         notify: Callable[[], Awaitable[bool]],
         clock: Clock | None = None,
     ) -> None:
         self.store = store
-        self.zone = zone
+        self._zone = ZoneSource(zone)
         self.clock: Clock = clock or SystemClock()
         self._notify = notify
+
+    @property
+    def zone(self) -> tzinfo:
+        """The zone cron and one-off times are read in (resolved at first use)."""
+        return self._zone.get()
 
     async def jobs_changed(self) -> str | None:
         """Tell the running service; a note for the model when none runs, else None."""

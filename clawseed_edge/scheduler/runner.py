@@ -31,6 +31,7 @@ from clawseed_edge.api import Lifecycle
 
 from .clock import Clock, SystemClock
 from .jobs import Job, JobFailed
+from .schedule import ZoneSource
 from .store import JobRun, JobStore
 
 __all__ = ["JobRunner", "Scheduler"]
@@ -53,7 +54,8 @@ class Scheduler:
     Args:
         store: Jobs and runs (state.db).
         runner: Runs one job (raises on failure; the error is recorded).
-        zone: The zone cron and one-off times are read in.
+        zone: The zone cron and one-off times are read in: a ``tzinfo``, or a
+            ``[scheduler] timezone`` name (``""``: the system's) resolved at first use.
         clock: Unix seconds and sleeps (tests pass a
             :class:`~clawseed_edge.scheduler.clock.ManualClock`).
         max_concurrent: Jobs running at once (others wait their turn).
@@ -65,14 +67,14 @@ class Scheduler:
         store: JobStore,
         runner: JobRunner,
         *,
-        zone: tzinfo,
+        zone: tzinfo | str,
         clock: Clock | None = None,
         max_concurrent: int = 2,
         keep_runs: int = 100,
     ) -> None:
         self.store = store
         self.runner = runner
-        self.zone = zone
+        self._zone = ZoneSource(zone)
         self.clock: Clock = clock or SystemClock()
         self.keep_runs = keep_runs
         self.state = Lifecycle.UNOPENED
@@ -83,6 +85,11 @@ class Scheduler:
         self._cancelled: dict[str, str] = {}
         #: Why the scheduler is paused (an emergency stop), or None while it runs jobs.
         self.paused: str | None = None
+
+    @property
+    def zone(self) -> tzinfo:
+        """The zone cron and one-off times are read in (resolved at first use)."""
+        return self._zone.get()
 
     # --- lifecycle -----------------------------------------------------------------------
 

@@ -13,7 +13,6 @@ from .book import JobBook
 from .clock import Clock, SystemClock
 from .jobs import JobExecutor, job_from_settings
 from .runner import Scheduler
-from .schedule import zone_named
 from .store import JobStore
 from .tools import cron_tools
 
@@ -57,7 +56,7 @@ async def scheduler_for(
     scheduler = Scheduler(
         store,
         JobExecutor(runtime.agent, publish=publish, clock=clock.now),
-        zone=zone_named(settings.timezone),
+        zone=settings.timezone,  # resolved at first use (ZoneSource)
         clock=clock,
         max_concurrent=settings.max_concurrent_runs,
         keep_runs=settings.keep_runs,
@@ -80,7 +79,7 @@ def register_job_book(
         return None
     book = JobBook(
         JobStore(state, max_jobs=settings.max_jobs),
-        zone=zone_named(settings.timezone),
+        zone=settings.timezone,  # resolved at first use (ZoneSource)
         notify=notify,
     )
     supervised = runtime.loaded.config.autonomy.level == "supervised"

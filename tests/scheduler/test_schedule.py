@@ -100,3 +100,14 @@ def test_upcoming_and_plain_words() -> None:
 def test_a_bad_schedule_says_what_to_write(kind: str, value: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         Schedule.parse(kind, value)
+
+
+def test_a_zone_source_resolves_a_name_once_and_keeps_a_given_zone() -> None:
+    from datetime import UTC
+
+    from clawseed_edge.scheduler.schedule import ZoneSource, local_zone
+
+    named = ZoneSource("Europe/Berlin")
+    assert str(named.get()) == "Europe/Berlin" and named.get() is named.get()
+    assert str(ZoneSource("").get()) == str(local_zone())
+    assert ZoneSource(UTC).get() is UTC
