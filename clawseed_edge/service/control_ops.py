@@ -146,7 +146,7 @@ class ControlOpsMixin:
         """``sim set SENSOR.QUANTITY VALUE``: what a simulated sensor measures from now on."""
         from clawseed_edge.api import ConfigInvalid
 
-        from .recorder import find_sensor_bank
+        from .inputs import find_sensor_bank
 
         assert self.runtime is not None
         bank = find_sensor_bank(self.runtime.peripherals)

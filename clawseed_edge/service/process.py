@@ -27,7 +27,7 @@ from clawseed_edge.api import Lifecycle
 
 from .control import ControlServer, control_path
 from .control_ops import ControlOpsMixin
-from .inputs import consume_input_events
+from .inputs import consume_input_events, find_sensor_bank
 from .notify import Notifier
 
 if TYPE_CHECKING:
@@ -427,12 +427,12 @@ class Service(ControlOpsMixin):
 
     async def _start_recorder(self) -> None:
         """Sample the sensors that have an ``update_interval``; keep their history."""
-        from .recorder import SensorRecorder, find_sensor_bank
-
         assert self.runtime is not None
         bank = find_sensor_bank(self.runtime.peripherals)
         if bank is None or not any(bank.sensor(n).interval_s for n in bank.sensor_names()):
             return
+        from .recorder import SensorRecorder
+
         self.recorder = SensorRecorder(bank, self.loaded.home, self.loaded.config.history)
         await self.recorder.start()
         self.runtime.agent.registry.register_many(self.recorder.tools())
