@@ -113,8 +113,8 @@ def test_a_standard_module_is_imported_only_by_what_uses_it(module: str, unused:
 
 
 # Our own modules that an idle gateway with a Pi header and one LED does not use: each loads
-# when the configuration uses it ([[sensors]], [[peripherals]], a buzzer or an RGB LED) or on
-# first use. The configuration is benchmarks/bench_service_ready.py's.
+# when the configuration uses it ([[sensors]], [[peripherals]], a buzzer or an RGB LED, the
+# shell or HTTP tools) or on first use. The configuration is benchmarks/bench_service_ready.py's.
 UNUSED_AT_IDLE = (
     "clawseed_edge.peripherals.registry",  # [[peripherals]] tables
     "clawseed_edge.peripherals.gpio.factory",
@@ -133,6 +133,10 @@ UNUSED_AT_IDLE = (
     "clawseed_edge.peripherals.wired.maker_tools",  # a buzzer or an RGB LED
     "clawseed_edge.peripherals.wired.notes",
     "clawseed_edge.peripherals.wired.colours",
+    "clawseed_edge.tools.http_tools",  # [tools] http_request / web_fetch
+    "clawseed_edge.tools.http_client",
+    "clawseed_edge.tools.destinations",
+    "clawseed_edge.tools.shell",  # [tools] shell
 )
 
 GATEWAY_SCRIPT = """
