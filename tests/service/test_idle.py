@@ -137,6 +137,8 @@ UNUSED_AT_IDLE = (
     "clawseed_edge.tools.http_client",
     "clawseed_edge.tools.destinations",
     "clawseed_edge.tools.shell",  # [tools] shell
+    "clawseed_edge.channels.mcp.backend",  # an MCP client (`mcp serve`, [mcp] http)
+    "clawseed_edge.service.control_ops",  # the first such control-socket request
 )
 
 GATEWAY_SCRIPT = """
