@@ -89,29 +89,6 @@ def test_the_idle_service_has_no_sdk_and_did_no_network_io_before_ready(tmp_path
     assert f"no model server at http://127.0.0.1:{port}" in out.stderr
 
 
-@pytest.mark.parametrize(
-    ("module", "unused"),
-    [
-        ("clawseed_edge.providers.ollama", "email"),  # a Retry-After date is rare
-        ("clawseed_edge.memory.sqlite", "hashlib"),  # at the first store
-        ("clawseed_edge.tools", "html"),  # the HTTP tools are off by default
-        ("clawseed_edge.cli.main; clawseed_edge.cli.main.build_parser()", "datetime"),  # cron runs
-        ("clawseed_edge.agent", "statistics"),  # when metrics are read
-        ("clawseed_edge.agent", "difflib"),  # for an unknown tool name
-        ("clawseed_edge.agent", "glob"),  # for a shell command with a wildcard
-        ("clawseed_edge.state", "clawseed_edge.state.history"),  # a sampled sensor only
-        ("clawseed_edge.service.recorder", "clawseed_edge.service.sampler"),  # likewise
-    ],
-)
-def test_a_standard_module_is_imported_only_by_what_uses_it(module: str, unused: str) -> None:
-    out = subprocess.run(
-        [sys.executable, "-c", f"import sys, {module}; print({unused!r} in sys.modules)"],
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "False", f"importing {module} imported {unused}"
-
-
 # Our own modules that an idle gateway with a Pi header and one LED does not use: each loads
 # when the configuration uses it ([[sensors]], [[peripherals]], a buzzer or an RGB LED, the
 # shell or HTTP tools) or on first use. The configuration is benchmarks/bench_service_ready.py's.
@@ -141,7 +118,7 @@ UNUSED_AT_IDLE = (
     "clawseed_edge.service.control_ops",  # the first such control-socket request
 )
 
-GATEWAY_SCRIPT = """
+OWN_MODULES_SCRIPT = """
 import asyncio, json, sys
 
 from clawseed_edge.config.file import load_config
@@ -175,7 +152,7 @@ def test_an_idle_gateway_loads_none_of_our_modules_its_config_does_not_use(
     )
     env = {"PATH": "", "PYTHONNOUSERSITE": "1", "CLAWSEED_HOME": str(tmp_path / "home")}
     out = subprocess.run(
-        [sys.executable, "-c", GATEWAY_SCRIPT, str(config)],
+        [sys.executable, "-c", OWN_MODULES_SCRIPT, str(config)],
         capture_output=True, text=True, env=env, timeout=120,
     )  # fmt: skip
     assert out.returncode == 0, out.stderr
@@ -185,3 +162,26 @@ def test_an_idle_gateway_loads_none_of_our_modules_its_config_does_not_use(
     assert "clawseed_edge.peripherals.gpio.pi_gpio" in result["loaded"]
     # ... and nothing the configuration does not use was imported.
     assert sorted(set(UNUSED_AT_IDLE) & set(result["loaded"])) == []
+
+
+@pytest.mark.parametrize(
+    ("module", "unused"),
+    [
+        ("clawseed_edge.providers.ollama", "email"),  # a Retry-After date is rare
+        ("clawseed_edge.memory.sqlite", "hashlib"),  # at the first store
+        ("clawseed_edge.tools", "html"),  # the HTTP tools are off by default
+        ("clawseed_edge.cli.main; clawseed_edge.cli.main.build_parser()", "datetime"),  # cron runs
+        ("clawseed_edge.agent", "statistics"),  # when metrics are read
+        ("clawseed_edge.agent", "difflib"),  # for an unknown tool name
+        ("clawseed_edge.agent", "glob"),  # for a shell command with a wildcard
+        ("clawseed_edge.state", "clawseed_edge.state.history"),  # a sampled sensor only
+        ("clawseed_edge.service.recorder", "clawseed_edge.service.sampler"),  # likewise
+    ],
+)
+def test_a_standard_module_is_imported_only_by_what_uses_it(module: str, unused: str) -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", f"import sys, {module}; print({unused!r} in sys.modules)"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False", f"importing {module} imported {unused}"
