@@ -62,3 +62,27 @@ def test_a_face_with_an_extra_public_name_fails() -> None:
     face.helper = len  # type: ignore[attr-defined]
     assert set(face.__all__) != public_names(face)  # type: ignore[attr-defined]
     assert public_names(face) == {"Thing", "helper"}
+
+
+#: Faces that load their names on first use (PEP 562): a name that is also a submodule's name
+#: would lose to the submodule once anything imported it, so such a name is bound eagerly.
+LAZY_FACES = [
+    "clawseed_edge.channels.mcp",
+    "clawseed_edge.peripherals",
+    "clawseed_edge.peripherals.gpio",
+    "clawseed_edge.peripherals.sensors",
+    "clawseed_edge.peripherals.wired",
+    "clawseed_edge.tools",
+]
+
+
+@pytest.mark.parametrize("face", LAZY_FACES)
+def test_no_exported_name_is_shadowed_by_a_submodule(face: str) -> None:
+    import pkgutil
+
+    module = importlib.import_module(face)
+    submodules = {info.name for info in pkgutil.iter_modules(module.__path__)}
+    for name in sorted(set(module.__all__) & submodules):
+        importlib.import_module(f"{face}.{name}")  # the import system binds it on the face
+    shadowed = [n for n in module.__all__ if isinstance(getattr(module, n), types.ModuleType)]
+    assert shadowed == []

@@ -18,19 +18,14 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from clawseed_edge.api import ConfigInvalid, Memory, RiskClass, Tool
-from clawseed_edge.tools.destinations import DestinationPolicy
+from clawseed_edge.api.plugins import load_object
 from clawseed_edge.tools.factories import ToolFactoryRegistry, ToolSetup
-from clawseed_edge.tools.files import FileListTool, FileReadTool, FileWriteTool
-from clawseed_edge.tools.http_tools import HttpRequestTool, WebFetchTool
-from clawseed_edge.tools.memory_tools import MemoryForgetTool, MemoryRecallTool, MemoryStoreTool
-from clawseed_edge.tools.shell import ShellTool
-from clawseed_edge.tools.system_info import SystemInfoTool
 
 from .paths import clawseed_home, resolve_in_home
 from .schema import Config, HttpSettings
 
 if TYPE_CHECKING:
-    from clawseed_edge.tools.destinations import Resolver
+    from clawseed_edge.tools.destinations import DestinationPolicy, Resolver
 
 __all__ = ["BuiltinTool", "all_tools", "builtin_tools", "default_tool_registry"]
 
@@ -55,34 +50,45 @@ class BuiltinTool(msgspec.Struct, frozen=True):
     turn_on: str = ""
 
 
-# (tool class, config key under [tools] that turns it on; None: always on). The order is the
-# order of registration.
-_TABLE: tuple[tuple[type[Tool], str | None], ...] = (
-    (MemoryStoreTool, None),
-    (MemoryRecallTool, None),
-    (MemoryForgetTool, None),
-    (FileReadTool, "files"),
-    (FileWriteTool, "files"),
-    (FileListTool, "files"),
-    (ShellTool, "shell"),
-    (SystemInfoTool, "system_info"),
-    (HttpRequestTool, "http_request"),
-    (WebFetchTool, "web_fetch"),
+# (tool name, its class under clawseed_edge.tools, config key under [tools] that turns it on;
+# None: always on). The order is the order of registration. A class is imported when its tool
+# is built or listed: a process without the shell or the HTTP tools never loads them.
+_TABLE: tuple[tuple[str, str, str | None], ...] = (
+    ("memory_store", "memory_tools:MemoryStoreTool", None),
+    ("memory_recall", "memory_tools:MemoryRecallTool", None),
+    ("memory_forget", "memory_tools:MemoryForgetTool", None),
+    ("file_read", "files:FileReadTool", "files"),
+    ("file_write", "files:FileWriteTool", "files"),
+    ("file_list", "files:FileListTool", "files"),
+    ("shell", "shell:ShellTool", "shell"),
+    ("system_info", "system_info:SystemInfoTool", "system_info"),
+    ("http_request", "http_tools:HttpRequestTool", "http_request"),
+    ("web_fetch", "http_tools:WebFetchTool", "web_fetch"),
 )
+_CLASSES = {name: path for name, path, _ in _TABLE}
+
+
+def _tool_class(name: str) -> Any:
+    """The class of the built-in tool ``name``, imported now."""
+    return load_object(f"clawseed_edge.tools.{_CLASSES[name]}")
 
 
 def builtin_tools(config: Config) -> list[BuiltinTool]:
     """Every built-in tool, on or off, with its risk and the ``[tools]`` key that switches it."""
     return [
         BuiltinTool(
-            name=str(cls.name),
-            risk=RiskClass(cls.risk),
-            enabled=key is None or bool(getattr(config.tools, key)),
+            name=str(_tool_class(name).name),
+            risk=RiskClass(_tool_class(name).risk),
+            enabled=_enabled(config, key),
             key=None if key is None else f"tools.{key}",
             turn_on=_turn_on(key),
         )
-        for cls, key in _TABLE
+        for name, _, key in _TABLE
     ]
+
+
+def _enabled(config: Config, key: str | None) -> bool:
+    return key is None or bool(getattr(config.tools, key))
 
 
 def _turn_on(key: str | None) -> str:
@@ -126,10 +132,10 @@ def all_tools(
     registry = registry or default_tool_registry()
     setup = ToolSetup(memory, workspace, scrub, config, resolver)
     tools: list[Tool] = []
-    for builtin in builtin_tools(config):
-        if builtin.enabled:
-            tools.extend(registry.build(builtin.name, setup, file=source))
-    builtins = {str(cls.name): key for cls, key in _TABLE}
+    for builtin, _, key in _TABLE:
+        if _enabled(config, key):
+            tools.extend(registry.build(builtin, setup, file=source))
+    builtins = {builtin: key for builtin, _, key in _TABLE}
     for i, table in enumerate(config.tools.plugins):
         where = f"tools.plugins[{i}]"
         name = table.get("name")
@@ -161,26 +167,33 @@ def default_tool_registry() -> ToolFactoryRegistry:
 
 def _http_request(setup: ToolSetup) -> Tool:
     http = setup.config.tools.http
-    return HttpRequestTool(
+    return _tool_class("http_request")(  # type: ignore[no-any-return]
         _destinations(http, setup.resolver), methods=http.methods, **_limits(http, setup.scrub)
     )
 
 
 def _web_fetch(setup: ToolSetup) -> Tool:
     http = setup.config.tools.http
-    return WebFetchTool(_destinations(http, setup.resolver), **_limits(http, setup.scrub))
+    return _tool_class("web_fetch")(  # type: ignore[no-any-return]
+        _destinations(http, setup.resolver), **_limits(http, setup.scrub)
+    )
+
+
+def _built(name: str, build: Callable[[Any, ToolSetup], Tool]) -> Callable[[ToolSetup], Tool]:
+    """A factory that imports the tool's class when it first builds one."""
+    return lambda setup: build(_tool_class(name), setup)
 
 
 #: How each built-in is built from a :class:`ToolSetup` (registered under its tool name).
 _BUILTIN_FACTORIES: dict[str, Callable[[ToolSetup], Tool]] = {
-    "memory_store": lambda s: MemoryStoreTool(s.memory),
-    "memory_recall": lambda s: MemoryRecallTool(s.memory),
-    "memory_forget": lambda s: MemoryForgetTool(s.memory),
-    "file_read": lambda s: FileReadTool(s.workspace, scrub=s.scrub),
-    "file_write": lambda s: FileWriteTool(s.workspace, scrub=s.scrub),
-    "file_list": lambda s: FileListTool(s.workspace, scrub=s.scrub),
-    "shell": lambda s: ShellTool(s.workspace, scrub=s.scrub),
-    "system_info": lambda s: SystemInfoTool(disk_paths=_disks(s.workspace)),
+    "memory_store": _built("memory_store", lambda cls, s: cls(s.memory)),
+    "memory_recall": _built("memory_recall", lambda cls, s: cls(s.memory)),
+    "memory_forget": _built("memory_forget", lambda cls, s: cls(s.memory)),
+    "file_read": _built("file_read", lambda cls, s: cls(s.workspace, scrub=s.scrub)),
+    "file_write": _built("file_write", lambda cls, s: cls(s.workspace, scrub=s.scrub)),
+    "file_list": _built("file_list", lambda cls, s: cls(s.workspace, scrub=s.scrub)),
+    "shell": _built("shell", lambda cls, s: cls(s.workspace, scrub=s.scrub)),
+    "system_info": _built("system_info", lambda cls, s: cls(disk_paths=_disks(s.workspace))),
     "http_request": _http_request,
     "web_fetch": _web_fetch,
 }
@@ -198,6 +211,8 @@ def _disks(workspace: Path) -> Sequence[str]:
 
 
 def _destinations(http: HttpSettings, resolver: Resolver | None) -> DestinationPolicy:
+    from clawseed_edge.tools.destinations import DestinationPolicy
+
     return DestinationPolicy.of(http.allowed_domains, http.allowed_networks, resolver)
 
 

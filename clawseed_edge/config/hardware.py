@@ -49,6 +49,8 @@ def peripheral_tables(
     Raises:
         ConfigInvalid: An unknown type or a key its factory rejects (names file and key).
     """
+    if not config.peripherals:
+        return []  # the factories (and the registry) are imported only for a table
     from clawseed_edge.peripherals.registry import default_registry
 
     registry = registry or default_registry()

@@ -79,9 +79,10 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import msgspec
 
 from clawseed_edge.memory.config import MemoryConfig
-from clawseed_edge.peripherals.gpio import HardwareConfig, PinFactoryKind
+from clawseed_edge.peripherals.gpio.config import HardwareConfig
+from clawseed_edge.peripherals.gpio.pins import PinFactoryKind
 from clawseed_edge.peripherals.sensors.config import I2CSettings, SensorConfig
-from clawseed_edge.peripherals.wired import DeviceConfig
+from clawseed_edge.peripherals.wired.config import DeviceConfig
 from clawseed_edge.providers.config import ProviderConfig
 
 from .automations import AutomationConfig

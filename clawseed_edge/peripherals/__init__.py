@@ -9,37 +9,45 @@ blocking worker every bus runs its calls on (``worker``), the factory registry b
 
 gpiozero itself is imported lazily (when a pin factory or a device is made), so importing this
 package costs msgspec and the board files, not the GPIO stack.
+
+Importing the package loads nothing but this file: each name below is imported from its module
+on first use, so a process loads only the parts its configuration uses (a Pi header with an LED
+never loads the sensor bank, the Nucleo driver or the ``[[peripherals]]`` factories).
 """
 
-from .boards import BoardRegistry, BoardSpec, PinSpec, ReservedPin, default_registry
-from .gpio import (
-    HardwareConfig,
-    PiGpio,
-    load_hardware_toml,
-    loads_hardware_toml,
-    make_pin_factory,
-    mock_pin_factory,
-    parse_hardware,
-)
-from .registry import PeripheralFactory, PeripheralFactoryRegistry, PeripheralTable
-from .safety import apply_safe_state_all, install_signal_handlers
-from .wired import (
-    KIND_SPECS,
-    DeviceConfig,
-    EventMessage,
-    EventStream,
-    GpioPort,
-    InputEvent,
-    InputRules,
-    KindSpec,
-    PinDevice,
-    WiredBoard,
-    WiredDevice,
-    Wiring,
-    share_gpio_tools,
-    validate_devices,
-)
-from .worker import BlockingWorker
+import importlib
+import typing
+
+if typing.TYPE_CHECKING:
+    from .boards import BoardRegistry, BoardSpec, PinSpec, ReservedPin, default_registry
+    from .gpio import (
+        HardwareConfig,
+        PiGpio,
+        load_hardware_toml,
+        loads_hardware_toml,
+        make_pin_factory,
+        mock_pin_factory,
+        parse_hardware,
+    )
+    from .registry import PeripheralFactory, PeripheralFactoryRegistry, PeripheralTable
+    from .safety import apply_safe_state_all, install_signal_handlers
+    from .wired import (
+        KIND_SPECS,
+        DeviceConfig,
+        EventMessage,
+        EventStream,
+        GpioPort,
+        InputEvent,
+        InputRules,
+        KindSpec,
+        PinDevice,
+        WiredBoard,
+        WiredDevice,
+        Wiring,
+        share_gpio_tools,
+        validate_devices,
+    )
+    from .worker import BlockingWorker
 
 __all__ = [
     "KIND_SPECS",
@@ -75,3 +83,51 @@ __all__ = [
     "share_gpio_tools",
     "validate_devices",
 ]
+
+_LAZY = {
+    "BoardRegistry": ".boards",
+    "BoardSpec": ".boards",
+    "PinSpec": ".boards",
+    "ReservedPin": ".boards",
+    "default_registry": ".boards",
+    "HardwareConfig": ".gpio.config",
+    "load_hardware_toml": ".gpio.config",
+    "loads_hardware_toml": ".gpio.config",
+    "parse_hardware": ".gpio.config",
+    "PiGpio": ".gpio.pi_gpio",
+    "make_pin_factory": ".gpio.pins",
+    "mock_pin_factory": ".gpio.pins",
+    "PeripheralFactory": ".registry",
+    "PeripheralFactoryRegistry": ".registry",
+    "PeripheralTable": ".registry",
+    "apply_safe_state_all": ".safety",
+    "install_signal_handlers": ".safety",
+    "KIND_SPECS": ".wired.kinds",
+    "KindSpec": ".wired.kinds",
+    "DeviceConfig": ".wired.config",
+    "WiredDevice": ".wired.config",
+    "Wiring": ".wired.config",
+    "validate_devices": ".wired.config",
+    "EventMessage": ".wired.inputs",
+    "EventStream": ".wired.inputs",
+    "InputEvent": ".wired.inputs",
+    "InputRules": ".wired.inputs",
+    "GpioPort": ".wired.port",
+    "PinDevice": ".wired.device",
+    "WiredBoard": ".wired.board",
+    "share_gpio_tools": ".wired.toolset",
+    "BlockingWorker": ".worker",
+}
+
+
+def __getattr__(name: str) -> typing.Any:
+    home = _LAZY.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

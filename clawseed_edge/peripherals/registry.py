@@ -32,11 +32,8 @@ import msgspec
 from clawseed_edge.api import ConfigInvalid, Peripheral
 from clawseed_edge.api.plugins import PLUGIN_GROUPS, PluginRegistry
 
-from .gpio.factory import PiGpioFactory
-from .sensors.factory import SensorBankFactory
-from .serial.factory import NucleoFactory
-
 __all__ = [
+    "BUILT_IN",
     "ENTRY_POINT_GROUP",
     "PeripheralFactory",
     "PeripheralFactoryRegistry",
@@ -155,10 +152,18 @@ def explain_validation_error(exc: msgspec.ValidationError) -> tuple[str, str]:
     return message, key
 
 
+#: The built-in types, each imported when a table names it (a Pi header's table does not load
+#: the Nucleo driver or the sensor bank).
+BUILT_IN = {
+    "pi_gpio": "clawseed_edge.peripherals.gpio.factory:PI_GPIO",
+    "nucleo": "clawseed_edge.peripherals.serial.factory:NUCLEO",
+    "sensors": "clawseed_edge.peripherals.sensors.factory:SENSORS",
+}
+
+
 def default_registry() -> PeripheralFactoryRegistry:
-    """A registry with the built-in types (plugins load on demand)."""
+    """A registry with the built-in types (imported on first use; plugins load on demand)."""
     registry = PeripheralFactoryRegistry()
-    registry.register("pi_gpio", PiGpioFactory())
-    registry.register("nucleo", NucleoFactory())
-    registry.register("sensors", SensorBankFactory())
+    for type_, path in BUILT_IN.items():
+        registry.register(type_, path)
     return registry

@@ -24,8 +24,6 @@ from collections.abc import Callable, Sequence
 
 from clawseed_edge.api import Peripheral
 
-from .estop_handshake import EstopHandshake
-
 __all__ = ["apply_safe_state_all", "install_signal_handlers"]
 
 log = logging.getLogger(__name__)
@@ -81,6 +79,8 @@ def install_signal_handlers(
             that this process handles the signal, and how each estop went
             (:mod:`~.estop_handshake`). The returned remover deletes it.
     """
+    from .estop_handshake import EstopHandshake  # the service has its own handlers
+
     tasks: set[asyncio.Task[None]] = set()
     handshake = EstopHandshake(home) if estop_signal is not None else None
 

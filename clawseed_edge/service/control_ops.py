@@ -1,15 +1,16 @@
 """The control socket's operations on the scheduler, automations, sensors and MCP.
 
-:class:`ControlOpsMixin` holds the ``_op_*`` handlers that only read or drive one part of the
+:class:`ControlOps` holds the ``_op_*`` handlers that only read or drive one part of the
 running service; :class:`~.process.Service` lists them in its handler table (``_handlers``)
-beside its own (pairing, status, estop, reload).
+beside its own (pairing, status, estop, reload), and imports this module (and makes its one
+:class:`ControlOps`) at the first such request: an idle service does not load it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from .control import ControlStream
     from .recorder import SensorRecorder
 
-__all__ = ["ControlOpsMixin"]
+__all__ = ["ControlOps", "ServiceParts"]
 
 #: Device states and sensor readings ``hardware_states`` sends at most (one answer is one
 #: line of at most 64 KB); the rest are counted in ``left_off``.
@@ -29,14 +30,38 @@ MAX_DEVICES = 150
 MAX_READINGS = 64
 
 
-class ControlOpsMixin:
-    """Control-socket handlers of the scheduler, automations, sensors and MCP (see above)."""
+class ServiceParts(Protocol):
+    """What the handlers read of the service (:class:`~.process.Service`), as it is now."""
 
     runtime: Runtime | None
     scheduler: Scheduler | None
     recorder: SensorRecorder | None
     automations: Automations | None
-    _mcp_watchers: int = 0
+
+
+class ControlOps:
+    """Control-socket handlers of the scheduler, automations, sensors and MCP (see above), over
+    ``service``'s parts as they are at each request."""
+
+    def __init__(self, service: ServiceParts) -> None:
+        self.service = service
+        self._mcp_watchers = 0
+
+    @property
+    def runtime(self) -> Runtime | None:
+        return self.service.runtime
+
+    @property
+    def scheduler(self) -> Scheduler | None:
+        return self.service.scheduler
+
+    @property
+    def recorder(self) -> SensorRecorder | None:
+        return self.service.recorder
+
+    @property
+    def automations(self) -> Automations | None:
+        return self.service.automations
 
     async def _op_cron_run_now(self, request: dict[str, Any]) -> dict[str, Any]:
         from clawseed_edge.api import ConfigInvalid
@@ -146,7 +171,7 @@ class ControlOpsMixin:
         """``sim set SENSOR.QUANTITY VALUE``: what a simulated sensor measures from now on."""
         from clawseed_edge.api import ConfigInvalid
 
-        from .recorder import find_sensor_bank
+        from .inputs import find_sensor_bank
 
         assert self.runtime is not None
         bank = find_sensor_bank(self.runtime.peripherals)

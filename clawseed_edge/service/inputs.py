@@ -4,15 +4,36 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from typing import Any
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from clawseed_edge.api import ErrorEvent, ToolContext
 
-__all__ = ["EVENT_SESSION", "consume_input_events"]
+if TYPE_CHECKING:
+    from clawseed_edge.peripherals.sensors.bank import SensorBank
+
+__all__ = ["EVENT_SESSION", "consume_input_events", "find_sensor_bank"]
 
 log = logging.getLogger("clawseed_edge.run")
 
 EVENT_SESSION = "events"
+
+_BANK_MODULE = "clawseed_edge.peripherals.sensors.bank"
+
+
+def find_sensor_bank(peripherals: Sequence[Any]) -> SensorBank | None:
+    """The configured sensor bank among ``peripherals`` (None: no ``[[sensors]]``).
+
+    A process that built no bank never imported its module, and does not import it here.
+    """
+    bank_module = sys.modules.get(_BANK_MODULE)
+    if bank_module is None:
+        return None
+    for p in peripherals:
+        if isinstance(p, bank_module.SensorBank):
+            return p  # type: ignore[no-any-return]
+    return None
 
 
 async def consume_input_events(agent: Any, peripheral: Any) -> None:

@@ -26,8 +26,7 @@ import msgspec
 from clawseed_edge.api import Lifecycle
 
 from .control import ControlServer, control_path
-from .control_ops import ControlOpsMixin
-from .inputs import consume_input_events
+from .inputs import consume_input_events, find_sensor_bank
 from .notify import Notifier
 
 if TYPE_CHECKING:
@@ -110,7 +109,28 @@ def runtime_summary(runtime: Any, gateway_url: str | None = None) -> str:
     return "; ".join(parts)
 
 
-class Service(ControlOpsMixin):
+#: The control ops of :mod:`.control_ops` (imported at the first one), plain and streaming.
+_PART_OPS = (
+    "cron_run_now",
+    "cron_changed",
+    "cron_resume",
+    "mcp_tools",
+    "mcp_states",
+    "mcp_pinouts",
+    "sim_set",
+    "sensors",
+    "hardware_states",
+    "automations",
+    "automations_resume",
+    "automations_changed",
+    "automation_add",
+    "automation_remove",
+    "automation_firings",
+)
+_PART_STREAM_OPS = ("mcp_call", "mcp_watch")
+
+
+class Service:
     """The running service; ``await start()``, then ``await wait()``, then ``await aclose()``.
 
     Or ``async with Service(loaded, options) as service:`` (start and ordered stop).
@@ -136,6 +156,7 @@ class Service(ControlOpsMixin):
         self.control: ControlServer | None = None
         self.emergency_stop: EmergencyStop | None = None
         self._mcp_http: Any = None  # channels.mcp.server.McpHttp when [mcp] http = true
+        self._control_ops: Any = None  # .control_ops.ControlOps, made at its first request
         #: The sensor sampler and its history (when a sensor has an update_interval).
         self.recorder: SensorRecorder | None = None
         #: ``[[automations]]`` on the sampler's readings (None: none configured).
@@ -199,7 +220,7 @@ class Service(ControlOpsMixin):
                 "no one can be asked: the gateway is off ([gateway] enabled = false); turn it "
                 "on to approve from a phone, or run `clawseed-edge chat` to approve on a terminal",
             )
-        from clawseed_edge.channels.mcp import ElicitingApprover
+        from clawseed_edge.channels.mcp.eliciting import ElicitingApprover
 
         # A call from an MCP host that can be asked (on /mcp, or through `mcp serve` bridged
         # over the control socket) is asked there; every other call (and one from a host that
@@ -427,12 +448,12 @@ class Service(ControlOpsMixin):
 
     async def _start_recorder(self) -> None:
         """Sample the sensors that have an ``update_interval``; keep their history."""
-        from .recorder import SensorRecorder, find_sensor_bank
-
         assert self.runtime is not None
         bank = find_sensor_bank(self.runtime.peripherals)
         if bank is None or not any(bank.sensor(n).interval_s for n in bank.sensor_names()):
             return
+        from .recorder import SensorRecorder
+
         self.recorder = SensorRecorder(bank, self.loaded.home, self.loaded.config.history)
         await self.recorder.start()
         self.runtime.agent.registry.register_many(self.recorder.tools())
@@ -481,33 +502,31 @@ class Service(ControlOpsMixin):
     # --- control ops ---------------------------------------------------------------------
 
     def _handlers(self) -> dict[str, Any]:
-        return {
+        own = {
             "pair": self._op_pair,
             "pair_list": self._op_pair_list,
             "pair_revoke": self._op_pair_revoke,
             "status": self._op_status,
             "estop": self._op_estop,
             "reload": self._op_reload,
-            "cron_run_now": self._op_cron_run_now,
-            "cron_changed": self._op_cron_changed,
-            "cron_resume": self._op_cron_resume,
-            "mcp_tools": self._op_mcp_tools,
-            "mcp_states": self._op_mcp_states,
-            "mcp_pinouts": self._op_mcp_pinouts,
-            "sim_set": self._op_sim_set,
-            "sensors": self._op_sensors,
-            "hardware_states": self._op_hardware_states,
-            "automations": self._op_automations,
-            "automations_resume": self._op_automations_resume,
-            "automations_changed": self._op_automations_changed,
-            "automation_add": self._op_automation_add,
-            "automation_remove": self._op_automation_remove,
-            "automation_firings": self._op_automation_firings,
         }
+        return own | {op: self._part_op(op) for op in _PART_OPS}
 
     def _stream_handlers(self) -> dict[str, Any]:
         """The ops that exchange frames before their answer (see :mod:`.control`)."""
-        return {"mcp_call": self._op_mcp_call, "mcp_watch": self._op_mcp_watch}
+        return {op: self._part_op(op) for op in _PART_STREAM_OPS}
+
+    def _part_op(self, op: str) -> Callable[..., Any]:
+        """The handler of ``op`` in :mod:`.control_ops`, loaded at its first request."""
+
+        async def handle(*args: Any) -> Any:
+            if self._control_ops is None:
+                from .control_ops import ControlOps
+
+                self._control_ops = ControlOps(self)
+            return await getattr(self._control_ops, f"_op_{op}")(*args)
+
+        return handle
 
     def _require_hub(self) -> GatewayHub:
         from clawseed_edge.api import ConfigInvalid

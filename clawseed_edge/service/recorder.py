@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,22 +23,14 @@ if TYPE_CHECKING:
 
     from .sampler import SensorSampler
 
+from .inputs import find_sensor_bank
+
 __all__ = ["HISTORY_FILE", "SensorRecorder", "find_sensor_bank"]
 
 log = logging.getLogger(__name__)
 
 HISTORY_FILE = "history.db"
 PRUNE_EVERY_S = 3600.0
-
-
-def find_sensor_bank(peripherals: Sequence[Any]) -> SensorBank | None:
-    """The configured sensor bank among ``peripherals`` (None: no ``[[sensors]]``)."""
-    from clawseed_edge.peripherals.sensors.bank import SensorBank
-
-    for p in peripherals:
-        if isinstance(p, SensorBank):
-            return p
-    return None
 
 
 class SensorRecorder:

@@ -14,16 +14,24 @@ The assembler registers them from the config (``[tools]``; every built-in is lis
 Tool plugins: a factory registered in the entry-point group ``clawseed_edge.tools`` builds
 tools from a :class:`ToolSetup` (see :mod:`.factories` and docs/plugins.md).
 
-httpx is imported only when an HTTP tool sends its first request.
+httpx is imported only when an HTTP tool sends its first request, and each name below only when
+it is first used: a process without the HTTP or shell tools never loads them.
 """
 
-from .destinations import DestinationPolicy, DestinationRefused
-from .factories import ToolFactoryRegistry, ToolSetup
-from .files import FileListTool, FileReadTool, FileWriteTool, file_tools
-from .http_tools import HttpRequestTool, WebFetchTool
+import importlib
+import typing
+
+# Loaded now: the function ``memory_tools`` shares its module's name, and a lazy name would lose
+# to the submodule once anything imported it (the memory tools are always on anyway).
 from .memory_tools import MemoryForgetTool, MemoryRecallTool, MemoryStoreTool, memory_tools
-from .shell import ShellTool
-from .system_info import SystemInfoTool
+
+if typing.TYPE_CHECKING:
+    from .destinations import DestinationPolicy, DestinationRefused
+    from .factories import ToolFactoryRegistry, ToolSetup
+    from .files import FileListTool, FileReadTool, FileWriteTool, file_tools
+    from .http_tools import HttpRequestTool, WebFetchTool
+    from .shell import ShellTool
+    from .system_info import SystemInfoTool
 
 __all__ = [
     "DestinationPolicy",
@@ -43,3 +51,31 @@ __all__ = [
     "file_tools",
     "memory_tools",
 ]
+
+_LAZY = {
+    "DestinationPolicy": ".destinations",
+    "DestinationRefused": ".destinations",
+    "ToolFactoryRegistry": ".factories",
+    "ToolSetup": ".factories",
+    "FileListTool": ".files",
+    "FileReadTool": ".files",
+    "FileWriteTool": ".files",
+    "file_tools": ".files",
+    "HttpRequestTool": ".http_tools",
+    "WebFetchTool": ".http_tools",
+    "ShellTool": ".shell",
+    "SystemInfoTool": ".system_info",
+}
+
+
+def __getattr__(name: str) -> typing.Any:
+    home = _LAZY.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

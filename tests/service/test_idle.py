@@ -89,6 +89,81 @@ def test_the_idle_service_has_no_sdk_and_did_no_network_io_before_ready(tmp_path
     assert f"no model server at http://127.0.0.1:{port}" in out.stderr
 
 
+# Our own modules that an idle gateway with a Pi header and one LED does not use: each loads
+# when the configuration uses it ([[sensors]], [[peripherals]], a buzzer or an RGB LED, the
+# shell or HTTP tools) or on first use. The configuration is benchmarks/bench_service_ready.py's.
+UNUSED_AT_IDLE = (
+    "clawseed_edge.peripherals.registry",  # [[peripherals]] tables
+    "clawseed_edge.peripherals.gpio.factory",
+    "clawseed_edge.peripherals.wired.factory",
+    "clawseed_edge.peripherals.serial",  # a Nucleo
+    "clawseed_edge.peripherals.serial.factory",
+    "clawseed_edge.peripherals.estop_handshake",  # `estop --pid` outside the service
+    "clawseed_edge.peripherals.sensor_driver",  # [[sensors]]
+    "clawseed_edge.peripherals.sensors.bank",
+    "clawseed_edge.peripherals.sensors.factory",
+    "clawseed_edge.peripherals.sensors.filter_config",
+    "clawseed_edge.peripherals.sensors.filters",
+    "clawseed_edge.peripherals.sensors.registry",
+    "clawseed_edge.peripherals.sensors.sim",
+    "clawseed_edge.service.recorder",
+    "clawseed_edge.peripherals.wired.maker_tools",  # a buzzer or an RGB LED
+    "clawseed_edge.peripherals.wired.notes",
+    "clawseed_edge.peripherals.wired.colours",
+    "clawseed_edge.tools.http_tools",  # [tools] http_request / web_fetch
+    "clawseed_edge.tools.http_client",
+    "clawseed_edge.tools.destinations",
+    "clawseed_edge.tools.shell",  # [tools] shell
+    "clawseed_edge.channels.mcp.backend",  # an MCP client (`mcp serve`, [mcp] http)
+    "clawseed_edge.service.control_ops",  # the first such control-socket request
+)
+
+OWN_MODULES_SCRIPT = """
+import asyncio, json, sys
+
+from clawseed_edge.config.file import load_config
+from clawseed_edge.service.process import Service, ServiceOptions
+
+async def main():
+    service = Service(load_config(sys.argv[1]), ServiceOptions(sim=True, say=lambda line: None))
+    await service.start()
+    await asyncio.sleep(0.2)  # the gateway serves; nothing is asked of it
+    tools = sorted(service.runtime.agent.registry.names())
+    loaded = [m for m in sys.modules if m.startswith("clawseed_edge.")]
+    await service.aclose()
+    print(json.dumps({"tools": tools, "loaded": loaded}))
+
+asyncio.run(main())
+"""
+
+
+def test_an_idle_gateway_loads_none_of_our_modules_its_config_does_not_use(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[provider]\nname = "ollama"\nmodel = "qwen2.5:3b"\n'
+        f'base_url = "http://127.0.0.1:{_closed_port()}"\n'
+        '[autonomy]\nlevel = "full"\n'
+        f"[gateway]\nenabled = true\nport = {_closed_port()}\nrequire_pairing = false\n"
+        '[hardware]\nboard = "sim"\n'
+        '[[devices]]\nname = "lamp"\npin = "GPIO17"\nkind = "led"\n',
+        encoding="utf-8",
+    )
+    env = {"PATH": "", "PYTHONNOUSERSITE": "1", "CLAWSEED_HOME": str(tmp_path / "home")}
+    out = subprocess.run(
+        [sys.executable, "-c", OWN_MODULES_SCRIPT, str(config)],
+        capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    # The LED's tools and the built-ins are there (the probe below is not vacuous) ...
+    assert {"gpio_switch", "hardware_status", "system_info", "file_read"} <= set(result["tools"])
+    assert "clawseed_edge.peripherals.gpio.pi_gpio" in result["loaded"]
+    # ... and nothing the configuration does not use was imported.
+    assert sorted(set(UNUSED_AT_IDLE) & set(result["loaded"])) == []
+
+
 @pytest.mark.parametrize(
     ("module", "unused"),
     [

@@ -7,20 +7,16 @@ runtime it assembles itself (:class:`LocalBackend`); with the service running, t
 service's over its control socket (the command's bridge), so the hardware is never opened twice.
 
 The SDK (``mcp``, the ``[mcp]`` extra, ~55 MB) is imported by :mod:`.server` only: importing
-this package does not load it.
+this package does not load it. The names below load on first use: a service that only wraps its
+approver (:mod:`.eliciting`) does not load the backend.
 """
 
-from __future__ import annotations
+import importlib
+import typing
 
-from .backend import (
-    Ask,
-    ElicitingApprover,
-    LocalBackend,
-    ToolBackend,
-    annotations_for,
-    asking,
-    current_asker,
-)
+if typing.TYPE_CHECKING:
+    from .backend import LocalBackend, ToolBackend, annotations_for
+    from .eliciting import Ask, ElicitingApprover, asking, current_asker
 
 __all__ = [
     "Ask",
@@ -31,3 +27,26 @@ __all__ = [
     "asking",
     "current_asker",
 ]
+
+_LAZY = {
+    "Ask": ".eliciting",
+    "ElicitingApprover": ".eliciting",
+    "asking": ".eliciting",
+    "current_asker": ".eliciting",
+    "LocalBackend": ".backend",
+    "ToolBackend": ".backend",
+    "annotations_for": ".backend",
+}
+
+
+def __getattr__(name: str) -> typing.Any:
+    home = _LAZY.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

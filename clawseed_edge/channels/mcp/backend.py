@@ -17,19 +17,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from clawseed_edge.agent.tool_run import call_tool
-from clawseed_edge.api import (
-    ApprovalDecision,
-    ApprovalRequest,
-    Approver,
-    StateSource,
-    ToolContext,
-)
+from clawseed_edge.api import StateSource, ToolContext
+
+from .eliciting import Ask, ElicitingApprover, asking, current_asker
 
 __all__ = [
     "Ask",
@@ -47,50 +42,6 @@ log = logging.getLogger(__name__)
 MAX_RESULT_CHARS = 64_000
 #: How long a state refresh may take before the last known states are served.
 REFRESH_TIMEOUT_S = 2.0
-
-#: Asks the current call's MCP client ``(message) -> True/False``; None when it cannot be asked.
-Ask = Callable[[str], Awaitable[bool | None]]
-_asker: contextvars.ContextVar[Ask | None] = contextvars.ContextVar(
-    "clawseed_mcp_asker", default=None
-)
-
-
-@contextlib.asynccontextmanager
-async def asking(ask: Ask | None) -> AsyncIterator[None]:
-    """Within this block, approvals of this task's calls go to ``ask`` (None: to the broker)."""
-    token = _asker.set(ask)
-    try:
-        yield
-    finally:
-        _asker.reset(token)
-
-
-def current_asker() -> Ask | None:
-    """Who approvals of this task's calls go to (set by :func:`asking`; None: the broker)."""
-    return _asker.get()
-
-
-class ElicitingApprover:
-    """Asks the MCP client that made the call; otherwise (or when it cannot answer) ``fallback``.
-
-    ``ask`` returns True (accepted), False (declined or cancelled) or None (the client could
-    not be asked after all: the request goes to ``fallback``).
-    """
-
-    def __init__(self, fallback: Approver | None) -> None:
-        self.fallback = fallback
-
-    async def request(self, request: ApprovalRequest) -> ApprovalDecision:
-        ask = _asker.get()
-        if ask is not None:
-            summary = request.summary or request.tool
-            answer = await ask(f"Allow {summary}? (an {request.risk} call from an MCP client)")
-            if answer is not None:
-                why = "approved in the MCP client" if answer else "declined in the MCP client"
-                return ApprovalDecision(answer, why)
-        if self.fallback is None:
-            return ApprovalDecision(False, "no approver is set up for MCP calls")
-        return await self.fallback.request(request)
 
 
 def annotations_for(risk: str) -> dict[str, bool]:

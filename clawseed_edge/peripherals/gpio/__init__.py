@@ -4,12 +4,19 @@
 devices on a pin factory; simulated pins are gpiozero's MockFactory (:func:`mock_pin_factory`),
 and the same code runs on them and on lgpio. The Pi header's own config is ``[hardware]`` +
 ``[[devices]]`` (:class:`HardwareConfig`, :func:`load_hardware_toml`).
+
+The names below are imported from their modules on first use: reading ``[hardware]`` costs
+the config module, not the peripheral.
 """
 
-from .config import HardwareConfig, load_hardware_toml, loads_hardware_toml, parse_hardware
-from .devices import GpioDevice
-from .pi_gpio import PiGpio
-from .pins import PinFactoryKind, make_pin_factory, mock_pin_factory
+import importlib
+import typing
+
+if typing.TYPE_CHECKING:
+    from .config import HardwareConfig, load_hardware_toml, loads_hardware_toml, parse_hardware
+    from .devices import GpioDevice
+    from .pi_gpio import PiGpio
+    from .pins import PinFactoryKind, make_pin_factory, mock_pin_factory
 
 __all__ = [
     "GpioDevice",
@@ -22,3 +29,28 @@ __all__ = [
     "mock_pin_factory",
     "parse_hardware",
 ]
+
+_LAZY = {
+    "HardwareConfig": ".config",
+    "load_hardware_toml": ".config",
+    "loads_hardware_toml": ".config",
+    "parse_hardware": ".config",
+    "GpioDevice": ".devices",
+    "PiGpio": ".pi_gpio",
+    "PinFactoryKind": ".pins",
+    "make_pin_factory": ".pins",
+    "mock_pin_factory": ".pins",
+}
+
+
+def __getattr__(name: str) -> typing.Any:
+    home = _LAZY.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

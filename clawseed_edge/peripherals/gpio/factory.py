@@ -26,7 +26,7 @@ from ..wired.factory import WiredBoardFactory, WiredSettings
 from .config import HardwareConfig
 from .pi_gpio import PiGpio
 
-__all__ = ["PiGpioFactory", "PiGpioSettings"]
+__all__ = ["PI_GPIO", "PiGpioFactory", "PiGpioSettings"]
 
 
 class PiGpioSettings(WiredSettings, forbid_unknown_fields=True, kw_only=True, frozen=True):
@@ -62,3 +62,7 @@ class PiGpioFactory(WiredBoardFactory):
             source=source,
             devices_key=devices_key,
         )
+
+
+#: The factory of the built-in ``pi_gpio`` type (``registry.default_registry`` loads it by name).
+PI_GPIO = PiGpioFactory()

@@ -2,8 +2,43 @@
 
 The driver base (quantities with units, readings, the driver protocol) lives below in
 :mod:`clawseed_edge.peripherals.sensor_driver`; its names are re-exported here for plugins.
+
+They are imported on first use: reading ``[[sensors]]`` costs the config module only.
 """
 
-from ..sensor_driver import DisplayDriver, Quantity, Reading, SensorDriver, Transport, check_values
+import importlib
+import typing
+
+if typing.TYPE_CHECKING:
+    from ..sensor_driver import (
+        DisplayDriver,
+        Quantity,
+        Reading,
+        SensorDriver,
+        Transport,
+        check_values,
+    )
 
 __all__ = ["DisplayDriver", "Quantity", "Reading", "SensorDriver", "Transport", "check_values"]
+
+_LAZY = {
+    "DisplayDriver": "..sensor_driver",
+    "Quantity": "..sensor_driver",
+    "Reading": "..sensor_driver",
+    "SensorDriver": "..sensor_driver",
+    "Transport": "..sensor_driver",
+    "check_values": "..sensor_driver",
+}
+
+
+def __getattr__(name: str) -> typing.Any:
+    home = _LAZY.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -28,15 +28,15 @@ messages that name the file, the key and what to do.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from clawseed_edge.api import ConfigInvalid
 
-from .filter_config import build_chain
-from .filters import FilterChain, FilterInvalid, parse_seconds
-from .registry import DriverRegistry
+if TYPE_CHECKING:  # the filters and drivers are imported when a sensor is validated or built
+    from .filters import FilterChain
+    from .registry import DriverRegistry
 
 __all__ = [
     "ADDRESS_RANGE",
@@ -122,6 +122,8 @@ class ValidSensor(msgspec.Struct, frozen=True):
 
     def chains(self) -> dict[str, FilterChain]:
         """A new filter chain per quantity (filters keep state: one set per sampler)."""
+        from .filter_config import build_chain
+
         out = {}
         cfg = self.config
         for q in self.driver.quantities:
@@ -240,6 +242,8 @@ def validate_sensors(
 
 
 def _interval(entry: SensorConfig, bad: Callable[[str, str], ConfigInvalid]) -> float | None:
+    from .filters import FilterInvalid, parse_seconds
+
     value = entry.update_interval
     if isinstance(value, str) and value.strip().lower() == "never":
         return None
@@ -254,6 +258,9 @@ def _interval(entry: SensorConfig, bad: Callable[[str, str], ConfigInvalid]) -> 
 def _check_filters(
     entry: SensorConfig, driver: Any, bad: Callable[[str, str], ConfigInvalid]
 ) -> None:
+    from .filter_config import build_chain
+    from .filters import FilterInvalid
+
     decimals = {q.name: q.decimals for q in driver.quantities}
     for quantity in entry.quantity_filters:
         if quantity not in decimals:

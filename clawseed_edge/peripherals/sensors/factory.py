@@ -14,6 +14,7 @@ from .config import I2CSettings, SensorConfig, validate_sensors
 from .registry import DriverRegistry, default_driver_registry
 
 __all__ = [
+    "SENSORS",
     "SensorBankFactory",
     "SensorBankSettings",
     "i2c_pins_used_by",
@@ -156,3 +157,7 @@ class SensorBankFactory:
 
     def devices(self, settings: SensorBankSettings) -> Sequence[str]:
         return [s.name for s in (*settings.sensors, *settings.displays)]
+
+
+#: The factory of the built-in ``sensors`` type (``registry.default_registry`` loads it by name).
+SENSORS = SensorBankFactory()

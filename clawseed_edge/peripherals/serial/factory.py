@@ -27,7 +27,7 @@ from clawseed_edge.api import ConfigInvalid, Peripheral
 
 from ..wired.factory import WiredBoardFactory, WiredSettings
 
-__all__ = ["NucleoFactory", "NucleoSettings"]
+__all__ = ["NUCLEO", "NucleoFactory", "NucleoSettings"]
 
 
 class NucleoSettings(WiredSettings, forbid_unknown_fields=True, kw_only=True, frozen=True):
@@ -102,3 +102,7 @@ class NucleoFactory(WiredBoardFactory):
             source=source,
             devices_key=devices_key,
         )
+
+
+#: The factory of the built-in ``nucleo`` type (``registry.default_registry`` loads it by name).
+NUCLEO = NucleoFactory()

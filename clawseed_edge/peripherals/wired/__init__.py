@@ -4,23 +4,30 @@ A backend differs only in how a level reaches a pin (gpiozero's pin-factory idea
 drives the Pi header through gpiozero, ``serial/`` a Nucleo through its firmware. Both build on
 :class:`WiredBoard` (the peripheral) and :class:`PinDevice` (one device), so the same
 ``[[devices]]`` table, checks, tools, blinking, events and safe values hold on either.
+
+The names below are imported from their modules on first use: the config's types cost their
+own module, not the board, its tools and its events.
 """
 
-from .board import WiredBoard
-from .config import (
-    INPUT_KINDS,
-    KINDS,
-    OUTPUT_KINDS,
-    DeviceConfig,
-    WiredDevice,
-    Wiring,
-    validate_devices,
-)
-from .device import PinDevice
-from .inputs import EventMessage, EventStream, InputEvent, InputRules
-from .kinds import BLINK_LIMITS, KIND_SPECS, KindSpec
-from .port import GpioDeviceView, GpioPort
-from .toolset import HardwareStatus, build_tools, share_gpio_tools, share_readings
+import importlib
+import typing
+
+if typing.TYPE_CHECKING:
+    from .board import WiredBoard
+    from .config import (
+        INPUT_KINDS,
+        KINDS,
+        OUTPUT_KINDS,
+        DeviceConfig,
+        WiredDevice,
+        Wiring,
+        validate_devices,
+    )
+    from .device import PinDevice
+    from .inputs import EventMessage, EventStream, InputEvent, InputRules
+    from .kinds import BLINK_LIMITS, KIND_SPECS, KindSpec
+    from .port import GpioDeviceView, GpioPort
+    from .toolset import HardwareStatus, build_tools, share_gpio_tools, share_readings
 
 __all__ = [
     "BLINK_LIMITS",
@@ -46,3 +53,41 @@ __all__ = [
     "share_readings",
     "validate_devices",
 ]
+
+_LAZY = {
+    "WiredBoard": ".board",
+    "INPUT_KINDS": ".config",
+    "KINDS": ".config",
+    "OUTPUT_KINDS": ".config",
+    "DeviceConfig": ".config",
+    "WiredDevice": ".config",
+    "Wiring": ".config",
+    "validate_devices": ".config",
+    "PinDevice": ".device",
+    "EventMessage": ".inputs",
+    "EventStream": ".inputs",
+    "InputEvent": ".inputs",
+    "InputRules": ".inputs",
+    "BLINK_LIMITS": ".kinds",
+    "KIND_SPECS": ".kinds",
+    "KindSpec": ".kinds",
+    "GpioDeviceView": ".port",
+    "GpioPort": ".port",
+    "HardwareStatus": ".toolset",
+    "build_tools": ".toolset",
+    "share_gpio_tools": ".toolset",
+    "share_readings": ".toolset",
+}
+
+
+def __getattr__(name: str) -> typing.Any:
+    home = _LAZY.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -19,7 +19,7 @@ from clawseed_edge.api import (
     ToolResult,
 )
 
-from .maker_tools import GpioPlayNote, GpioSetColour
+from .kinds import KIND_SPECS
 from .port import DeviceRoutes, GpioPort
 from .tools import GpioBlink, GpioRead, GpioSetLevel, GpioSwitch, GpioToggle
 
@@ -136,15 +136,20 @@ def build_tools(ports: Sequence[GpioPort]) -> list[Tool]:
     """
     routes = DeviceRoutes(ports)
     tools: list[Tool] = []
-    for cls in (
+    classes: list[Callable[[DeviceRoutes], Any]] = [
         GpioSwitch,
         GpioToggle,
         GpioSetLevel,
         GpioRead,
         GpioBlink,
-        GpioPlayNote,
-        GpioSetColour,
-    ):
+    ]
+    specs = [KIND_SPECS.get(d.kind) for d in routes.devices()]
+    if any(s is not None and (s.tone or s.colour) for s in specs):
+        # A buzzer or an RGB LED is wired: their tools (and note and colour parsing) load now.
+        from .maker_tools import GpioPlayNote, GpioSetColour
+
+        classes += [GpioPlayNote, GpioSetColour]
+    for cls in classes:
         tool = cls(routes)
         if tool.devices:
             tools.append(tool)
