@@ -80,7 +80,7 @@ async def _by_the_agent(config: Path, calls: int) -> list[float]:
     from clawseed_edge.agent.approval import StaticApprover
     from clawseed_edge.agent.tool_run import call_tool
     from clawseed_edge.api import ToolContext
-    from clawseed_edge.config.assemble import assemble
+    from clawseed_edge.config.assembly import assemble
     from clawseed_edge.config.file import load_config
 
     runtime = await assemble(

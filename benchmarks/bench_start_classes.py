@@ -45,7 +45,7 @@ try:
 except TypeError:  # before the one-command parser
     build_parser()
 for name in (
-    "clawseed_edge.cli.run_cmd", "clawseed_edge.config.file", "clawseed_edge.config.assemble",
+    "clawseed_edge.cli.run_cmd", "clawseed_edge.config.file", "clawseed_edge.config.assembly",
     "clawseed_edge.service.process", "clawseed_edge.channels.gateway.app",
     "clawseed_edge.channels.gateway.server", "uvicorn", "gpiozero.pins.mock",
 ):

@@ -68,6 +68,7 @@ def test_a_face_with_an_extra_public_name_fails() -> None:
 #: would lose to the submodule once anything imported it, so such a name is bound eagerly.
 LAZY_FACES = [
     "clawseed_edge.channels.mcp",
+    "clawseed_edge.config",
     "clawseed_edge.peripherals",
     "clawseed_edge.peripherals.gpio",
     "clawseed_edge.peripherals.sensors",

@@ -244,8 +244,8 @@ def test_the_checker_sees_the_package_imports() -> None:
     # A checker that finds nothing passes everything: make sure it reads real edges of each kind.
     edges = {(i.module, i.target) for i in iter_imports(ROOT, PACKAGE)}
     assert ("clawseed_edge.agent.engine", "clawseed_edge.agent.history") in edges  # relative
-    assert ("clawseed_edge.config.assemble", "clawseed_edge.agent.builder") in edges  # absolute
-    assert ("clawseed_edge.cli.common", "clawseed_edge.config.assemble") in edges  # in a function
+    assert ("clawseed_edge.config.assembly", "clawseed_edge.agent.builder") in edges  # absolute
+    assert ("clawseed_edge.cli.common", "clawseed_edge.config.assembly") in edges  # in a function
 
 
 #: The gpio <-> gpio_tools circle (lazy imports both ways) goes with issue 13's peripherals half
@@ -273,7 +273,7 @@ def _plant(tmp_path: Path, files: dict[str, str]) -> Path:
         "agent/__init__.py": "",
         "agent/engine.py": "from pkg.api import types\n",
         "config/__init__.py": "",
-        "config/assemble.py": "from ..agent import engine\n",
+        "config/assembly.py": "from ..agent import engine\n",
         **files,
     }.items():
         path = root / rel
@@ -292,10 +292,10 @@ def test_a_clean_planted_tree_passes(tmp_path: Path) -> None:
     "text",
     [
         "from ..config import assemble\n",
-        "from ..config.assemble import x\n",
-        "import pkg.config.assemble\n",
+        "from ..config.assembly import x\n",
+        "import pkg.config.assembly\n",
         "from pkg.config import assemble\n",
-        "def later():\n    from pkg.config.assemble import x\n",
+        "def later():\n    from pkg.config.assembly import x\n",
         "def later():\n    from .. import config\n",
     ],
     ids=["relative", "relative-from-module", "absolute", "absolute-from", "in-function", "dots"],

@@ -1,6 +1,6 @@
 """Conversations: sessions per channel and peer, and the one place their agents are built.
 
-Assembly runs once, for the service (:func:`~clawseed_edge.config.assemble.assemble`). A
+Assembly runs once, for the service (:func:`~clawseed_edge.config.assembly.assemble`). A
 conversation (a phone's chat, later a Telegram chat) gets an Agent built here from those
 assembled parts, never by assembling again: the provider, memory, session store, peripherals,
 observer, the hook pipeline with the service's one SecurityPolicy (its approvals, its rate
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from clawseed_edge.agent import Agent
 
 if TYPE_CHECKING:
-    from clawseed_edge.config.assemble import Runtime
+    from clawseed_edge.config.assembly import Runtime
 
     from .approvals import ApprovalBroker
 

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable
 
     from clawseed_edge.agent.approval import TerminalLines
-    from clawseed_edge.config.assemble import Runtime
+    from clawseed_edge.config.assembly import Runtime
 
 __all__ = ["register"]
 

@@ -142,7 +142,7 @@ def _json_object(text: str, option: str) -> dict[str, Any]:
 async def _add_here(loaded: Any, spec: dict[str, Any]) -> str:
     """No service runs: check against the agent this config builds (no hardware opened)."""
     from clawseed_edge.agent.approval import StaticApprover
-    from clawseed_edge.config.assemble import assemble
+    from clawseed_edge.config.assembly import assemble
     from clawseed_edge.scheduler.automation_spec import known_names
     from clawseed_edge.scheduler.automation_tools import add_automation
     from clawseed_edge.scheduler.tools import check_tool_job

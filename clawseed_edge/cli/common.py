@@ -9,7 +9,7 @@ from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from clawseed_edge.config.assemble import Runtime
+    from clawseed_edge.config.assembly import Runtime
     from clawseed_edge.config.file import LoadedConfig
 
 __all__ = [
@@ -80,7 +80,7 @@ def load_from_args(args: argparse.Namespace) -> LoadedConfig:
 async def open_runtime(args: argparse.Namespace, **kwargs: Any) -> Runtime:
     """Load the config and assemble the runtime (with the terminal approver by default)."""
     from clawseed_edge.agent.approval import CliApprover
-    from clawseed_edge.config.assemble import assemble
+    from clawseed_edge.config.assembly import assemble
 
     loaded = load_from_args(args)
     sim = bool(getattr(args, "sim", False))

@@ -47,7 +47,7 @@ def _show(args: argparse.Namespace) -> int:
     import msgspec
 
     from clawseed_edge.api import ConfigError
-    from clawseed_edge.config.assemble import secret_scrubber
+    from clawseed_edge.config.assembly import secret_scrubber
     from clawseed_edge.config.file import load_config
     from clawseed_edge.config.load import env_overrides
     from clawseed_edge.config.redaction import redact_document

@@ -221,7 +221,7 @@ async def _tool_problem(loaded: Any, tool: str, arguments: dict[str, Any]) -> st
     The agent is assembled without connecting any hardware, as ``tools list`` does.
     """
     from clawseed_edge.agent.approval import StaticApprover
-    from clawseed_edge.config.assemble import assemble
+    from clawseed_edge.config.assembly import assemble
     from clawseed_edge.scheduler.tools import check_tool_job
 
     async with await assemble(loaded, approver=StaticApprover(False), connect=False) as runtime:

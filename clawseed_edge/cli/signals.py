@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from clawseed_edge.config.assemble import Runtime
+    from clawseed_edge.config.assembly import Runtime
 
 __all__ = ["SignalStop"]
 

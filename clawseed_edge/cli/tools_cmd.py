@@ -30,8 +30,8 @@ def register(sub: Any) -> None:
 
 def _list(args: argparse.Namespace) -> int:
     from clawseed_edge.agent.approval import StaticApprover
-    from clawseed_edge.config.assemble import assemble
-    from clawseed_edge.config.builtin_tools import builtin_tools
+    from clawseed_edge.config.assembly import assemble
+    from clawseed_edge.config.tool_table import builtin_tools
 
     from .common import load_from_args
 

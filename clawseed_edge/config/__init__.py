@@ -21,11 +21,11 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .assemble import Runtime, assemble, assemble_agent, build_provider
-    from .builtin_tools import BuiltinTool, all_tools, builtin_tools
+    from .assembly import Runtime, assemble, assemble_agent, build_provider
     from .file import EMBEDDED_DEFAULT, LoadedConfig, load_config
     from .paths import clawseed_home, default_config_path
     from .schema import Config
+    from .tool_table import BuiltinTool, all_tools, builtin_tools
 
 __all__ = [
     "EMBEDDED_DEFAULT",
@@ -45,15 +45,15 @@ __all__ = [
 
 _LAZY = {
     "EMBEDDED_DEFAULT": ".file",
-    "BuiltinTool": ".builtin_tools",
-    "all_tools": ".builtin_tools",
-    "builtin_tools": ".builtin_tools",
+    "BuiltinTool": ".tool_table",
+    "all_tools": ".tool_table",
+    "builtin_tools": ".tool_table",
     "Config": ".schema",
     "LoadedConfig": ".file",
-    "Runtime": ".assemble",
-    "assemble": ".assemble",
-    "assemble_agent": ".assemble",
-    "build_provider": ".assemble",
+    "Runtime": ".assembly",
+    "assemble": ".assembly",
+    "assemble_agent": ".assembly",
+    "build_provider": ".assembly",
     "clawseed_home": ".paths",
     "default_config_path": ".paths",
     "load_config": ".file",

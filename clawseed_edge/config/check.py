@@ -28,7 +28,7 @@ async def check_as_a_run(loaded: LoadedConfig, *, packages: bool = True) -> list
     """
     from clawseed_edge.agent.hooks import HookFactoryRegistry
 
-    from .assemble import (
+    from .assembly import (
         _build_hooks,
         build_embedder,
         build_policy,

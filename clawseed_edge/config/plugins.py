@@ -22,7 +22,7 @@ def default_registries() -> dict[str, PluginRegistry[Any]]:
     from clawseed_edge.peripherals.sensors.registry import default_driver_registry
     from clawseed_edge.providers.registry import default_registry as providers
 
-    from .builtin_tools import default_tool_registry
+    from .tool_table import default_tool_registry
 
     return {
         "providers": providers(),

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from .assemble import build_policy, build_provider
+from .assembly import build_policy, build_provider
 
 if TYPE_CHECKING:
-    from .assemble import Runtime
+    from .assembly import Runtime
     from .file import LoadedConfig
 
 __all__ = ["RELOADABLE", "ReloadReport", "reload_runtime"]

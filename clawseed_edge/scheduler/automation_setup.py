@@ -17,7 +17,7 @@ from .automation_tools import AutomationBook, automation_tools
 from .automations import Automations
 
 if TYPE_CHECKING:
-    from clawseed_edge.config.assemble import Runtime
+    from clawseed_edge.config.assembly import Runtime
     from clawseed_edge.state import StateDB
 
 __all__ = ["automations_for", "register_automation_book"]

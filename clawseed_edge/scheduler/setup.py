@@ -17,7 +17,7 @@ from .store import JobStore
 from .tools import cron_tools
 
 if TYPE_CHECKING:
-    from clawseed_edge.config.assemble import Runtime
+    from clawseed_edge.config.assembly import Runtime
     from clawseed_edge.state import StateDB
 
 __all__ = ["register_job_book", "scheduler_for"]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import msgspec
 
 if TYPE_CHECKING:
-    from clawseed_edge.config.assemble import Runtime
+    from clawseed_edge.config.assembly import Runtime
     from clawseed_edge.scheduler import Scheduler
     from clawseed_edge.scheduler.automations import Automations
 

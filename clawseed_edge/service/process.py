@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from clawseed_edge.channels.estop import EmergencyStop
     from clawseed_edge.channels.gateway.hub import GatewayHub
     from clawseed_edge.channels.gateway.server import GatewayServer
-    from clawseed_edge.config.assemble import Runtime
+    from clawseed_edge.config.assembly import Runtime
     from clawseed_edge.config.file import LoadedConfig
     from clawseed_edge.config.reload import ReloadReport
     from clawseed_edge.scheduler import Scheduler
@@ -63,7 +63,7 @@ class ServiceOptions:
         sim: Devices on mock pins.
         gateway: Force the gateway on (True) or off (False); None follows ``[gateway] enabled``.
         host / port: Override ``[gateway] host`` / ``port`` (port 0: any free port).
-        assemble: Extra keywords for :func:`~clawseed_edge.config.assemble.assemble`
+        assemble: Extra keywords for :func:`~clawseed_edge.config.assembly.assemble`
             (``provider``, ``hook_factories`` ...).
         remote_timeout_s: Override the remote-tool timeout (tests).
         control_socket: Serve ``control.sock`` (tests running several services turn it off).
@@ -195,7 +195,7 @@ class Service:
             StaticApprover,
         )
         from clawseed_edge.channels.estop import EmergencyStop
-        from clawseed_edge.config.assemble import assemble
+        from clawseed_edge.config.assembly import assemble
         from clawseed_edge.config.packages import require_packages
 
         settings = self.settings

@@ -10,7 +10,7 @@ does:
   key, ``tools.plugins[0].city``).
 
 The built-in tools register here under their tool names, the same way a plugin does (the
-config layer's :func:`~clawseed_edge.config.builtin_tools.default_tool_registry`); third-party
+config layer's :func:`~clawseed_edge.config.tool_table.default_tool_registry`); third-party
 packages add factories through the entry-point group ``clawseed_edge.tools``
 (``weather = "my_package.weather:factory"``) and a config names them in ``[[tools.plugins]]``.
 Entry points are read only for a name that is not registered (docs/plugins.md).

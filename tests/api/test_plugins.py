@@ -202,8 +202,8 @@ def test_an_application_registry_never_reads_entry_points(
 LAZY = """
 import asyncio, json, sys
 from clawseed_edge.agent.hooks import HookFactoryRegistry
-from clawseed_edge.config.assemble import assemble_agent
-from clawseed_edge.config.builtin_tools import default_tool_registry
+from clawseed_edge.config.assembly import assemble_agent
+from clawseed_edge.config.tool_table import default_tool_registry
 from clawseed_edge.peripherals.registry import default_registry as peripherals
 from clawseed_edge.peripherals.sensors.registry import default_driver_registry
 from clawseed_edge.providers.registry import default_registry as providers

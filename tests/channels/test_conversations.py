@@ -30,7 +30,7 @@ async def _switch(ws: Any, on: bool) -> dict[str, Any]:
 async def test_conversation_agents_share_the_assembled_parts_and_not_the_registry(
     clawseed_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import clawseed_edge.config.assemble as assemble_module
+    import clawseed_edge.config.assembly as assemble_module
 
     async with running_service(clawseed_home, ScriptedProvider()) as service:
         assert service.runtime is not None and service.hub is not None

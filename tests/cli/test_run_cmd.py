@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from clawseed_edge.config.assemble import assemble
+from clawseed_edge.config.assembly import assemble
 from clawseed_edge.config.file import load_config
 from clawseed_edge.service.inputs import consume_input_events
 from clawseed_edge.testing import ScriptedProvider

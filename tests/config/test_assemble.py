@@ -145,7 +145,7 @@ async def test_a_chat_only_provider_cannot_be_the_embedder(tmp_path: Path) -> No
 async def test_the_probe_waits_for_start_background_probe_when_asked(tmp_path: Path) -> None:
     import asyncio
 
-    from clawseed_edge.config.assemble import assemble
+    from clawseed_edge.config.assembly import assemble
     from clawseed_edge.config.file import load_config
     from clawseed_edge.testing.fake_servers import FakeOllama
 
@@ -171,7 +171,7 @@ async def test_closing_the_runtime_cancels_a_probe_still_running(tmp_path: Path)
     import asyncio
     import socket
 
-    from clawseed_edge.config.assemble import assemble
+    from clawseed_edge.config.assembly import assemble
     from clawseed_edge.config.file import load_config
 
     # A server that accepts and never answers: the probe hangs until its timeout.
@@ -192,7 +192,7 @@ async def test_closing_the_runtime_cancels_a_probe_still_running(tmp_path: Path)
 async def test_a_reloaded_provider_is_probed_in_the_background(tmp_path: Path) -> None:
     import asyncio
 
-    from clawseed_edge.config.assemble import assemble
+    from clawseed_edge.config.assembly import assemble
     from clawseed_edge.config.file import load_config
     from clawseed_edge.config.reload import reload_runtime
     from clawseed_edge.testing.fake_servers import FakeOllama

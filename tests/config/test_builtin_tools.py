@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from clawseed_edge.api import ConfigInvalid, RiskClass
-from clawseed_edge.config.builtin_tools import all_tools, builtin_tools
 from clawseed_edge.config.file import load_config
 from clawseed_edge.config.schema import Config
+from clawseed_edge.config.tool_table import all_tools, builtin_tools
 from clawseed_edge.memory.none import NoneMemory
 from clawseed_edge.tools.http_tools import HttpRequestTool, WebFetchTool
 

@@ -122,7 +122,7 @@ def test_the_readme_example_of_two_headers_loads(tmp_path: Path) -> None:
 async def test_each_peripherals_table_is_validated_once_and_assembly_builds_that_object(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from clawseed_edge.config.assemble import assemble
+    from clawseed_edge.config.assembly import assemble
     from clawseed_edge.peripherals.registry import PeripheralFactoryRegistry, PeripheralTable
     from clawseed_edge.testing import ScriptedProvider
 

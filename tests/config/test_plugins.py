@@ -31,9 +31,9 @@ from clawseed_edge.api import (
     ToolContext,
     ToolResult,
 )
-from clawseed_edge.config.assemble import assemble
-from clawseed_edge.config.builtin_tools import all_tools, default_tool_registry
+from clawseed_edge.config.assembly import assemble
 from clawseed_edge.config.file import load_config
+from clawseed_edge.config.tool_table import all_tools, default_tool_registry
 from clawseed_edge.memory.none import NoneMemory
 from clawseed_edge.peripherals.i2c.sim import RegisterChipModel
 from clawseed_edge.peripherals.sensors import Quantity, check_values

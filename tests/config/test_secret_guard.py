@@ -15,7 +15,7 @@ import pytest
 
 from clawseed_edge.agent.security import SecurityPolicy
 from clawseed_edge.api import ConfigInvalid, ToolCall
-from clawseed_edge.config.assemble import assemble, build_policy, secret_scrubber
+from clawseed_edge.config.assembly import assemble, build_policy, secret_scrubber
 from clawseed_edge.config.file import LoadedConfig, load_config
 from clawseed_edge.testing import ScriptedProvider
 

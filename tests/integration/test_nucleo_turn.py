@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from clawseed_edge.api import PinReserved, ToolCall
-from clawseed_edge.config.assemble import assemble
+from clawseed_edge.config.assembly import assemble
 from clawseed_edge.config.file import load_config
 from clawseed_edge.testing import ScriptedProvider
 

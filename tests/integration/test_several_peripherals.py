@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from clawseed_edge.api import ToolCall
-from clawseed_edge.config.assemble import assemble
+from clawseed_edge.config.assembly import assemble
 from clawseed_edge.config.file import load_config
 from clawseed_edge.testing import ScriptedProvider
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from clawseed_edge.api import ToolCall, ToolContext
-from clawseed_edge.config.assemble import Runtime, assemble
+from clawseed_edge.config.assembly import Runtime, assemble
 from clawseed_edge.config.file import load_config
 from clawseed_edge.scheduler import (
     Job,

@@ -235,7 +235,7 @@ print(json.dumps({"package": clawseed_edge.__file__, "compiled": compiled}))
 _SERVICE_MODULES = (
     "clawseed_edge.cli.main",
     "clawseed_edge.service.process",
-    "clawseed_edge.config.assemble",
+    "clawseed_edge.config.assembly",
     "clawseed_edge.channels.gateway.app",
     "clawseed_edge.channels.gateway.server",
     "clawseed_edge.memory.sqlite",

@@ -55,7 +55,7 @@ async def test_a_closed_ledger_refuses_work(tmp_path: Path) -> None:
 
 def test_no_tool_may_touch_the_ledger(tmp_path: Path, clawseed_home: Path) -> None:
     # Deleting or rewriting state.db would reset the limits that protect the hardware.
-    from clawseed_edge.config.assemble import build_policy
+    from clawseed_edge.config.assembly import build_policy
     from clawseed_edge.config.file import load_config
 
     config = tmp_path / "config.toml"

@@ -13,7 +13,7 @@ import pytest
 
 from clawseed_edge.agent.approval import StaticApprover
 from clawseed_edge.api import ToolContext
-from clawseed_edge.config.assemble import assemble
+from clawseed_edge.config.assembly import assemble
 from clawseed_edge.config.file import load_config
 from clawseed_edge.testing import ScriptedProvider
 

@@ -32,7 +32,7 @@ from .pairing import PairingGate
 from .protocol import FrameLimits
 
 if TYPE_CHECKING:
-    from clawseed_edge.config.assemble import Runtime
+    from clawseed_edge.config.assembly import Runtime
 
 __all__ = ["ChatPeer", "GatewayHub"]
 

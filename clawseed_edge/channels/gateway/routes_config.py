@@ -18,7 +18,7 @@ import msgspec
 from starlette.routing import Route
 
 from clawseed_edge.api import ConfigError
-from clawseed_edge.config.assemble import secret_scrubber
+from clawseed_edge.config.assembly import secret_scrubber
 from clawseed_edge.config.file import EMBEDDED_DEFAULT, embedded_default_text
 from clawseed_edge.config.load import convert_config, parse_toml
 from clawseed_edge.config.paths import default_config_path

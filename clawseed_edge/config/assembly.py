@@ -43,10 +43,10 @@ from clawseed_edge.api import (
     ToolContext,
 )
 
-from .builtin_tools import all_tools
 from .file import LoadedConfig, load_config
 from .paths import resolve_in_home
 from .schema import Config
+from .tool_table import all_tools
 
 __all__ = [
     "Runtime",
