@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import pkgutil
 import sys
 from collections.abc import Sequence
 
@@ -34,15 +33,26 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """
     if argv is not None:
         command = _command_named(argv)
-        if command is not None and command.replace("-", "_") in _command_modules():
+        if command is not None and _has_command_module(command.replace("-", "_")):
             parser = _parser_with([command.replace("-", "_")])
             if command in _subcommand_choices(parser):
                 return parser
     return _parser_with(_command_modules())
 
 
+def _has_command_module(name: str) -> bool:
+    """Whether ``clawseed_edge.cli.<name>_cmd`` exists (found, not imported)."""
+    import importlib.util
+
+    if not name.isidentifier():
+        return False
+    return importlib.util.find_spec(f"clawseed_edge.cli.{name}_cmd") is not None
+
+
 def _command_modules() -> list[str]:
     """The discovered command groups, by module name without ``_cmd``, sorted."""
+    import pkgutil  # the full parser only (help, no command): `run` never needs it
+
     package = importlib.import_module("clawseed_edge.cli")
     names = sorted(info.name for info in pkgutil.iter_modules(package.__path__))
     return [name[: -len("_cmd")] for name in names if name.endswith("_cmd")]

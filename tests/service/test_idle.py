@@ -171,6 +171,7 @@ def test_an_idle_gateway_loads_none_of_our_modules_its_config_does_not_use(
         ("clawseed_edge.memory.sqlite", "hashlib"),  # at the first store
         ("clawseed_edge.tools", "html"),  # the HTTP tools are off by default
         ("clawseed_edge.cli.main; clawseed_edge.cli.main.build_parser()", "datetime"),  # cron runs
+        ("clawseed_edge.cli.main; clawseed_edge.cli.main.build_parser(['run'])", "pkgutil"),
         ("clawseed_edge.agent", "statistics"),  # when metrics are read
         ("clawseed_edge.agent", "difflib"),  # for an unknown tool name
         ("clawseed_edge.agent", "glob"),  # for a shell command with a wildcard
