@@ -15,8 +15,9 @@ on first use, so a process loads only the parts its configuration uses (a Pi hea
 never loads the sensor bank, the Nucleo driver or the ``[[peripherals]]`` factories).
 """
 
-import importlib
 import typing
+
+from clawseed_edge.api.lazy import lazy_face as _lazy_face
 
 if typing.TYPE_CHECKING:
     from .boards import BoardRegistry, BoardSpec, PinSpec, ReservedPin, default_registry
@@ -120,14 +121,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> typing.Any:
-    home = _LAZY.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = _lazy_face(__name__, _LAZY, __all__)

@@ -13,8 +13,9 @@ only when first used, so a process that runs Ollama never loads ``anthropic``.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from clawseed_edge.api.lazy import lazy_face as _lazy_face
 
 from .config import PROVIDER_DEFAULTS, ProviderConfig, RouteConfig
 from .registry import (
@@ -59,14 +60,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = _lazy_face(__name__, _LAZY, __all__)

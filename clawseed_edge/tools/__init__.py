@@ -18,8 +18,9 @@ httpx is imported only when an HTTP tool sends its first request, and each name 
 it is first used: a process without the HTTP or shell tools never loads them.
 """
 
-import importlib
 import typing
+
+from clawseed_edge.api.lazy import lazy_face as _lazy_face
 
 # Loaded now: the function ``memory_tools`` shares its module's name, and a lazy name would lose
 # to the submodule once anything imported it (the memory tools are always on anyway).
@@ -68,14 +69,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> typing.Any:
-    home = _LAZY.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = _lazy_face(__name__, _LAZY, __all__)

@@ -11,8 +11,9 @@ this package does not load it. The names below load on first use: a service that
 approver (:mod:`.eliciting`) does not load the backend.
 """
 
-import importlib
 import typing
+
+from clawseed_edge.api.lazy import lazy_face as _lazy_face
 
 if typing.TYPE_CHECKING:
     from .backend import LocalBackend, ToolBackend, annotations_for
@@ -39,14 +40,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> typing.Any:
-    home = _LAZY.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = _lazy_face(__name__, _LAZY, __all__)

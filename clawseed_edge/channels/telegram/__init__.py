@@ -8,8 +8,7 @@ Names are imported on first use.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from clawseed_edge.api.lazy import lazy_face as _lazy_face
 
 __all__ = [
     "BotApi",
@@ -35,14 +34,4 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = _lazy_face(__name__, _WHERE, __all__)

@@ -6,8 +6,9 @@ The driver base (quantities with units, readings, the driver protocol) lives bel
 They are imported on first use: reading ``[[sensors]]`` costs the config module only.
 """
 
-import importlib
 import typing
+
+from clawseed_edge.api.lazy import lazy_face as _lazy_face
 
 if typing.TYPE_CHECKING:
     from ..sensor_driver import (
@@ -31,14 +32,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> typing.Any:
-    home = _LAZY.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = _lazy_face(__name__, _LAZY, __all__)

@@ -12,8 +12,7 @@ imported only by the parts that need them.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from clawseed_edge.api.lazy import lazy_face as _lazy_face
 
 __all__ = [
     "BoardLink",
@@ -38,10 +37,4 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy_face(__name__, _HOMES, __all__)[0]

@@ -9,8 +9,9 @@ The names below are imported from their modules on first use: the config's types
 own module, not the board, its tools and its events.
 """
 
-import importlib
 import typing
+
+from clawseed_edge.api.lazy import lazy_face as _lazy_face
 
 if typing.TYPE_CHECKING:
     from .board import WiredBoard
@@ -80,14 +81,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> typing.Any:
-    home = _LAZY.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = _lazy_face(__name__, _LAZY, __all__)
