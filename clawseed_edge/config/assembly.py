@@ -99,12 +99,38 @@ class Runtime:
         except Exception as exc:
             _log.warning("could not probe the model server: %s", exc)
 
+    async def backfill_memory(self) -> int:
+        """Embed the memory entries that have no vector (stored before ``[embedding]`` was
+        configured, or while the embedder was down); returns how many got one.
+
+        Nothing to do without vector recall. Pages through the entries and stops at the first
+        batch the embedder cannot embed (one warning; the rest wait for the next start). A
+        failure is logged, never raised. Safe to cancel.
+        """
+        backfill = getattr(self.memory, "backfill_vectors", None)
+        if backfill is None or not getattr(self.memory, "vector_enabled", False):
+            return 0
+        try:
+            done = int(await backfill())
+        except Exception as exc:
+            _log.warning("memory: could not embed the entries without a vector: %s", exc)
+            return 0
+        if done:
+            _log.info("memory: embedded %d entries that had no vector", done)
+        return done
+
+    async def _background(self, timeout_s: float, backfill: bool) -> None:
+        await self.probe_provider(timeout_s)
+        if backfill:
+            await self.backfill_memory()
+
     def start_background_probe(
         self, timeout_s: float = PROBE_TIMEOUT_S, *, restart: bool = False
     ) -> asyncio.Task[None]:
-        """Start :meth:`probe_provider` as a task and return it (once; later calls return the
-        same task). A service calls this once it is ready, so that start-up does no network
-        I/O and loads no provider SDK; :meth:`aclose` cancels the task if it still runs.
+        """Start :meth:`probe_provider`, then (once per runtime) :meth:`backfill_memory`, as a
+        task and return it (once; later calls return the same task). A service calls this once
+        it is ready, so that start-up does no network I/O and loads no provider SDK;
+        :meth:`aclose` cancels the task if it still runs.
 
         ``restart=True`` (a reloaded provider) cancels a probe still running and starts anew.
         """
@@ -113,7 +139,7 @@ class Runtime:
             self.probe_task = None
         if self.probe_task is None:
             self.probe_task = asyncio.get_running_loop().create_task(
-                self.probe_provider(timeout_s), name="provider-probe"
+                self._background(timeout_s, backfill=not restart), name="provider-probe"
             )
         return self.probe_task
 

@@ -167,8 +167,10 @@ class VectorMethods:
     async def backfill_vectors(self, *, batch: int = 64) -> int:
         """Embed entries stored without a vector (embedder was down, or vectors were off).
 
-        Returns how many entries got a vector; 0 when vectors are unavailable. Safe to cancel:
-        each batch is its own transaction.
+        Pages through them ``batch`` at a time (never all rows at once) and stops at the first
+        batch the embedder cannot embed, so a server that is down costs one warning, not one
+        per batch; the rest wait for the next call. Returns how many entries got a vector; 0
+        when vectors are unavailable. Safe to cancel: each batch is its own transaction.
         """
         if not self.vector_enabled:
             return 0
@@ -176,19 +178,24 @@ class VectorMethods:
             await self._embed("probe", None)  # learns the dimension, creates the table
             if not self._vec_table:
                 return 0
-        async with self._read("backfill vectors") as conn:
-            rows = await conn.execute_fetchall(
-                "SELECT id, namespace, content, content_hash FROM entries "
-                "WHERE id NOT IN (SELECT rowid FROM entries_vec) ORDER BY id"
-            )
         done = 0
-        now = time.time()
-        for start in range(0, len(rows), batch):
-            chunk = rows[start : start + batch]
+        after = 0
+        while True:
+            async with self._read("backfill vectors") as conn:
+                chunk = await conn.execute_fetchall(
+                    "SELECT id, namespace, content, content_hash FROM entries "
+                    "WHERE id > ? AND id NOT IN (SELECT rowid FROM entries_vec) "
+                    "ORDER BY id LIMIT ?",
+                    (after, batch),
+                )
+            if not chunk:
+                return done
+            after = int(chunk[-1][0])
             blobs = await self._embed_many([r[2] for r in chunk], [r[3] for r in chunk])
             found = [(r, b) for r, b in zip(chunk, blobs, strict=True) if b is not None]
             if not found:
-                continue
+                return done  # the embedder failed (logged): the rest wait for the next call
+            now = time.time()
             async with self._write("backfill vectors") as conn:
                 await conn.executemany(
                     "INSERT INTO entries_vec (rowid, namespace, embedding) VALUES (?,?,?)",
@@ -199,4 +206,3 @@ class VectorMethods:
                     [(r[3], self._dims, b, now) for r, b in found],
                 )
             done += len(found)
-        return done

@@ -213,3 +213,48 @@ async def test_a_reloaded_provider_is_probed_in_the_background(tmp_path: Path) -
             await asyncio.wait_for(runtime.probe_task, 30)
             assert len(server.requests_to("/api/show")) == 1
             assert not runtime.provider.capabilities.native_tools
+
+
+async def test_the_background_task_embeds_entries_stored_before_embedding_was_configured(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import asyncio
+    import socket
+
+    from clawseed_edge.api import MemoryEntry
+    from clawseed_edge.config.assembly import assemble
+    from clawseed_edge.config.file import load_config
+    from clawseed_edge.testing.fake_servers import FakeOllama
+
+    caplog.set_level("INFO", logger="clawseed_edge.config.assembly")
+    models = {"qwen2.5:3b": ("completion", "tools"), "nomic-embed-text": ("embedding",)}
+    async with FakeOllama(models=models, dimensions=16) as server:
+        path = tmp_path / "config.toml"
+        base = f'[provider]\nname = "ollama"\nbase_url = "{server.url}"\n'
+        path.write_text(base, "utf-8")
+        runtime = await assemble(load_config(path), sim=True, probe_at_start=False)
+        async with runtime:  # no [embedding]: keyword-only, no vector written
+            for i in range(5):
+                await runtime.memory.store(MemoryEntry(f"k{i}", f"greenhouse fact {i}"))
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            closed = f"http://127.0.0.1:{s.getsockname()[1]}"
+        embedding = '[embedding]\nname = "ollama"\nmodel = "nomic-embed-text"\nbase_url = "{}"\n'
+        # The embedder is down: the service keeps serving, one warning, nothing embedded.
+        path.write_text(base + embedding.format(closed), "utf-8")
+        runtime = await assemble(load_config(path), sim=True, probe_at_start=False)
+        async with runtime:
+            await asyncio.wait_for(runtime.start_background_probe(), 30)
+            assert await runtime.backfill_memory() == 0
+        warnings = [r for r in caplog.records if "embedding failed" in r.getMessage()]
+        assert len(warnings) == 2, "one per backfill (the task's and this call)"
+        # It is up: the next start gives all five a vector, found by vector recall.
+        path.write_text(base + embedding.format(server.url), "utf-8")
+        runtime = await assemble(load_config(path), sim=True, probe_at_start=False)
+        async with runtime:
+            await asyncio.wait_for(runtime.start_background_probe(), 30)
+            assert await runtime.backfill_memory() == 0, "all done by the background task"
+            async with runtime.memory._read("test") as conn:  # type: ignore[attr-defined]
+                rows = await conn.execute_fetchall("SELECT COUNT(*) FROM entries_vec")
+    assert rows[0][0] == 5
+    assert any("embedded 5 entries that had no vector" in r.getMessage() for r in caplog.records)

@@ -189,3 +189,18 @@ async def test_backfill_gives_vectors_to_entries_stored_without(
     assert await memory.backfill_vectors(batch=4) == len(LABELLED)
     assert await memory.backfill_vectors() == 0
     assert "paraphrase" in [e.key for e in await memory.recall(QUERY)]
+
+
+async def test_backfill_pages_and_stops_at_the_first_batch_the_embedder_cannot_embed(
+    memory: SqliteMemory, embedder: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    embedder.fail = True
+    await _fill(memory)
+    calls = embedder.calls
+    assert await memory.backfill_vectors(batch=2) == 0
+    assert embedder.calls == calls + 1, "one failed batch, not one per batch"
+    assert sum("embedding failed" in r.getMessage() for r in caplog.records) >= 1
+    embedder.fail = False
+    calls = embedder.calls
+    assert await memory.backfill_vectors(batch=2) == len(LABELLED)
+    assert embedder.calls - calls == -(-len(LABELLED) // 2), "pages of two"
