@@ -33,7 +33,7 @@ from clawseed_edge.api import (
 
 from .wired.kinds import KIND_SPECS
 
-__all__ = ["FLEET_DEVICE_TOOLS", "FleetDeviceTool", "fleet_tools"]
+__all__ = ["FLEET_DEVICE_TOOLS", "FleetDeviceTool", "FleetHardwareStatus", "fleet_tools"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,8 +243,93 @@ class FleetDeviceTool:
         return f"no {self._entry.argument} named {name!r}; {self.name} can use: {names}"
 
 
+_STATUS_NOTE = (
+    " Other nodes' devices and sensors are listed after this node's, with their kind and whether"
+    " their node asks a person first; gpio_read or sensor_read asks their node for the state."
+)
+_NO_PARAMETERS: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {},
+    "additionalProperties": False,
+}
+
+
+class FleetHardwareStatus:
+    """``hardware_status`` with the other nodes' devices and sensors after this node's.
+
+    Their states are not known here (only their descriptions are: name, kind, whether their
+    node asks a person first): the listing says so, and ``gpio_read`` / ``sensor_read`` ask the
+    owner. This node's part is its own ``hardware_status``, unchanged.
+
+    Args:
+        local: This node's ``hardware_status``, or None when it has no wired devices.
+        remote: The other nodes' devices (filled by the MQTT channel).
+    """
+
+    name = "hardware_status"
+    risk = RiskClass.READ
+
+    def __init__(self, local: Tool | None, remote: RemoteDevices) -> None:
+        self._local = local
+        self._remote = remote
+        self.timeout_s: float | None = getattr(local, "timeout_s", None)
+
+    @property
+    def schema_revision(self) -> int:
+        return self._remote.revision
+
+    @property
+    def offered(self) -> bool:
+        """False while there is nothing to list, here or on a known node."""
+        return self._local is not None or bool(self._remote.devices() or self._remote.sensors())
+
+    @property
+    def description(self) -> str:
+        if self._local is None:
+            return "List the other nodes' devices and sensors." + _STATUS_NOTE
+        return self._local.description + _STATUS_NOTE
+
+    @property
+    def parameters(self) -> Mapping[str, Any]:
+        return self._local.parameters if self._local is not None else _NO_PARAMETERS
+
+    def spec(self) -> ToolSpec:
+        return ToolSpec(self.name, self.description, self.parameters)
+
+    def describe_action(self, arguments: Mapping[str, Any]) -> DeviceAction | None:
+        return self._local.describe_action(arguments) if self._local is not None else None
+
+    def describe_access(self, arguments: Mapping[str, Any]) -> Any:
+        return self._local.describe_access(arguments) if self._local is not None else None
+
+    async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolResult:
+        lines = self._remote_lines()
+        if self._local is None:
+            return ToolResult.ok("\n".join(lines or ["No devices, here or on another node."]))
+        result = await self._local.execute(arguments, context)
+        if not result.success or not lines:
+            return result
+        return ToolResult.ok("\n".join([result.output, *lines]), result.data)
+
+    def _remote_lines(self) -> list[str]:
+        devices, sensors = self._remote.devices(), self._remote.sensors()
+        lines: list[str] = []
+        if devices:
+            lines.append("Other nodes' devices (state not known here: gpio_read asks their node):")
+            for d in devices:
+                ask = f", asks a person on {d.node} first" if d.approval else ""
+                lines.append(f"{d.full_name}: {d.kind}{ask}")
+        if sensors:
+            lines.append("Other nodes' sensors (sensor_read asks their node):")
+            for sensor in sensors:
+                units = ", ".join(f"{q} {u}".rstrip() for q, u in sensor.quantities.items())
+                lines.append(f"{sensor.full_name}: {units or 'sensor'}")
+        return lines
+
+
 def fleet_tools(local: Mapping[str, Tool], remote: RemoteDevices) -> list[Tool]:
-    """The device tools wrapped so that their enums hold other nodes' devices too.
+    """The device tools wrapped so that their enums hold other nodes' devices too, and
+    ``hardware_status`` listing those devices and sensors after this node's.
 
     Args:
         local: This node's tools by name (those of :data:`FLEET_DEVICE_TOOLS` are wrapped).
@@ -253,4 +338,5 @@ def fleet_tools(local: Mapping[str, Tool], remote: RemoteDevices) -> list[Tool]:
     """
     # A Tool whose description and parameters are read-only properties (they follow
     # ``remote``): the protocol declares plain attributes, hence the cast.
-    return [cast(Tool, FleetDeviceTool(n, local.get(n), remote)) for n in FLEET_DEVICE_TOOLS]
+    tools = [cast(Tool, FleetDeviceTool(n, local.get(n), remote)) for n in FLEET_DEVICE_TOOLS]
+    return [*tools, cast(Tool, FleetHardwareStatus(local.get("hardware_status"), remote))]

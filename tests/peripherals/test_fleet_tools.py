@@ -93,6 +93,7 @@ async def test_remote_devices_join_the_enums_and_the_schema_follows_them() -> No
         "gpio_set_level",
         "gpio_switch",
         "gpio_toggle",
+        "hardware_status",
         "sensor_read",
     ]
     remote.drop_node("shed")
@@ -170,3 +171,58 @@ def test_the_remote_entries_are_bounded(caplog: pytest.LogCaptureFixture) -> Non
     revision = remote.revision
     remote.set_node("n3", [RemoteDevice("n3", "d0", "relay")], [])  # beyond the limit anyway
     assert remote.revision == revision  # nothing listed changed: schemas stay cached
+
+
+class LocalStatus(BaseTool):
+    """A local hardware_status (what the GPIO peripherals build)."""
+
+    name = "hardware_status"
+    description = "List the wired devices."
+    risk = RiskClass.READ
+    parameters: Mapping[str, Any] = {"type": "object", "properties": {}}
+
+    async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolResult:
+        return ToolResult.ok("pump: relay on GPIO17, off", [{"device": "pump"}])
+
+
+async def test_hardware_status_lists_other_nodes_devices_and_which_ask_a_person() -> None:
+    remote = RemoteDevices()
+    registry = ToolRegistry()
+    local = LocalStatus()
+    registry.register(local)
+    for tool in fleet_tools({"hardware_status": local}, remote):
+        registry.register_or_replace(tool)
+    status = registry.get("hardware_status")
+    assert status is not None
+    alone = await status.execute({}, CTX)
+    assert alone.output == "pump: relay on GPIO17, off", "no node known: this node's only"
+    remote.set_node(
+        "shed",
+        [RemoteDevice("shed", "fan", "relay"), RemoteDevice("shed", "heater", "relay", True)],
+        [RemoteSensor("shed", "air", {"temperature": "°C", "humidity": "%"})],
+    )
+    result = await status.execute({}, CTX)
+    assert result.success and result.data == [{"device": "pump"}]
+    assert result.output.splitlines() == [
+        "pump: relay on GPIO17, off",
+        "Other nodes' devices (state not known here: gpio_read asks their node):",
+        "shed.fan: relay",
+        "shed.heater: relay, asks a person on shed first",
+        "Other nodes' sensors (sensor_read asks their node):",
+        "shed.air: temperature °C, humidity %",
+    ]
+    spec = next(s for s in registry.specs() if s.name == "hardware_status")
+    assert "whether their node asks a person first" in spec.description
+
+
+async def test_hardware_status_is_offered_for_other_nodes_alone() -> None:
+    remote = RemoteDevices()
+    registry = ToolRegistry()
+    for tool in fleet_tools({}, remote):
+        registry.register_or_replace(tool)
+    assert "hardware_status" not in [s.name for s in registry.specs()], "nothing to list yet"
+    shed(remote, ("fan", "relay"))
+    assert "hardware_status" in [s.name for s in registry.specs()]
+    status = registry.get("hardware_status")
+    assert status is not None
+    assert (await status.execute({}, CTX)).output.splitlines()[1] == "shed.fan: relay"
