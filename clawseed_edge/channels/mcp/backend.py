@@ -141,13 +141,16 @@ class LocalBackend:
 
     async def pinouts(self) -> list[dict[str, Any]]:
         from clawseed_edge.peripherals.boards import default_registry
-        from clawseed_edge.peripherals.pinout import pinouts
+        from clawseed_edge.peripherals.pinout import pinouts, read_config_txt
 
         header = None
         if self.header_board is not None:
             with contextlib.suppress(Exception):  # an unknown board: the peripherals' pinouts
                 header = default_registry().get(self.header_board)
-        return pinouts(self.peripherals, header)
+        config_txt = None
+        if any(getattr(p, "kernel_sensors", list)() for p in self.peripherals):
+            config_txt = await asyncio.to_thread(read_config_txt)  # where the overlays set pins
+        return pinouts(self.peripherals, header, config_txt)
 
     def watch(self, listener: Callable[[list[str]], None]) -> Callable[[], None]:
         def changed(update: Any) -> None:

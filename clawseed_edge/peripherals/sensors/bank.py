@@ -41,7 +41,10 @@ from .sim import SensorSimulation
 if TYPE_CHECKING:
     from clawseed_edge.peripherals.i2c import I2CBus
 
-__all__ = ["SensorBank"]
+__all__ = ["KERNEL_PIN_DRIVERS", "SensorBank"]
+
+#: Drivers whose sensor a kernel driver reads on one header pin (the overlay in config.txt).
+KERNEL_PIN_DRIVERS = frozenset({"ds18b20", "dht11", "dht22"})
 
 log = logging.getLogger(__name__)
 
@@ -266,6 +269,15 @@ class SensorBank:
     def bus_numbers(self) -> list[int]:
         """The I2C buses in use, ascending."""
         return sorted({c.valid.config.bus for c in self._i2c()})
+
+    def kernel_sensors(self) -> list[tuple[str, str]]:
+        """``(name, driver)`` of the sensors a kernel driver reads on a header pin (1-Wire
+        DS18B20, DHT11/DHT22: the pin is set by their overlay in config.txt), config order."""
+        return [
+            (c.name, c.valid.config.driver)
+            for c in self._channels.values()
+            if c.valid.config.driver in KERNEL_PIN_DRIVERS
+        ]
 
     def sensor(self, name: str) -> ValidSensor:
         """The validated config of sensor or display ``name``.
