@@ -8,8 +8,10 @@ hardware call through MCP over stdio against the same call by the agent in-proce
 2. Latency of ``gpio_switch`` on the simulated LED (``full`` autonomy, so no approval):
    (a) the SDK's ``Client`` calling ``clawseed-edge mcp serve --sim`` over stdio (a started
    session; each call is a JSON-RPC round trip through the policy and the tool), (b) the same
-   call run by the agent in-process (``agent.tool_run.call_tool``: the same bounds, schema,
-   hooks and policy, without MCP). Medians and p95 over ``--calls`` calls each.
+   through ``mcp serve`` bridged to a running ``run --sim`` service (each call also crosses
+   the service's control socket, as for a host on a Pi whose service owns the pins), (c) the
+   same call run by the agent in-process (``agent.tool_run.call_tool``: the same bounds,
+   schema, hooks and policy, without MCP). Medians and p95 over ``--calls`` calls each.
 
 Run: ``python benchmarks/bench_mcp.py [--runs 5] [--idle-s 3] [--calls 200]``. Needs the
 ``[mcp]`` extra. Linux only (``/proc``).
@@ -76,6 +78,36 @@ async def _through_mcp(config: Path, home: Path, calls: int) -> list[float]:
     return times
 
 
+def _bridged(config: Path, home: Path, calls: int) -> list[float]:
+    """``_through_mcp`` while a ``run --sim`` service of the same home runs: ``mcp serve``
+    bridges to it over its control socket."""
+    import subprocess
+
+    env = {**os.environ, "CLAWSEED_HOME": str(home)}
+    argv = [sys.executable, "-m", "clawseed_edge", "--config", str(config), "run", "--sim"]
+    service = subprocess.Popen(
+        argv, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True
+    )
+    try:
+        assert service.stderr is not None
+        deadline = time.monotonic() + 60
+        for line in service.stderr:
+            if READY_LINE in line:
+                break
+            if time.monotonic() > deadline:
+                raise RuntimeError("the service did not become ready within 60 s")
+        else:
+            raise RuntimeError(f"the service ended before it was ready (exit {service.wait()})")
+        return asyncio.run(_through_mcp(config, home, calls))
+    finally:
+        service.terminate()
+        try:
+            service.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            service.kill()
+            service.wait()
+
+
 async def _by_the_agent(config: Path, calls: int) -> list[float]:
     from clawseed_edge.agent.approval import StaticApprover
     from clawseed_edge.agent.tool_run import call_tool
@@ -133,13 +165,22 @@ def main() -> None:
 
         os.environ["CLAWSEED_HOME"] = str(home)
         mcp_times = asyncio.run(_through_mcp(without, home, args.calls))
+        bridged_times = _bridged(without, Path(tmp) / "bridged", args.calls)
         agent_times = asyncio.run(_by_the_agent(without, args.calls))
     print(f"gpio_switch on a simulated LED, {args.calls} calls each (after 5 warm-up)")
-    for name, times in (("through MCP stdio", mcp_times), ("by the agent", agent_times)):
+    rows = (
+        ("through MCP stdio", mcp_times),
+        ("MCP bridged to run", bridged_times),
+        ("by the agent", agent_times),
+    )
+    for name, times in rows:
         med = statistics.median(times) * 1e3
         print(f"  {name:<20} median {med:7.3f} ms  p95 {_p95(times) * 1e3:7.3f} ms")
-    ratio = statistics.median(mcp_times) / statistics.median(agent_times)
-    print(f"  MCP / agent: {ratio:.1f}x")
+    agent = statistics.median(agent_times)
+    print(
+        f"  MCP / agent: {statistics.median(mcp_times) / agent:.1f}x; "
+        f"bridged / agent: {statistics.median(bridged_times) / agent:.1f}x"
+    )
 
 
 if __name__ == "__main__":
