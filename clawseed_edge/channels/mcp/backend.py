@@ -7,9 +7,10 @@ running service (its control socket's ``mcp_tools``/``mcp_call``/``mcp_states``/
 ``mcp_pinouts`` ops and the ``mcp_watch`` stream, served by the same :class:`LocalBackend`
 over the service's runtime).
 
-Approvals: :class:`ElicitingApprover` asks the MCP client (elicitation) when the current call
-came from a client that can be asked (:func:`asking`), else it hands the request to the
-approver it wraps (the approvals broker). It never says yes by itself. Through the bridge the
+Approvals (``eliciting.py``): :class:`~.eliciting.ElicitingApprover` asks the MCP client
+(elicitation) when the current call came from a client that can be asked
+(:func:`~.eliciting.asking`), else it hands the request to the approver it wraps (the approvals
+broker). It never says yes by itself. Through the bridge the
 service's ``mcp_call`` sets an asker that asks the bridge back, which asks its host.
 """
 
@@ -24,17 +25,7 @@ from typing import Any, Protocol
 from clawseed_edge.agent.tool_run import call_tool
 from clawseed_edge.api import StateSource, ToolContext
 
-from .eliciting import Ask, ElicitingApprover, asking, current_asker
-
-__all__ = [
-    "Ask",
-    "ElicitingApprover",
-    "LocalBackend",
-    "ToolBackend",
-    "annotations_for",
-    "asking",
-    "current_asker",
-]
+__all__ = ["LocalBackend", "ToolBackend", "annotations_for"]
 
 log = logging.getLogger(__name__)
 

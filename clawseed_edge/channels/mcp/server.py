@@ -8,7 +8,7 @@ the Pi header when no device is wired to it); prompts: ``what_is_connected`` and
 
 Approvals by elicitation need a back-channel for server-initiated requests: a handshake-era
 session has it (stdio hosts today), so the client is asked when it declared elicitation;
-otherwise the request goes to the approvals broker (:class:`~.backend.ElicitingApprover`).
+otherwise the request goes to the approvals broker (:class:`~.eliciting.ElicitingApprover`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from typing import Any
 import mcp_types as types
 from mcp.server.lowlevel.server import Server
 
-from .backend import MAX_RESULT_CHARS, ToolBackend, annotations_for, asking
+from .backend import MAX_RESULT_CHARS, ToolBackend, annotations_for
+from .eliciting import asking
 
 __all__ = ["McpHttp", "build_server", "serve_stdio"]
 
