@@ -72,19 +72,13 @@ def measure(argv: list[str], env: dict[str, str], ready: str, idle_s: float) -> 
 
 
 def main() -> None:
+    from bytecode_state import add_optimize_option, bytecode_line
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--idle-s", type=float, default=3.0, help="seconds idle before RSS")
-    parser.add_argument(
-        "--optimize",
-        type=int,
-        choices=(0, 1, 2),
-        default=2,
-        help="PYTHONOPTIMIZE of every process (default 2: what the systemd unit sets)",
-    )
+    add_optimize_option(parser)
     args = parser.parse_args()
-
-    from bytecode_state import bytecode_line
 
     print(bytecode_line(), flush=True)  # start-up cost depends on it: say which case ran
     with tempfile.TemporaryDirectory() as tmp:

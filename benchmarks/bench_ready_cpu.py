@@ -29,51 +29,16 @@ import time
 import uuid
 from pathlib import Path
 
-CONFIG = """
-[provider]
-name = "ollama"
-model = "qwen2.5:3b"
-base_url = "http://127.0.0.1:{closed}"
-[autonomy]
-level = "full"
-[gateway]
-enabled = true
-port = {port}
-require_pairing = false
-requests_per_minute = 0
-[hardware]
-board = "sim"
-[[devices]]
-name = "lamp"
-pin = "GPIO17"
-kind = "led"
-"""
-STEP_TIMEOUT_S = 60.0
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _cpu_s(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text("ascii").rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def _rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text("ascii").splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_service_ready import CONFIG, STEP_TIMEOUT_S, cpu_s, free_port, rss_mb
+from bytecode_state import add_optimize_option
 
 
 def measure(venv: Path, idle_s: float, optimize: int = 2) -> tuple[float, float, float]:
     """(wall s to READY=1, CPU s at READY=1, RSS MB ``idle_s`` later) of one start."""
     with tempfile.TemporaryDirectory() as home:
         Path(home, "config.toml").write_text(
-            CONFIG.format(closed=_free_port(), port=_free_port()), "utf-8"
+            CONFIG.format(url=f"http://127.0.0.1:{free_port()}", port=free_port()), "utf-8"
         )
         name = f"bench-ready-cpu-{uuid.uuid4().hex}"
         with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as notify:
@@ -96,9 +61,9 @@ def measure(venv: Path, idle_s: float, optimize: int = 2) -> tuple[float, float,
             try:
                 while b"READY=1" not in notify.recv(4096):
                     pass
-                wall, cpu = time.perf_counter() - started, _cpu_s(proc.pid)
+                wall, cpu = time.perf_counter() - started, cpu_s(proc.pid)
                 time.sleep(idle_s)
-                rss = _rss_mb(proc.pid)
+                rss = rss_mb(proc.pid)
             finally:
                 proc.send_signal(signal.SIGTERM)
                 try:
@@ -114,13 +79,7 @@ def main() -> int:
     parser.add_argument("venvs", nargs="+", type=Path, help="venv directories to compare")
     parser.add_argument("--runs", type=int, default=12)
     parser.add_argument("--idle-s", type=float, default=4.0, help="seconds after READY for RSS")
-    parser.add_argument(
-        "--optimize",
-        type=int,
-        choices=(0, 1, 2),
-        default=2,
-        help="PYTHONOPTIMIZE of the gateways (default 2: what the systemd unit sets)",
-    )
+    add_optimize_option(parser)
     args = parser.parse_args()
     for venv in args.venvs:
         line = subprocess.run(

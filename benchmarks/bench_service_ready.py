@@ -215,21 +215,16 @@ def measure(
 
 
 def main() -> int:
+    from bytecode_state import add_optimize_option, bytecode_line
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--idle-s", type=float, default=10.0)
     parser.add_argument(
         "--turns", type=int, default=1, help="turns on one connection (RSS every 50: item 5)"
     )
-    parser.add_argument(
-        "--optimize",
-        type=int,
-        choices=(0, 1, 2),
-        default=2,
-        help="PYTHONOPTIMIZE of both processes (default 2: what the systemd unit sets)",
-    )
+    add_optimize_option(parser)
     args = parser.parse_args()
-    from bytecode_state import bytecode_line
 
     print(bytecode_line(), flush=True)  # start-up cost depends on it: say which case ran
     from clawseed_edge.testing.fake_servers import FakeOllama, Reply

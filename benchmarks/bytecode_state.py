@@ -1,4 +1,5 @@
-"""One line for the start-up benchmarks: was the code byte-compiled when they ran?
+"""What the start-up benchmarks share: was the code byte-compiled when they ran (one line), and
+the ``--optimize`` option.
 
 Uses ``clawseed_edge.config.bytecode`` (the package and its dependencies, as ``doctor`` checks
 them); older trees without that module are checked for the package's own modules only.
@@ -6,6 +7,7 @@ them); older trees without that module are checked for the package's own modules
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 from pathlib import Path
 
@@ -33,4 +35,16 @@ def _fresh(source: Path) -> bool:
         header[:4] == importlib.util.MAGIC_NUMBER
         and int.from_bytes(header[8:12], "little") == int(stat.st_mtime) & 0xFFFFFFFF
         and int.from_bytes(header[12:16], "little") == stat.st_size & 0xFFFFFFFF
+    )
+
+
+def add_optimize_option(parser: argparse.ArgumentParser) -> None:
+    """``--optimize N``: the ``PYTHONOPTIMIZE`` of the processes a start-up benchmark runs
+    (default 2, what the systemd unit sets; 0 runs them as the commands people type)."""
+    parser.add_argument(
+        "--optimize",
+        type=int,
+        choices=(0, 1, 2),
+        default=2,
+        help="PYTHONOPTIMIZE of the processes measured (default 2: what the systemd unit sets)",
     )
