@@ -6,13 +6,13 @@ every outgoing connection and name lookup the process makes.
 
 from __future__ import annotations
 
-import json
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.service.fresh import closed_port, run_script
 
 # importlib.metadata: entry points are read only for a plugin name the config uses (api.plugins).
 HEAVY = (
@@ -60,33 +60,20 @@ asyncio.run(main())
 """
 
 
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])  # closed again when this returns: nothing listens
-
-
 def test_the_idle_service_has_no_sdk_and_did_no_network_io_before_ready(tmp_path: Path) -> None:
-    port = _closed_port()
-    config = tmp_path / "config.toml"
-    config.write_text(
+    port = closed_port()
+    result, stderr = run_script(
+        SCRIPT % (HEAVY,),
         f'[provider]\nname = "ollama"\nmodel = "qwen2.5:3b"\nbase_url = "http://127.0.0.1:{port}"\n'
         "[gateway]\nenabled = false\n",
-        encoding="utf-8",
+        tmp_path,
     )
-    env = {"PATH": "", "PYTHONNOUSERSITE": "1", "CLAWSEED_HOME": str(tmp_path / "home")}
-    out = subprocess.run(
-        [sys.executable, "-c", SCRIPT % (HEAVY,), str(config)],
-        capture_output=True, text=True, env=env, timeout=120,
-    )  # fmt: skip
-    assert out.returncode == 0, out.stderr
-    result = json.loads(out.stdout.strip().splitlines()[-1])
     assert result["ready"] == {"network": [], "modules": []}
     # The background probe did reach for the model server (so the hook sees connections) ...
     assert any(str(port) in address for _, address in result["probed"]["network"])
     # ... without loading the SDK: it loads at the first turn.
     assert result["probed"]["modules"] == []
-    assert f"no model server at http://127.0.0.1:{port}" in out.stderr
+    assert f"no model server at http://127.0.0.1:{port}" in stderr
 
 
 # Our own modules that an idle gateway with a Pi header and one LED does not use: each loads
@@ -140,23 +127,16 @@ asyncio.run(main())
 def test_an_idle_gateway_loads_none_of_our_modules_its_config_does_not_use(
     tmp_path: Path,
 ) -> None:
-    config = tmp_path / "config.toml"
-    config.write_text(
+    result, _ = run_script(
+        OWN_MODULES_SCRIPT,
         f'[provider]\nname = "ollama"\nmodel = "qwen2.5:3b"\n'
-        f'base_url = "http://127.0.0.1:{_closed_port()}"\n'
+        f'base_url = "http://127.0.0.1:{closed_port()}"\n'
         '[autonomy]\nlevel = "full"\n'
-        f"[gateway]\nenabled = true\nport = {_closed_port()}\nrequire_pairing = false\n"
+        f"[gateway]\nenabled = true\nport = {closed_port()}\nrequire_pairing = false\n"
         '[hardware]\nboard = "sim"\n'
         '[[devices]]\nname = "lamp"\npin = "GPIO17"\nkind = "led"\n',
-        encoding="utf-8",
+        tmp_path,
     )
-    env = {"PATH": "", "PYTHONNOUSERSITE": "1", "CLAWSEED_HOME": str(tmp_path / "home")}
-    out = subprocess.run(
-        [sys.executable, "-c", OWN_MODULES_SCRIPT, str(config)],
-        capture_output=True, text=True, env=env, timeout=120,
-    )  # fmt: skip
-    assert out.returncode == 0, out.stderr
-    result = json.loads(out.stdout.strip().splitlines()[-1])
     # The LED's tools and the built-ins are there (the probe below is not vacuous) ...
     assert {"gpio_switch", "hardware_status", "system_info", "file_read"} <= set(result["tools"])
     assert "clawseed_edge.peripherals.gpio.pi_gpio" in result["loaded"]
@@ -210,18 +190,11 @@ def test_the_idle_gateway_serves_websockets_without_the_websockets_library(
 ) -> None:
     # uvicorn's protocol on wsproto costs ~0.5 MB at import, the one on `websockets` ~1.3 MB;
     # `websockets` stays the client SDK's transport only.
-    config = tmp_path / "config.toml"
-    config.write_text(
-        f'[provider]\nname = "ollama"\nbase_url = "http://127.0.0.1:{_closed_port()}"\n'
+    loaded, _ = run_script(
+        GATEWAY_SCRIPT,
+        f'[provider]\nname = "ollama"\nbase_url = "http://127.0.0.1:{closed_port()}"\n'
         "[gateway]\nenabled = true\nport = 0\n",
-        encoding="utf-8",
+        tmp_path,
     )
-    env = {"PATH": "", "PYTHONNOUSERSITE": "1", "CLAWSEED_HOME": str(tmp_path / "home")}
-    out = subprocess.run(
-        [sys.executable, "-c", GATEWAY_SCRIPT, str(config)],
-        capture_output=True, text=True, env=env, timeout=120,
-    )  # fmt: skip
-    assert out.returncode == 0, out.stderr
-    loaded = json.loads(out.stdout.strip().splitlines()[-1])
     assert [m for m in loaded if m.split(".")[0] == "websockets"] == []
     assert "wsproto" in loaded, "the gateway loads its WebSocket protocol when it starts"

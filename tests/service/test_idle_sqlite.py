@@ -7,15 +7,12 @@ at a closed port: opening memory asks it nothing (its dimension is learnt at the
 
 from __future__ import annotations
 
-import json
-import socket
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from clawseed_edge.memory.connect import STDLIB_LOADS_EXTENSIONS
+from tests.service.fresh import closed_port, run_script
 
 SCRIPT = """
 import asyncio, json, sys
@@ -40,12 +37,6 @@ asyncio.run(main())
 """
 
 
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])  # closed again when this returns: nothing listens
-
-
 @pytest.mark.parametrize(
     ("embedding", "gateway"),
     [(False, False), (False, True), (True, False)],
@@ -54,21 +45,13 @@ def _closed_port() -> int:
 def test_sqlean_and_sqlite_vec_load_only_for_an_embedder(
     tmp_path: Path, embedding: bool, gateway: bool
 ) -> None:
-    port = _closed_port()
+    port = closed_port()
     url = f"http://127.0.0.1:{port}"
     text = f'[provider]\nname = "ollama"\nmodel = "qwen2.5:3b"\nbase_url = "{url}"\n'
     text += "[gateway]\nenabled = true\nport = 0\n" if gateway else "[gateway]\nenabled = false\n"
     if embedding:
         text += f'[embedding]\nname = "ollama"\nmodel = "nomic-embed-text"\nbase_url = "{url}"\n'
-    config = tmp_path / "config.toml"
-    config.write_text(text, encoding="utf-8")
-    env = {"PATH": "", "PYTHONNOUSERSITE": "1", "CLAWSEED_HOME": str(tmp_path / "home")}
-    out = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(config)],
-        capture_output=True, text=True, env=env, timeout=120,
-    )  # fmt: skip
-    assert out.returncode == 0, out.stderr
-    result = json.loads(out.stdout.strip().splitlines()[-1])
+    result, _ = run_script(SCRIPT, text, tmp_path)
     assert result["state_driver"] == "sqlite3"
     if not embedding:
         assert result == {

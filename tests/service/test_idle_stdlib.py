@@ -4,11 +4,9 @@ nor the IDNA codec (the probe of an ASCII host name)."""
 
 from __future__ import annotations
 
-import json
-import socket
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.service.fresh import closed_port, run_script
 
 SCRIPT = """
 import asyncio, json, sys
@@ -33,21 +31,9 @@ asyncio.run(main())
 
 
 def test_idle_service_loads_no_zoneinfo_and_no_idna_codec(tmp_path: Path) -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])  # closed again: the probe is refused
-    config = tmp_path / "config.toml"
-    config.write_text(
-        f'[provider]\nname = "ollama"\nbase_url = "http://localhost:{port}"\n',
-        encoding="utf-8",
-    )
-    env = {"PATH": "", "PYTHONNOUSERSITE": "1", "CLAWSEED_HOME": str(tmp_path / "home")}
-    out = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(config)],
-        capture_output=True, text=True, env=env, timeout=120,
-    )  # fmt: skip
-    assert out.returncode == 0, out.stderr
-    result = json.loads(out.stdout.strip().splitlines()[-1])
+    # The probe of a closed port is refused; `localhost` is a name to resolve.
+    text = f'[provider]\nname = "ollama"\nbase_url = "http://localhost:{closed_port()}"\n'
+    result, _ = run_script(SCRIPT, text, tmp_path)
     assert result["idle"] == [], "loaded by an idle service"
     assert result["zone"], "the system's zone"
     assert result["used"] == ["zoneinfo"]
