@@ -5,7 +5,7 @@ the service runs, it bridges to it over the control socket, so every call goes t
 service's peripherals, policy, rate limits and approvals and the hardware is never opened
 twice; otherwise it assembles its own runtime, as ``agent`` does. ``mcp config`` prints the
 JSON a desktop host (Claude Desktop's ``claude_desktop_config.json``) needs to launch it.
-Needs the ``[mcp]`` extra: ``pip install 'clawseed-edge[mcp]'``.
+It speaks MCP's wire itself (docs/mcp.md): no extra is needed.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .common import described, fail, open_runtime, run_async
+from .common import described, open_runtime, run_async
 
 __all__ = ["ControlBackend", "register"]
 
@@ -36,6 +36,13 @@ MAX_ASKS_PER_CALL = 4
 MAX_CHANGED_URIS = 64
 MAX_WATCH_RECONNECTS = 5
 MAX_URI_CHARS = 200
+#: Why an approval device is refused when `mcp serve` runs on its own and the host cannot be
+#: asked: there is no gateway here, so no phone to point to.
+STANDALONE_REFUSAL = (
+    "this device needs a person's approval, and this MCP host cannot ask for it (it does not "
+    "support elicitation); use a host that does, or start the service (`clawseed-edge run`) "
+    "so that `mcp serve` bridges to it and its approvers"
+)
 
 
 def register(sub: Any) -> None:
@@ -174,21 +181,9 @@ class ControlBackend:
                     await asyncio.sleep(min(2.0 ** (failures - 1), 30.0))
 
 
-def _sdk_missing() -> str | None:
-    import importlib.util
-
-    if importlib.util.find_spec("mcp") is None:
-        return "MCP needs the SDK: pip install 'clawseed-edge[mcp]'"
-    return None
-
-
 def _serve(args: argparse.Namespace) -> int:
-    missing = _sdk_missing()
-    if missing:
-        return fail(missing)
-
     async def main() -> int:
-        from clawseed_edge.channels.approvals import ApprovalBroker
+        from clawseed_edge.agent.approval import StaticApprover
         from clawseed_edge.channels.mcp import ElicitingApprover, LocalBackend
         from clawseed_edge.channels.mcp.server import serve_stdio
         from clawseed_edge.config.paths import clawseed_home
@@ -203,9 +198,9 @@ def _serve(args: argparse.Namespace) -> int:
             print(f"mcp: bridging to the running service ({socket})", file=sys.stderr)
             await serve_stdio(ControlBackend(socket))
             return 0
-        # No phone can reach this process: a client that cannot elicit is refused by the
-        # broker with a reason ("no paired client is connected"), never approved.
-        approver = ElicitingApprover(ApprovalBroker())
+        # No phone can reach this process (no service, no gateway): a client that cannot
+        # elicit is refused with what the person at the host can do, never approved.
+        approver = ElicitingApprover(StaticApprover(False, STANDALONE_REFUSAL))
         runtime = await open_runtime(args, approver=approver)
         async with runtime:
             header = runtime.loaded.config.hardware.board

@@ -67,14 +67,18 @@ class McpServerSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True
 
 
 class McpSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    """``[mcp]``: Model Context Protocol (needs the ``[mcp]`` extra when anything is on).
+    """``[mcp]``: Model Context Protocol (our own wire: no extra is needed).
 
     Attributes:
         http: Serve MCP (streamable HTTP) on the gateway at ``/mcp``, with the paired tokens.
         servers: External MCP servers whose tools the agent gets.
+        approvers: Paired clients (the name they paired with, or their id) whose answers to
+            an approval question on ``/mcp`` approve their own calls. Every other ``/mcp``
+            client's approvals go to a person on another channel (phone, Telegram).
     """
 
     http: bool = False
+    approvers: list[str] = msgspec.field(default_factory=list)
     servers: list[McpServerSettings] = msgspec.field(default_factory=list)
 
     def __post_init__(self) -> None:

@@ -382,15 +382,9 @@ class Service:
     async def _start_mcp_http(self) -> Any:
         """The MCP server for ``/mcp`` (``[mcp] http = true``): this service's tools and states
         through its policy; approvals go to its broker (the phones)."""
-        from clawseed_edge.api import ConfigInvalid
         from clawseed_edge.channels.mcp import LocalBackend
+        from clawseed_edge.channels.mcp.http import McpHttp
 
-        try:
-            from clawseed_edge.channels.mcp.server import McpHttp
-        except ImportError as exc:
-            raise ConfigInvalid(
-                f"[mcp] http = true needs the MCP SDK ({exc}): pip install 'clawseed-edge[mcp]'"
-            ) from exc
         assert self.runtime is not None
         backend = LocalBackend(
             self.runtime.agent,
@@ -398,7 +392,7 @@ class Service:
             "mcp-http",
             header_board=self.loaded.config.hardware.board,
         )
-        self._mcp_http = McpHttp(backend)
+        self._mcp_http = McpHttp(backend, self.loaded.config.mcp.approvers)
         await self._mcp_http.start()
         return self._mcp_http.app
 

@@ -41,22 +41,54 @@ async def _http_error(request: Request, exc: Any) -> JSONResponse:
 
 class TokenGate:
     """An ASGI app served only to paired clients: a request without a valid bearer token gets
-    the gateway's 401 (``unauthorized``) and never reaches ``app``."""
+    the gateway's 401 (``unauthorized``, with the ``WWW-Authenticate`` challenge that points to
+    the path's resource metadata) and never reaches ``app``; one with a token reaches it with
+    the paired client in ``scope["clawseed.client"]``."""
 
-    def __init__(self, hub: GatewayHub, app: ASGIApp) -> None:
+    def __init__(self, hub: GatewayHub, app: ASGIApp, path: str = "") -> None:
         self.hub = hub
         self.app = app
+        self.path = path
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             request = Request(scope)
             try:
                 token = bearer_token(request.headers, request.query_params)
-                await self.hub.pairing.authenticate(token)
+                scope["clawseed.client"] = await self.hub.pairing.authenticate(token)
             except ClientError as exc:
-                await error_response(exc)(scope, receive, send)
+                response = error_response(exc)
+                if exc.status == 401:
+                    where = f"{str(request.base_url).rstrip('/')}{_METADATA}{self.path}"
+                    response.headers["WWW-Authenticate"] = f'Bearer resource_metadata="{where}"'
+                await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)
+
+
+#: Where a mounted path's protected-resource metadata is (RFC 9728), for MCP hosts.
+_METADATA = "/.well-known/oauth-protected-resource"
+
+
+def _resource_metadata(path: str) -> Any:
+    """The protected-resource metadata of ``path``: a bearer token from pairing, no OAuth."""
+
+    async def metadata(request: Request) -> JSONResponse:
+        base = str(request.base_url).rstrip("/")
+        return JSONResponse(
+            {
+                "resource": f"{base}{path}",
+                "authorization_servers": [],
+                "bearer_methods_supported": ["header"],
+                "resource_name": "clawseed-edge",
+                "clawseed_pairing": (
+                    "no OAuth: pair first (POST /pair with the code `clawseed-edge pair` "
+                    "prints) and send the token as 'Authorization: Bearer <token>'"
+                ),
+            }
+        )
+
+    return metadata
 
 
 def create_app(hub: GatewayHub, mounts: Sequence[tuple[str, ASGIApp]] = ()) -> Starlette:
@@ -70,7 +102,12 @@ def create_app(hub: GatewayHub, mounts: Sequence[tuple[str, ASGIApp]] = ()) -> S
         *chat_routes(hub),
         *api_routes(hub),
         *config_routes(hub),
-        *(Route(path, TokenGate(hub, app)) for path, app in mounts),
+        *(Route(path, TokenGate(hub, app, path)) for path, app in mounts),
+        *(
+            Route(where, _resource_metadata(path), methods=["GET"])
+            for path, _ in mounts
+            for where in (_METADATA, _METADATA + path)
+        ),
         *static_routes(),  # the phone web app: exact file paths only, after every endpoint
     ]
     app = Starlette(

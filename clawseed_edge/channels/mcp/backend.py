@@ -35,13 +35,34 @@ MAX_RESULT_CHARS = 64_000
 REFRESH_TIMEOUT_S = 2.0
 
 
-def annotations_for(risk: str) -> dict[str, bool]:
-    """MCP tool annotations from a risk class: read -> readOnlyHint, dangerous -> destructiveHint."""
-    if risk == "read":
-        return {"readOnlyHint": True, "destructiveHint": False}
-    if risk == "dangerous":
-        return {"readOnlyHint": False, "destructiveHint": True}
-    return {"readOnlyHint": False, "destructiveHint": False}
+#: What a tool does beyond its risk class, for the hosts that decide by the MCP hints whether
+#: to ask before a call: ``destructive`` (it removes or overwrites), ``idempotent`` (a repeat
+#: changes nothing more), ``open_world`` (it reaches beyond this board).
+_HINTS: dict[str, dict[str, bool]] = {
+    "memory_forget": {"destructive": True, "idempotent": True},
+    "file_write": {"destructive": True, "idempotent": True},
+    "memory_store": {"idempotent": False},
+    "shell": {"destructive": True, "open_world": True},
+    "http_request": {"open_world": True},
+    "gpio_switch": {"idempotent": True},
+    "gpio_set_level": {"idempotent": True},
+}
+
+
+def annotations_for(risk: str, name: str = "") -> dict[str, Any]:
+    """MCP tool annotations of a tool: its title, and hints from its risk class and
+    :data:`_HINTS` (read -> readOnlyHint; dangerous or overwriting -> destructiveHint)."""
+    hints = _HINTS.get(name, {})
+    read = risk == "read"
+    found: dict[str, Any] = {
+        "readOnlyHint": read,
+        "destructiveHint": (not read) and (risk == "dangerous" or hints.get("destructive", False)),
+        "idempotentHint": read or hints.get("idempotent", False),
+        "openWorldHint": hints.get("open_world", False),
+    }
+    if name:
+        found["title"] = name.replace("_", " ").capitalize()
+    return found
 
 
 class ToolBackend(Protocol):

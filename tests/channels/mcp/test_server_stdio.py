@@ -122,15 +122,18 @@ async def test_an_approval_device_asks_the_client_by_elicitation(
     assert after == value
 
 
-async def test_a_client_that_cannot_elicit_goes_to_the_broker(
+async def test_standalone_a_client_that_cannot_elicit_is_refused_without_a_phone_to_open(
     tmp_path: Path, clawseed_home: Path
 ) -> None:
+    from clawseed_edge.cli.mcp_cmd import STANDALONE_REFUSAL
+
     async with mcp.Client(_params(clawseed_home, _config(tmp_path)), mode="legacy") as client:
         result = await client.call_tool("gpio_switch", {"device": "heater", "on": True})
         after = await _device_value(client, "heater")
-    # The broker of a process no phone can reach has no one to ask: refused, never skipped.
+    # No service, no gateway: refused, never skipped, and no phone app to point to.
     assert result.is_error
-    assert "no paired client is connected" in result.content[0].text
+    text = result.content[0].text
+    assert STANDALONE_REFUSAL in text and "phone" not in text
     assert after == 0.0
 
 
