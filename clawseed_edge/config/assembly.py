@@ -453,21 +453,16 @@ async def _open_mcp(
 ) -> ToolRegistry | None:
     """Start the ``[[mcp.servers]]`` (a failed one is logged and skipped) and return a registry
     holding their tools (``<server>__<tool>``, source ``mcp:<server>``); None when there are
-    none configured (the SDK is then never imported)."""
+    none configured (the client is then never imported)."""
     if not config.mcp.servers:
         return None
     from clawseed_edge.agent.registry import Mcp, ToolRegistry
     from clawseed_edge.api import ToolNameClash, ToolNameInvalid
     from clawseed_edge.tools.mcp_client import open_mcp_servers
 
-    try:
-        connections, tools = await open_mcp_servers(
-            config.mcp.servers, config.tools.http.allowed_networks
-        )
-    except ImportError as exc:
-        raise ConfigInvalid(
-            f"[[mcp.servers]] needs the MCP SDK ({exc}): pip install 'clawseed-edge[mcp]'"
-        ) from exc
+    connections, tools = await open_mcp_servers(
+        config.mcp.servers, config.tools.http.allowed_networks
+    )
     opened.extend(c.aclose for c in connections)
     registry = ToolRegistry(allowed=config.tools.allowed, denied=config.tools.denied)
     for tool in tools:

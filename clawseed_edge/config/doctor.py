@@ -318,13 +318,8 @@ async def check_mcp_servers(ctx: DoctorContext) -> CheckResult | list[CheckResul
     servers = ctx.loaded.config.mcp.servers if ctx.loaded is not None else []
     if not servers:
         return []
-    try:
-        from clawseed_edge.tools.mcp_client import McpServerConnection
-    except ImportError as exc:
-        return CheckResult(
-            "mcp", "fail", f"[[mcp.servers]] needs the MCP SDK ({exc})",
-            "pip install 'clawseed-edge[mcp]'",
-        )  # fmt: skip
+    from clawseed_edge.tools.mcp_client import McpServerConnection
+
     networks = ctx.loaded.config.tools.http.allowed_networks if ctx.loaded else []
 
     async def one(settings: Any) -> CheckResult:

@@ -57,8 +57,6 @@ def package_needs(config: Config, *, gateway: bool | None = None) -> list[Packag
     needs = []
     if config.gateway.enabled if gateway is None else gateway:
         needs.append(PackageNeed("the gateway", GATEWAY_MODULES, "gateway"))
-    if config.mcp.servers or (config.mcp.http and (config.gateway.enabled or gateway)):
-        needs.append(PackageNeed("[mcp]", ("mcp",), "mcp"))
     if config.mqtt.enabled:
         needs.append(PackageNeed("the MQTT channel ([mqtt])", ("aiomqtt",), "mqtt"))
     sdk = _PROVIDER_SDKS.get(config.provider.name)

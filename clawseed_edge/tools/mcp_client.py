@@ -1,11 +1,13 @@
-"""Other MCP servers' tools for the agent (``[[mcp.servers]]``), on the official SDK's ``Client``.
+"""Other MCP servers' tools for the agent (``[[mcp.servers]]``), on our own MCP wire.
 
 One :class:`McpServerConnection` per configured server keeps a session open in a task of its
-own (the SDK's contexts must be left in the task that entered them) and offers the server's
-tools as :class:`McpTool` objects named ``<server>__<tool>``. Protective defaults:
+own (:mod:`.mcp_peer`: stdio or streamable HTTP) and offers the server's tools as
+:class:`McpTool` objects named ``<server>__<tool>``. Protective defaults:
 
 * every call is bounded by ``timeout_s`` (the server is told to cancel it) and its text result
-  by ``max_result_chars``; descriptions and schemas are bounded too;
+  by ``max_result_chars``; descriptions and schemas are bounded too; the bytes of any one
+  message from the server are capped before they are parsed (:func:`message_cap`), so a
+  30 MB result fails cleanly instead of growing the service;
 * a server that dies is started again with backoff (1, 2, 4 ... 30 s), at most
   ``max_reconnects`` times in a row; a call made while it was down waits for the restart
   (within its timeout), and a call cut off mid-flight fails saying it may have run;
@@ -17,11 +19,11 @@ tools as :class:`McpTool` objects named ``<server>__<tool>``. Protective default
   host, :func:`~.http_client.pinned_url`), so a DNS answer that changes between the check and
   the connection (DNS rebinding) cannot redirect it, and a request for another origin is
   refused;
-* :meth:`McpServerConnection.aclose` ends the child (the SDK stops its process group).
+* :meth:`McpServerConnection.aclose` ends the child (its process group).
 
 MCP tools carry ``external_content = True``: once one ran in a turn, the SecurityPolicy
-auto-approves nothing more in that turn. The SDK (the ``[mcp]`` extra) is imported only here,
-and this module only when MCP servers are configured.
+auto-approves nothing more in that turn. This module is imported only when MCP servers are
+configured; it loads no SDK and no pydantic.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import logging
 import os
 import threading
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from clawseed_edge.api import (
@@ -44,6 +47,8 @@ from clawseed_edge.api import (
     ToolContext,
     ToolResult,
 )
+
+from .mcp_peer import HttpPeer, McpMessageTooLarge, McpPeerClosed, StdioPeer, initialize
 
 if TYPE_CHECKING:
     from .destinations import Resolver, Target
@@ -62,6 +67,38 @@ BACKOFF_MAX_S = 30.0
 #: How long a close waits for the session to end (the SDK then stops the child).
 CLOSE_TIMEOUT_S = 4.5
 _TOOL_NAME_CHARS = 64
+#: Tool-list pages followed at most (a server whose cursor never ends cannot hang a start).
+MAX_TOOL_PAGES = 8
+
+
+def message_cap(max_result_chars: int) -> int:
+    """The most bytes one message from a server may have: room for ``max_result_chars``
+    characters of JSON-escaped text and the envelope, at least 1 MiB."""
+    return max(1 << 20, 6 * max_result_chars + (64 << 10))
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteTool:
+    """A tool as the server listed it (bounded by :meth:`McpTool.__init__`)."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+
+    @classmethod
+    def of(cls, listed: Any) -> RemoteTool | None:
+        """From a ``tools/list`` entry; None when it has no usable name."""
+        if not isinstance(listed, dict):
+            return None
+        name, schema = listed.get("name"), listed.get("inputSchema")
+        if not isinstance(name, str) or not name or len(name) > _TOOL_NAME_CHARS:
+            return None
+        description = listed.get("description")
+        return cls(
+            name,
+            description[: 4 * MAX_DESCRIPTION_CHARS] if isinstance(description, str) else "",
+            schema if isinstance(schema, dict) else {},
+        )
 
 
 class McpServerFailed(ClawseedError, ConnectionError):
@@ -118,7 +155,7 @@ class McpTool(BaseTool):
 
     external_content = True
 
-    def __init__(self, connection: McpServerConnection, remote: Any) -> None:
+    def __init__(self, connection: McpServerConnection, remote: RemoteTool) -> None:
         self.connection = connection
         self.remote_name = str(remote.name)
         self.name = f"{connection.name}__{self.remote_name}"[:_TOOL_NAME_CHARS]
@@ -159,7 +196,7 @@ class McpServerConnection:
         self.resolver = resolver
         self.name = settings.name
         self.state = Lifecycle.UNOPENED
-        self.remote_tools: list[Any] = []
+        self.remote_tools: list[RemoteTool] = []
         self.restarts = 0
         self._client: Any = None
         self._ready = asyncio.Event()
@@ -266,8 +303,6 @@ class McpServerConnection:
     _ready_once = False
 
     async def _session(self) -> None:
-        from mcp import Client
-
         self._ready_once = False
         self._lost.clear()
         target = None
@@ -275,24 +310,41 @@ class McpServerConnection:
             target = await self._check_destination(self.settings.url)
         stderr = _StderrLog(self.name) if self.settings.command is not None else None
         try:
-            transport = self._transport(stderr, target)
-            async with Client(transport, cache=None, mode="legacy") as client:
+            async with self._transport(stderr, target) as peer:
                 if stderr is not None:
                     stderr.spawned()
-                listed = await client.list_tools()
-                self.remote_tools = list(listed.tools)[:MAX_TOOLS_PER_SERVER]
-                self._client = client
+                from clawseed_edge import __version__
+
+                await initialize(peer, __version__)
+                self.remote_tools = await self._list_tools(peer)
+                self._client = peer
                 self._ready.set()
                 self._ready_once = True
                 if self._first is not None and not self._first.done():
                     self._first.set_result(None)
                 if not self._closing:
-                    await self._lost.wait()
+                    await _first_of(self._lost.wait(), peer.closed.wait())
         finally:
             self._client = None
             self._ready.clear()
             if stderr is not None:
                 stderr.spawned()
+
+    async def _list_tools(self, peer: Any) -> list[RemoteTool]:
+        """Every page of ``tools/list``, up to :data:`MAX_TOOLS_PER_SERVER` tools."""
+        found: list[RemoteTool] = []
+        cursor: Any = None
+        for _ in range(MAX_TOOL_PAGES):
+            answer = await peer.request("tools/list", {"cursor": cursor} if cursor else None)
+            listed = answer.get("tools") if isinstance(answer, dict) else None
+            for entry in listed if isinstance(listed, list) else []:
+                tool = RemoteTool.of(entry)
+                if tool is not None:
+                    found.append(tool)
+            cursor = answer.get("nextCursor") if isinstance(answer, dict) else None
+            if not cursor or len(found) >= MAX_TOOLS_PER_SERVER:
+                break
+        return found[:MAX_TOOLS_PER_SERVER]
 
     async def _check_destination(self, url: str) -> Target:
         """The URL's host must resolve to public addresses only, or to ``[tools.http]
@@ -318,17 +370,14 @@ class McpServerConnection:
 
     def _transport(self, stderr: _StderrLog | None, target: Target | None) -> Any:
         settings = self.settings
+        cap = message_cap(settings.max_result_chars)
         if settings.command is not None:
-            from mcp import StdioServerParameters
-            from mcp.client.stdio import stdio_client
-
-            params = StdioServerParameters(
-                command=settings.command, args=list(settings.args), env=dict(settings.env)
-            )
             assert stderr is not None
-            return stdio_client(params, errlog=stderr.file)
+            return StdioPeer(
+                settings.command, list(settings.args), dict(settings.env), stderr.fd, cap
+            )
         assert target is not None
-        return _http_transport(settings, target)
+        return _http_peer(settings, target, cap)
 
     # --- calls -----------------------------------------------------------------------------
 
@@ -348,7 +397,9 @@ class McpServerConnection:
                     client = await self._connected()
                     if client is None:
                         return ToolResult.fail(self._given_up or f"{self.name!r} is not running")
-                result = await client.call_tool(tool, arguments)
+                result = await client.request("tools/call", {"name": tool, "arguments": arguments})
+        except McpMessageTooLarge as exc:
+            return ToolResult.fail(f"the MCP server {self.name!r} failed {tool}: {exc}")
         except TimeoutError:
             return ToolResult.fail(
                 f"the MCP server {self.name!r} did not answer {tool} within {limit:g} s "
@@ -369,12 +420,15 @@ class McpServerConnection:
         return None if self._closing else self._client
 
     def _result(self, tool: str, result: Any) -> ToolResult:
+        result = result if isinstance(result, dict) else {}
         parts: list[str] = []
-        for item in result.content or []:
-            text = getattr(item, "text", None)
-            parts.append(text if isinstance(text, str) else f"[{getattr(item, 'type', 'content')}]")
-        if not parts and getattr(result, "structured_content", None) is not None:
-            parts.append(json.dumps(result.structured_content, default=str))
+        content = result.get("content")
+        for item in content if isinstance(content, list) else []:
+            text = item.get("text") if isinstance(item, dict) else None
+            kind = item.get("type", "content") if isinstance(item, dict) else "content"
+            parts.append(text if isinstance(text, str) else f"[{str(kind)[:20]}]")
+        if not parts and result.get("structuredContent") is not None:
+            parts.append(json.dumps(result["structuredContent"], default=str))
         text = "\n".join(parts)
         cap = self.settings.max_result_chars
         if len(text) > cap:
@@ -383,29 +437,28 @@ class McpServerConnection:
                 f"max_result_chars is {cap}]"
             )
             text = text[: max(cap - len(note), 0)] + note
-        if result.is_error:
+        if result.get("isError") is True:
             return ToolResult.fail(f"{self.name}__{tool}: {text or 'the tool failed'}")
         return ToolResult.ok(text)
 
 
-def _closed(client: Any) -> bool:
-    """Whether the session's transport is known closed (nothing sent on it arrives).
+def _closed(peer: Any) -> bool:
+    """Whether the session's transport is known closed (nothing sent on it arrives)."""
+    return bool(peer.closed.is_set())
 
-    Reads the SDK's dispatcher flag (the ``[mcp]`` extra is pinned below 3).
-    """
-    with contextlib.suppress(Exception):
-        dispatcher = getattr(client.session, "_dispatcher", None)
-        return bool(getattr(dispatcher, "_closed", False))
-    return False
+
+async def _first_of(*waits: Any) -> None:
+    """Wait until the first of ``waits`` ends; the others are cancelled."""
+    tasks = [asyncio.ensure_future(w) for w in waits]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()
 
 
 def _connection_lost(exc: BaseException) -> bool:
-    text = str(exc).lower()
-    return (
-        "connection closed" in text
-        or "session terminated" in text
-        or isinstance(exc, ConnectionError | BrokenPipeError | EOFError)
-    )
+    return isinstance(exc, McpPeerClosed | ConnectionError | BrokenPipeError | EOFError)
 
 
 def _why(exc: BaseException) -> str:
@@ -415,7 +468,7 @@ def _why(exc: BaseException) -> str:
 
 
 class _PinnedTransport:
-    """The SDK's HTTP transport, sending every request to ``target``'s checked addresses.
+    """An httpx transport, sending every request to ``target``'s checked addresses.
 
     Each request is rewritten by :func:`~.http_client.pinned_url` (the IP in the URL, the host
     in the Host header and TLS server name), the next address tried only when no connection
@@ -463,9 +516,8 @@ class _PinnedTransport:
         await self.inner.__aexit__(*exc)
 
 
-def _http_transport(settings: _Settings, target: Target) -> Any:
-    import httpx2  # the SDK's HTTP client (a dependency of the [mcp] extra)
-    from mcp.client.streamable_http import streamable_http_client
+def _http_peer(settings: _Settings, target: Target, cap: int) -> HttpPeer:
+    import httpx
 
     headers = {}
     if settings.token_env:
@@ -478,14 +530,14 @@ def _http_transport(settings: _Settings, target: Target) -> Any:
         headers["Authorization"] = f"Bearer {token}"
     assert settings.url is not None
     # No proxies from the environment: a proxy would make its own lookup of the host.
-    pinned = _PinnedTransport(target, httpx2.AsyncHTTPTransport(), httpx2.ConnectError)
-    http = httpx2.AsyncClient(
+    pinned = _PinnedTransport(target, httpx.AsyncHTTPTransport(), httpx.ConnectError)
+    http = httpx.AsyncClient(
         headers=headers,
         timeout=settings.timeout_s,
-        transport=pinned,  # type: ignore[arg-type]  # duck-typed: httpx2 is only imported here
+        transport=pinned,  # type: ignore[arg-type]  # duck-typed: wraps httpx's own
         trust_env=False,
     )
-    return streamable_http_client(settings.url, http_client=http)
+    return HttpPeer(settings.url, http, cap)
 
 
 class _StderrLog:
@@ -493,6 +545,7 @@ class _StderrLog:
 
     def __init__(self, name: str) -> None:
         read, write = os.pipe()
+        self.fd = write
         self.file = os.fdopen(write, "w")
         self._read = os.fdopen(read, "r", errors="replace")
         self._name = name

@@ -76,28 +76,3 @@ def test_run_and_gateway_without_the_packages_say_one_line_with_the_install(
         "error: the gateway needs starlette, which is not installed: run "
         "pip install 'clawseed-edge[gateway]'"
     ], done.stderr
-
-
-def test_run_with_mcp_servers_without_the_sdk_says_one_line_with_the_install(
-    tmp_path: Path,
-) -> None:
-    text = (
-        '[provider]\nname = "demo"\n[gateway]\nenabled = false\n[[mcp.servers]]\n'
-        'name = "home"\ncommand = "/bin/true"\n'
-    )
-    config = _config(tmp_path, text)
-    from clawseed_edge.config.file import load_config
-
-    assert [n.extra for n in package_needs(load_config(config).config)] == ["mcp"]
-    code = (
-        "import sys; sys.modules['mcp'] = None\n"
-        "from clawseed_edge.cli.main import main\n"
-        f"sys.exit(main(['--config', {str(config)!r}, 'run', '--sim']))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert done.returncode != 0
-    assert "Traceback" not in done.stderr
-    assert (
-        "error: [mcp] needs mcp, which is not installed: run pip install 'clawseed-edge[mcp]'"
-        in (done.stderr)
-    ), done.stderr

@@ -103,12 +103,42 @@ async def test_a_huge_result_is_capped_and_a_failing_tool_is_a_failed_result(
     tmp_path: Path,
 ) -> None:
     async with await _runtime(tmp_path) as runtime:
-        result = await _call(runtime, "fake__huge", size=1_000_000)
+        result = await _call(runtime, "fake__huge", size=200_000)
         failed = await _call(runtime, "fake__fail")
     assert result.success
     assert len(result.output) <= 2000
-    assert "the result had 1000000 characters" in result.output
+    assert "the result had 200000 characters" in result.output
     assert not failed.success and (failed.error or "").startswith("fake__fail: ")
+
+
+def _rss_kb(field: str) -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise AssertionError(f"no {field} in /proc/self/status")
+
+
+def _clear_peak() -> None:
+    """The peak RSS (VmHWM) starts again from the current RSS."""
+    Path("/proc/self/clear_refs").write_text("5")
+
+
+@pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="needs Linux /proc")
+async def test_a_30_mb_result_fails_cleanly_with_bounded_memory_and_the_server_keeps_serving(
+    tmp_path: Path,
+) -> None:
+    async with await _runtime(tmp_path) as runtime:
+        await _call(runtime, "fake__echo", text="warm up")
+        before = _rss_kb("VmRSS")
+        _clear_peak()
+        huge = await _call(runtime, "fake__huge", size=30_000_000)
+        peak = _rss_kb("VmHWM")
+        after = await _call(runtime, "fake__echo", text="still here")
+    assert not huge.success
+    assert "over 1048576 bytes" in (huge.error or "") and "dropped unread" in (huge.error or "")
+    # Read in 64 KB chunks and never held past the 1 MiB cap: not the ~10x of parsing 30 MB.
+    assert peak - before < 16 * 1024, f"the peak grew by {(peak - before) // 1024} MB"
+    assert after.output == "echo: still here", "the stream stayed in step"
 
 
 async def test_a_server_that_does_not_start_is_logged_and_skipped(
@@ -247,7 +277,7 @@ async def test_a_url_server_is_reached_at_the_checked_address_not_a_later_answer
 
 
 async def test_the_pinned_transport_keeps_host_and_tls_name_and_refuses_other_origins() -> None:
-    import httpx2
+    import httpx
 
     from clawseed_edge.tools.destinations import Target
     from clawseed_edge.tools.mcp_client import _PinnedTransport
@@ -256,13 +286,13 @@ async def test_the_pinned_transport_keeps_host_and_tls_name_and_refuses_other_or
 
     def handler(request: Any) -> Any:
         seen.append(request)
-        return httpx2.Response(200, text="ok")
+        return httpx.Response(200, text="ok")
 
     target = Target("https://mcp.example/mcp", "https", "mcp.example", 443, ("93.184.215.14",))
-    transport = _PinnedTransport(target, httpx2.MockTransport(handler), httpx2.ConnectError)
-    async with httpx2.AsyncClient(transport=transport) as client:  # type: ignore[arg-type]
+    transport = _PinnedTransport(target, httpx.MockTransport(handler), httpx.ConnectError)
+    async with httpx.AsyncClient(transport=transport) as client:  # type: ignore[arg-type]
         answer = await client.post("https://mcp.example/mcp", content=b"{}")
-        with pytest.raises(httpx2.ConnectError, match="another origin"):
+        with pytest.raises(httpx.ConnectError, match="another origin"):
             await client.get("https://elsewhere.example/mcp")
     (request,) = seen
     assert answer.text == "ok"
