@@ -1,10 +1,13 @@
-"""MCP's cost: idle RSS of ``run --sim`` with and without an MCP server configured, and one
-hardware call through MCP over stdio against the same call by the agent in-process.
+"""MCP's cost: idle RSS of ``run --sim`` with and without MCP, and one hardware call through
+MCP over stdio against the same call by the agent in-process.
 
 1. Idle RSS (``/proc/PID/status`` VmRSS after ``--idle-s`` seconds, measured as
    bench_idle_imports.py does): ``run --sim`` with a simulated LED, (a) without ``[mcp]``,
-   (b) with one ``[[mcp.servers]]`` (the test suite's small SDK server; its own process is
-   not counted). Interleaved runs; medians.
+   (b) with one ``[[mcp.servers]]`` stdio client (the test suite's small SDK server; its own
+   process is not counted), (c) with the gateway and without ``[mcp]``, (d) the same with
+   ``[mcp] http = true``. Each increment ((b) - (a), (d) - (c)) at every ``PYTHONOPTIMIZE``
+   level of ``--levels`` (0: as the commands people type; 2: as the systemd unit runs it).
+   Interleaved runs; medians.
 2. Latency of ``gpio_switch`` on the simulated LED (``full`` autonomy, so no approval):
    (a) the SDK's ``Client`` calling ``clawseed-edge mcp serve --sim`` over stdio (a started
    session; each call is a JSON-RPC round trip through the policy and the tool), (b) the same
@@ -13,8 +16,8 @@ hardware call through MCP over stdio against the same call by the agent in-proce
    same call run by the agent in-process (``agent.tool_run.call_tool``: the same bounds,
    schema, hooks and policy, without MCP). Medians and p95 over ``--calls`` calls each.
 
-Run: ``python benchmarks/bench_mcp.py [--runs 5] [--idle-s 3] [--calls 200]``. Needs the
-``[mcp]`` extra. Linux only (``/proc``).
+Run: ``python benchmarks/bench_mcp.py [--runs 5] [--idle-s 3] [--calls 200] [--levels 0,2]``.
+Needs the ``dev`` extra (the SDK drives the calls and is the external server). Linux only.
 """
 
 from __future__ import annotations
@@ -45,6 +48,15 @@ board = "sim"
 name = "lamp"
 pin = "GPIO17"
 kind = "led"
+"""
+GATEWAY = """
+[gateway]
+enabled = true
+port = 0
+"""
+HTTP = """
+[mcp]
+http = true
 """
 SERVER = f"""
 [[mcp.servers]]
@@ -133,35 +145,70 @@ async def _by_the_agent(config: Path, calls: int) -> list[float]:
     return times
 
 
+_NO_GATEWAY = "[gateway]\nenabled = false\n"
+#: (name, the config without MCP, the config with it).
+_PAIRS = (
+    ("one [[mcp.servers]] (stdio)", "without", "with"),
+    ("[mcp] http = true (gateway)", "gateway", "gateway_http"),
+)
+
+
+def _idle_increments(
+    configs: dict[str, Path], home: Path, levels: list[int], runs: int, idle_s: float
+) -> None:
+    """Print each MCP increment of idle RSS at each PYTHONOPTIMIZE level (interleaved runs)."""
+    from bytecode_state import bytecode_line
+
+    print(bytecode_line())
+    rss: dict[tuple[int, str], list[float]] = {}
+    for _ in range(runs):
+        for level in levels:
+            env = {**os.environ, "CLAWSEED_HOME": str(home), "PYTHONOPTIMIZE": str(level)}
+            env.pop("PYTHONDEVMODE", None)
+            for key, path in configs.items():
+                argv = [
+                    sys.executable,
+                    "-m",
+                    "clawseed_edge",
+                    "--config",
+                    str(path),
+                    "run",
+                    "--sim",
+                ]
+                rss.setdefault((level, key), []).append(measure(argv, env, READY_LINE, idle_s)[1])
+    print(f"idle RSS of run --sim after {idle_s:g} s, median of {runs} interleaved runs")
+    for level in levels:
+        for name, base, plus in _PAIRS:
+            without = statistics.median(rss[(level, base)])
+            with_mcp = statistics.median(rss[(level, plus)])
+            print(
+                f"  PYTHONOPTIMIZE={level}  {name:<30} {without:6.1f} -> {with_mcp:6.1f} MB  "
+                f"(+{with_mcp - without:.1f} MB)"
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--idle-s", type=float, default=3.0)
     parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--levels", default="0,2", help="PYTHONOPTIMIZE levels, comma-separated")
     args = parser.parse_args()
 
+    levels = [int(level) for level in args.levels.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
-        without = Path(tmp) / "without.toml"
-        without.write_text(BASE, encoding="utf-8")
-        with_mcp = Path(tmp) / "with.toml"
-        with_mcp.write_text(BASE + SERVER, encoding="utf-8")
+        configs = {}
+        for key, text in {
+            "without": BASE,
+            "with": BASE + SERVER,
+            "gateway": BASE.replace(_NO_GATEWAY, GATEWAY),
+            "gateway_http": BASE.replace(_NO_GATEWAY, GATEWAY) + HTTP,
+        }.items():
+            configs[key] = Path(tmp) / f"{key}.toml"
+            configs[key].write_text(text, encoding="utf-8")
+        without = configs["without"]
         home = Path(tmp) / "home"
-        env = {**os.environ, "CLAWSEED_HOME": str(home)}
-        env.pop("PYTHONDEVMODE", None)
-        service = [sys.executable, "-m", "clawseed_edge"]
-        cases = {
-            "run --sim, no [mcp]": [*service, "--config", str(without), "run", "--sim"],
-            "run --sim, one [[mcp.servers]]": [*service, "--config", str(with_mcp), "run", "--sim"],
-        }
-        rss: dict[str, list[float]] = {name: [] for name in cases}
-        for _ in range(args.runs):
-            for name, argv in cases.items():
-                rss[name].append(measure(argv, env, READY_LINE, args.idle_s)[1])
-        print(f"idle RSS after {args.idle_s:g} s, median of {args.runs} interleaved runs")
-        base = statistics.median(rss["run --sim, no [mcp]"])
-        for name, values in rss.items():
-            m = statistics.median(values)
-            print(f"  {name:<34} {m:6.1f} MB  (+{m - base:.1f} MB)")
+        _idle_increments(configs, home, levels, args.runs, args.idle_s)
 
         os.environ["CLAWSEED_HOME"] = str(home)
         mcp_times = asyncio.run(_through_mcp(without, home, args.calls))

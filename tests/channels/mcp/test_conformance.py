@@ -12,26 +12,11 @@ import pytest
 
 import clawseed_edge
 
+from .test_server_stdio import CONFIG
+
 mcp = pytest.importorskip("mcp")
 types = pytest.importorskip("mcp_types")
 
-CONFIG = """
-[provider]
-name = "demo"
-[autonomy]
-level = "full"
-[hardware]
-board = "sim"
-[[devices]]
-name = "porch_light"
-pin = "GPIO17"
-kind = "led"
-[[devices]]
-name = "heater"
-pin = "GPIO27"
-kind = "relay"
-approval = true
-"""
 
 MODES = ["legacy", "auto"]
 

@@ -20,25 +20,13 @@ from clawseed_edge.testing.hardware import pin_level
 
 from ..gateway.conftest import CONFIG as GATEWAY_CONFIG
 from ..gateway.conftest import base_url, pair_token, running_service
+from .test_server_stdio import CONFIG
 
 NODE = Path(__file__).resolve().parents[3] / ".ci" / "node"
 pytestmark = pytest.mark.skipif(
     shutil.which("npx") is None or not (NODE / "node_modules" / ".bin" / "mcp-inspector").exists(),
     reason="the MCP Inspector is not installed (.ci/run installs it into .ci/node)",
 )
-
-CONFIG = """
-[provider]
-name = "demo"
-[autonomy]
-level = "full"
-[hardware]
-board = "sim"
-[[devices]]
-name = "porch_light"
-pin = "GPIO17"
-kind = "led"
-"""
 
 
 async def _inspector(home: Path, *argv: str) -> Any:

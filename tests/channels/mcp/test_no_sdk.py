@@ -12,6 +12,8 @@ from clawseed_edge.config.file import load_config
 from clawseed_edge.config.packages import package_needs
 from tests.service.fresh import run_script
 
+from .test_server_stdio import CONFIG
+
 mcp = pytest.importorskip("mcp")  # the reference client drives `mcp serve`
 
 BLOCKED = ("mcp", "mcp_types", "pydantic", "pydantic_core")
@@ -79,18 +81,12 @@ def test_mcp_over_http_and_a_stdio_server_client_import_neither_sdk_nor_pydantic
     tmp_path: Path,
 ) -> None:
     # The server the client reaches is the SDK's (a child process, not this interpreter).
-    config = f"""
-[provider]
-name = "demo"
+    config = (
+        CONFIG
+        + f"""
 [gateway]
 enabled = true
 port = 0
-[hardware]
-board = "sim"
-[[devices]]
-name = "porch_light"
-pin = "GPIO17"
-kind = "led"
 [mcp]
 http = true
 [[mcp.servers]]
@@ -98,6 +94,7 @@ name = "fake"
 command = "{sys.executable}"
 args = ["-m", "clawseed_edge.testing.fake_servers.mcp_server"]
 """
+    )
     found, stderr = run_script(SERVICE_SCRIPT, config, tmp_path)
     assert "gpio_switch" in found["tools"], stderr
     assert found["echo"] == "echo: hi", stderr
@@ -106,11 +103,7 @@ args = ["-m", "clawseed_edge.testing.fake_servers.mcp_server"]
 
 async def test_mcp_serve_imports_neither_sdk_nor_pydantic(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
-    config.write_text(
-        '[provider]\nname = "demo"\n[autonomy]\nlevel = "full"\n[hardware]\nboard = "sim"\n[[devices]]\n'
-        'name = "porch_light"\npin = "GPIO17"\nkind = "led"\n',
-        encoding="utf-8",
-    )
+    config.write_text(CONFIG, encoding="utf-8")
     # The serve runs with the SDK and pydantic blocked: one import of either and it fails.
     launch = PRELUDE + (
         "from clawseed_edge.cli.main import main\n"
