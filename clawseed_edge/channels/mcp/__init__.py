@@ -6,9 +6,10 @@ launch). Every call goes through the SecurityPolicy as a model's call does
 runtime it assembles itself (:class:`LocalBackend`); with the service running, through the
 service's over its control socket (the command's bridge), so the hardware is never opened twice.
 
-The SDK (``mcp``, the ``[mcp]`` extra, ~55 MB) is imported by :mod:`.server` only: importing
-this package does not load it. The names below load on first use: a service that only wraps its
-approver (:mod:`.eliciting`) does not load the backend.
+The protocol is our own (:mod:`.handlers` over :mod:`.stdio` and :mod:`.http`, on
+:mod:`clawseed_edge.tools.mcp_wire`): no SDK, no pydantic (docs/mcp.md). The names below load
+on first use: a service that only wraps its approver (:mod:`.eliciting`) does not load the
+backend.
 """
 
 import typing

@@ -13,6 +13,7 @@ prompts ``what_is_connected`` and ``diagnose_wiring`` (its ``device`` is require
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from typing import Any
@@ -285,8 +286,9 @@ class McpServer:
             answer = await self.backend.call(name, arguments)
         if round_trip is not None and round_trip.question is not None:
             return round_trip.input_required()
-        if token is not None:  # the call is done: its one progress step
-            await send(_progress(token))
+        if token is not None:  # the call is done: its one progress step (a JSON answer has
+            with contextlib.suppress(RpcError, OSError):  # no stream for it: then none)
+                await send(_progress(token))
         text = str(
             answer.get("output", "")
             if answer.get("ok")

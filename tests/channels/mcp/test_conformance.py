@@ -120,3 +120,20 @@ async def test_only_the_json_true_of_our_schema_approves(
     assert len(asked) == 1 and "heater" in asked[0]
     assert result.is_error is (value == 0.0), result.content[0].text
     assert after == value
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_call_with_a_progress_callback_gets_its_step(
+    tmp_path: Path, clawseed_home: Path, mode: str
+) -> None:
+    steps: list[tuple[float, float | None]] = []
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        steps.append((done, total))
+
+    async with mcp.Client(_params(clawseed_home, tmp_path), mode=mode) as client:
+        result = await client.call_tool(
+            "gpio_switch", {"device": "porch_light", "on": True}, progress_callback=progress
+        )
+    assert not result.is_error
+    assert steps == [(1.0, 1.0)]

@@ -231,11 +231,12 @@ async def test_each_board_pinout_is_a_resource_with_used_reserved_and_free_pins(
     assert pins["GPIO17"]["header"] == "11"
 
 
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
 @pytest.mark.parametrize(
     ("action", "approve", "level"), [("accept", True, 1), ("decline", False, 0)]
 )
 async def test_bridged_to_the_service_an_approval_asks_the_host_by_elicitation(
-    tmp_path: Path, clawseed_home: Path, action: str, approve: bool, level: int
+    tmp_path: Path, clawseed_home: Path, action: str, approve: bool, level: int, mode: str
 ) -> None:
     provider = ScriptedProvider(streaming=True)
     config = CONFIG + "[gateway]\nenabled = true\nport = 0\n"
@@ -253,7 +254,7 @@ async def test_bridged_to_the_service_an_approval_asks_the_host_by_elicitation(
         try:
             async with mcp.Client(
                 _params(clawseed_home, _config(tmp_path)),
-                mode="legacy",
+                mode=mode,
                 elicitation_callback=_answering(action, approve, asked),
             ) as client:
                 heater = await client.call_tool("gpio_switch", {"device": "heater", "on": True})
