@@ -30,7 +30,9 @@ class McpServerSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True
             asks) or ``dangerous``.
         timeout_s: The longest one call may take; a longer one fails (the server is told to
             cancel it).
-        max_result_chars: Longer results are cut to this many characters.
+        max_result_chars: Longer results are cut to this many characters. A message from the
+            server over max(1 MiB, 6 bytes per character of this) fails its call unread (the
+            memory of the service stays bounded).
         connect_timeout_s: The longest a start (launch, handshake, tool list) may take.
         max_reconnects: Reconnects in a row (with backoff) after it dies before it is given up
             (its tools then fail with a reason until the service restarts).

@@ -12,7 +12,9 @@ import asyncio
 import contextlib
 import logging
 import os
+import stat
 import sys
+from collections.abc import Awaitable, Callable
 from typing import Any, BinaryIO
 
 from clawseed_edge.tools import mcp_wire as wire
@@ -77,17 +79,13 @@ async def serve_stdio(
     Cancel-safe: the requests in flight are cancelled.
     """
     server = McpServer(backend)
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=_CHUNK)
-    await loop.connect_read_pipe(
-        lambda: asyncio.StreamReaderProtocol(reader), stdin or sys.stdin.buffer
-    )
+    read = await _reader(stdin or sys.stdin.buffer)
     writer = _StdoutWriter((stdout or sys.stdout.buffer).fileno())
     session = Session("stdio", "stdio", may_approve=True, notify=writer.notify)
     lines = wire.LineReader(MAX_MESSAGE_BYTES)
     running: set[asyncio.Task[None]] = set()
     try:
-        while chunk := await reader.read(_CHUNK):
+        while chunk := await read():
             for line in lines.feed(chunk):
                 if isinstance(line, wire.WireTooLarge):
                     await writer.send(wire.error(None, wire.INVALID_REQUEST, str(line)))
@@ -99,6 +97,20 @@ async def serve_stdio(
         with contextlib.suppress(BaseException):
             await asyncio.gather(*running, return_exceptions=True)
         server.ended(session)
+
+
+async def _reader(stdin: BinaryIO) -> Callable[[], Awaitable[bytes]]:
+    """What reads the next chunk of stdin: the event loop's pipe reader for a pipe or a socket
+    (what hosts give); a thread for anything else (a terminal, a file), whose descriptor the
+    loop would otherwise leave non-blocking for the shell after us."""
+    mode = os.fstat(stdin.fileno()).st_mode
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        reader = asyncio.StreamReader(limit=_CHUNK)
+        loop = asyncio.get_running_loop()
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
+        return lambda: reader.read(_CHUNK)
+    fd = stdin.fileno()
+    return lambda: asyncio.to_thread(os.read, fd, _CHUNK)
 
 
 async def _dispatch(
