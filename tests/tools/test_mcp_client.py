@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -226,20 +228,16 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-async def test_a_url_server_is_reached_at_the_checked_address_not_a_later_answer(
-    tmp_path: Path,
-) -> None:
+@contextlib.asynccontextmanager
+async def _http_server(port: int, allowed_host: str) -> AsyncIterator[None]:
+    """The fake server over streamable HTTP on 127.0.0.1:``port``, accepting only the Host
+    ``allowed_host``; until it listens, and stopped after."""
     import asyncio
     import subprocess
 
-    from clawseed_edge.config.mcp import McpServerSettings
-    from clawseed_edge.tools.mcp_client import McpServerConnection
-
-    port = _free_port()
-    # Only the name's Host header is accepted: the pinned request must keep it.
     server = "clawseed_edge.testing.fake_servers.mcp_server"
     child = await asyncio.create_subprocess_exec(
-        *[sys.executable, "-m", server, "--http", str(port), "--allowed-host", f"mcp.test:{port}"],
+        *[sys.executable, "-m", server, "--http", str(port), "--allowed-host", allowed_host],
         stderr=subprocess.DEVNULL,
     )
     try:
@@ -251,6 +249,21 @@ async def test_a_url_server_is_reached_at_the_checked_address_not_a_later_answer
                 continue
             writer.close()
             break
+        yield
+    finally:
+        child.terminate()
+        await asyncio.wait_for(child.wait(), 10)
+
+
+async def test_a_url_server_is_reached_at_the_checked_address_not_a_later_answer(
+    tmp_path: Path,
+) -> None:
+    from clawseed_edge.config.mcp import McpServerSettings
+    from clawseed_edge.tools.mcp_client import McpServerConnection
+
+    port = _free_port()
+    # Only the name's Host header is accepted: the pinned request must keep it.
+    async with _http_server(port, f"mcp.test:{port}"):
         lookups: list[str] = []
 
         async def rebinding(host: str, port: int) -> list[str]:
@@ -268,12 +281,35 @@ async def test_a_url_server_is_reached_at_the_checked_address_not_a_later_answer
             second = await connection.call("echo", {"text": "two"})
         finally:
             await connection.aclose()
-    finally:
-        child.terminate()
-        await asyncio.wait_for(child.wait(), 10)
     assert "lan__echo" in {t.name for t in tools}
     assert (first.output, second.output) == ("echo: one", "echo: two"), first.error
     assert lookups == ["mcp.test"], "resolved once; the connections went to that answer"
+
+
+@pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="needs Linux /proc")
+async def test_a_30_mb_result_over_http_fails_cleanly_with_bounded_memory(tmp_path: Path) -> None:
+    from clawseed_edge.config.mcp import McpServerSettings
+    from clawseed_edge.tools.mcp_client import McpServerConnection
+
+    port = _free_port()
+    async with _http_server(port, f"127.0.0.1:{port}"):
+        settings = McpServerSettings(
+            name="lan", url=f"http://127.0.0.1:{port}/mcp", timeout_s=60, connect_timeout_s=60
+        )
+        connection = McpServerConnection(settings, ["127.0.0.1/32"])
+        try:
+            await connection.start()
+            await connection.call("echo", {"text": "warm up"})
+            before = _rss_kb("VmRSS")
+            _clear_peak()
+            huge = await connection.call("huge", {"size": 30_000_000})
+            peak = _rss_kb("VmHWM")
+            after = await connection.call("echo", {"text": "still here"})
+        finally:
+            await connection.aclose()
+    assert not huge.success and "dropped unread" in (huge.error or ""), huge.error
+    assert peak - before < 16 * 1024, f"the peak grew by {(peak - before) // 1024} MB"
+    assert after.output == "echo: still here"
 
 
 async def test_the_pinned_transport_keeps_host_and_tls_name_and_refuses_other_origins() -> None:
