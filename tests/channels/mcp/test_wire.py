@@ -260,3 +260,22 @@ def test_a_line_over_the_cap_is_skipped_without_being_held() -> None:
     events = SseReader(16)
     found = [*events.feed(b"event: message\r\ndata: " + b"q" * 40 + b"\r\n\r\ndata: {}\r\n\r\n")]
     assert isinstance(found[0], WireTooLarge) and found[1:] == [b"{}"]
+
+
+async def test_subscriptions_are_capped_per_paired_client_across_its_sessions() -> None:
+    from clawseed_edge.channels.mcp.subscriptions import MAX_PER_OWNER, SubscriptionTable
+    from clawseed_edge.tools.mcp_wire import RpcError
+
+    backend = FakeBackend()
+    table = SubscriptionTable(backend)
+    sessions = MAX_PER_OWNER // MAX_PER_SESSION
+    for s in range(sessions):
+        for n in range(MAX_PER_SESSION):
+            await table.add(f"s{s}", "token:a", f"device://d{n}", lambda uri: None)
+    with pytest.raises(RpcError, match="per paired client"):
+        await table.add("another", "token:a", "device://d0", lambda uri: None)
+    await table.add("theirs", "token:b", "device://d0", lambda uri: None)  # another client
+    for s in range(sessions):
+        table.drop(f"s{s}")
+    table.drop("theirs")
+    assert len(table) == 0 and backend.listeners == [], "the watch stops with the last one"
