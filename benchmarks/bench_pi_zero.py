@@ -284,6 +284,66 @@ def samples(service: Service, count: int, every: int) -> list[tuple[int, float]]
         time.sleep(0.5)
 
 
+MCP_CLIENT = f"""
+[[mcp.servers]]
+name = "fake"
+command = "{sys.executable}"
+args = ["-m", "clawseed_edge.testing.fake_servers.mcp_server"]
+"""
+
+
+def increments(runs: int, idle_s: float) -> int:
+    """Idle RSS of ``run --sim`` with each way in alone, and with all of them, against the base
+    with none, at ``PYTHONOPTIMIZE`` 0 and 2; runs interleaved, medians."""
+    from clawseed_edge.testing.fake_servers import FakeOllama
+    from clawseed_edge.testing.fake_servers.telegram import FakeBotApi
+    from clawseed_edge.testing.mqtt import MosquittoBroker
+
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        FakeOllama() as ollama,
+        FakeBotApi(token=TOKEN) as bot,
+        MosquittoBroker(Path(tmp) / "broker") as broker,
+    ):
+        base = BASE.format(ollama=ollama.url)
+        parts = CHANNELS.format(port=0, telegram=bot.url, owner=OWNER, mqtt=broker.port)
+        gateway, telegram, mqtt, mcp = (
+            "[gateway]" + parts.split("[gateway]")[1].split("[channels.telegram]")[0],
+            "[channels.telegram]" + parts.split("[channels.telegram]")[1].split("[mqtt]")[0],
+            "[mqtt]" + parts.split("[mqtt]")[1].split("[mcp]")[0],
+            "[mcp]" + parts.split("[mcp]")[1],
+        )
+        cases = {
+            "base (no channel)": base,
+            "+ gateway": base + gateway,
+            "+ gateway + MCP over HTTP": base + gateway + mcp,
+            "+ MCP client (one stdio server)": base + MCP_CLIENT,
+            "+ Telegram": base + telegram,
+            "+ MQTT": base + mqtt,
+            "+ 3 sensors at 1 s with history + 2 automations": base + SENSORS,
+            "everything on": base + parts + MCP_CLIENT + SENSORS,
+        }
+        rss: dict[tuple[int, str], list[float]] = {}
+        for _ in range(runs):
+            for level in (0, 2):
+                env = {**os.environ, "PYTHONOPTIMIZE": str(level), "TELEGRAM_BOT_TOKEN": TOKEN}
+                env.pop("PYTHONDEVMODE", None)
+                for name, config in cases.items():
+                    with Service(config, env) as service:
+                        time.sleep(idle_s)
+                        rss.setdefault((level, name), []).append(rss_mb(service.pid))
+    print(f"idle RSS of run --sim {idle_s:g} s after ready, medians of {runs} interleaved runs")
+    print(f"{'':50}{'level 0':>16}{'level 2':>16}")
+    floor = {level: statistics.median(rss[(level, "base (no channel)")]) for level in (0, 2)}
+    for name in cases:
+        cells = []
+        for level in (0, 2):
+            mb = statistics.median(rss[(level, name)])
+            cells.append(f"{mb:6.1f} ({mb - floor[level]:+5.1f})")
+        print(f"{name:50}{cells[0]:>16}{cells[1]:>16}")
+    return 0
+
+
 def main() -> int:
     from bytecode_state import add_optimize_option, bytecode_line
 
@@ -297,9 +357,16 @@ def main() -> int:
     parser.add_argument("--window-s", type=float, default=60.0, help="idle window for CPU, I/O")
     parser.add_argument("--turns", type=int, default=10_000)
     parser.add_argument("--samples", type=int, default=100_000)
+    parser.add_argument(
+        "--increments",
+        action="store_true",
+        help="instead: idle RSS of each way in alone against the base, at levels 0 and 2",
+    )
     add_optimize_option(parser)
     args = parser.parse_args()
     print(bytecode_line(), flush=True)
+    if args.increments:
+        return increments(args.runs, args.idle_s)
 
     env = {**os.environ, "PYTHONOPTIMIZE": str(args.optimize), "TELEGRAM_BOT_TOKEN": TOKEN}
     for name in ("NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "PYTHONDEVMODE"):
