@@ -13,11 +13,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from clawseed_edge.agent import MetricsObserver, ToolRegistry
-from clawseed_edge.api import ApprovalRequest, DeviceAction
+from clawseed_edge.api import Actor, ToolResult
 from clawseed_edge.channels.approvals import ApprovalBroker
 from clawseed_edge.channels.conversations import Conversations
 from clawseed_edge.channels.estop import EmergencyStop
@@ -37,6 +37,9 @@ if TYPE_CHECKING:
 __all__ = ["ChatPeer", "GatewayHub"]
 
 log = logging.getLogger(__name__)
+
+#: ``await act(tool, arguments, actor)``: the host's one path to a tool.
+Act = Callable[[str, dict[str, Any], Actor], Awaitable[ToolResult]]
 
 SSE_QUEUE = 256
 SseQueue = asyncio.Queue[dict[str, Any] | None]
@@ -72,6 +75,9 @@ class GatewayHub:
         metrics: The service's metrics observer (``/metrics``), if any.
         remote_timeout_s: Override ``remote_tool_timeout_s`` (tests make it short).
         clock: Monotonic seconds for rate limits and lockouts.
+        history: The sensor history behind ``/api/sensors/{name}/history``, if any.
+        act: The host's one path to a tool, for a person's command (``POST
+            /api/peripherals/{device}``).
     """
 
     def __init__(
@@ -87,14 +93,15 @@ class GatewayHub:
         remote_timeout_s: float | None = None,
         clock: Callable[[], float] = time.monotonic,
         history: Any = None,
+        act: Act,
     ) -> None:
         self.runtime = runtime
+        self.act = act
         #: The sensor history (a SensorHistory) behind /api/sensors/{name}/history, or None.
         self.history = history
         self.settings = settings
         self.state = state
         self.broker = broker
-        broker.describe = self.describe_approval
         self.metrics = metrics
         self.conversations = (
             conversations if conversations is not None else Conversations(runtime, broker)
@@ -152,19 +159,6 @@ class GatewayHub:
         for connection in list(self.connections.values()):
             connection.send(frame)
         self.publish(frame)
-
-    def describe_approval(self, request: ApprovalRequest) -> dict[str, Any]:
-        """``device``, ``action`` and ``value`` of a request, from its tool's describe_action."""
-        tool = self.registry.get(request.tool)
-        describe = getattr(tool, "describe_action", None)
-        action = describe(request.arguments) if describe is not None else None
-        if not isinstance(action, DeviceAction):
-            return {}
-        return {
-            "device": action.device,
-            "action": action.summary or f"{action.operation} {action.device}",
-            "value": action.value,
-        }
 
     def deliver(self, frame: dict[str, Any]) -> None:
         """A channel delivery: to every SSE listener; a resolved approval also to every

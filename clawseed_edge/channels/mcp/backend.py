@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from clawseed_edge.agent.tool_run import call_tool
-from clawseed_edge.api import StateSource, ToolContext
+from clawseed_edge.api import Actor, StateSource, ToolContext
 
 __all__ = ["LocalBackend", "ToolBackend", "annotations_for"]
 
@@ -109,7 +109,9 @@ class LocalBackend:
         return found
 
     async def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        context = ToolContext(session_id=self.session_id, channel="mcp")
+        # The MCP host's user acts (the one call path, with this actor for policy and audit).
+        actor = Actor("person", "mcp", self.session_id)
+        context = ToolContext(session_id=self.session_id, channel="mcp", actor=actor)
         result = await call_tool(self.agent, name, arguments, context)
         return {
             "ok": result.success,
