@@ -61,19 +61,7 @@ _REFUSED_CODES = ("policy_denied", "policy_refused", "estop_latched")
 
 
 async def list_tools(ctx: RequestContext) -> dict[str, Any]:
-    registry = ctx.hub.registry
-    tools = []
-    for spec in registry.specs():
-        tool = registry.get(spec.name)
-        tools.append(
-            {
-                "name": spec.name,
-                "description": spec.description,
-                "parameters": spec.parameters,
-                "source": str(registry.source_of(spec.name)),
-                "risk": str(getattr(getattr(tool, "risk", None), "value", "")),
-            }
-        )
+    tools = ctx.hub.registry.listing()
     # Each connected client's own tools (two phones may offer tools of the same name).
     for connection in list(ctx.hub.connections.values()):
         tools.extend(connection.remote_tools())

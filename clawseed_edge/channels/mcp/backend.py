@@ -93,20 +93,8 @@ class LocalBackend:
         self.header_board = header_board
 
     async def tools(self) -> list[dict[str, Any]]:
-        registry = self.agent.registry
-        found = []
-        for spec in registry.specs():
-            tool = registry.get(spec.name)
-            risk = getattr(getattr(tool, "risk", None), "value", "act")
-            found.append(
-                {
-                    "name": spec.name,
-                    "description": spec.description,
-                    "parameters": dict(spec.parameters),
-                    "risk": str(risk),
-                }
-            )
-        return found
+        # The registry's one listing; a tool that declares no risk is offered as one that acts.
+        return [{**t, "risk": t["risk"] or "act"} for t in self.agent.registry.listing()]
 
     async def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         # The MCP host's user acts (the one call path, with this actor for policy and audit).
