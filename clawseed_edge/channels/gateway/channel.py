@@ -31,25 +31,10 @@ async def gateway_channel(settings: GatewaySettings, host: ChannelHost) -> Gatew
     Raises:
         ConfigInvalid: The approvals broker or state.db is missing.
     """
-    from clawseed_edge.api import ConfigInvalid
-
     from .app import create_app
 
-    if host.approvals is None or host.state is None:
-        raise ConfigInvalid("the gateway needs the approvals broker and state.db of its host")
     options = host.channel_options("gateway")
-    hub = GatewayHub(
-        host.runtime,
-        settings,
-        state=host.state,
-        broker=host.approvals,
-        estop=host.emergency_stop,
-        conversations=host.conversations,
-        metrics=host.metrics,
-        remote_timeout_s=options.get("remote_timeout_s"),
-        history=host.history,
-        act=host.act,
-    )
+    hub = GatewayHub(host, settings, remote_timeout_s=options.get("remote_timeout_s"))
     server = GatewayServer(
         create_app(hub, list(host.http_mounts)),
         settings.host,

@@ -32,6 +32,7 @@ from .pairing import PairingGate
 from .protocol import FrameLimits
 
 if TYPE_CHECKING:
+    from clawseed_edge.channels.host import ChannelHost
     from clawseed_edge.config.assembly import Runtime
 
 __all__ = ["ChatPeer", "GatewayHub"]
@@ -66,51 +67,46 @@ class GatewayHub:
     """Shared gateway state; see the module docstring.
 
     Args:
-        runtime: The assembled runtime (its agent serves webhooks and API actions).
+        host: What the gateway is built with (:class:`~clawseed_edge.channels.host.ChannelHost`):
+            its act (a person's device command), approvals broker, emergency stop,
+            conversations, state.db (pairing tokens), metrics, sensor history, hardware view;
+            and its runtime, for the config, health and session routes.
         settings: ``[gateway]``.
-        state: The open ``state.db`` (pairing tokens).
-        broker: The approval broker the runtime's policy asks.
-        estop: The service's one emergency stop (``POST /api/estop`` calls it).
-        conversations: Where each connection's conversation and agent come from.
-        metrics: The service's metrics observer (``/metrics``), if any.
         remote_timeout_s: Override ``remote_tool_timeout_s`` (tests make it short).
         clock: Monotonic seconds for rate limits and lockouts.
-        history: The sensor history behind ``/api/sensors/{name}/history``, if any.
-        act: The host's one path to a tool, for a person's command (``POST
-            /api/peripherals/{device}``).
+
+    Raises:
+        ConfigInvalid: The host has no approvals broker or no state.db.
     """
 
     def __init__(
         self,
-        runtime: Runtime,
+        host: ChannelHost,
         settings: GatewaySettings,
         *,
-        state: StateDB,
-        broker: ApprovalBroker,
-        estop: EmergencyStop | None = None,
-        conversations: Conversations | None = None,
-        metrics: MetricsObserver | None = None,
         remote_timeout_s: float | None = None,
         clock: Callable[[], float] = time.monotonic,
-        history: Any = None,
-        act: Act,
     ) -> None:
+        from clawseed_edge.api import ConfigInvalid
+
+        if host.approvals is None or host.state is None:
+            raise ConfigInvalid("the gateway needs the approvals broker and state.db of its host")
+        runtime: Runtime = host.runtime
         self.runtime = runtime
-        self.act = act
+        #: The host's one path to a tool (``POST /api/peripherals/{device}``).
+        self.act: Act = host.act
         #: The sensor history (a SensorHistory) behind /api/sensors/{name}/history, or None.
-        self.history = history
+        self.history = host.history
         self.settings = settings
-        self.state = state
-        self.broker = broker
-        self.metrics = metrics
-        self.conversations = (
-            conversations if conversations is not None else Conversations(runtime, broker)
-        )
+        self.state: StateDB = host.state
+        self.broker: ApprovalBroker = host.approvals
+        self.metrics: MetricsObserver | None = host.metrics
+        self.conversations: Conversations = host.conversations
         self.remote_timeout_s = (
             remote_timeout_s if remote_timeout_s is not None else settings.remote_tool_timeout_s
         )
         self.pairing = PairingGate(
-            PairingTokens(state),
+            PairingTokens(self.state),
             clock=clock,
             required=settings.require_pairing,
             code_ttl_s=settings.pairing_code_ttl_s,
@@ -138,9 +134,9 @@ class GatewayHub:
         # Every SSE stream belongs to the token that opened it (revoking it closes the stream).
         self._sse_tokens: dict[SseQueue, str] = {}
         # Live hardware state for SSE listeners that ask for it (the phone app's dashboard).
-        self.watch = HardwareWatch(runtime.peripherals, self.publish_hardware)
+        self.watch: HardwareWatch = host.hardware_watch(self.publish_hardware)
         #: The one emergency stop (``POST /api/estop`` calls it).
-        self.estop = estop if estop is not None else EmergencyStop(runtime.peripherals)
+        self.estop: EmergencyStop = host.emergency_stop
 
     # --- people: turns, approvals, events (the gateway as a Channel) ---------------------
 
