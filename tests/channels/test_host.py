@@ -105,3 +105,28 @@ async def test_a_plugin_table_off_is_not_started_and_an_unknown_one_is_named(
     with pytest.raises(ConfigInvalid, match="blinky"):
         async with running_gateway(clawseed_home, ScriptedProvider([]), unknown):
             pass
+
+
+async def test_a_factory_that_returns_no_channel_is_named() -> None:
+    from clawseed_edge.channels.host import build_channel
+
+    def broken(settings: object, host: object) -> object:
+        return {"name": "broken"}
+
+    with pytest.raises(ConfigInvalid, match=r"test_host:.*broken returned dict, not a channel"):
+        await build_channel(broken, {}, None)  # type: ignore[arg-type]
+
+
+def test_a_fork_shares_every_part_but_the_registry_and_the_history() -> None:
+    from clawseed_edge.agent import Agent, fork_agent
+
+    shared = Agent(provider=ScriptedProvider([]), max_tool_iterations=3, tool_timeout_s=7.0)
+    fork = fork_agent(shared)
+    assert fork.registry is not shared.registry
+    assert (fork.provider, fork.hooks, fork.observer, fork.scrub) == (
+        shared.provider,
+        shared.hooks,
+        shared.observer,
+        shared.scrub,
+    )
+    assert (fork.max_tool_iterations, fork.tool_timeout_s) == (3, 7.0)
