@@ -14,8 +14,9 @@ host offers what a channel may use, and nothing of another channel:
 * :attr:`~ChannelHost.conversations` (sessions per channel and peer, each agent a fork of the
   service's), :attr:`~ChannelHost.approvals` (the broker; None when no channel can ask anyone)
   and :attr:`~ChannelHost.notifications`;
-* the hardware view: :attr:`~ChannelHost.peripherals` and their state feeds, and
-  :meth:`~ChannelHost.hardware_watch` (the filtered state feed with its refresh schedule);
+* the hardware view: :attr:`~ChannelHost.peripherals` and their state feeds,
+  :attr:`~ChannelHost.refresh` (the one refresh schedule: a channel says how often it wants
+  fresh readings, none polls on its own clock) and :meth:`~ChannelHost.hardware_watch`;
 * :attr:`~ChannelHost.pairings`: the one pairing store of the channels' people (state.db);
 * :attr:`~ChannelHost.emergency_stop` and :meth:`~ChannelHost.stop` (the one emergency stop).
 
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
     from .conversations import Conversations
     from .estop import EmergencyStop
     from .notifications import Notifications
-    from .pairings import ChannelPairings
+    from .refresh import RefreshSchedule
     from .watch import HardwareWatch
 
 __all__ = ["ChannelFactory", "ChannelHost", "build_channel"]
@@ -64,13 +65,13 @@ class ChannelHost:
         notifications: Job answers, alerts and estops to the channels that asked for them.
         conversations: Sessions per channel and peer.
         approvals: The approvals broker (None: approvals are refused with a reason).
-        pairings: The channels' paired people in state.db (None: no state.db).
         state: The open state.db (None: not opened).
         home: ``$CLAWSEED_HOME``.
         runtime: The assembled runtime, for the gateway's config, health and memory routes
             only (another channel uses the parts above).
         metrics: The service's metrics observer (``/metrics``), if any.
         history: The sensor history (a ``SensorHistory``), if sensors are sampled.
+        refresh: The one refresh schedule of the peripherals' state feeds.
         http_mounts: ``(path, ASGI app)`` pairs another way in serves under the gateway
             (``/mcp`` when ``[mcp] http = true``).
         status: One line about the service (``/status``).
@@ -84,13 +85,13 @@ class ChannelHost:
     notifications: Notifications
     conversations: Conversations
     approvals: ApprovalBroker | None = None
-    pairings: ChannelPairings | None = None
     state: StateDB | None = None
     home: Path = field(default_factory=Path)
     runtime: Any = None
     metrics: Any = None
     history: Any = None
     http_mounts: Sequence[tuple[str, Any]] = ()
+    refresh: RefreshSchedule | None = None
     status: Callable[[], str] = lambda: "running"
     say: Callable[[str], None] = lambda line: log.info("%s", line)
     options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
@@ -131,7 +132,15 @@ class ChannelHost:
         peripherals' state feeds, refreshed on the watch's one schedule."""
         from .watch import HardwareWatch
 
-        return HardwareWatch(self.peripherals, publish)
+        return HardwareWatch(self.peripherals, publish, schedule=self.refresh_schedule())
+
+    def refresh_schedule(self) -> RefreshSchedule:
+        """The one refresh schedule (made at the first request)."""
+        if self.refresh is None:
+            from .refresh import RefreshSchedule
+
+            self.refresh = RefreshSchedule(self.peripherals)
+        return self.refresh
 
     def channel_options(self, name: str) -> dict[str, Any]:
         """The extra keywords given for channel ``name`` (empty for most)."""

@@ -639,6 +639,8 @@ class Service:
             await channel.stop("the service is stopping")
         if self._mcp_http is not None:
             await self._mcp_http.aclose()
+        if self.host is not None and self.host.refresh is not None:
+            await self.host.refresh.aclose()
         if self.control is not None:
             await self.control.aclose()
         for task in self._consumers:

@@ -6,8 +6,9 @@ does: connect (with a retained last will ``offline`` on the availability topic),
 connection drops; wait (1 s, doubling up to ``reconnect_max_s``) and connect again.
 
 State goes out from the peripherals' state feeds (a change from any source -- the model, the
-web app, a button, HA itself -- is published at once); sensors are sampled, and the Pi's CPU
-temperature read, every ``state_interval_s``.
+web app, a button, HA itself -- is published at once); sensors are refreshed at least every
+``state_interval_s`` by the channels' one refresh schedule (no polling of its own), and the
+Pi's CPU temperature read as often.
 
 What comes in is bounded and never trusted: a payload over ``max_payload_bytes``, a topic that is
 not ours, a retained message on a command topic (state left on the broker is not a command) and
@@ -48,6 +49,7 @@ from clawseed_edge.api import (
     ToolResult,
 )
 
+from ..refresh import RefreshSchedule
 from .calls import call_topic
 from .connection import default_node_id, mqtt_client, mqtt_password
 from .discovery import (
@@ -103,6 +105,7 @@ class MqttChannel:
         approvals: Device name -> ``approval = true`` (shown with a lock icon in HA).
         version: This package's version, for the discovery's ``o``/``dev`` blocks.
         state_interval_s: Seconds between sensor samples and health readings.
+        refresh: The channels' one refresh schedule (default: one of its own).
         sys_root: Where ``class/thermal`` and the throttling flags are read (tests give a fake
             tree).
         vcgencmd: The program asked for the throttling flags where sysfs has none (None: never).
@@ -126,6 +129,7 @@ class MqttChannel:
         sys_root: str | Path = "/sys",
         vcgencmd: str | None = "vcgencmd",
         remote: RemoteDevices | None = None,
+        refresh: RefreshSchedule | None = None,
     ) -> None:
         self.settings = settings
         self.topics = Topics(settings.discovery_prefix, settings.node_id or default_node_id())
@@ -136,6 +140,7 @@ class MqttChannel:
         self.approvals = dict(approvals or {})
         self.version = version
         self.state_interval_s = state_interval_s
+        self.refresh = refresh if refresh is not None else RefreshSchedule(self.peripherals)
         self.sys_root = Path(sys_root)
         self.vcgencmd = vcgencmd
         self.connected = asyncio.Event()
@@ -178,6 +183,8 @@ class MqttChannel:
         for p in self.peripherals:
             if isinstance(p, StateSource):
                 self._unsubscribe.append(p.states.subscribe(self._on_update))
+        # Fresh sensor readings at least every state_interval_s, from the one schedule.
+        self._unsubscribe.append(self.refresh.want(self.state_interval_s))
         self._task = asyncio.create_task(self._run(), name="mqtt")
 
     async def stop(self, reason: str) -> None:
@@ -363,16 +370,9 @@ class MqttChannel:
             )
 
     async def _sampler(self, client: Any) -> None:
-        """Sensors sampled (their readings come back through the feeds) and the CPU
-        temperature read, every ``state_interval_s``."""
+        """The CPU temperature read every ``state_interval_s``; the sensors are refreshed as
+        often by the one refresh schedule (their readings come back through the feeds)."""
         while True:
-            for p in self.peripherals:
-                if isinstance(p, StateSource):
-                    try:
-                        async with asyncio.timeout(10.0):
-                            await p.refresh()
-                    except Exception as exc:
-                        log.debug("MQTT: refreshing %s failed: %s", p.name, exc)
             health = await self.health()
             await client.publish(self.topics.health, json.dumps(health), qos=0, retain=False)
             await asyncio.sleep(self.state_interval_s)
@@ -559,6 +559,7 @@ def mqtt_channel(settings: Any, host: ChannelHost) -> MqttChannel:
         approvals={d.name: d.approval for d in runtime.loaded.config.devices},
         version=__version__,
         remote=runtime.remote,
+        refresh=host.refresh_schedule(),
         **host.channel_options("mqtt"),
     )
     host.say(

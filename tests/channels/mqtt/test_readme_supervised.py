@@ -68,6 +68,9 @@ async def test_the_readme_example_switches_the_led_from_home_assistant_under_sup
             policy = svc.runtime.agent.hooks.policy
             assert str(getattr(policy, "autonomy", "")) == "supervised"
             (gpio,) = svc.runtime.peripherals
+            mqtt = next(c for c in svc.channels if c.name == "mqtt")
+            assert svc.host is not None
+            assert mqtt.refresh is svc.host.refresh  # type: ignore[attr-defined]  # one schedule
             await ha.wait_for(f"{base}/red_led/state", lambda p: p == b"OFF")
             await ha.publish(f"{base}/red_led/set", "ON")
             await ha.wait_for(f"{base}/red_led/state", lambda p: p == b"ON")
