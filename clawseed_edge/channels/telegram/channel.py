@@ -644,7 +644,8 @@ class TelegramChannel:
             # A button of a request that is gone (before a restart) or of another one: it
             # does nothing, and its message says so.
             self._spawn(self._call(self.api.answer_callback_query, query_id, "Expired."))
-            self._spawn(self._expire_message(callback))
+            if approval is None:  # the message of a live request keeps its own buttons
+                self._spawn(self._expire_message(callback))
             return
         approved = answer == "1"
         who = f"Telegram user {user_id}"

@@ -113,6 +113,14 @@ async def test_a_stale_button_after_a_restart_does_nothing(clawseed_home: Path) 
             )
             reply = bot.calls_of("answerCallbackQuery")[-1]
             assert "Expired" in str(reply.params)
+            # A button for this very request with another action's hash does nothing either.
+            _, request_id, _, _ = button(new, "Approve").split(":")
+            answered = len(bot.calls_of("answerCallbackQuery"))
+            bot.push_callback(OWNER, new.message_id, f"ap:{request_id}:{'0' * 12}:1")
+            await bot.wait_until(
+                lambda: len(bot.calls_of("answerCallbackQuery")) > answered, what="an answer"
+            )
+            assert "Expired" in str(bot.calls_of("answerCallbackQuery")[-1].params)
             channel = next(c for c in service.channels if c.name == "telegram")
             assert channel.broker is not None and len(channel.broker.pending()) == 1
             bot.push_callback(OWNER, new.message_id, button(new, "Deny"))
