@@ -7,7 +7,7 @@ other nodes in turn, ``--calls`` times: each call goes to the owner as an MQTT r
 through the owner's SecurityPolicy and tool, and back; once as a bare ``MqttChannel.call``
 ("fleet call") and once as the agent makes it, ``gpio_switch`` of ``node<i>.relay`` through
 node 0's own policy and tool first ("fleet gpio_switch"). Baseline in the same run: the same
-``gpio_switch`` on node 0's own relay through its policy (``run_action``). Last, one sensor
+``gpio_switch`` on node 0's own relay through its policy (the host's one door, ``host.act``). Last, one sensor
 sample of node 1 and the messages it puts on the broker, counted by a subscriber to ``#``.
 
 Run: ``python benchmarks/bench_mqtt_fleet.py [--nodes 20] [--calls 200]``; prints p50/p95.
@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from clawseed_edge.channels.actions import run_action
+from clawseed_edge.api import Actor
 from clawseed_edge.config.file import load_config
 from clawseed_edge.service import Service, ServiceOptions
 from clawseed_edge.testing import ScriptedProvider
@@ -93,7 +93,9 @@ async def run(args: argparse.Namespace) -> None:
                 if all(caller.fleet.get(f"node{i}") for i in range(1, args.nodes)):
                     break
                 await asyncio.sleep(0.05)
-            agent = services[0].runtime.agent  # type: ignore[union-attr]
+            host = services[0].host
+            assert host is not None
+            bench = Actor("person", "bench")
             remote_devices = services[0].runtime.remote  # type: ignore[union-attr]
             for _ in range(400):  # and reached node 0's tools (its gpio_switch enum)
                 if remote_devices is not None and len(remote_devices.devices()) >= min(
@@ -107,8 +109,7 @@ async def run(args: argparse.Namespace) -> None:
             for n in range(args.calls):
                 on = n % 2 == 0
                 t = time.perf_counter()
-                result = await run_action(agent, "gpio_switch", {"device": "relay", "on": on},
-                                          session_id="bench", channel="bench")  # fmt: skip
+                result = await host.act("gpio_switch", {"device": "relay", "on": on}, bench)
                 local.append((time.perf_counter() - t) * 1000)
                 assert result.success, result.error
                 target = f"node{1 + n % (args.nodes - 1)}"
@@ -118,8 +119,9 @@ async def run(args: argparse.Namespace) -> None:
                 assert result.success, result.error
                 # The agent's own path: gpio_switch of "<node>.relay", node 0's policy first.
                 t = time.perf_counter()
-                result = await run_action(agent, "gpio_switch", {"device": f"{target}.relay",
-                                          "on": not on}, session_id="bench", channel="bench")  # fmt: skip
+                result = await host.act(
+                    "gpio_switch", {"device": f"{target}.relay", "on": not on}, bench
+                )
                 by_tool.append((time.perf_counter() - t) * 1000)
                 assert result.success, result.error
             async with MqttRecorder(broker, "#") as spy:

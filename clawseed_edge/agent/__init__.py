@@ -6,7 +6,7 @@ The public names are re-exported here; the modules themselves are implementation
 """
 
 from .approval import CallbackApprover, CliApprover, NoAnswer, QueueApprover, StaticApprover
-from .builder import AgentBuilder
+from .builder import AgentBuilder, fork_agent
 from .engine import Agent
 from .history import History, estimate_tokens, time_prefix, truncate_tool_output
 from .hooks import BaseHook, BeforeOutcome, HookFactory, HookFactoryRegistry, HookRunner
@@ -66,6 +66,7 @@ __all__ = [
     "check_command",
     "ensure_workspace",
     "estimate_tokens",
+    "fork_agent",
     "read_response",
     "select_dispatcher",
     "time_prefix",

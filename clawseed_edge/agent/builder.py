@@ -40,7 +40,7 @@ from .registry import ToolRegistry
 from .security import Autonomy, SecurityPolicy
 from .toolcalls import ToolDispatcher
 
-__all__ = ["AgentBuilder"]
+__all__ = ["AgentBuilder", "fork_agent"]
 
 
 class AgentBuilder:
@@ -239,3 +239,42 @@ class AgentBuilder:
             peripheral_tools.extend(p.tools())
         registry.register_many(peripheral_tools)
         return registry
+
+
+def fork_agent(agent: Agent, *, registry: ToolRegistry | None = None) -> Agent:
+    """An agent for one conversation, built from ``agent``'s parts, never by assembling again.
+
+    The provider, hooks (one SecurityPolicy: its rates and approvals), observer, prompt,
+    peripherals, memory, session store, limits, scrubber and after-turn listeners are
+    ``agent``'s own objects; the fork has its own tool registry (``registry``, or a copy of
+    ``agent``'s, so a client's remote tools reach only its conversation) and its own running
+    turns. Never close a fork: its parts are ``agent``'s.
+    """
+    shared = {name: getattr(agent, name) for name in _FORKED_PARTS}
+    tools = registry if registry is not None else agent.registry.copy()
+    fork = Agent(**shared, registry=tools, prompt_from=agent)
+    for listener in agent.turn_done_listeners:
+        fork.on_turn_done(listener)
+    return fork
+
+
+#: The Agent arguments a fork shares with its origin (all but the registry and the history).
+_FORKED_PARTS = (
+    "provider",
+    "hooks",
+    "observer",
+    "prompt_builder",
+    "peripherals",
+    "memory",
+    "session_store",
+    "max_tool_iterations",
+    "tool_timeout_s",
+    "max_history",
+    "max_tool_output_chars",
+    "memory_recall_limit",
+    "max_message_chars",
+    "max_recall_chars",
+    "max_tool_argument_chars",
+    "scrub",
+    "close_timeout_s",
+)

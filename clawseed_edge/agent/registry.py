@@ -297,6 +297,23 @@ class ToolRegistry:
             self._changed()
         return gone
 
+    def listing(self, names: Iterable[str] | None = None) -> list[dict[str, Any]]:
+        """The one listing of the tools (``/api/tools``, MCP ``tools/list``, a client's own
+        tools): ``name``, ``description``, ``parameters`` (the JSON schema), ``source`` and
+        ``risk`` of each, in registration order; only ``names`` when given."""
+        wanted = None if names is None else set(names)
+        return [
+            {
+                "name": spec.name,
+                "description": spec.description,
+                "parameters": dict(spec.parameters),
+                "source": str(self.source_of(spec.name)),
+                "risk": str(getattr(getattr(self.get(spec.name), "risk", None), "value", "")),
+            }
+            for spec in self.specs()
+            if wanted is None or spec.name in wanted
+        ]
+
     def copy(
         self, *, allowed: Sequence[str] | None = None, denied: Sequence[str] | None = None
     ) -> ToolRegistry:

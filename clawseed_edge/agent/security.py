@@ -210,7 +210,9 @@ class SecurityPolicy:
         except _Denied as denied:
             self._record(call, denied.decision, denied.reason, device, context)
             verb = "Refused" if denied.decision == "refused" else "Denied"
-            return HookDecision.cancel(f"{verb} by the security policy: {denied.reason}")
+            return HookDecision.cancel(
+                f"{verb} by the security policy: {denied.reason}", f"policy_{denied.decision}"
+            )
         if getattr(tool, "external_content", False):
             self._mark_external(context, call.name)
         self._record(call, "approved" if approved else "allowed", note, device, context)
@@ -234,6 +236,10 @@ class SecurityPolicy:
         # over the autonomy level and over every auto_approve pattern.
         if action is not None and action.requires_approval and action.operation == "write":
             return True, ""
+        actor = context.actor
+        if actor is not None and actor.is_person and self.autonomy is Autonomy.SUPERVISED:
+            # Supervised guards the model: a person who pressed the switch is the approval.
+            return False, f"a person's direct command ({actor})"
         if self.autonomy is not Autonomy.SUPERVISED or risk is RiskClass.READ:
             return False, ""
         # After a web page (or another outside answer) in this turn, nothing is auto-approved:

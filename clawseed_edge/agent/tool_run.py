@@ -12,9 +12,9 @@ that echoes what the model sent is capped (:func:`~clawseed_edge.agent.arguments
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Protocol
@@ -44,103 +44,106 @@ from .history import truncate_tool_output
 from .hooks import HookRunner
 from .registry import ToolRegistry
 
-__all__ = ["call_tool", "run_tool_call"]
+__all__ = ["CallParts", "call_tool", "run_tool_call"]
 
 log = logging.getLogger(__name__)
+#: One line per action outside a model turn, naming who acted (``clawseed_edge.audit``).
+audit = logging.getLogger("clawseed_edge.audit")
 
 
-class _Parts(Protocol):
-    """What :func:`call_tool` uses of an agent (an :class:`~.engine.Agent` has it all)."""
+class CallParts(Protocol):
+    """What one call reads of an agent: its tools, hooks, checks and limits (a turn's parts)."""
 
     registry: ToolRegistry
     hooks: HookRunner
     schema_validator: SchemaValidator
     tool_timeout_s: float
     max_tool_output_chars: int
-    max_tool_argument_chars: int
-    observer: Observer
     scrub: Callable[[str], str]
 
 
-_CALL_IDS = itertools.count(1)
+class _Parts(CallParts, Protocol):
+    """What :func:`call_tool` uses of an agent (an :class:`~.engine.Agent` has it all)."""
+
+    max_tool_argument_chars: int
+    observer: Observer
+
+
+_NO_EVENTS: Callable[[object], None] = lambda event: None  # noqa: E731
 
 
 async def call_tool(
     agent: _Parts, name: str, arguments: dict[str, Any], context: ToolContext
 ) -> ToolResult:
     """Run one call outside a turn, the way a model's call runs: bounds, schema, the hook
-    pipeline (the SecurityPolicy first, with its approvals and rate limits), the tool with its
-    timeout, the after-hooks, the agent's credential scrubber. For the ways in that act
-    without a model (an MCP host).
+    pipeline (the SecurityPolicy first, with its approvals and rate limits, deciding by
+    ``context.actor``), the tool with its timeout, the after-hooks, the agent's credential
+    scrubber, the metrics record and an audit line naming the actor. The one path for every
+    way in that acts without a model (a channel's button, Home Assistant, an MCP host, a
+    fleet node, an automation, a scheduled job): :meth:`ChannelHost.act
+    <clawseed_edge.channels.host.ChannelHost.act>` comes here.
 
     Cancel-safe as a turn's call is: a cancelled call may already have switched a device.
     """
-    call = ToolCall(name, arguments, id=f"call_{next(_CALL_IDS)}")
+    call = ToolCall(name, arguments, id=f"call_{uuid.uuid4().hex[:12]}")
     problem = argument_problem(call, agent.max_tool_argument_chars)
     _, result = await run_tool_call(
-        bounded_call(call, problem),
-        context,
-        registry=agent.registry,
-        hooks=agent.hooks,
-        validator=agent.schema_validator,
-        timeout_s=agent.tool_timeout_s,
-        max_output_chars=agent.max_tool_output_chars,
-        emit=lambda event: None,
-        record=agent.observer.record,
-        refused=problem,
-        scrub=agent.scrub,
+        agent, bounded_call(call, problem), context, record=agent.observer.record, refused=problem
+    )
+    actor = context.actor if context.actor is not None else f"the model via {context.channel}"
+    outcome = "done" if result.success else f"failed [{result.code}]"
+    # The audit line: who acted, on what, and how it ended (the arguments are capped).
+    audit.info(
+        "act by %s: %s(%s) %s",
+        actor,
+        cap_echo(name, MAX_NAME_ECHO_CHARS),
+        cap_echo(repr(arguments), MAX_NAME_ECHO_CHARS),
+        outcome,
     )
     return result
 
 
 async def run_tool_call(
+    parts: CallParts,
     call: ToolCall,
     context: ToolContext,
     *,
-    registry: ToolRegistry,
-    hooks: HookRunner,
-    validator: SchemaValidator,
-    timeout_s: float,
-    max_output_chars: int,
-    emit: Callable[[object], None],
     record: Callable[[ObserverEvent], None],
+    emit: Callable[[object], None] = _NO_EVENTS,
     refused: str | None = None,
-    scrub: Callable[[str], str] | None = None,
 ) -> tuple[ToolCall, ToolResult]:
     """Run ``call`` through the checks, the hooks and the tool; returns the (possibly modified)
     call and its result.
 
     Args:
+        parts: The agent's tools (``registry``), hook pipeline (SecurityPolicy first), schema
+            validator (checked before any hook), tool timeout, output limit (longer output is
+            cut, head and tail kept) and credential scrubber (applied to what the tool
+            returned, before after-hooks, events and history see it).
         call: The model's call (its arguments already bounded by the caller).
         context: Passed to hooks and the tool.
-        registry: Where the tool is looked up.
-        hooks: The hook pipeline, SecurityPolicy first.
-        validator: Checks the arguments against the tool's schema, before any hook.
-        timeout_s: The tool's timeout when it sets none.
-        max_output_chars: Longer tool output is cut (head and tail kept).
-        emit: Receives the call and result events.
         record: Receives the ``ToolExecuted`` observer event.
+        emit: Receives the call and result events (none outside a turn).
         refused: If given, the call is not run and fails with this message (the turn refused
             it unread: undecodable or oversized arguments in this response).
-        scrub: Redacts credentials in what the tool returned (output and error), before
-            after-hooks, events and history see it.
 
     Cancel-safe: cancelling stops the hook or tool in flight and raises ``CancelledError``;
     the caller records a result for the unfinished call.
     """
+    registry, hooks, validator = parts.registry, parts.hooks, parts.schema_validator
     started = time.perf_counter()
     tool = registry.get(call.name) if refused is None else None
     if refused is not None:
         emit(ToolCallEvent(call))
-        result = ToolResult.fail(refused)
+        result = ToolResult.fail(refused, code="bad_arguments")
     elif tool is None:
         emit(ToolCallEvent(call))
-        result = ToolResult.fail(_unknown_tool(registry, call.name))
+        result = ToolResult.fail(_unknown_tool(registry, call.name), code="unknown_tool")
     elif (problem := validator.problem(tool, call)) is not None:
         # Before the policy: a model that made up an argument learns it, and no hook or
         # approver is asked about a call that cannot run as written.
         emit(ToolCallEvent(call))
-        result = ToolResult.fail(problem)
+        result = ToolResult.fail(problem, code="bad_arguments")
     else:
         outcome = await hooks.run_before(call, tool, context)
         call = outcome.call  # a hook may have rewritten the arguments
@@ -149,14 +152,17 @@ async def run_tool_call(
             reason = cap_echo(outcome.reason)  # a denial may quote a 10 MB argument
             if outcome.hook != getattr(hooks.policy, "name", None):
                 reason = f"Cancelled by hook {outcome.hook!r}: {reason}"
-            result = ToolResult.fail(reason)
+            result = ToolResult.fail(reason, code=outcome.code or "hook_cancelled")
         elif outcome.modified_by and (problem := validator.problem(tool, call)) is not None:
-            result = ToolResult.fail(f"after hook(s) {', '.join(outcome.modified_by)}: {problem}")
+            result = ToolResult.fail(
+                f"after hook(s) {', '.join(outcome.modified_by)}: {problem}", code="bad_arguments"
+            )
         else:
-            result = await _execute(tool, call, context, timeout_s, max_output_chars)
-            if scrub is not None:
-                # A `cat` of the secrets file must not reach the model, the history or memory.
-                result = _scrubbed(result, scrub)
+            result = await _execute(
+                tool, call, context, parts.tool_timeout_s, parts.max_tool_output_chars
+            )
+            # A `cat` of the secrets file must not reach the model, the history or memory.
+            result = _scrubbed(result, parts.scrub)
         await hooks.run_after(call, result, context)
     duration = (time.perf_counter() - started) * 1000.0
     record(ToolExecuted(call.name, duration, result.success, result.error))
@@ -177,11 +183,14 @@ async def _execute(
         if scope.expired():
             return ToolResult.fail(
                 f"tool {call.name!r} did not finish within {timeout:g} s and was stopped; "
-                "try again with a smaller request, or raise the tool's timeout"
+                "try again with a smaller request, or raise the tool's timeout",
+                code="timeout",
             )
-        return ToolResult.fail(f"tool {call.name!r} timed out: {cap_echo(str(exc))}")
+        return ToolResult.fail(
+            f"tool {call.name!r} timed out: {cap_echo(str(exc))}", code="timeout"
+        )
     except ClawseedError as exc:
-        return ToolResult.fail(f"{cap_echo(str(exc))} [{exc.code}]")
+        return ToolResult.fail(f"{cap_echo(str(exc))} [{exc.code}]", code=exc.code)
     except Exception as exc:
         # A tool's failure is the model's information, not the turn's end; its message may
         # quote the arguments, so it is capped like any echo.
@@ -192,7 +201,8 @@ async def _execute(
     if not isinstance(result, ToolResult):
         return ToolResult.fail(
             f"tool {call.name!r} returned {type(result).__name__} instead of a ToolResult "
-            "(a bug in the tool)"
+            "(a bug in the tool)",
+            code="tool_bug",
         )
     if len(result.output) > limit:
         result = replace(result, output=truncate_tool_output(result.output, limit))

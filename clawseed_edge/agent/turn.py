@@ -314,17 +314,12 @@ class TurnRunner:
             for call, refused in zip(calls, refusals, strict=True):
                 results.append(
                     await run_tool_call(
+                        agent,
                         call,
                         self.context,
-                        registry=agent.registry,
-                        hooks=agent.hooks,
-                        validator=agent.schema_validator,
-                        timeout_s=agent.tool_timeout_s,
-                        max_output_chars=agent.max_tool_output_chars,
-                        emit=self.emit,
                         record=self.record,
+                        emit=self.emit,
                         refused=refused,
-                        scrub=agent.scrub,
                     )
                 )
         except asyncio.CancelledError:

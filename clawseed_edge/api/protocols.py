@@ -212,6 +212,7 @@ class HookDecision:
     outcome: HookOutcome
     call: ToolCall | None = None
     reason: str = ""
+    code: str = ""
 
     @classmethod
     def proceed(cls) -> HookDecision:
@@ -222,8 +223,10 @@ class HookDecision:
         return cls("modify", call, reason)
 
     @classmethod
-    def cancel(cls, reason: str) -> HookDecision:
-        return cls("cancel", None, reason)
+    def cancel(cls, reason: str, code: str = "") -> HookDecision:
+        """Refuse the call; ``code`` becomes the failed result's code (``hook_cancelled``
+        when empty)."""
+        return cls("cancel", None, reason, code)
 
 
 _CONTINUE = HookDecision("continue")

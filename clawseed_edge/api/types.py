@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 __all__ = [
+    "ACTOR_KINDS",
+    "Actor",
     "ChatMessage",
     "ChatRequest",
     "ChatResponse",
@@ -103,12 +105,16 @@ class ToolResult:
         output: The text fed back to the model (on failure, may be empty).
         error: Why it failed, in words the model and the user can act on.
         data: Optional structured data for programmatic consumers (not sent to the model).
+        code: On failure, a stable machine-readable reason (``policy_refused``,
+            ``unknown_tool``, ``bad_arguments``, ``timeout``, ``tool_failed``, an error's
+            ``code`` ...): a route or a channel maps codes, never the words of ``error``.
     """
 
     success: bool
     output: str = ""
     error: str | None = None
     data: Any = None
+    code: str | None = None
 
     @classmethod
     def ok(cls, output: str, data: Any = None) -> ToolResult:
@@ -116,9 +122,9 @@ class ToolResult:
         return cls(True, output, None, data)
 
     @classmethod
-    def fail(cls, error: str, output: str = "") -> ToolResult:
-        """A failed result; ``error`` says what happened and what to do."""
-        return cls(False, output, error)
+    def fail(cls, error: str, output: str = "", code: str = "tool_failed") -> ToolResult:
+        """A failed result; ``error`` says what happened and what to do, ``code`` why, stably."""
+        return cls(False, output, error, code=code)
 
     def as_text(self) -> str:
         """The text the model reads: the output, or ``Error: ...`` on failure."""
@@ -224,6 +230,46 @@ class ChatResponse:
     model: str | None = None
 
 
+#: Who can act (:attr:`Actor.kind`).
+ACTOR_KINDS: tuple[str, ...] = ("person", "model", "automation", "schedule", "fleet")
+
+
+@dataclass(frozen=True, slots=True)
+class Actor:
+    """Who is acting: every tool call outside a model turn says so, and the policy decides by it.
+
+    Attributes:
+        kind: ``person`` (a direct command: a web app button, a Home Assistant switch, a
+            Telegram button, an MCP host's user), ``model`` (a tool call in a conversation),
+            ``automation``, ``schedule`` or ``fleet`` (another node).
+        channel: The way in (``gateway``, ``mqtt``, ``telegram``, ``mcp``, ``automations``).
+        who: Which one, for the audit log: a client's token id, a Telegram user id, a rule or
+            job name, a node id (empty when the channel cannot tell).
+
+    Raises:
+        ValueError: ``kind`` is not one of :data:`ACTOR_KINDS`.
+    """
+
+    kind: str
+    channel: str
+    who: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in ACTOR_KINDS:
+            raise ValueError(
+                f"unknown actor kind {self.kind!r}; use one of: {', '.join(ACTOR_KINDS)}"
+            )
+
+    @property
+    def is_person(self) -> bool:
+        """A person's direct command (not the model, nor a rule acting for them)."""
+        return self.kind == "person"
+
+    def __str__(self) -> str:
+        who = f" {self.who}" if self.who else ""
+        return f"{self.kind}{who} via {self.channel}"
+
+
 @dataclass(frozen=True, slots=True)
 class ToolContext:
     """Who is calling a tool, passed to hooks and to ``Tool.execute``.
@@ -233,12 +279,14 @@ class ToolContext:
         namespace: The memory namespace of the caller.
         channel: Where the message came from: ``cli``, ``gateway``, ``webhook``, ``timer``, ``test``.
         turn_id: A counter or id of the current turn.
+        actor: Who acts (None: the model in a conversation, the default of a turn).
     """
 
     session_id: str = "default"
     namespace: str = "default"
     channel: str = "cli"
     turn_id: str = ""
+    actor: Actor | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,20 +7,34 @@ it was resolved. A subscriber that said it cannot answer (``answers=False``: a d
 client with no approval handler) still sees the request but is not waited for: with no one
 subscribed who can answer, or no answer within the timeout, the request is refused at once,
 and a log line says why.
+
+The approver chain lives here too: :class:`CallerFirstApprover` asks the person behind the
+call itself when its way in can ask them (an MCP host's elicitation, set with :func:`asking`
+for the call's task), otherwise the broker. :func:`describe_approval` is the one function that
+says what a request would do (``device``/``action``/``value``), for every channel's text.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import itertools
 import logging
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from clawseed_edge.agent.approval import NoAnswer
-from clawseed_edge.api import ApprovalDecision, ApprovalRequest, Channel
+from clawseed_edge.api import ApprovalDecision, ApprovalRequest, Approver, Channel, DeviceAction
 
-__all__ = ["ApprovalBroker"]
+__all__ = [
+    "ApprovalBroker",
+    "Ask",
+    "CallerFirstApprover",
+    "asking",
+    "current_asker",
+    "describe_approval",
+]
 
 log = logging.getLogger(__name__)
 
@@ -32,17 +46,13 @@ class ApprovalBroker:
 
     Args:
         timeout_s: How long a request waits for an answer before it is refused.
-        describe: Adds ``device``/``action``/``value`` to a request's frame (the gateway looks
-            the tool's ``describe_action`` up); None sends the request as it is.
+        tools: Where a request's tool is looked up to describe it (:func:`describe_approval`:
+            ``device``/``action``/``value`` in its frame); None sends the request as it is.
     """
 
-    def __init__(
-        self,
-        timeout_s: float = 120.0,
-        describe: Callable[[ApprovalRequest], dict[str, Any]] | None = None,
-    ) -> None:
+    def __init__(self, timeout_s: float = 120.0, tools: Any = None) -> None:
         self.timeout_s = timeout_s
-        self.describe = describe
+        self.tools = tools
         self._subscribers: dict[int, tuple[str, Send, bool]] = {}
         self._answering: set[int] = set()
         self._channels: list[Channel] = []
@@ -190,9 +200,9 @@ class ApprovalBroker:
             "action": request.tool,
             "value": None,
         }
-        if self.describe is not None:
+        if self.tools is not None:
             try:
-                frame.update(self.describe(request))
+                frame.update(describe_approval(self.tools, request))
             except Exception:  # a frame without device details still asks the question
                 log.debug("could not describe approval %s", request.id, exc_info=True)
         return frame
@@ -211,3 +221,67 @@ class ApprovalBroker:
             send(frame)
         except Exception:
             log.debug("an approval subscriber could not take a frame", exc_info=True)
+
+
+def describe_approval(tools: Any, request: ApprovalRequest) -> dict[str, Any]:
+    """``device``, ``action`` and ``value`` of ``request``, from its tool's ``describe_action``
+    in ``tools`` (a registry: ``get(name)``); empty when the tool describes no device action.
+
+    Raises whatever the tool's ``describe_action`` raises (the broker logs it and asks anyway).
+    """
+    tool = tools.get(request.tool)
+    describe = getattr(tool, "describe_action", None)
+    action = describe(request.arguments) if describe is not None else None
+    if not isinstance(action, DeviceAction):
+        return {}
+    return {
+        "device": action.device,
+        "action": action.summary or f"{action.operation} {action.device}",
+        "value": action.value,
+    }
+
+
+#: Asks the person behind the current call ``(message) -> True/False``; None: cannot be asked.
+Ask = Callable[[str], Awaitable[bool | None]]
+_asker: contextvars.ContextVar[Ask | None] = contextvars.ContextVar(
+    "clawseed_caller_asker", default=None
+)
+
+
+@contextlib.asynccontextmanager
+async def asking(ask: Ask | None) -> AsyncIterator[None]:
+    """Within this block, approvals of this task's calls go to ``ask`` (None: to the broker)."""
+    token = _asker.set(ask)
+    try:
+        yield
+    finally:
+        _asker.reset(token)
+
+
+def current_asker() -> Ask | None:
+    """Who approvals of this task's calls go to (set by :func:`asking`; None: the broker)."""
+    return _asker.get()
+
+
+class CallerFirstApprover:
+    """The service's approver chain: the caller's own asker first (an MCP host that can
+    elicit), otherwise (or when it cannot answer) ``fallback`` (the broker, or a refusal).
+
+    ``ask`` returns True (accepted), False (declined or cancelled) or None (the caller could
+    not be asked after all: the request goes to ``fallback``).
+    """
+
+    def __init__(self, fallback: Approver | None) -> None:
+        self.fallback = fallback
+
+    async def request(self, request: ApprovalRequest) -> ApprovalDecision:
+        ask = _asker.get()
+        if ask is not None:
+            summary = request.summary or request.tool
+            answer = await ask(f"Allow {summary}? (an {request.risk} call from an MCP client)")
+            if answer is not None:
+                why = "approved in the MCP client" if answer else "declined in the MCP client"
+                return ApprovalDecision(answer, why)
+        if self.fallback is None:
+            return ApprovalDecision(False, "no approver is set up for this call")
+        return await self.fallback.request(request)

@@ -20,9 +20,8 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from clawseed_edge.agent import Agent
-
 if TYPE_CHECKING:
+    from clawseed_edge.agent import Agent
     from clawseed_edge.config.assembly import Runtime
 
     from .approvals import ApprovalBroker
@@ -110,27 +109,6 @@ class Conversations:
 
     def _build_agent(self) -> Agent:
         # Every part but the registry and the history is the service agent's own object.
-        shared = self.runtime.agent
-        agent = Agent(
-            provider=shared.provider,
-            registry=shared.registry.copy(),
-            hooks=shared.hooks,
-            observer=shared.observer,
-            prompt_builder=shared.prompt_builder,
-            peripherals=shared.peripherals,
-            memory=shared.memory,
-            session_store=shared.session_store,
-            max_tool_iterations=shared.max_tool_iterations,
-            tool_timeout_s=shared.tool_timeout_s,
-            max_history=shared.max_history,
-            max_tool_output_chars=shared.max_tool_output_chars,
-            memory_recall_limit=shared.memory_recall_limit,
-            max_message_chars=shared.max_message_chars,
-            max_recall_chars=shared.max_recall_chars,
-            max_tool_argument_chars=shared.max_tool_argument_chars,
-            scrub=shared.scrub,
-            prompt_from=shared,
-        )
-        for listener in shared.turn_done_listeners:
-            agent.on_turn_done(listener)
-        return agent
+        from clawseed_edge.agent import fork_agent
+
+        return fork_agent(self.runtime.agent)

@@ -6,7 +6,9 @@ that changes is published at once as a ``devices`` frame (the whole list, so a c
 merging), a sensor reading as a ``sensor`` frame. Every ``refresh_s`` it asks the peripherals to
 refresh (sensors are read, inputs without edges polled; the answers come back through the same
 feeds) and publishes each peripheral's health as ``boards`` when it changed. A new listener
-gets a full snapshot at once.
+gets a full snapshot at once. The refreshes are the channels' one
+:class:`~.refresh.RefreshSchedule` (the watch says how often it wants them while anyone
+listens); it never polls on a clock of its own.
 
 Nothing here calls a model's tool, reads a tool's schema or passes the hook pipeline: a read is
 not an action the SecurityPolicy governs, and a watch through the tools would count as a
@@ -30,6 +32,8 @@ from clawseed_edge.api import (
     StateUpdate,
 )
 
+from .refresh import RefreshSchedule
+
 __all__ = ["HardwareWatch", "board_health", "sensor_frame"]
 
 log = logging.getLogger(__name__)
@@ -51,6 +55,8 @@ class HardwareWatch:
         peripherals: The service's peripherals (those with a ``states`` feed are watched).
         publish: Sends one frame to every listener that asked for hardware frames.
         refresh_s: Seconds between refreshes (sensor reads) and board health checks.
+        schedule: The one refresh schedule shared by the channels (default: one of its own,
+            for a watch used alone).
     """
 
     def __init__(
@@ -59,11 +65,14 @@ class HardwareWatch:
         publish: Callable[[dict[str, Any]], None],
         *,
         refresh_s: float = 5.0,
+        schedule: RefreshSchedule | None = None,
     ) -> None:
         self._peripherals = list(peripherals)
         self._sources = [p for p in peripherals if isinstance(p, StateSource)]
         self._publish = publish
         self.refresh_s = refresh_s
+        self.schedule = schedule if schedule is not None else RefreshSchedule(peripherals)
+        self._release: Callable[[], None] | None = None
         self._listeners = 0
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
@@ -81,6 +90,8 @@ class HardwareWatch:
         self._wake.set()
         if not self._unsubscribe:
             self._unsubscribe = [s.states.subscribe(self._on_update) for s in self._sources]
+        if self._release is None:
+            self._release = self.schedule.want(self.refresh_s, self._refresh_failed)
         if self._task is None or self._task.done():
             self._task = asyncio.create_task(self._run(), name="hardware-watch")
 
@@ -102,6 +113,7 @@ class HardwareWatch:
 
     def poke(self) -> None:
         """Refresh now (something may have changed that publishes no state of its own)."""
+        self.schedule.poke()
         self._wake.set()
 
     async def aclose(self) -> None:
@@ -118,6 +130,9 @@ class HardwareWatch:
         for unsubscribe in self._unsubscribe:
             unsubscribe()
         self._unsubscribe = []
+        release, self._release = self._release, None
+        if release is not None:
+            release()
 
     # --- what the feeds send --------------------------------------------------------------
 
@@ -147,7 +162,6 @@ class HardwareWatch:
                 if full:
                     self._snapshot()
                 await self._boards(force=full)
-                await self._refresh()
             except Exception:  # a bug in one read must not end the stream for everyone
                 log.exception("the hardware watch failed; trying again")
             with contextlib.suppress(TimeoutError):
@@ -160,16 +174,8 @@ class HardwareWatch:
             for reading in src.states.readings():
                 self._publish(sensor_frame(reading))
 
-    async def _refresh(self) -> None:
-        for src in self._sources:
-            try:
-                async with asyncio.timeout(READ_TIMEOUT_S):
-                    await src.refresh()
-            except Exception as exc:
-                detail = f"{src.name}: " + (_clip(exc, 200) or type(exc).__name__)
-                self._publish(
-                    {"type": "devices", "ok": False, "time": time.time(), "error": detail}
-                )
+    def _refresh_failed(self, detail: str) -> None:
+        self._publish({"type": "devices", "ok": False, "time": time.time(), "error": detail})
 
     async def _boards(self, *, force: bool) -> None:
         boards = [await board_health(p) for p in self._peripherals]

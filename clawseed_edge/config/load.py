@@ -227,6 +227,12 @@ def convert_config(
 
         # ``filters_<quantity>`` keys are open-ended; they become ``quantity_filters``.
         data = {**data, "sensors": [gather_quantity_filters(e) for e in data["sensors"]]}
+    channels = data.get("channels")
+    if isinstance(channels, dict) and any(k not in _BUILT_IN_CHANNELS for k in channels):
+        # A [channels.<name>] table that is not a built-in's belongs to a plugin channel.
+        plugins = {k: v for k, v in channels.items() if k not in _BUILT_IN_CHANNELS}
+        kept = {k: v for k, v in channels.items() if k in _BUILT_IN_CHANNELS}
+        data = {**data, "channels": {**kept, "plugins": plugins}}
     try:
         return msgspec.convert(data, schema, strict=True)
     except msgspec.ValidationError as exc:
@@ -234,6 +240,9 @@ def convert_config(
 
 
 # --- internals --------------------------------------------------------------------------------
+
+#: The keys of ``[channels]`` that are not a plugin channel's table.
+_BUILT_IN_CHANNELS = ("telegram", "plugins")
 
 
 def _parse_env_value(raw: str) -> Any:

@@ -12,7 +12,7 @@ from typing import Any
 
 from clawseed_edge.api.plugins import PluginRegistry
 
-__all__ = ["default_registries"]
+__all__ = ["channel_registry", "default_registries"]
 
 
 def default_registries() -> dict[str, PluginRegistry[Any]]:
@@ -29,15 +29,18 @@ def default_registries() -> dict[str, PluginRegistry[Any]]:
         "peripherals": peripherals(),
         "sensors": default_driver_registry(),
         "tools": default_tool_registry(),
-        "channels": _channels(),
+        "channels": channel_registry(),
         "hooks": HookFactoryRegistry(),
     }
 
 
-def _channels() -> PluginRegistry[Any]:
+def channel_registry() -> PluginRegistry[Any]:
+    """The channel factories ``(settings, host) -> channel``: the built-ins by import path,
+    plugins by entry point (``clawseed_edge.channels``)."""
     registry: PluginRegistry[Any] = PluginRegistry("channels", noun="channel")
-    registry.register("gateway", "clawseed_edge.channels.gateway.channel:GatewayChannel")
-    registry.register("telegram", "clawseed_edge.channels.telegram.channel:TelegramChannel")
+    # Each a factory ``(settings, host) -> channel``, the signature a plugin channel has too.
+    registry.register("gateway", "clawseed_edge.channels.gateway.channel:gateway_channel")
+    registry.register("telegram", "clawseed_edge.channels.telegram.factory:telegram_channel")
     # Imported when named, not here: the mqtt extra may not be installed.
-    registry.register("mqtt", "clawseed_edge.channels.mqtt.channel:MqttChannel")
+    registry.register("mqtt", "clawseed_edge.channels.mqtt.channel:mqtt_channel")
     return registry

@@ -403,9 +403,13 @@ class ChannelsSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True)
 
     Attributes:
         telegram: A Telegram bot.
+        plugins: ``[channels.<name>]`` tables of channels from plugins (entry point group
+            ``clawseed_edge.channels``), each passed as it is to its factory; ``enabled =
+            false`` in one keeps it off. See docs/plugins.md.
     """
 
     telegram: TelegramSettings = msgspec.field(default_factory=TelegramSettings)
+    plugins: dict[str, dict[str, Any]] = msgspec.field(default_factory=dict)
 
 
 _MQTT_PREFIX = r"^[A-Za-z0-9_/-]{1,64}$"

@@ -33,10 +33,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from clawseed_edge.api import (
+    Actor,
     ClawseedError,
     DeviceState,
     SensorReading,
-    ToolCall,
     ToolContext,
 )
 from clawseed_edge.config.automations import AutomationConfig
@@ -300,7 +300,11 @@ class Automations:
         )
 
     def _context(self, rule: _Rule) -> ToolContext:
-        return ToolContext(session_id=f"automation-{rule.config.name}", channel="automations")
+        return ToolContext(
+            session_id=f"automation-{rule.config.name}",
+            channel="automations",
+            actor=Actor("automation", "automations", rule.config.name),
+        )
 
     async def _prompt(self, rule: _Rule, prompt: str) -> tuple[bool, str]:
         """A turn of the agent in the rule's own session (its tools pass the policy)."""
@@ -317,24 +321,12 @@ class Automations:
         return True, str(answer)
 
     async def _call(self, rule: _Rule, name: str, arguments: dict[str, Any]) -> tuple[bool, str]:
-        from clawseed_edge.agent.tool_run import run_tool_call
+        from clawseed_edge.agent.tool_run import call_tool
 
         agent = self.agent
         if agent.registry.get(name) is None:
             return False, f"no tool {name!r} is registered"
-        call = ToolCall(name, arguments, id=f"auto_{int(self.clock() * 1000)}")
-        _, result = await run_tool_call(
-            call,
-            self._context(rule),
-            registry=agent.registry,
-            hooks=agent.hooks,
-            validator=agent.schema_validator,
-            timeout_s=agent.tool_timeout_s,
-            max_output_chars=agent.max_tool_output_chars,
-            emit=lambda event: None,
-            record=agent.observer.record,
-            scrub=agent.scrub,
-        )
+        result = await call_tool(agent, name, arguments, self._context(rule))
         return result.success, (result.output if result.success else result.error or "failed")
 
     # --- loop -----------------------------------------------------------------------------

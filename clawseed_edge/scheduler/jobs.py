@@ -1,8 +1,8 @@
 """What a job is and what running one does: an agent prompt, a direct tool call, a shell command.
 
 Every action goes through the agent's own tool path (:func:`~clawseed_edge.agent.tool_run.
-run_tool_call`: schema check, the hook pipeline with the SecurityPolicy first, the tool's
-timeout), or is a turn of the agent: a scheduled switch meets the same autonomy level,
+call_tool`, with the job as its actor: bounds, schema check, the hook pipeline with the
+SecurityPolicy first, the tool's timeout, scrubbing, the audit line), or is a turn of the agent: a scheduled switch meets the same autonomy level,
 approval, device limits and rate limits as a switch asked for in a chat.
 """
 
@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from clawseed_edge.api import ClawseedError, MemoryEntry, ToolCall, ToolContext
+from clawseed_edge.api import Actor, ClawseedError, MemoryEntry, ToolContext
 from clawseed_edge.config.jobs import (
     JOB_NAME,
     MAX_ARGUMENTS_CHARS,
@@ -202,7 +202,11 @@ class JobExecutor:
 
         Cancel-safe as a turn is: a cancelled tool call may already have switched a device.
         """
-        context = ToolContext(session_id=f"job-{job.name}", channel="scheduler")
+        context = ToolContext(
+            session_id=f"job-{job.name}",
+            channel="scheduler",
+            actor=Actor("schedule", "scheduler", job.name),
+        )
         if job.kind == "prompt":
             output = await self._prompt(job, context)
         elif job.kind == "tool":
@@ -224,25 +228,13 @@ class JobExecutor:
             raise JobFailed(f"the turn failed: {exc}") from exc
 
     async def _call(self, name: str, arguments: dict[str, Any], context: ToolContext) -> str:
-        from clawseed_edge.agent.tool_run import run_tool_call
+        from clawseed_edge.agent.tool_run import call_tool
 
         agent = self.agent
         if agent.registry.get(name) is None:
             hint = " (turn on [tools] shell)" if name == "shell" else ""
             raise JobFailed(f"no tool {name!r} is registered{hint}; the job cannot run")
-        call = ToolCall(name, arguments, id=f"job_{int(self.clock() * 1000)}")
-        _, result = await run_tool_call(
-            call,
-            context,
-            registry=agent.registry,
-            hooks=agent.hooks,
-            validator=agent.schema_validator,
-            timeout_s=agent.tool_timeout_s,
-            max_output_chars=agent.max_tool_output_chars,
-            emit=lambda event: None,
-            record=agent.observer.record,
-            scrub=agent.scrub,
-        )
+        result = await call_tool(agent, name, arguments, context)
         if not result.success:
             raise JobFailed(result.error or f"{name} failed")
         return result.output

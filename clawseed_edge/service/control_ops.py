@@ -240,7 +240,7 @@ class ControlOps:
         asks (phones, Telegram) as for any call.
         """
         from clawseed_edge.api import ConfigInvalid
-        from clawseed_edge.channels.mcp import asking
+        from clawseed_edge.channels.approvals import asking
 
         name, arguments = request.get("name"), request.get("arguments", {})
         if not isinstance(name, str) or not isinstance(arguments, dict):

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from clawseed_edge.channels.estop import EmergencyStop
     from clawseed_edge.channels.gateway.hub import GatewayHub
     from clawseed_edge.channels.gateway.server import GatewayServer
+    from clawseed_edge.channels.host import ChannelHost
     from clawseed_edge.config.assembly import Runtime
     from clawseed_edge.config.file import LoadedConfig
     from clawseed_edge.config.reload import ReloadReport
@@ -155,6 +156,8 @@ class Service:
         self.scheduler: Scheduler | None = None
         self.control: ControlServer | None = None
         self.emergency_stop: EmergencyStop | None = None
+        #: What every channel is built with (None until the channels start).
+        self.host: ChannelHost | None = None
         self._mcp_http: Any = None  # channels.mcp.server.McpHttp when [mcp] http = true
         self._control_ops: Any = None  # .control_ops.ControlOps, made at its first request
         #: The sensor sampler and its history (when a sensor has an update_interval).
@@ -202,30 +205,27 @@ class Service:
         # One line with the install command, before any hardware, rather than an import error
         # half-way through start-up (under systemd: a crash loop).
         require_packages(self.loaded.config, gateway=settings.enabled)
+        tables = self._channel_tables()
+        self._check_before_hardware(tables)
         broker = None
-        telegram = self.loaded.config.channels.telegram
-        token = self._telegram_token() if telegram.enabled else None
-        if settings.enabled or telegram.enabled:
+        if any(name != "mqtt" for name, _ in tables):
             from clawseed_edge.channels.approvals import ApprovalBroker
 
-            if settings.enabled:
-                from clawseed_edge.channels.gateway.server import check_bind
-
-                check_bind(settings.host, settings.allow_public_bind)  # before touching hardware
+            # Someone in a channel can be asked (Home Assistant is no person: MQTT alone asks
+            # nobody).
             broker = ApprovalBroker(self.loaded.config.autonomy.approval_timeout_s)
-            approver: Any = broker
+            fallback: Any = broker
         else:
-            approver = StaticApprover(
+            fallback = StaticApprover(
                 False,
                 "no one can be asked: the gateway is off ([gateway] enabled = false); turn it "
                 "on to approve from a phone, or run `clawseed-edge chat` to approve on a terminal",
             )
-        from clawseed_edge.channels.mcp.eliciting import ElicitingApprover
+        from clawseed_edge.channels.approvals import CallerFirstApprover
 
-        # A call from an MCP host that can be asked (on /mcp, or through `mcp serve` bridged
-        # over the control socket) is asked there; every other call (and one from a host that
-        # cannot be asked) goes to the broker, or the refusal above, as before.
-        approver = ElicitingApprover(approver)
+        # A call from a caller that can be asked itself (an MCP host's elicitation) is asked
+        # there; every other call goes to the broker, or the refusal above.
+        approver = CallerFirstApprover(fallback)
         self.metrics = MetricsObserver()
         observer = CompositeObserver(LoggingObserver(), self.metrics)
         # No provider probe before ready: no network I/O and no SDK in an idle service (the
@@ -238,6 +238,8 @@ class Service:
         }
         self.runtime = await assemble(self.loaded, sim=self.options.sim, **kwargs)
         self.state = Lifecycle.OPEN
+        if broker is not None:
+            broker.tools = self.runtime.agent.registry  # what each request is described from
         self.emergency_stop = EmergencyStop(self.runtime.peripherals)
         self.emergency_stop.on_stop(self._stop_every_turn)
         self.emergency_stop.on_stopped(self._estop_done)
@@ -245,14 +247,10 @@ class Service:
             await self._start_recorder()  # before the gateway: it serves the history
             await self._start_automations()  # before the gateway: it copies the tools
             await self._start_scheduler()  # before the gateway: it copies the cron tools
-            if broker is not None and settings.enabled:
-                await self._start_gateway(broker)
-            elif broker is None:
+            if tables:
+                await self._start_channels(tables, broker)
+            if broker is None:
                 self.options.say(NO_GATEWAY_NOTE)
-            if token is not None:
-                await self._start_telegram(broker, token)
-            if self.loaded.config.mqtt.enabled:
-                await self._start_mqtt(broker)
             if self.options.control_socket:
                 self.control = ControlServer(
                     control_path(self.loaded.home), self._handlers(), self._stream_handlers()
@@ -276,108 +274,103 @@ class Service:
         # After READY: the probe's network I/O (and any wait on a slow server) is not start-up.
         self.runtime.start_background_probe()
 
-    async def _start_gateway(self, broker: Any) -> None:
-        from clawseed_edge.channels.conversations import Conversations
-        from clawseed_edge.channels.gateway.app import create_app
-        from clawseed_edge.channels.gateway.channel import GatewayChannel
-        from clawseed_edge.channels.gateway.hub import GatewayHub
-        from clawseed_edge.channels.gateway.server import GatewayServer
-
-        assert self.runtime is not None
-        self.hub = GatewayHub(
-            self.runtime,
-            self.settings,
-            state=await self._open_state(),
-            broker=broker,
-            estop=self.emergency_stop,
-            conversations=Conversations(self.runtime, broker),
-            metrics=self.metrics,
-            remote_timeout_s=self.options.remote_timeout_s,
-            history=self.recorder.history if self.recorder is not None else None,
-        )
-        mounts = []
-        if self.loaded.config.mcp.http:
-            mounts.append(("/mcp", await self._start_mcp_http()))
-        self.server = GatewayServer(
-            create_app(self.hub, mounts),
-            self.settings.host,
-            self.settings.port,
-            allow_public_bind=self.settings.allow_public_bind,
-            ws_max_size=max(4 * self.settings.max_frame_bytes, 1 << 20),
-            trusted_proxies=self.settings.trusted_proxies,
-            max_connections=self.settings.max_connections + 64,
-            max_connections_per_address=self.settings.max_connections_per_address,
-            header_timeout_s=self.settings.header_timeout_s,
-        )
-        await self._start_channel(GatewayChannel(self.hub, self.server), broker)
-        self.options.say(f"gateway listening on {self.server.url}")
-        if self.settings.require_pairing:
-            self.options.say(self._pairing_line())
-        else:
-            self.options.say("warning: pairing is off ([gateway] require_pairing = false)")
-
-    def _telegram_token(self) -> str:
-        """The bot token from the environment or the secrets file (before any hardware).
+    def _channel_tables(self) -> list[tuple[str, Any]]:
+        """The configured channels in start order, each with its settings table: the gateway,
+        Telegram, MQTT, then every ``[channels.<name>]`` of a plugin (unless ``enabled =
+        false``).
 
         Raises:
-            ConfigInvalid: None is set; the message says how to set it.
+            ConfigInvalid: A ``[channels.<name>]`` table names a built-in configured elsewhere.
         """
         from clawseed_edge.api import ConfigInvalid
-        from clawseed_edge.config.secrets import lookup_secret
 
-        name = self.loaded.config.channels.telegram.bot_token_env
-        token = lookup_secret(name, self.loaded.home / "secrets")
-        if not token:
-            raise ConfigInvalid(
-                f"the Telegram bot token is not set: run `clawseed-edge secrets set {name}` "
-                "(the token from @BotFather), or set the environment variable "
-                f"{name}; or turn the bot off with enabled = false",
-                file=self.loaded.source,
-                key="channels.telegram.bot_token_env",
-            )
-        return token
+        config = self.loaded.config
+        tables: list[tuple[str, Any]] = []
+        if self.settings.enabled:
+            tables.append(("gateway", self.settings))
+        if config.channels.telegram.enabled:
+            tables.append(("telegram", config.channels.telegram))
+        if config.mqtt.enabled:
+            tables.append(("mqtt", config.mqtt))
+        for name, table in config.channels.plugins.items():
+            if name in ("gateway", "mqtt"):
+                raise ConfigInvalid(
+                    f"[channels.{name}] is not a plugin channel: the {name} channel is set in "
+                    f"[{name}]; move the keys there",
+                    file=self.loaded.source,
+                    key=f"channels.{name}",
+                )
+            if table.get("enabled", True) is not False:
+                tables.append((name, table))
+        return tables
 
-    async def _start_telegram(self, broker: ApprovalBroker | None, token: str) -> None:
+    def _check_before_hardware(self, tables: list[tuple[str, Any]]) -> None:
+        """What can fail without touching hardware fails here: a public bind without
+        ``allow_public_bind``, a Telegram bot without its token.
+
+        Raises:
+            GatewayBindRefused / ConfigInvalid: Nothing was started.
+        """
+        names = {name for name, _ in tables}
+        if "gateway" in names:
+            from clawseed_edge.channels.gateway.server import check_bind
+
+            check_bind(self.settings.host, self.settings.allow_public_bind)
+        if "telegram" in names:
+            from clawseed_edge.api import ConfigInvalid
+            from clawseed_edge.channels.telegram.factory import telegram_token
+
+            try:
+                telegram_token(self.loaded.config.channels.telegram, self.loaded.home)
+            except ConfigInvalid as exc:
+                raise ConfigInvalid(
+                    str(exc), file=self.loaded.source, key="channels.telegram.bot_token_env"
+                ) from None
+
+    async def _start_channels(
+        self, tables: list[tuple[str, Any]], broker: ApprovalBroker | None
+    ) -> None:
+        """Build the host, then each channel the one way, ``registry.get(name)(settings,
+        host)`` (built-ins and plugins alike), and start it."""
         from clawseed_edge.channels.conversations import Conversations
-        from clawseed_edge.channels.telegram.channel import TelegramChannel
+        from clawseed_edge.channels.host import ChannelHost, build_channel
+        from clawseed_edge.config.plugins import channel_registry
 
-        assert self.runtime is not None
-        settings = self.loaded.config.channels.telegram
-        if broker is not None and broker.describe is None:
-            broker.describe = self._describe_approval
-        channel = TelegramChannel(
-            settings,
-            token,
-            conversations=Conversations(self.runtime, broker),
-            broker=broker,
-            estop=self.estop,
-            status=self.summary,
-            paired_file=self.loaded.home / "telegram-paired.json",
-            **self.options.channels.get("telegram", {}),
-        )
-        await self._start_channel(channel, broker)
-        if not settings.allowed_users:
-            self.options.say(
-                "warning: [channels.telegram] allowed_users is empty: the bot answers nobody "
-                "but tells each person their user id"
-            )
-        self.options.say(f"telegram bot polling {settings.api_base}")
-
-    def _describe_approval(self, request: Any) -> dict[str, Any]:
-        """``device``/``action``/``value`` of a request from its tool (no gateway to ask)."""
-        from clawseed_edge.api import DeviceAction
-
-        assert self.runtime is not None
-        tool = self.runtime.agent.registry.get(request.tool)
-        describe = getattr(tool, "describe_action", None)
-        action = describe(request.arguments) if describe is not None else None
-        if not isinstance(action, DeviceAction):
-            return {}
-        return {
-            "device": action.device,
-            "action": action.summary or f"{action.operation} {action.device}",
-            "value": action.value,
+        assert self.runtime is not None and self.emergency_stop is not None
+        extra = self.options.channels
+        options = {
+            **extra,
+            "gateway": {
+                "remote_timeout_s": self.options.remote_timeout_s,
+                **extra.get("gateway", {}),
+            },
+            "mqtt": {**self.options.mqtt, **extra.get("mqtt", {})},
         }
+        self.host = ChannelHost(
+            agent=self.runtime.agent,
+            peripherals=self.runtime.peripherals,
+            emergency_stop=self.emergency_stop,
+            notifications=self.notifications,
+            conversations=Conversations(self.runtime, broker),
+            approvals=broker,
+            state=await self._open_state(),
+            home=self.loaded.home,
+            runtime=self.runtime,
+            metrics=self.metrics,
+            history=self.recorder.history if self.recorder is not None else None,
+            status=self.summary,
+            say=self.options.say,
+            options=options,
+            stop_all=self.estop,
+        )
+        if any(name == "gateway" for name, _ in tables) and self.loaded.config.mcp.http:
+            self.host.http_mounts = [("/mcp", await self._start_mcp_http())]
+        registry = channel_registry()
+        for name, table in tables:
+            channel = await build_channel(registry.get(name), table, self.host)
+            await self._start_channel(channel, broker)
+            if name == "gateway":
+                self._started_gateway(channel)
 
     async def _start_mcp_http(self) -> Any:
         """The MCP server for ``/mcp`` (``[mcp] http = true``): this service's tools and states
@@ -396,30 +389,15 @@ class Service:
         await self._mcp_http.start()
         return self._mcp_http.app
 
-    async def _start_mqtt(self, broker: ApprovalBroker | None) -> None:
-        """The ``[mqtt]`` channel: Home Assistant discovery and commands (docs/mqtt.md)."""
-        from clawseed_edge import __version__
-        from clawseed_edge.channels.mqtt.channel import MqttChannel, mqtt_password
-
-        assert self.runtime is not None
-        settings = self.loaded.config.mqtt
-        password = mqtt_password(settings, self.loaded.home)
-        channel = MqttChannel(
-            settings,
-            agent=self.runtime.agent,
-            peripherals=self.runtime.peripherals,
-            estop=self.estop,
-            password=password,
-            approvals={d.name: d.approval for d in self.loaded.config.devices},
-            version=__version__,
-            remote=self.runtime.remote,
-            **self.options.mqtt,
-        )
-        await self._start_channel(channel, broker)
-        self.options.say(
-            f"MQTT: node {channel.topics.node_id} on {settings.host}:{settings.port} "
-            f"(Home Assistant prefix {settings.discovery_prefix})"
-        )
+    def _started_gateway(self, channel: Any) -> None:
+        """The gateway's lines: where it listens, and how to pair."""
+        self.hub, self.server = channel.hub, channel.server
+        assert self.server is not None
+        self.options.say(f"gateway listening on {self.server.url}")
+        if self.settings.require_pairing:
+            self.options.say(self._pairing_line())
+        else:
+            self.options.say("warning: pairing is off ([gateway] require_pairing = false)")
 
     async def _start_channel(self, channel: Channel, broker: ApprovalBroker | None) -> None:
         """Start ``channel`` and give it its share: approvals to ask, notifications, the estop
@@ -546,16 +524,27 @@ class Service:
         return {"code": hub.pairing.new_code(), "url": self.server.url if self.server else ""}
 
     async def _op_pair_list(self, request: dict[str, Any]) -> dict[str, Any]:
-        hub = self._require_hub()
-        tokens = await hub.pairing.tokens.list()
+        """Every paired client and channel person (Telegram users too): the one store."""
+        from clawseed_edge.state import PairingTokens
+
+        tokens = await PairingTokens(await self._open_state()).list()
         return {"tokens": [msgspec.to_builtins(t) for t in tokens]}
 
     async def _op_pair_revoke(self, request: dict[str, Any]) -> dict[str, Any]:
-        hub = self._require_hub()
+        from clawseed_edge.state import PairingTokens
+
         token_id = str(request.get("id", ""))
-        # A revoked client loses its open connections and streams too, not only its future
-        # requests.
-        return {"revoked": await hub.revoke(token_id)}
+        if self.hub is not None:
+            # A revoked client loses its open connections and streams too, not only its
+            # future requests.
+            revoked = await self.hub.revoke(token_id)
+        else:
+            revoked = await PairingTokens(await self._open_state()).revoke(token_id)
+        for channel in self.channels:
+            forget = getattr(channel, "peer_revoked", None)
+            if callable(forget):
+                forget(token_id)  # a Telegram user paired with /pair stops being served
+        return {"revoked": revoked}
 
     async def _op_status(self, request: dict[str, Any]) -> dict[str, Any]:
         return {
@@ -644,6 +633,8 @@ class Service:
             await channel.stop("the service is stopping")
         if self._mcp_http is not None:
             await self._mcp_http.aclose()
+        if self.host is not None and self.host.refresh is not None:
+            await self.host.refresh.aclose()
         if self.control is not None:
             await self.control.aclose()
         for task in self._consumers:

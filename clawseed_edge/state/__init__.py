@@ -15,6 +15,7 @@ user_version``) and migrated forward on open. Depends on the api layer only.
 
 from typing import TYPE_CHECKING, Any
 
+from .asked import ShownApprovals
 from .db import MIGRATIONS, StateDB
 from .ledger import DeviceLedger
 from .pairing import IssuedToken, PairingTokens, TokenInfo
@@ -31,6 +32,7 @@ __all__ = [
     "IssuedToken",
     "PairingTokens",
     "SensorHistory",
+    "ShownApprovals",
     "StateDB",
     "TokenInfo",
 ]

@@ -3,6 +3,10 @@
 A token is shown once, when it is issued; ``state.db`` keeps its hash, so a copied file does not
 hand out working tokens. Tokens are 256-bit random values, so a plain hash (no salt, no slow
 KDF) is enough: there is nothing to guess from a dictionary.
+
+The people a channel pairs without a bearer token (a Telegram user who sent ``/pair <code>``)
+are rows of the same table (:meth:`PairingTokens.add_peer`, id ``<channel>-<peer>``, a hash of
+a random value nobody holds), so ``pair --list`` shows them and ``pair --revoke`` removes them.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import msgspec
 
 from .db import StateDB
 
-__all__ = ["IssuedToken", "PairingTokens", "TokenInfo"]
+__all__ = ["IssuedToken", "PairingTokens", "TokenInfo", "peer_id"]
 
 _PREFIX = "cst_"
 
@@ -109,3 +113,36 @@ class PairingTokens:
         Safe to cancel.
         """
         return await self._db.execute("DELETE FROM pairing_tokens WHERE id = ?", (token_id,)) > 0
+
+    async def add_peer(self, channel: str, peer: str, name: str) -> TokenInfo:
+        """Pair ``peer`` of ``channel`` (a Telegram user id), who holds no bearer token; a peer
+        paired before keeps its row. Returns its entry (id ``<channel>-<peer>``).
+
+        Safe to cancel.
+        """
+        info = TokenInfo(peer_id(channel, peer), name[:64] or peer, self._clock())
+        # The hash of a random value nobody holds: the row can never verify as a token.
+        unusable = hash_token("peer:" + secrets.token_urlsafe(32))
+        await self._db.execute(
+            "INSERT OR IGNORE INTO pairing_tokens (id, name, token_hash, created_at) "
+            "VALUES (?, ?, ?, ?)",
+            (info.id, info.name, unusable, info.created_at),
+        )
+        return info
+
+    async def peers(self, channel: str) -> tuple[str, ...]:
+        """The peers of ``channel`` paired with :meth:`add_peer`, oldest first.
+
+        Safe to cancel.
+        """
+        prefix = peer_id(channel, "")
+        rows = await self._db.fetchall(
+            "SELECT id FROM pairing_tokens WHERE substr(id, 1, ?) = ? ORDER BY created_at",
+            (len(prefix), prefix),
+        )
+        return tuple(str(r[0])[len(prefix) :] for r in rows)
+
+
+def peer_id(channel: str, peer: str) -> str:
+    """The pairing entry id of ``peer`` in ``channel`` (``telegram-4242``)."""
+    return f"{channel}-{peer}"

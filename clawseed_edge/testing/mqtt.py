@@ -224,7 +224,11 @@ class MqttRecorder:
         import aiomqtt
 
         self._changed = asyncio.Condition()
-        self._client = aiomqtt.Client(self.broker.host, self.broker.port)
+        # A broker with accounts (no anonymous clients): HA logs in with its first one.
+        user, password = next(iter(self.broker.users.items()), (None, None))
+        self._client = aiomqtt.Client(
+            self.broker.host, self.broker.port, username=user, password=password
+        )
         await self._client.__aenter__()
         for topic in self.topics:
             await self._client.subscribe(topic, qos=1)

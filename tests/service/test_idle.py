@@ -101,6 +101,8 @@ UNUSED_AT_IDLE = (
     "clawseed_edge.tools.http_client",
     "clawseed_edge.tools.destinations",
     "clawseed_edge.tools.shell",  # [tools] shell
+    "clawseed_edge.channels.mcp",  # approvals go through channels/approvals, not MCP's module
+    "clawseed_edge.channels.mcp.eliciting",
     "clawseed_edge.channels.mcp.backend",  # an MCP client (`mcp serve`, [mcp] http)
     "clawseed_edge.service.control_ops",  # the first such control-socket request
 )

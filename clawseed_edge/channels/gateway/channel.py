@@ -9,12 +9,44 @@ approvals from the shared broker, its notifications from the service's
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .hub import GatewayHub
 from .server import GatewayServer
 
-__all__ = ["GatewayChannel"]
+if TYPE_CHECKING:
+    from clawseed_edge.channels.host import ChannelHost
+    from clawseed_edge.config.schema import GatewaySettings
+
+__all__ = ["GatewayChannel", "gateway_channel"]
+
+
+async def gateway_channel(settings: GatewaySettings, host: ChannelHost) -> GatewayChannel:
+    """The gateway built from ``[gateway]`` and the host (the ``gateway`` channel factory).
+
+    Its hub gets the host's act, approvals, estop, conversations and state.db; the host's
+    HTTP mounts (``/mcp`` when ``[mcp] http = true``) are served beside its routes. Listening
+    starts with :meth:`GatewayChannel.start`.
+
+    Raises:
+        ConfigInvalid: The approvals broker or state.db is missing.
+    """
+    from .app import create_app
+
+    options = host.channel_options("gateway")
+    hub = GatewayHub(host, settings, remote_timeout_s=options.get("remote_timeout_s"))
+    server = GatewayServer(
+        create_app(hub, list(host.http_mounts)),
+        settings.host,
+        settings.port,
+        allow_public_bind=settings.allow_public_bind,
+        ws_max_size=max(4 * settings.max_frame_bytes, 1 << 20),
+        trusted_proxies=settings.trusted_proxies,
+        max_connections=settings.max_connections + 64,
+        max_connections_per_address=settings.max_connections_per_address,
+        header_timeout_s=settings.header_timeout_s,
+    )
+    return GatewayChannel(hub, server)
 
 
 class GatewayChannel:

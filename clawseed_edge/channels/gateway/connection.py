@@ -475,15 +475,4 @@ class ChatConnection:
 
     def remote_tools(self) -> list[dict[str, Any]]:
         """This client's tools, as ``/api/tools`` lists them."""
-        registry = self.agent.registry
-        return [
-            {
-                "name": spec.name,
-                "description": spec.description,
-                "parameters": spec.parameters,
-                "source": str(self.source),
-                "risk": str(getattr(getattr(registry.get(spec.name), "risk", None), "value", "")),
-            }
-            for spec in registry.specs()
-            if spec.name in self.remote_names
-        ]
+        return self.agent.registry.listing(self.remote_names)

@@ -13,11 +13,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from clawseed_edge.agent import MetricsObserver, ToolRegistry
-from clawseed_edge.api import ApprovalRequest, DeviceAction
+from clawseed_edge.api import Actor, ToolResult
 from clawseed_edge.channels.approvals import ApprovalBroker
 from clawseed_edge.channels.conversations import Conversations
 from clawseed_edge.channels.estop import EmergencyStop
@@ -32,11 +32,15 @@ from .pairing import PairingGate
 from .protocol import FrameLimits
 
 if TYPE_CHECKING:
+    from clawseed_edge.channels.host import ChannelHost
     from clawseed_edge.config.assembly import Runtime
 
 __all__ = ["ChatPeer", "GatewayHub"]
 
 log = logging.getLogger(__name__)
+
+#: ``await act(tool, arguments, actor)``: the host's one path to a tool.
+Act = Callable[[str, dict[str, Any], Actor], Awaitable[ToolResult]]
 
 SSE_QUEUE = 256
 SseQueue = asyncio.Queue[dict[str, Any] | None]
@@ -63,47 +67,46 @@ class GatewayHub:
     """Shared gateway state; see the module docstring.
 
     Args:
-        runtime: The assembled runtime (its agent serves webhooks and API actions).
+        host: What the gateway is built with (:class:`~clawseed_edge.channels.host.ChannelHost`):
+            its act (a person's device command), approvals broker, emergency stop,
+            conversations, state.db (pairing tokens), metrics, sensor history, hardware view;
+            and its runtime, for the config, health and session routes.
         settings: ``[gateway]``.
-        state: The open ``state.db`` (pairing tokens).
-        broker: The approval broker the runtime's policy asks.
-        estop: The service's one emergency stop (``POST /api/estop`` calls it).
-        conversations: Where each connection's conversation and agent come from.
-        metrics: The service's metrics observer (``/metrics``), if any.
         remote_timeout_s: Override ``remote_tool_timeout_s`` (tests make it short).
         clock: Monotonic seconds for rate limits and lockouts.
+
+    Raises:
+        ConfigInvalid: The host has no approvals broker or no state.db.
     """
 
     def __init__(
         self,
-        runtime: Runtime,
+        host: ChannelHost,
         settings: GatewaySettings,
         *,
-        state: StateDB,
-        broker: ApprovalBroker,
-        estop: EmergencyStop | None = None,
-        conversations: Conversations | None = None,
-        metrics: MetricsObserver | None = None,
         remote_timeout_s: float | None = None,
         clock: Callable[[], float] = time.monotonic,
-        history: Any = None,
     ) -> None:
+        from clawseed_edge.api import ConfigInvalid
+
+        if host.approvals is None or host.state is None:
+            raise ConfigInvalid("the gateway needs the approvals broker and state.db of its host")
+        runtime: Runtime = host.runtime
         self.runtime = runtime
+        #: The host's one path to a tool (``POST /api/peripherals/{device}``).
+        self.act: Act = host.act
         #: The sensor history (a SensorHistory) behind /api/sensors/{name}/history, or None.
-        self.history = history
+        self.history = host.history
         self.settings = settings
-        self.state = state
-        self.broker = broker
-        broker.describe = self.describe_approval
-        self.metrics = metrics
-        self.conversations = (
-            conversations if conversations is not None else Conversations(runtime, broker)
-        )
+        self.state: StateDB = host.state
+        self.broker: ApprovalBroker = host.approvals
+        self.metrics: MetricsObserver | None = host.metrics
+        self.conversations: Conversations = host.conversations
         self.remote_timeout_s = (
             remote_timeout_s if remote_timeout_s is not None else settings.remote_tool_timeout_s
         )
         self.pairing = PairingGate(
-            PairingTokens(state),
+            PairingTokens(self.state),
             clock=clock,
             required=settings.require_pairing,
             code_ttl_s=settings.pairing_code_ttl_s,
@@ -131,9 +134,9 @@ class GatewayHub:
         # Every SSE stream belongs to the token that opened it (revoking it closes the stream).
         self._sse_tokens: dict[SseQueue, str] = {}
         # Live hardware state for SSE listeners that ask for it (the phone app's dashboard).
-        self.watch = HardwareWatch(runtime.peripherals, self.publish_hardware)
+        self.watch: HardwareWatch = host.hardware_watch(self.publish_hardware)
         #: The one emergency stop (``POST /api/estop`` calls it).
-        self.estop = estop if estop is not None else EmergencyStop(runtime.peripherals)
+        self.estop: EmergencyStop = host.emergency_stop
 
     # --- people: turns, approvals, events (the gateway as a Channel) ---------------------
 
@@ -152,19 +155,6 @@ class GatewayHub:
         for connection in list(self.connections.values()):
             connection.send(frame)
         self.publish(frame)
-
-    def describe_approval(self, request: ApprovalRequest) -> dict[str, Any]:
-        """``device``, ``action`` and ``value`` of a request, from its tool's describe_action."""
-        tool = self.registry.get(request.tool)
-        describe = getattr(tool, "describe_action", None)
-        action = describe(request.arguments) if describe is not None else None
-        if not isinstance(action, DeviceAction):
-            return {}
-        return {
-            "device": action.device,
-            "action": action.summary or f"{action.operation} {action.device}",
-            "value": action.value,
-        }
 
     def deliver(self, frame: dict[str, Any]) -> None:
         """A channel delivery: to every SSE listener; a resolved approval also to every

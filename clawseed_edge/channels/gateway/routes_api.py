@@ -2,9 +2,10 @@
 ``/api/sensors/{name}/history``,
 ``/api/estop``, ``/api/approvals``, and the ``/sse`` event stream.
 
-Hardware actions go the way a model's call goes: a ToolCall for ``gpio_switch`` or
-``gpio_set_level``, through the service agent's hook pipeline (the SecurityPolicy first, with its
-approvals and rate limits), then the tool. Nothing here touches a peripheral directly except
+Hardware actions are a person's command through the host's one door (``act``, with the paired
+client's person as the actor): ``gpio_switch`` or ``gpio_set_level`` through every check a
+model's call meets (the SecurityPolicy first, with its approvals and rate limits), then the
+tool; a refusal answers 403 with its stable code. Nothing here touches a peripheral directly except
 the emergency stop, which only drives outputs to their declared safe values.
 """
 
@@ -22,8 +23,7 @@ from typing import Any
 from starlette.responses import JSONResponse, StreamingResponse
 from starlette.routing import Route
 
-from clawseed_edge.api import SessionStore, StateSource, ToolResult
-from clawseed_edge.channels.actions import run_action
+from clawseed_edge.api import Actor, SessionStore, StateSource, ToolResult
 from clawseed_edge.channels.watch import board_health
 
 from .endpoint import RequestContext, answers_approvals, endpoint
@@ -32,7 +32,7 @@ from .hub import GatewayHub
 from .limits import clip
 from .transcript import shown_messages, shown_title
 
-__all__ = ["api_routes", "run_tool_call"]
+__all__ = ["act_for", "api_routes"]
 
 log = logging.getLogger(__name__)
 
@@ -41,10 +41,8 @@ SSE_KEEPALIVE_S = 15.0
 _SESSION_ID = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
 
 
-async def run_tool_call(
-    hub: GatewayHub, name: str, arguments: dict[str, Any], who: str
-) -> ToolResult:
-    """Run one call through the service agent's hook pipeline and tool, as a turn would.
+async def act_for(hub: GatewayHub, name: str, arguments: dict[str, Any], who: str) -> ToolResult:
+    """A paired client's person pressing a device button: the host's ``act``, as that person.
 
     Raises:
         ClientError: ``tool_missing`` (404) when no tool of that name is registered.
@@ -55,30 +53,15 @@ async def run_tool_call(
         raise ClientError(
             "tool_missing", f"no {name!r} tool is registered (no device of that kind is wired)", 404
         )
-    return await run_action(
-        hub.runtime.agent,
-        name,
-        arguments,
-        session_id=f"api-{who}",
-        channel="gateway",
-        call_prefix="api",
-    )
+    return await hub.act(name, arguments, Actor("person", "gateway", who))
+
+
+#: Failed results by code: refused by the policy (or a latched stop) -> 403, else 400.
+_REFUSED_CODES = ("policy_denied", "policy_refused", "estop_latched")
 
 
 async def list_tools(ctx: RequestContext) -> dict[str, Any]:
-    registry = ctx.hub.registry
-    tools = []
-    for spec in registry.specs():
-        tool = registry.get(spec.name)
-        tools.append(
-            {
-                "name": spec.name,
-                "description": spec.description,
-                "parameters": spec.parameters,
-                "source": str(registry.source_of(spec.name)),
-                "risk": str(getattr(getattr(tool, "risk", None), "value", "")),
-            }
-        )
+    tools = ctx.hub.registry.listing()
     # Each connected client's own tools (two phones may offer tools of the same name).
     for connection in list(ctx.hub.connections.values()):
         tools.extend(connection.remote_tools())
@@ -116,11 +99,15 @@ async def act_on_device(ctx: RequestContext) -> JSONResponse:
         raise ClientError(
             "body_invalid", 'send {"on": true|false} to switch, or {"level": 0.5} to set a level'
         )
-    result = await run_tool_call(ctx.hub, name, arguments, ctx.who.id)
+    result = await act_for(ctx.hub, name, arguments, ctx.who.id)
     if not result.success:
-        status = 403 if "security policy" in (result.error or "") else 400
-        code = "policy_refused" if status == 403 else "action_failed"
-        return JSONResponse({"error": {"code": code, "message": result.error}}, status)
+        refused = result.code in _REFUSED_CODES
+        code = "action_failed"
+        if refused:
+            code = "estop_latched" if result.code == "estop_latched" else "policy_refused"
+        return JSONResponse(
+            {"error": {"code": code, "message": result.error}}, 403 if refused else 400
+        )
     return JSONResponse(
         {"ok": True, "device": device, "output": result.output, "data": result.data}
     )

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from clawseed_edge.agent.tool_run import call_tool
-from clawseed_edge.api import StateSource, ToolContext
+from clawseed_edge.api import Actor, StateSource, ToolContext
 
 __all__ = ["LocalBackend", "ToolBackend", "annotations_for"]
 
@@ -114,23 +114,13 @@ class LocalBackend:
         self.header_board = header_board
 
     async def tools(self) -> list[dict[str, Any]]:
-        registry = self.agent.registry
-        found = []
-        for spec in registry.specs():
-            tool = registry.get(spec.name)
-            risk = getattr(getattr(tool, "risk", None), "value", "act")
-            found.append(
-                {
-                    "name": spec.name,
-                    "description": spec.description,
-                    "parameters": dict(spec.parameters),
-                    "risk": str(risk),
-                }
-            )
-        return found
+        # The registry's one listing; a tool that declares no risk is offered as one that acts.
+        return [{**t, "risk": t["risk"] or "act"} for t in self.agent.registry.listing()]
 
     async def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        context = ToolContext(session_id=self.session_id, channel="mcp")
+        # The MCP host's user acts (the one call path, with this actor for policy and audit).
+        actor = Actor("person", "mcp", self.session_id)
+        context = ToolContext(session_id=self.session_id, channel="mcp", actor=actor)
         result = await call_tool(self.agent, name, arguments, context)
         return {
             "ok": result.success,

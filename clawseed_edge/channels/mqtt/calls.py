@@ -6,7 +6,7 @@ A caller publishes (QoS 1, never retained) on ``clawseed/<owner>/call``::
      "arguments": {"device": "fan", "on": true}}
 
 The owner checks the tool is one of :data:`FLEET_TOOLS`, runs it through its own
-SecurityPolicy and approvals (:func:`~clawseed_edge.channels.actions.run_action`), and answers
+SecurityPolicy and approvals (the host's ``act``, the caller a ``fleet`` actor), and answers
 on ``clawseed/<from>/reply`` with ``{"id", "ok", "output", "error"}``; a request with
 ``"reply": "<token>"`` (a one-shot ``agent`` beside its node's service) is answered on
 ``clawseed/<from>/reply/<token>`` instead. The caller matches the

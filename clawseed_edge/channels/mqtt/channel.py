@@ -6,16 +6,18 @@ does: connect (with a retained last will ``offline`` on the availability topic),
 connection drops; wait (1 s, doubling up to ``reconnect_max_s``) and connect again.
 
 State goes out from the peripherals' state feeds (a change from any source -- the model, the
-web app, a button, HA itself -- is published at once); sensors are sampled, and the Pi's CPU
-temperature read, every ``state_interval_s``.
+web app, a button, HA itself -- is published at once); sensors are refreshed at least every
+``state_interval_s`` by the channels' one refresh schedule (no polling of its own), and the
+Pi's CPU temperature read as often.
 
 What comes in is bounded and never trusted: a payload over ``max_payload_bytes``, a topic that is
 not ours, a retained message on a command topic (state left on the broker is not a command) and
 a malformed payload are logged and dropped; at most ``max_commands_per_minute`` commands are
-taken and :data:`MAX_PENDING_COMMANDS` run at once. A command is a tool call through the agent's
-SecurityPolicy (:func:`~clawseed_edge.channels.actions.run_action`): its caps, rates and
-read_only apply, and a device with ``approval = true`` asks the service's approver -- HA is no
-person, so with nobody to approve it is refused.
+taken and :data:`MAX_PENDING_COMMANDS` run at once. A command is a person's direct command
+through the host's one door (:meth:`~clawseed_edge.channels.host.ChannelHost.act`, actor
+``person`` via ``mqtt``): bounds, schema, caps, rates and read_only apply; ``supervised``
+does not ask a phone for it (someone pressed the switch), but a device with ``approval = true``
+asks the service's approver -- with nobody to approve it is refused.
 
 The fleet: the channel publishes this node's retained description, reads the others' into
 :attr:`MqttChannel.fleet` and the runtime's :class:`~clawseed_edge.api.RemoteDevices` (the
@@ -35,9 +37,10 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from clawseed_edge.api import (
+    Actor,
     DeviceState,
     RemoteDevices,
     SensorReading,
@@ -46,7 +49,7 @@ from clawseed_edge.api import (
     ToolResult,
 )
 
-from ..actions import run_action
+from ..refresh import RefreshSchedule
 from .calls import call_topic
 from .connection import default_node_id, mqtt_client, mqtt_password
 from .discovery import (
@@ -67,10 +70,14 @@ from .fleet import (
 from .fleet_calls import FleetAnswerer, FleetCaller
 from .health import read_health
 
+if TYPE_CHECKING:
+    from clawseed_edge.channels.host import ChannelHost
+
 __all__ = [
     "MAX_PENDING_COMMANDS",
     "MqttChannel",
     "default_node_id",
+    "mqtt_channel",
     "mqtt_client",
     "mqtt_password",
 ]
@@ -90,13 +97,15 @@ class MqttChannel:
 
     Args:
         settings: The ``[mqtt]`` table (:class:`~clawseed_edge.config.schema.MqttSettings`).
-        agent: Whose hooks (the SecurityPolicy first) and tools run HA's commands.
+        act: The host's one path to a tool (``await act(tool, arguments, actor)``): HA's
+            commands run as a person's, the fleet's calls as the calling node's.
         peripherals: Whose state feeds are published.
         estop: The service's one emergency stop (``await estop(why)``).
         password: The broker account's password (read from the secrets by the caller).
         approvals: Device name -> ``approval = true`` (shown with a lock icon in HA).
         version: This package's version, for the discovery's ``o``/``dev`` blocks.
         state_interval_s: Seconds between sensor samples and health readings.
+        refresh: The channels' one refresh schedule (default: one of its own).
         sys_root: Where ``class/thermal`` and the throttling flags are read (tests give a fake
             tree).
         vcgencmd: The program asked for the throttling flags where sysfs has none (None: never).
@@ -110,7 +119,7 @@ class MqttChannel:
         self,
         settings: Any,
         *,
-        agent: Any,
+        act: Callable[[str, dict[str, Any], Actor], Awaitable[ToolResult]],
         peripherals: Sequence[Any],
         estop: Callable[[str], Awaitable[Any]],
         password: str | None = None,
@@ -120,16 +129,18 @@ class MqttChannel:
         sys_root: str | Path = "/sys",
         vcgencmd: str | None = "vcgencmd",
         remote: RemoteDevices | None = None,
+        refresh: RefreshSchedule | None = None,
     ) -> None:
         self.settings = settings
         self.topics = Topics(settings.discovery_prefix, settings.node_id or default_node_id())
-        self.agent = agent
+        self.act = act
         self.peripherals = list(peripherals)
         self._estop = estop
         self._password = password
         self.approvals = dict(approvals or {})
         self.version = version
         self.state_interval_s = state_interval_s
+        self.refresh = refresh if refresh is not None else RefreshSchedule(self.peripherals)
         self.sys_root = Path(sys_root)
         self.vcgencmd = vcgencmd
         self.connected = asyncio.Event()
@@ -150,7 +161,7 @@ class MqttChannel:
         self.caller = FleetCaller(self.topics.node_id, self.fleet)
         self.answerer = FleetAnswerer(
             self.topics.node_id,
-            agent,
+            act,
             per_node_per_minute=settings.max_calls_per_node_per_minute,
         )
         self.remote = remote
@@ -172,6 +183,8 @@ class MqttChannel:
         for p in self.peripherals:
             if isinstance(p, StateSource):
                 self._unsubscribe.append(p.states.subscribe(self._on_update))
+        # Fresh sensor readings at least every state_interval_s, from the one schedule.
+        self._unsubscribe.append(self.refresh.want(self.state_interval_s))
         self._task = asyncio.create_task(self._run(), name="mqtt")
 
     async def stop(self, reason: str) -> None:
@@ -357,16 +370,9 @@ class MqttChannel:
             )
 
     async def _sampler(self, client: Any) -> None:
-        """Sensors sampled (their readings come back through the feeds) and the CPU
-        temperature read, every ``state_interval_s``."""
+        """The CPU temperature read every ``state_interval_s``; the sensors are refreshed as
+        often by the one refresh schedule (their readings come back through the feeds)."""
         while True:
-            for p in self.peripherals:
-                if isinstance(p, StateSource):
-                    try:
-                        async with asyncio.timeout(10.0):
-                            await p.refresh()
-                    except Exception as exc:
-                        log.debug("MQTT: refreshing %s failed: %s", p.name, exc)
             health = await self.health()
             await client.publish(self.topics.health, json.dumps(health), qos=0, retain=False)
             await asyncio.sleep(self.state_interval_s)
@@ -511,9 +517,7 @@ class MqttChannel:
         if what == "estop":
             await self._estop("the emergency-stop button in Home Assistant (MQTT)")
             return
-        result = await run_action(
-            self.agent, tool, arguments, session_id=f"mqtt-{self.topics.node_id}", channel="mqtt"
-        )
+        result = await self.act(tool, arguments, Actor("person", "mqtt", "home-assistant"))
         if result.success:
             log.info("MQTT: %s %s done", tool, what)
         else:
@@ -535,3 +539,31 @@ class MqttChannel:
         self._commands.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.warning("MQTT: a command failed: %s", task.exception())
+
+
+def mqtt_channel(settings: Any, host: ChannelHost) -> MqttChannel:
+    """The ``[mqtt]`` channel built from its table and the host (the ``mqtt`` factory).
+
+    Raises:
+        ConfigInvalid: The broker password is named but not set (says how to set it).
+    """
+    from clawseed_edge import __version__
+
+    runtime = host.runtime
+    channel = MqttChannel(
+        settings,
+        act=host.act,
+        peripherals=host.peripherals,
+        estop=host.stop,
+        password=mqtt_password(settings, host.home),
+        approvals={d.name: d.approval for d in runtime.loaded.config.devices},
+        version=__version__,
+        remote=runtime.remote,
+        refresh=host.refresh_schedule(),
+        **host.channel_options("mqtt"),
+    )
+    host.say(
+        f"MQTT: node {channel.topics.node_id} on {settings.host}:{settings.port} "
+        f"(Home Assistant prefix {settings.discovery_prefix})"
+    )
+    return channel

@@ -14,9 +14,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from clawseed_edge.api import ToolResult
+from clawseed_edge.api import Actor, ToolResult
 
-from ..actions import run_action
 from .calls import (
     FLEET_TOOLS,
     CallRequest,
@@ -161,20 +160,21 @@ class FleetAnswerer:
 
     Args:
         node_id: This node.
-        agent: Whose hooks (the SecurityPolicy first) and tools run the calls.
+        act: The host's one path to a tool (``await act(tool, arguments, actor)``): the
+            SecurityPolicy first, with the calling node as a ``fleet`` actor.
         per_node_per_minute: :class:`CallBuckets` size per calling node.
     """
 
     def __init__(
         self,
         node_id: str,
-        agent: Any,
+        act: Any,
         *,
         per_node_per_minute: int,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.node_id = node_id
-        self.agent = agent
+        self.act = act
         self.buckets = CallBuckets(per_node_per_minute, clock=clock)
         self._clock = clock
         self._malformed_logged = -1e18
@@ -210,12 +210,8 @@ class FleetAnswerer:
                 f"{self.node_id} takes calls for its own devices only, by their own names"
             )
         else:
-            result = await run_action(
-                self.agent,
-                request.tool,
-                request.arguments,
-                session_id=f"fleet-{request.sender}",
-                channel="fleet",
+            result = await self.act(
+                request.tool, request.arguments, Actor("fleet", "mqtt", request.sender)
             )
         log.info(
             "MQTT: fleet call %s from %s: %s",

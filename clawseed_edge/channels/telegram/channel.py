@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
+import hashlib
+import hmac
 import logging
 import random
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clawseed_edge.api import (
@@ -45,13 +45,21 @@ from .errors import (
     TelegramUnauthorized,
     TelegramUnreachable,
 )
-from .paired import read_paired, write_paired
-from .text import MAX_MESSAGE_CHARS, approval_text, split_message, tool_line
+from .reply import HideBotUrls, StreamedReply
+from .text import (
+    MAX_MESSAGE_CHARS,
+    approval_text,
+    forwarded,
+    quoted_forward,
+    split_message,
+    tool_line,
+)
 
 if TYPE_CHECKING:
     from clawseed_edge.channels.approvals import ApprovalBroker
     from clawseed_edge.channels.conversations import Conversation, Conversations
     from clawseed_edge.config.schema import TelegramSettings
+    from clawseed_edge.state import PairingTokens, ShownApprovals
 
 __all__ = ["COMMANDS", "TelegramChannel"]
 
@@ -78,6 +86,10 @@ PAIR_CODE_TTL_S = 600.0
 PAIR_CODE_MAX_FAILURES = 10
 #: Seconds between two "typing…" actions while a turn runs (Telegram shows one for ~5 s).
 TYPING_EVERY_S = 4.0
+#: What a stale approval message (another request's, or one from before a restart) becomes.
+EXPIRED_LINE = (
+    "⌛ Expired: this request is gone (the service restarted or it was answered). Ask again."
+)
 
 Estop = Callable[[str], Awaitable[list[str]]]
 
@@ -102,6 +114,8 @@ class _Approval:
     text: str
     messages: list[tuple[int, int]] = field(default_factory=list)
     decided: str = ""
+    #: Binds a button to this request's action: a hash of its id and its text.
+    digest: str = ""
 
 
 class TelegramChannel:
@@ -117,8 +131,11 @@ class TelegramChannel:
         api: A ready client (tests); default one on ``settings.api_base``.
         backoff_s: First and longest wait between failed polls.
         watchdog_margin_s: A poll not finished within its timeout plus this is restarted.
-        paired_file: Where user ids paired with ``/pair`` are kept (JSON, mode 0600); None:
-            kept in memory only.
+        pairings: The host's one pairing store (state.db), where users paired with ``/pair``
+            are kept (``pair --list`` shows them); None: kept in memory only.
+        shown: Where the approval messages it sends are remembered, so that those left by a
+            previous process are edited to "expired" at start; None: not remembered.
+        peripherals: Whose state feeds ``/status`` shows (the host's hardware view).
     """
 
     name = "telegram"
@@ -135,7 +152,9 @@ class TelegramChannel:
         api: BotApi | None = None,
         backoff_s: tuple[float, float] = (1.0, 60.0),
         watchdog_margin_s: float = 10.0,
-        paired_file: Path | None = None,
+        pairings: PairingTokens | None = None,
+        shown: ShownApprovals | None = None,
+        peripherals: Sequence[Any] = (),
     ) -> None:
         self.settings = settings
         self._token = token
@@ -144,8 +163,10 @@ class TelegramChannel:
         self.estop = estop
         self.status_line = status
         self.api = api if api is not None else BotApi(token, settings.api_base)
-        self.paired_file = paired_file
-        self.paired = read_paired(paired_file)
+        self.pairings = pairings
+        self.shown = shown
+        self.peripherals = tuple(peripherals)
+        self.paired: frozenset[int] = frozenset()
         self.allowed = frozenset(settings.allowed_users) | self.paired
         self._pair_code: str | None = None
         self._pair_born = 0.0
@@ -169,8 +190,6 @@ class TelegramChannel:
         self._chats: dict[int, _Chat] = {}
         self._strangers: dict[int, None] = {}
         self._approvals: dict[str, _Approval] = {}
-        self._keys: dict[str, str] = {}
-        self._key_ids = itertools.count(1)
         self._poller: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._stopping = False
@@ -191,8 +210,12 @@ class TelegramChannel:
         # httpx logs each request's URL at INFO, and a Bot API URL holds the token: those
         # lines are dropped (other requests' lines, a provider's, stay).
         httpx_log = logging.getLogger("httpx")
-        if not any(isinstance(f, _HideBotUrls) for f in httpx_log.filters):
-            httpx_log.addFilter(_HideBotUrls(f"{self.api.api_base}/bot"))
+        if not any(isinstance(f, HideBotUrls) for f in httpx_log.filters):
+            httpx_log.addFilter(HideBotUrls(f"{self.api.api_base}/bot"))
+        if self.pairings is not None:
+            ids = await self.pairings.peers(self.name)
+            self.paired = frozenset(int(x) for x in ids if x.isdigit())
+            self.allowed = self.allowed | self.paired
         self._stopping = False
         self.state = "starting"
         self._poller = asyncio.create_task(self._run(), name="telegram-poller")
@@ -249,17 +272,18 @@ class TelegramChannel:
         """An approval request with Approve / Deny buttons, to every allowed user."""
         if self.state != "polling" or not self.allowed:
             return
-        request_id = str(frame.get("id", ""))
-        key = str(next(self._key_ids))
-        self._keys[key] = request_id
+        request_id = str(frame.get("id", ""))[:32]
         text = approval_text(frame)
-        approval = _Approval(request_id, text)
+        # The button names the request (its id is random, never a counter) and the action's
+        # hash: a button from before a restart, or of another request, matches nothing.
+        digest = hashlib.sha256(f"{request_id}\n{text}".encode()).hexdigest()[:12]
+        approval = _Approval(request_id, text, digest=digest)
         self._approvals[request_id] = approval
         markup = {
             "inline_keyboard": [
                 [
-                    {"text": "✅ Approve", "callback_data": f"ap:{key}:1"},
-                    {"text": "❌ Deny", "callback_data": f"ap:{key}:0"},
+                    {"text": "✅ Approve", "callback_data": f"ap:{request_id}:{digest}:1"},
+                    {"text": "❌ Deny", "callback_data": f"ap:{request_id}:{digest}:0"},
                 ]
             ]
         }
@@ -277,6 +301,7 @@ class TelegramChannel:
             "detail": self.detail,
             "bot": f"@{self.username}" if self.username else "",
             "allowed_users": len(self.allowed),
+            "paired_users": len(self.paired),
             "chats": len(self._chats),
             **self.counters,
         }
@@ -293,6 +318,7 @@ class TelegramChannel:
                     self.username = str(me.get("username", ""))
                     await self.api.set_my_commands(COMMANDS)
                     ready = True
+                    await self._expire_old_approvals()
                     # Polling from now on (approvals may be asked during the first long poll).
                     self.state, self.detail = "polling", ""
                     log.info("Telegram bot @%s is polling", self.username)
@@ -375,6 +401,9 @@ class TelegramChannel:
         if not isinstance(user_id, int) or not isinstance(chat_id, int):
             return
         text = message.get("text")
+        if isinstance(text, str) and forwarded(message):
+            # Someone else's words, passed on by the owner: quoted content, never instructions.
+            text = quoted_forward(message, text)
         if chat.get("type") != "private":
             text = self._addressed(message, text)
             if text is None or user_id not in self.allowed:
@@ -471,9 +500,27 @@ class TelegramChannel:
         self.paired = self.paired | {user_id}
         self.allowed = self.allowed | {user_id}
         self._strangers.pop(user_id, None)
-        write_paired(self.paired_file, self.paired)
+        if self.pairings is not None:
+            self._spawn(self.pairings.add_peer(self.name, str(user_id), f"Telegram user {user_id}"))
         log.warning("Telegram: user id %d paired with a one-time code", user_id)
         self._send(chat_id, f"Paired: user id {user_id} is allowed now. /help lists what I do.")
+
+    def peer_revoked(self, entry_id: str) -> bool:
+        """Forget a user paired with ``/pair`` whose entry ``pair --revoke`` removed (their
+        chat's running turn is aborted); returns whether it was one of ours."""
+        prefix = f"{self.name}-"
+        if not entry_id.startswith(prefix) or not entry_id[len(prefix) :].isdigit():
+            return False
+        user_id = int(entry_id[len(prefix) :])
+        if user_id not in self.paired:
+            return False
+        self.paired = self.paired - {user_id}
+        self.allowed = frozenset(self.settings.allowed_users) | self.paired
+        for chat in self._chats.values():
+            if chat.user_id == user_id and user_id not in self.allowed:
+                chat.conversation.abort("the user's pairing was revoked")
+        log.warning("Telegram: user id %d is no longer paired (revoked)", user_id)
+        return True
 
     def _chat(self, chat_id: int, user_id: int) -> _Chat:
         state = self._chats.get(chat_id)
@@ -515,7 +562,7 @@ class TelegramChannel:
         """The service line, then every device's state and the latest sensor readings (from
         the peripherals' state feeds: no hardware is read for it)."""
         lines = [self.status_line() if self.status_line is not None else "running"]
-        peripherals = getattr(getattr(self.conversations, "runtime", None), "peripherals", ())
+        peripherals = self.peripherals
         devices: list[str] = []
         sensors: list[str] = []
         for peripheral in peripherals:
@@ -562,6 +609,21 @@ class TelegramChannel:
         sent = await self._call(self.api.send_message, user, approval.text, reply_markup=markup)
         if isinstance(sent, dict) and isinstance(sent.get("message_id"), int):
             approval.messages.append((user, sent["message_id"]))
+            if self.shown is not None:
+                # Kept in state.db: after a restart this message is edited to "expired".
+                await self.shown.add(
+                    approval.request_id, str(user), str(sent["message_id"]), approval.text
+                )
+
+    async def _expire_old_approvals(self) -> None:
+        """Edit every approval message a previous process left with buttons to "expired"."""
+        if self.shown is None:
+            return
+        for _, chat, message, text in await self.shown.take_all():
+            if chat.lstrip("-").isdigit() and message.isdigit():
+                await self._call(
+                    self.api.edit_message_text, int(chat), int(message), f"{text}\n\n{EXPIRED_LINE}"
+                )
 
     def _on_callback(self, callback: Mapping[str, Any]) -> None:
         query_id = str(callback.get("id", ""))
@@ -571,31 +633,48 @@ class TelegramChannel:
             log.warning("Telegram: ignored a button press from user id %s", user_id)
             self._spawn(self._call(self.api.answer_callback_query, query_id, "Not allowed."))
             return
-        kind, _, rest = data.partition(":")
-        key, _, answer = rest.partition(":")
-        request_id = self._keys.get(key)
-        if kind != "ap" or request_id is None or answer not in ("0", "1"):
+        kind, request_id, digest, answer = [*data.split(":"), "", "", "", ""][:4]
+        approval = self._approvals.get(request_id)
+        if (
+            kind != "ap"
+            or approval is None
+            or not hmac.compare_digest(digest.encode(), approval.digest.encode())
+            or answer not in ("0", "1")
+        ):
+            # A button of a request that is gone (before a restart) or of another one: it
+            # does nothing, and its message says so.
             self._spawn(self._call(self.api.answer_callback_query, query_id, "Expired."))
+            if approval is None:  # the message of a live request keeps its own buttons
+                self._spawn(self._expire_message(callback))
             return
         approved = answer == "1"
         who = f"Telegram user {user_id}"
         first = (callback.get("from") or {}).get("first_name")
         if isinstance(first, str) and first:
             who = f"{first[:40]} ({user_id})"
-        approval = self._approvals.get(request_id)
         if approval is not None:
             approval.decided = f"{'✅ Approved' if approved else '❌ Denied'} by {who}"
         ok = self.broker is not None and self.broker.resolve(request_id, approved, by=who)
         reply = ("Approved." if approved else "Denied.") if ok else "Already answered."
         self._spawn(self._call(self.api.answer_callback_query, query_id, reply))
 
+    async def _expire_message(self, callback: Mapping[str, Any]) -> None:
+        message = callback.get("message") or {}
+        chat_id = (message.get("chat") or {}).get("id")
+        message_id = message.get("message_id")
+        if isinstance(chat_id, int) and isinstance(message_id, int):
+            text = str(message.get("text") or "")[:3000]
+            await self._call(
+                self.api.edit_message_text, chat_id, message_id, f"{text}\n\n{EXPIRED_LINE}"
+            )
+
     async def _show_resolution(self, frame: Mapping[str, Any]) -> None:
         request_id = str(frame.get("id", ""))
         approval = self._approvals.pop(request_id, None)
-        for key in [k for k, v in self._keys.items() if v == request_id]:
-            del self._keys[key]
         if approval is None:
             return
+        if self.shown is not None:
+            await self.shown.drop(request_id)
         outcome = str(frame.get("outcome", ""))
         if approval.decided:
             line = approval.decided
@@ -614,7 +693,7 @@ class TelegramChannel:
 
     async def _turn(self, chat: _Chat, text: str) -> None:
         typing = asyncio.create_task(self._typing(chat.chat_id))
-        reply = _Reply(self, chat)
+        reply = StreamedReply(self, chat)
         try:
             context = ToolContext(session_id=chat.conversation.session_id, channel=self.name)
             agent = chat.conversation.agent
@@ -700,74 +779,6 @@ class TelegramChannel:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-
-
-class _Reply:
-    """A turn's answer in its chat: one message edited as the answer streams (at most once
-    per ``edit_interval_s``), then split into messages of at most 4,096 characters."""
-
-    def __init__(self, channel: TelegramChannel, chat: _Chat) -> None:
-        self.channel = channel
-        self.chat = chat
-        self.tools: list[str] = []
-        self.answer = ""
-        self.message_id: int | None = None
-        self.shown = ""
-
-    def text(self) -> str:
-        return "\n".join([*self.tools, *([self.answer.strip()] if self.answer.strip() else [])])
-
-    async def update(self) -> None:
-        """Show the answer so far, if an edit is due."""
-        now = time.monotonic()
-        if now - self.chat.last_edit < self.channel.settings.edit_interval_s:
-            return
-        text = self.text()
-        if not text.strip():
-            return
-        if len(text) > MAX_MESSAGE_CHARS:
-            text = text[: MAX_MESSAGE_CHARS - 1] + "…"
-        await self._show(text)
-
-    async def _show(self, text: str) -> None:
-        if text == self.shown:
-            return
-        api = self.channel.api
-        self.chat.last_edit = time.monotonic()
-        if self.message_id is None:
-            sent = await self.channel._call(api.send_message, self.chat.chat_id, text)
-            if isinstance(sent, dict) and isinstance(sent.get("message_id"), int):
-                self.message_id = sent["message_id"]
-        else:
-            await self.channel._call(
-                api.edit_message_text, self.chat.chat_id, self.message_id, text
-            )
-        self.shown = text
-
-    async def finish(self) -> None:
-        parts = split_message(self.text()) or ["(no answer)"]
-        first, rest = parts[0], parts[1:]
-        if self.message_id is not None and first != self.shown:
-            wait = self.channel.settings.edit_interval_s - (time.monotonic() - self.chat.last_edit)
-            if wait > 0:
-                await asyncio.sleep(wait)
-        await self._show(first)
-        for part in rest:
-            await self.channel._call(self.channel.api.send_message, self.chat.chat_id, part)
-
-
-class _HideBotUrls(logging.Filter):
-    """Drops httpx's request lines for the Bot API (their URL holds the token)."""
-
-    def __init__(self, prefix: str) -> None:
-        super().__init__()
-        self.prefix = prefix
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        try:
-            return self.prefix not in record.getMessage()
-        except Exception:
-            return True
 
 
 def _name(method: Callable[..., Any]) -> str:

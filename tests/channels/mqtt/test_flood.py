@@ -91,7 +91,7 @@ def test_the_bucket_refills_evenly_and_logs_once_per_window(
 def test_malformed_calls_are_dropped_and_said_once_a_minute(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    answerer = FleetAnswerer("shed", agent=None, per_node_per_minute=5, clock=lambda: 0.0)
+    answerer = FleetAnswerer("shed", act=None, per_node_per_minute=5, clock=lambda: 0.0)
     for _ in range(20):
         assert answerer.take(b"{not json") is None
     assert caplog.text.count("malformed fleet call") == 1

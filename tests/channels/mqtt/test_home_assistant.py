@@ -132,15 +132,12 @@ async def test_on_off_round_trip_switches_the_simulated_pin(
             await ha.publish("clawseed/greenhouse/device/desk_lamp/level/set", "51")
             await ha.wait_for("clawseed/greenhouse/device/desk_lamp/level", lambda p: p == b"51")
             assert pin_value(svc, "desk_lamp") == pytest.approx(0.2)
-            # A change from another source (a model's tool call) is published at once.
-            from clawseed_edge.channels.actions import run_action
+            # A change from another source (the web app's button) is published at once.
+            from clawseed_edge.api import Actor
 
-            result = await run_action(
-                svc.runtime.agent,  # type: ignore[union-attr]
-                "gpio_switch",
-                {"device": "porch_light", "on": True},
-                session_id="t",
-                channel="test",
+            assert svc.host is not None
+            result = await svc.host.act(
+                "gpio_switch", {"device": "porch_light", "on": True}, Actor("person", "gateway")
             )
             assert result.success, result.error
             await ha.wait_for(STATE.format("porch_light"), lambda p: p == b"ON")

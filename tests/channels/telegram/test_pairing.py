@@ -1,8 +1,9 @@
-"""``/pair <code>`` with a code from ``clawseed-edge pair --telegram``."""
+"""``/pair <code>`` with a code from ``clawseed-edge pair --telegram``; the paired users live
+in the one pairing store (state.db), seen and revoked by ``pair --list`` / ``--revoke``."""
 
 from __future__ import annotations
 
-import stat
+import json
 from pathlib import Path
 
 from clawseed_edge.service import control_path, control_request
@@ -27,14 +28,35 @@ async def test_a_one_time_code_allows_a_new_user(clawseed_home: Path, bot: FakeB
         await bot.wait_for_message(STRANGER, "Welcome.")
         bot.push_message(OWNER + 1, f"/pair {code}")  # used: it works once
         await bot.wait_for_message(OWNER + 1, "does not work")
-    saved = clawseed_home / "telegram-paired.json"
-    assert stat.S_IMODE(saved.stat().st_mode) == 0o600
-    assert str(STRANGER) in saved.read_text()
-    # Kept across a restart.
-    async with running_bot(clawseed_home, bot, provider):
+    # Kept across a restart, in state.db (no file of its own).
+    assert not (clawseed_home / "telegram-paired.json").exists()
+    async with running_bot(clawseed_home, bot, provider, control_socket=True):
         bot.push_message(STRANGER, "again")
         await bot.wait_for_message(STRANGER, "Still you.")
+        listed = await control_request(control_path(clawseed_home), "pair_list", id="")
+        assert f"telegram-{STRANGER}" in [t["id"] for t in listed["tokens"]]
+        # Revoked: served no more, at once.
+        answer = await control_request(
+            control_path(clawseed_home), "pair_revoke", id=f"telegram-{STRANGER}"
+        )
+        assert answer["revoked"] is True
+        bot.push_message(STRANGER, "and now?")
+        await bot.wait_for_message(STRANGER, "serves its owner only")
     assert len(provider.requests) == 2
+
+
+async def test_the_old_paired_file_moves_into_state_db_once(
+    clawseed_home: Path, bot: FakeBotApi
+) -> None:
+    old = clawseed_home / "telegram-paired.json"
+    old.write_text(json.dumps({"users": [STRANGER]}), encoding="utf-8")
+    provider = ScriptedProvider(["Hello again."], streaming=True)
+    async with running_bot(clawseed_home, bot, provider, control_socket=True):
+        assert not old.exists(), "moved, then removed"
+        bot.push_message(STRANGER, "hi")
+        await bot.wait_for_message(STRANGER, "Hello again.")
+        listed = await control_request(control_path(clawseed_home), "pair_list", id="")
+    assert [t["id"] for t in listed["tokens"]] == [f"telegram-{STRANGER}"]
 
 
 async def test_wrong_codes_end_the_code(clawseed_home: Path, bot: FakeBotApi) -> None:
