@@ -66,6 +66,7 @@ class BeforeOutcome(msgspec.Struct, frozen=True):
         reason: The cancelling hook's reason (what happened and what the user can do).
         hook: The name of the hook that cancelled, if any.
         modified_by: Names of the hooks that modified the call, in order.
+        code: The cancelling decision's stable code (``"estop_latched"``), if it gave one.
     """
 
     call: ToolCall
@@ -73,6 +74,7 @@ class BeforeOutcome(msgspec.Struct, frozen=True):
     reason: str = ""
     hook: str | None = None
     modified_by: tuple[str, ...] = ()
+    code: str | None = None
 
 
 def _hook_name(hook: object) -> str:
@@ -129,7 +131,9 @@ class HookRunner:
         if policy is not None:
             decision = await self._ask(policy, call, tool, context)
             if decision.outcome == "cancel":
-                return BeforeOutcome(call, True, decision.reason, _hook_name(policy))
+                return BeforeOutcome(
+                    call, True, decision.reason, _hook_name(policy), code=decision.code
+                )
             if decision.outcome == "modify" and decision.call is not None:
                 call = self._adopt(call, decision.call)
         current = call
@@ -137,7 +141,9 @@ class HookRunner:
         for hook in self._before:
             decision = await self._ask(hook, current, tool, context)
             if decision.outcome == "cancel":
-                return BeforeOutcome(current, True, decision.reason, _hook_name(hook))
+                return BeforeOutcome(
+                    current, True, decision.reason, _hook_name(hook), code=decision.code
+                )
             if decision.outcome == "modify" and decision.call is not None:
                 if decision.call.name != current.name:
                     reason = (
@@ -162,7 +168,12 @@ class HookRunner:
                 )
             if decision.outcome == "cancel":
                 return BeforeOutcome(
-                    current, True, decision.reason, _hook_name(policy), tuple(modified)
+                    current,
+                    True,
+                    decision.reason,
+                    _hook_name(policy),
+                    tuple(modified),
+                    decision.code,
                 )
         return BeforeOutcome(current, modified_by=tuple(modified))
 

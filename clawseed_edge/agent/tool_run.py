@@ -149,7 +149,7 @@ async def run_tool_call(
             reason = cap_echo(outcome.reason)  # a denial may quote a 10 MB argument
             if outcome.hook != getattr(hooks.policy, "name", None):
                 reason = f"Cancelled by hook {outcome.hook!r}: {reason}"
-            result = ToolResult.fail(reason)
+            result = ToolResult.fail(reason, code=outcome.code)
         elif outcome.modified_by and (problem := validator.problem(tool, call)) is not None:
             result = ToolResult.fail(f"after hook(s) {', '.join(outcome.modified_by)}: {problem}")
         else:

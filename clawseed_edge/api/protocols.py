@@ -212,6 +212,8 @@ class HookDecision:
     outcome: HookOutcome
     call: ToolCall | None = None
     reason: str = ""
+    #: A stable code for a cancel (``"estop_latched"``); it becomes the result's ``code``.
+    code: str | None = None
 
     @classmethod
     def proceed(cls) -> HookDecision:
@@ -222,8 +224,8 @@ class HookDecision:
         return cls("modify", call, reason)
 
     @classmethod
-    def cancel(cls, reason: str) -> HookDecision:
-        return cls("cancel", None, reason)
+    def cancel(cls, reason: str, code: str | None = None) -> HookDecision:
+        return cls("cancel", None, reason, code)
 
 
 _CONTINUE = HookDecision("continue")

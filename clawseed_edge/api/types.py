@@ -103,12 +103,15 @@ class ToolResult:
         output: The text fed back to the model (on failure, may be empty).
         error: Why it failed, in words the model and the user can act on.
         data: Optional structured data for programmatic consumers (not sent to the model).
+        code: A stable code for a failure that callers match on instead of the words
+            (``"estop_latched"``); None when the failure has none.
     """
 
     success: bool
     output: str = ""
     error: str | None = None
     data: Any = None
+    code: str | None = None
 
     @classmethod
     def ok(cls, output: str, data: Any = None) -> ToolResult:
@@ -116,9 +119,9 @@ class ToolResult:
         return cls(True, output, None, data)
 
     @classmethod
-    def fail(cls, error: str, output: str = "") -> ToolResult:
+    def fail(cls, error: str, output: str = "", code: str | None = None) -> ToolResult:
         """A failed result; ``error`` says what happened and what to do."""
-        return cls(False, output, error)
+        return cls(False, output, error, None, code)
 
     def as_text(self) -> str:
         """The text the model reads: the output, or ``Error: ...`` on failure."""

@@ -16,6 +16,7 @@ user_version``) and migrated forward on open. Depends on the api layer only.
 from typing import TYPE_CHECKING, Any
 
 from .db import MIGRATIONS, StateDB
+from .latch import LatchStore
 from .ledger import DeviceLedger
 from .pairing import IssuedToken, PairingTokens, TokenInfo
 
@@ -29,6 +30,7 @@ __all__ = [
     "HistoryRetention",
     "HistorySummary",
     "IssuedToken",
+    "LatchStore",
     "PairingTokens",
     "SensorHistory",
     "StateDB",
