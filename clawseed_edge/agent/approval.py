@@ -37,7 +37,6 @@ __all__ = [
     "StaticApprover",
     "announce_approval_request",
     "approval_listener",
-    "refusal_text",
 ]
 
 #: The current turn's listener for approval requests (set by the engine for each turn).

@@ -145,12 +145,14 @@ class EstopLatch:
 
     def refusal(self, what: str) -> str:
         """Why ``what`` (``"'gpio_switch' switches device 'pump'"``) is refused now, and how
-        to reset."""
+        to reset; it ends with the code in brackets (``[estop_latched]``), as a tool's error
+        does, so a model's reader and a log see it too."""
         state = self._state
         when = time.strftime("%H:%M:%S", time.localtime(state.since)) if state.since else "?"
         return (
             f"the emergency stop is latched ({state.why or 'estop'}, since {when}), so {what} "
-            f"was refused and every output stays at its safe level; {ESTOP_RESET_HINT}"
+            f"was refused and every output stays at its safe level; {ESTOP_RESET_HINT} "
+            f"[{ESTOP_LATCHED}]"
         )
 
     def _tell(self) -> None:

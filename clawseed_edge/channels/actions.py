@@ -37,7 +37,7 @@ async def run_action(
     context = ToolContext(session_id=session_id, channel=channel)
     outcome = await agent.hooks.run_before(call, tool, context)
     if outcome.cancelled:
-        result = ToolResult.fail(outcome.reason)
+        result = ToolResult.fail(outcome.reason, code=outcome.code)
     else:
         timeout = getattr(tool, "timeout_s", None) or agent.tool_timeout_s
         try:

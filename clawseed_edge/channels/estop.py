@@ -131,15 +131,18 @@ class EmergencyStop:
         except Exception:  # the latch still holds in memory; the log says it was not stored
             log.exception("could not store the emergency-stop latch in state.db")
 
-    async def __call__(self, why: str) -> list[str]:
+    async def __call__(self, why: str, *, latch: bool = True) -> list[str]:
         """Stop; returns the outputs that could not be made safe (``"name: reason"`` lines).
+
+        ``latch`` False: the same stop without the latch (a shutdown by SIGTERM: the service
+        is going away, and a restart must not find a stop nobody pressed).
 
         Never raises for a step's, a peripheral's or a listener's error (each is logged and
         the next one still runs). Not meant to be cancelled: outputs reached before a cancel
         keep their safe values. Two stops at once run one after the other.
         """
-        # Before anything awaits: from here on every call that would drive an output is refused.
-        self.latch.engage(why)
+        if latch:  # before anything awaits: from now on no call drives an output
+            self.latch.engage(why)
         async with self._lock:
             log.warning("%s: aborting every turn and applying the safe state", why)
             self.count += 1

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from clawseed_edge.api import (
+    ESTOP_RESET_HINT,
     DeviceState,
     RemoteDevices,
     SensorReading,
@@ -172,6 +173,9 @@ class MqttChannel:
         for p in self.peripherals:
             if isinstance(p, StateSource):
                 self._unsubscribe.append(p.states.subscribe(self._on_update))
+        latch = getattr(self._estop, "latch", None)  # the service's EmergencyStop
+        if latch is not None:
+            self._unsubscribe.append(latch.subscribe(lambda _: self._spawn(self._publish_latch())))
         self._task = asyncio.create_task(self._run(), name="mqtt")
 
     async def stop(self, reason: str) -> None:
@@ -310,10 +314,22 @@ class MqttChannel:
         await client.publish(
             description_topic(self.topics.node_id), json.dumps(description), qos=1, retain=True
         )
+        await self._publish_latch(client)
         updates: list[StateUpdate] = [*devices, *readings]
         for update in updates:
             self._dirty[update.key] = update
         self._wake.set()
+
+    async def _publish_latch(self, client: Any | None = None) -> None:
+        """The latch's state, retained, for the binary sensor (and its reset hint)."""
+        client = client or self._client
+        latch = getattr(self._estop, "latch", None)
+        if client is None or latch is None:
+            return
+        state = latch.state.to_dict()
+        if latch.latched:
+            state["how_to_reset"] = ESTOP_RESET_HINT
+        await client.publish(self.topics.estop_state, json.dumps(state), qos=1, retain=True)
 
     def _latest(self) -> tuple[list[DeviceState], list[SensorReading]]:
         devices: list[DeviceState] = []
@@ -518,6 +534,9 @@ class MqttChannel:
             log.info("MQTT: %s %s done", tool, what)
         else:
             log.warning("MQTT: %s %s refused: %s", tool, what, str(result.error)[:300])
+            if self._client is not None:  # the reason, for an automation or a person in HA
+                refusal = {"code": result.code or "refused", "message": str(result.error)[:500]}
+                await self._client.publish(self.topics.refusal(what), json.dumps(refusal), qos=1)
             # HA shows what it asked for until told otherwise: publish the real state again.
             for p in self.peripherals:
                 if isinstance(p, StateSource):
