@@ -14,7 +14,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 __all__ = ["ESTOP_LATCHED", "ESTOP_RESET_HINT", "EstopLatch", "LatchState"]
 
@@ -55,13 +55,7 @@ class LatchState:
 
     def to_dict(self) -> dict[str, object]:
         """For ``status``, the web app and Home Assistant."""
-        return {
-            "latched": self.latched,
-            "why": self.why,
-            "since": self.since,
-            "reset_by": self.reset_by,
-            "reset_at": self.reset_at,
-        }
+        return asdict(self)
 
 
 class EstopLatch:

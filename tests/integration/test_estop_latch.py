@@ -32,6 +32,7 @@ from clawseed_edge.testing import ScriptedProvider
 from clawseed_edge.testing.fake_servers import FakeBotApi
 from clawseed_edge.testing.hardware import mock_pin, press
 from clawseed_edge.testing.mqtt import MosquittoBroker, MqttRecorder
+from tests.channels.mqtt.test_fleet import node as shed_node
 
 pytest.importorskip("aiomqtt")
 mcp = pytest.importorskip("mcp")
@@ -82,23 +83,6 @@ host = "127.0.0.1"
 port = {port}
 node_id = "greenhouse"
 keepalive_s = 5
-reconnect_max_s = 1
-"""
-
-SHED = """
-[provider]
-name = "demo"
-[hardware]
-board = "sim"
-[[devices]]
-name = "fan"
-pin = "GPIO17"
-kind = "relay"
-[mqtt]
-enabled = true
-host = "127.0.0.1"
-port = {port}
-node_id = "shed"
 reconnect_max_s = 1
 """
 
@@ -195,13 +179,7 @@ async def test_the_latch_holds_on_every_way_in_across_a_restart_until_a_person_r
     async with (
         FakeBotApi(token=TOKEN, max_poll_s=1.0) as bot,
         MqttRecorder(mosquitto, "clawseed/#") as ha,
-        _service(
-            tmp_path / "shed",
-            SHED.format(port=mosquitto.port),
-            ScriptedProvider(),
-            gateway=False,
-            control_socket=False,
-        ) as shed,
+        shed_node(tmp_path / "shed", mosquitto, "shed", "fan") as shed,
     ):
         async with greenhouse(clawseed_home, mosquitto, bot, provider) as service:
             assert pump_levels(service)[-1] == 1.0  # on (its initial level)

@@ -5,7 +5,6 @@ keeps it. Driven by the sampler's and the runner's manual clock: no sleeps, no w
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
 from typing import Any
 
 import msgspec
@@ -16,18 +15,16 @@ from clawseed_edge.agent.approval import CallbackApprover
 from clawseed_edge.api import (
     ESTOP_LATCHED,
     ApprovalRequest,
-    BaseTool,
     EstopLatch,
-    RiskClass,
     SensorReading,
-    ToolContext,
-    ToolResult,
 )
 from clawseed_edge.config.automations import AutomationConfig
 from clawseed_edge.scheduler.automations import Automations, validate_automations
 from clawseed_edge.service.sampler import SensorSampler
 from clawseed_edge.testing import ScriptedProvider
 from clawseed_edge.testing.sensors import sim_sensor_bank
+
+from .test_automations import FanTool
 
 T0 = 1_790_000_000.0
 GREENHOUSE = """
@@ -37,32 +34,14 @@ driver = "bme280"
 address = 0x76
 update_interval = "10s"
 """
-HEATER = {
+RULE = {
     "name": "frost",
     "when": "greenhouse.temperature < 3",
     "until": "greenhouse.temperature > 6",
-    "do": {"tool": "heater_switch", "arguments": {"on": True}},
-    "then": {"tool": "heater_switch", "arguments": {"on": False}},
+    "do": {"tool": "fan_switch", "arguments": {"on": True}},
+    "then": {"tool": "fan_switch", "arguments": {"on": False}},
     "unknown_grace": "30s",
 }
-
-
-class HeaterTool(BaseTool):
-    name = "heater_switch"
-    description = "Switch the heater."
-    risk = RiskClass.ACT
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {"on": {"type": "boolean"}},
-        "required": ["on"],
-    }
-
-    def __init__(self) -> None:
-        self.calls: list[bool] = []
-
-    async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolResult:
-        self.calls.append(bool(arguments["on"]))
-        return ToolResult.ok(f"heater {'on' if arguments['on'] else 'off'}")
 
 
 class Clock:
@@ -75,18 +54,18 @@ class Clock:
 
 def runner(
     rule: dict[str, Any], policy: SecurityPolicy | None = None
-) -> tuple[Automations, HeaterTool]:
-    heater = HeaterTool()
+) -> tuple[Automations, FanTool]:
+    fan = FanTool()
     agent = (
         AgentBuilder()
         .provider(ScriptedProvider([]))
-        .tools([heater])
+        .tools([fan])
         .security_policy(policy or SecurityPolicy(autonomy="full", max_actions_per_hour=None))
         .platform("test")
         .build()
     )
     config = msgspec.convert([rule], list[AutomationConfig])
-    return Automations(agent, validate_automations(config), clock=lambda: T0), heater
+    return Automations(agent, validate_automations(config), clock=lambda: T0), fan
 
 
 async def pass_at(t: float, clock: Clock, sampler: SensorSampler, auto: Automations) -> list[Any]:
@@ -103,22 +82,22 @@ async def test_a_sensor_that_stops_answering_runs_then_within_the_grace_period(
     bank = sim_sensor_bank(GREENHOUSE, clock=clock)
     async with bank:
         sampler = SensorSampler(bank, clock=clock)
-        auto, heater = runner({**HEATER, "on_unknown": on_unknown})
+        auto, fan = runner({**RULE, "on_unknown": on_unknown})
         sampler.states.subscribe(auto.observe)
         bank.sim.sensor("greenhouse").set(temperature=1.0)
         (fired,) = await pass_at(T0, clock, sampler, auto)
-        assert fired["event"] == "fire" and heater.calls == [True]
+        assert fired["event"] == "fire" and fan.calls == [True]
         bank.sim.buses[1].detach(0x76)  # the thermometer stops answering
         assert await pass_at(T0 + 10, clock, sampler, auto) == []  # unknown: the grace starts
         assert auto.deadline() == (T0 + 40 if on_unknown == "then" else None)
         assert await pass_at(T0 + 30, clock, sampler, auto) == []
         done = await pass_at(T0 + 40, clock, sampler, auto)
         if on_unknown == "hold":
-            assert done == [] and heater.calls == [True]  # held until the value comes back
+            assert done == [] and fan.calls == [True]  # held until the value comes back
             return
         (reset,) = done
     assert reset["event"] == "reset" and reset["unknown"] and reset["ok"]
-    assert heater.calls == [True, False]  # the safe side ran, once
+    assert fan.calls == [True, False]  # the safe side ran, once
 
 
 async def test_a_sensor_with_no_new_reading_goes_stale_after_three_intervals() -> None:
@@ -153,12 +132,12 @@ async def test_a_call_waiting_for_approval_is_cancelled_by_an_estop_and_blocks_n
         latch=latch,
         max_actions_per_hour=None,
     )
-    rules = [HEATER, {**HEATER, "name": "note", "do": {"message": "cold"}, "then": None}]
-    heater = HeaterTool()
+    rules = [RULE, {**RULE, "name": "note", "do": {"message": "cold"}, "then": None}]
+    fan = FanTool()
     agent = (
         AgentBuilder()
         .provider(ScriptedProvider([]))
-        .tools([heater])
+        .tools([fan])
         .security_policy(policy)
         .platform("test")
         .build()
@@ -171,7 +150,7 @@ async def test_a_call_waiting_for_approval_is_cancelled_by_an_estop_and_blocks_n
     auto.observe(SensorReading("sampler", "greenhouse", {"temperature": 1.0}, {}, T0))
     first = await auto.evaluate(T0, wait=False)
     await asyncio.wait_for(asked.wait(), 5)
-    # The heater's call waits for a person; the other rule fired and was recorded meanwhile.
+    # The fan's call waits for a person; the other rule fired and was recorded meanwhile.
     assert [f["automation"] for f in auto.firings] == ["note"]
     assert first[0] == {"automation": "frost", "running": True}
     latch.engage("estop in a test")
@@ -179,4 +158,4 @@ async def test_a_call_waiting_for_approval_is_cancelled_by_an_estop_and_blocks_n
     await auto.drain()
     (cancelled,) = [f for f in auto.firings if f["automation"] == "frost"]
     assert not cancelled["ok"] and cancelled["code"] == ESTOP_LATCHED
-    assert heater.calls == []  # never ran, and an answer now would find nobody waiting
+    assert fan.calls == []  # never ran, and an answer now would find nobody waiting

@@ -3,11 +3,6 @@ every output at its safe level: its pin history never passes through ``initial``
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
-
-import pytest
-
 from clawseed_edge.api import EstopLatch
 from clawseed_edge.peripherals.gpio import loads_hardware_toml
 from clawseed_edge.peripherals.safety import connect_peripheral
@@ -15,32 +10,14 @@ from clawseed_edge.peripherals.serial.board import SerialBoard
 from clawseed_edge.peripherals.serial.link import LinkOptions
 from clawseed_edge.peripherals.serial.sim_machine import PinChange
 
-WIRING = """
-[[devices]]
-name = "pump"
-pin = "D7"
-kind = "relay"
-initial = "on"
+from .test_board import ESTOP_WIRING, until
 
-[[devices]]
-name = "lamp"
-pin = "D5"
-kind = "pwm_led"
-initial = "on"
-"""
 RESETTING = LinkOptions(backoff_s=(0.05, 0.2), watchdog_ms=300, hardware_watchdog_ms=2000)
 
 
-async def until(condition: Callable[[], bool], timeout_s: float = 20.0) -> None:
-    for _ in range(int(timeout_s / 0.01)):
-        if condition():
-            return
-        await asyncio.sleep(0.01)
-    pytest.fail(f"condition not met within {timeout_s} s")
-
-
 def board() -> SerialBoard:
-    devices = loads_hardware_toml(WIRING).devices
+    # A relay ("door", PA8) and a lamp, both with initial = "on".
+    devices = loads_hardware_toml(ESTOP_WIRING).devices
     return SerialBoard("nucleo-f401re", devices, sim=True, options=RESETTING)
 
 
@@ -50,7 +27,7 @@ async def test_a_reset_behind_an_open_port_after_an_estop_never_passes_through_i
     await connect_peripheral(nucleo, latch)
     try:
         virtual = nucleo.virtual
-        assert virtual.state.outputs["PA8"] == 1  # not latched yet: the pump started at initial
+        assert virtual.state.outputs["PA8"] == 1  # not latched yet: the relay started at initial
         latch.engage("estop in a test")
         await nucleo.apply_safe_state()
         assert virtual.state.outputs["PA8"] == 0
