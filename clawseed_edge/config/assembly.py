@@ -367,6 +367,9 @@ async def assemble(
     workspace = resolve_in_home(config.agent.workspace_dir, home)
     # Everything that only reads the config first: a mistake there leaves nothing open.
     ledger = _device_ledger(home)
+    if latch is None and connect:
+        # No service handed its latch over (a one-shot `agent`): the stored one still holds.
+        latch = await _stored_latch(home)
     policy = build_policy(loaded, approver=approver, observer=observer, ledger=ledger)
     policy.latch = latch
     scrubber = secret_scrubber(loaded)
@@ -454,6 +457,23 @@ async def assemble(
             await runtime.aclose()
             raise
     return runtime
+
+
+async def _stored_latch(home: Path) -> EstopLatch | None:
+    """The emergency-stop latch in ``home``'s state.db, when one is stored latched."""
+    from clawseed_edge.state.latch import read_stored_latch
+
+    try:
+        state = await asyncio.to_thread(read_stored_latch, home / "state.db")
+    except Exception as exc:  # sqlite3.Error: unreadable; the service itself would say so
+        _log.warning("could not read the emergency-stop latch in state.db (%s)", exc)
+        return None
+    if not state.latched:
+        return None
+    latch = EstopLatch()
+    latch.restore(state)
+    _log.warning("the emergency stop is latched (%s): outputs stay safe until a reset", state.why)
+    return latch
 
 
 async def _open_mcp(
