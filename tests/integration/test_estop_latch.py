@@ -178,13 +178,17 @@ async def test_the_latch_holds_on_every_way_in_across_a_restart_until_a_person_r
     socket = control_path(clawseed_home)
     async with (
         FakeBotApi(token=TOKEN, max_poll_s=1.0) as bot,
-        MqttRecorder(mosquitto, "clawseed/#") as ha,
+        MqttRecorder(mosquitto, "clawseed/#", "homeassistant/#") as ha,
         shed_node(tmp_path / "shed", mosquitto, "shed", "fan") as shed,
     ):
         async with greenhouse(clawseed_home, mosquitto, bot, provider) as service:
             assert pump_levels(service)[-1] == 1.0  # on (its initial level)
             token = await pair(service)
             await ha.wait_for("clawseed/greenhouse/availability", lambda p: p == b"online")
+            config = json.loads(await ha.wait_for("homeassistant/device/greenhouse/config"))
+            by_name = {c["name"]: c for c in config["cmps"].values()}
+            assert by_name["emergency stop latched"]["p"] == "binary_sensor"
+            refusals = by_name["pump"]["json_attributes_topic"]
 
             assert await asyncio.to_thread(main, ["estop"]) == 0  # over the control socket
             at_stop = len(pump_levels(service))
@@ -192,7 +196,7 @@ async def test_the_latch_holds_on_every_way_in_across_a_restart_until_a_person_r
 
             # Home Assistant: the switch command is refused, the reason published.
             await ha.publish("clawseed/greenhouse/device/pump/set", "ON")
-            refusal = await ha.wait_for("clawseed/greenhouse/device/pump/refusal")
+            refusal = await ha.wait_for(refusals)  # the switch entity's attributes
             assert json.loads(refusal)["code"] == CODE
             latched = await ha.wait_for(
                 "clawseed/greenhouse/estop/state", lambda p: json.loads(p)["latched"]

@@ -143,6 +143,7 @@ class MqttChannel:
         self._dirty: dict[tuple[str, str], StateUpdate] = {}
         self._wake = asyncio.Event()
         self._commands: set[asyncio.Task[None]] = set()
+        self._latch_publishes: set[asyncio.Task[None]] = set()
         self._command_times: collections.deque[float] = collections.deque()
         self._published: dict[str, str] = {}  # component id -> platform, as last published
         self._stopping = False
@@ -175,7 +176,7 @@ class MqttChannel:
                 self._unsubscribe.append(p.states.subscribe(self._on_update))
         latch = getattr(self._estop, "latch", None)  # the service's EmergencyStop
         if latch is not None:
-            self._unsubscribe.append(latch.subscribe(lambda _: self._spawn(self._publish_latch())))
+            self._unsubscribe.append(latch.subscribe(lambda _: self._publish_latch_soon()))
         self._task = asyncio.create_task(self._run(), name="mqtt")
 
     async def stop(self, reason: str) -> None:
@@ -191,7 +192,11 @@ class MqttChannel:
             with contextlib.suppress(Exception):
                 async with asyncio.timeout(2.0):
                     await client.publish(self.topics.availability, "offline", qos=1, retain=True)
-        for task in [*self._commands, *([self._task] if self._task else [])]:
+        for task in [
+            *self._commands,
+            *self._latch_publishes,
+            *([self._task] if self._task else []),
+        ]:
             task.cancel()
         # Bounded: a broker that stopped answering must not hold the service's stop.
         tasks = [*self._commands, *([self._task] if self._task else [])]
@@ -320,6 +325,12 @@ class MqttChannel:
             self._dirty[update.key] = update
         self._wake.set()
 
+    def _publish_latch_soon(self) -> None:
+        # Not one of the commands: the stop's abort_turns cancels those, never this.
+        task = asyncio.get_running_loop().create_task(self._publish_latch())
+        self._latch_publishes.add(task)
+        task.add_done_callback(self._latch_publishes.discard)
+
     async def _publish_latch(self, client: Any | None = None) -> None:
         """The latch's state, retained, for the binary sensor (and its reset hint)."""
         client = client or self._client
@@ -329,7 +340,10 @@ class MqttChannel:
         state = latch.state.to_dict()
         if latch.latched:
             state["how_to_reset"] = ESTOP_RESET_HINT
-        await client.publish(self.topics.estop_state, json.dumps(state), qos=1, retain=True)
+        try:
+            await client.publish(self.topics.estop_state, json.dumps(state), qos=1, retain=True)
+        except Exception as exc:  # the next connection's announce publishes it again
+            log.warning("MQTT: the emergency-stop state was not published: %s", exc)
 
     def _latest(self) -> tuple[list[DeviceState], list[SensorReading]]:
         devices: list[DeviceState] = []

@@ -171,6 +171,8 @@ def component_for_device(
             "command_topic": topics.device_command(name),
             "payload_on": "ON",
             "payload_off": "OFF",
+            # Why the last command was refused (estop_latched ...), as the entity's attributes.
+            "json_attributes_topic": topics.refusal(name),
         }
         if platform == "switch":
             component["state_on"] = "ON"
