@@ -108,6 +108,7 @@ def _status(args: argparse.Namespace) -> int:
                 + (" and a fresh simulation's states" if args.sim else "")
                 + " (a running service shows its live states)"
             )
+            print(_stored_estop_line())
     loaded = _load(args)
     if loaded is None:
         return 2
@@ -147,6 +148,18 @@ def status_from_service(
     print(estop_line(answer.get("estop") or {}), file=out)
     _print_live(answer, out)
     return 0
+
+
+def _stored_estop_line() -> str:
+    """The latch kept in state.db, for ``hardware status`` with no service running."""
+    from clawseed_edge.config.paths import clawseed_home
+    from clawseed_edge.state.latch import read_stored_latch
+
+    try:
+        state = read_stored_latch(clawseed_home() / "state.db")
+    except Exception as exc:  # sqlite3.Error: say so rather than guess either way
+        return f"  emergency stop: unknown (state.db cannot be read: {exc})"
+    return estop_line(state.to_dict())
 
 
 def estop_line(estop: dict[str, Any]) -> str:

@@ -53,6 +53,8 @@ async def test_a_one_shot_agent_honours_the_stored_latch_until_estop_reset(
     await asyncio.to_thread(latch_offline, clawseed_home, "clawseed-edge estop (no service)")
     assert read_stored_latch(clawseed_home / "state.db").latched
     assert set(await pump_after_one_turn(clawseed_home)) == {0}  # never at initial, never on
+    assert await asyncio.to_thread(main, ["hardware", "status", "--sim"]) == 0
+    assert "emergency stop: LATCHED" in capsys.readouterr().out  # no service: the stored one
     assert await asyncio.to_thread(main, ["estop", "--reset"]) == 0
     assert "the stored emergency stop is reset" in capsys.readouterr().out
     assert not read_stored_latch(clawseed_home / "state.db").latched
