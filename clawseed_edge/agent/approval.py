@@ -61,6 +61,23 @@ class NoAnswer(ApprovalDecision):
     asked: bool = False
 
 
+def refusal_text(summary: str, decision: ApprovalDecision) -> str:
+    """What a negative decision means, in words that do not claim a person said no when no one
+    was asked (no terminal) or no one answered (input closed)."""
+    why = f" ({decision.reason})" if decision.reason else ""
+    if isinstance(decision, NoAnswer):
+        what = (
+            "no one answered the approval question for"
+            if decision.asked
+            else "no one was asked to approve"
+        )
+        return f"{what} {summary!r}{why}, so it did not run"
+    return (
+        f"approval for {summary!r} was refused{why}; it did not run. Do not retry it unless "
+        "the user asks"
+    )
+
+
 def announce_approval_request(request: ApprovalRequest) -> None:
     """Tell the current turn's listener (if any) that ``request`` is about to be asked."""
     listener = approval_listener.get()

@@ -10,6 +10,8 @@ human's approval through the Approver. Once a tool with ``external_content`` (we
 http_request, a client's remote tool) ran in a turn, ``auto_approve`` no longer applies in that
 turn: text from outside may be what asks for the memory write.
 
+First of all, while the emergency stop's latch holds (:mod:`.latch_check`), every call that is
+not a read, and an approval still pending when it latches, is refused (``estop_latched``).
 A refusal is a ``cancel`` decision whose reason the model reads as the call's failed result,
 never an exception. Every decision is recorded as a ``PolicyDecision`` observer event.
 """
@@ -30,11 +32,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from clawseed_edge.api import (
+    ESTOP_LATCHED,
     ActionLedger,
-    ApprovalDecision,
     ApprovalRequest,
     Approver,
     DeviceAction,
+    EstopLatch,
     HookDecision,
     Observer,
     PolicyDecision,
@@ -48,7 +51,8 @@ from clawseed_edge.api import (
 
 from .access import ForbiddenPaths, check_command
 from .action_ledger import DeviceRates, MemoryActionLedger
-from .approval import NoAnswer, announce_approval_request
+from .approval import announce_approval_request, refusal_text
+from .latch_check import approval_or_estop, latch_refusal
 
 __all__ = [
     "DEFAULT_ALLOWED_COMMANDS",
@@ -90,10 +94,16 @@ DEFAULT_AUTO_APPROVE: tuple[str, ...] = ("memory_store",)
 
 
 class _Denied(Exception):
-    def __init__(self, reason: str, decision: Literal["denied", "refused"] = "denied") -> None:
+    def __init__(
+        self,
+        reason: str,
+        decision: Literal["denied", "refused"] = "denied",
+        code: str | None = None,
+    ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.decision = decision
+        self.code = code
 
 
 class SecurityPolicy:
@@ -116,6 +126,8 @@ class SecurityPolicy:
             shared between processes, since their times are compared.
         ledger: Where device writes are charged against ``max_per_minute``: in memory (this
             process) by default; a persistent ledger makes the limits hold across processes.
+        latch: The process's emergency-stop latch; while it holds, every call that is not a
+            read is refused (``estop_latched``). None: no latch (a one-shot CLI).
     """
 
     name = "security_policy"
@@ -134,7 +146,9 @@ class SecurityPolicy:
         observer: Observer | None = None,
         clock: Callable[[], float] = time.monotonic,
         ledger: ActionLedger | None = None,
+        latch: EstopLatch | None = None,
     ) -> None:
+        self.latch = latch  # the service's; see the module docstring
         try:
             self.autonomy = Autonomy(autonomy)
         except ValueError:
@@ -193,6 +207,8 @@ class SecurityPolicy:
             device = action.device if action is not None else None
             access = self._describe(tool, "describe_access", call, ResourceAccess)
             risk = self._effective_risk(tool, action)
+            if (latched := latch_refusal(self.latch, call, risk, action)) is not None:
+                raise _Denied(latched, "refused", ESTOP_LATCHED)
             self._check_autonomy(call, risk, action)
             if action is not None:
                 self._check_action(action)
@@ -211,7 +227,8 @@ class SecurityPolicy:
             self._record(call, denied.decision, denied.reason, device, context)
             verb = "Refused" if denied.decision == "refused" else "Denied"
             return HookDecision.cancel(
-                f"{verb} by the security policy: {denied.reason}", f"policy_{denied.decision}"
+                f"{verb} by the security policy: {denied.reason}",
+                denied.code or f"policy_{denied.decision}",
             )
         if getattr(tool, "external_content", False):
             self._mark_external(context, call.name)
@@ -403,7 +420,7 @@ class SecurityPolicy:
         announce_approval_request(request)
         try:
             async with asyncio.timeout(self.approval_timeout_s):
-                decision = await self.approver.request(request)
+                decision = await approval_or_estop(self.approver, request, self.latch)
         except TimeoutError:
             raise _Denied(
                 f"no one answered the approval request for {summary!r} within "
@@ -419,8 +436,13 @@ class SecurityPolicy:
                 "or gateway) and ask again",
                 "refused",
             ) from exc
+        latched = latch_refusal(self.latch, call, None, action)
+        if decision is None or latched is not None:  # an answer given now does nothing
+            raise _Denied(
+                latched or "the approval question was withdrawn", "refused", ESTOP_LATCHED
+            )
         if not decision.approved:
-            raise _Denied(_refusal_text(summary, decision), "refused")
+            raise _Denied(refusal_text(summary, decision), "refused")
 
     def forbidden_path(self, path: Path) -> str | None:
         """The configured forbidden path that ``path`` lies in (symlinks resolved), or None.
@@ -453,23 +475,6 @@ class SecurityPolicy:
             )
         except Exception:
             log.exception("observer failed to record a policy decision")
-
-
-def _refusal_text(summary: str, decision: ApprovalDecision) -> str:
-    """What a negative decision means, in words that do not claim a person said no when no one
-    was asked (no terminal) or no one answered (input closed)."""
-    why = f" ({decision.reason})" if decision.reason else ""
-    if isinstance(decision, NoAnswer):
-        what = (
-            "no one answered the approval question for"
-            if decision.asked
-            else "no one was asked to approve"
-        )
-        return f"{what} {summary!r}{why}, so it did not run"
-    return (
-        f"approval for {summary!r} was refused{why}; it did not run. Do not retry it unless "
-        "the user asks"
-    )
 
 
 def _cap(text: str, limit: int = 200) -> str:

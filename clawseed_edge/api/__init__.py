@@ -11,6 +11,8 @@ from .errors import *  # noqa: F403
 from .errors import __all__ as _errors_all
 from .events import *  # noqa: F403
 from .events import __all__ as _events_all
+from .latch import *  # noqa: F403
+from .latch import __all__ as _latch_all
 from .plugins import *  # noqa: F403
 from .plugins import __all__ as _plugins_all
 from .protocols import *  # noqa: F403
@@ -27,6 +29,7 @@ __all__ = sorted(
         *_channels_all,
         *_errors_all,
         *_events_all,
+        *_latch_all,
         *_plugins_all,
         *_protocols_all,
         *_remote_all,

@@ -30,7 +30,8 @@ sub-base, and leaf errors also inherit the builtin they resemble, so ``except Va
     │   └── ToolTimeout(TimeoutError)
     ├── PolicyError
     │   ├── PolicyDenied(PermissionError)
-    │   └── PolicyRateLimited(PolicyDenied)
+    │   ├── PolicyRateLimited(PolicyDenied)
+    │   └── EstopLatched(PolicyDenied)       the emergency stop holds until a person resets it
     ├── AgentError
     │   ├── AgentIterationLimit
     │   ├── AgentTurnAborted
@@ -82,6 +83,7 @@ __all__ = [
     "DeviceClosed",
     "DeviceNoResponse",
     "DeviceNotFound",
+    "EstopLatched",
     "HardwareError",
     "MemoryStoreError",
     "MemoryUnavailable",
@@ -344,6 +346,13 @@ class PolicyDenied(PolicyError, PermissionError):
     """The security policy refused an action; the message says why."""
 
     code = "policy_denied"
+
+
+class EstopLatched(PolicyDenied):
+    """The emergency stop is latched: nothing that drives an output runs until a person
+    resets it (``clawseed-edge estop --reset``, the web app, Telegram ``/reset``)."""
+
+    code = "estop_latched"
 
 
 class PolicyRateLimited(PolicyDenied):

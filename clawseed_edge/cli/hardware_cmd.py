@@ -48,6 +48,18 @@ def register(subparsers: Any) -> None:
         help="ask a running clawseed-edge (run, chat, agent) to apply its safe state instead "
         "(SIGUSR1); only a clawseed-edge process that announced its handler is signalled",
     )
+    p_estop.add_argument(
+        "--reset",
+        action="store_true",
+        help="release the latched emergency stop (a person only); switches nothing: every "
+        "output stays at its safe level, jobs and automations run again",
+    )
+    p_estop.add_argument(
+        "--no-latch",
+        action="store_true",
+        help="apply the safe state without latching the emergency stop (the systemd unit's "
+        "ExecStopPost after a service stop)",
+    )
     p_estop.set_defaults(func=_estop)
 
 
@@ -96,6 +108,7 @@ def _status(args: argparse.Namespace) -> int:
                 + (" and a fresh simulation's states" if args.sim else "")
                 + " (a running service shows its live states)"
             )
+            print(_stored_estop_line())
     loaded = _load(args)
     if loaded is None:
         return 2
@@ -132,8 +145,33 @@ def status_from_service(
         print(json.dumps({"source": "service", "socket": str(path), **answer}, indent=2), file=out)
         return 0
     print(f"live states from the running service ({path}):", file=out)
+    print(estop_line(answer.get("estop") or {}), file=out)
     _print_live(answer, out)
     return 0
+
+
+def _stored_estop_line() -> str:
+    """The latch kept in state.db, for ``hardware status`` with no service running."""
+    from clawseed_edge.config.paths import clawseed_home
+    from clawseed_edge.state.latch import read_stored_latch
+
+    try:
+        state = read_stored_latch(clawseed_home() / "state.db")
+    except Exception as exc:  # sqlite3.Error: say so rather than guess either way
+        return f"  emergency stop: unknown (state.db cannot be read: {exc})"
+    return estop_line(state.to_dict())
+
+
+def estop_line(estop: dict[str, Any]) -> str:
+    """``emergency stop: LATCHED since ... (why); reset: ...`` or ``emergency stop: not
+    latched`` for ``status`` and ``hardware status``."""
+    if not estop.get("latched"):
+        return "  emergency stop: not latched"
+    since = time.strftime("%H:%M:%S", time.localtime(float(estop.get("since") or 0)))
+    return (
+        f"  emergency stop: LATCHED since {since} ({estop.get('why')}); every output stays at "
+        "its safe level until a person runs `clawseed-edge estop --reset`"
+    )
 
 
 def _print_live(answer: dict[str, Any], out: TextIO) -> None:
@@ -219,6 +257,10 @@ def sensor_status(config_path: str | None, *, sim: bool, out: TextIO | None = No
 
 
 def _estop(args: argparse.Namespace) -> int:
+    if args.reset:
+        from .estop_reset import reset_estop
+
+        return reset_estop()
     if args.pid is not None:
         return send_estop(args.pid)
     if args.devices_toml is None:
@@ -228,7 +270,14 @@ def _estop(args: argparse.Namespace) -> int:
     loaded = _load(args)
     if loaded is None:
         return 2
-    return estop(loaded[0], sim=args.sim, source=loaded[1])
+    code = estop(loaded[0], sim=args.sim, source=loaded[1])
+    if args.devices_toml is None and not args.sim and not args.no_latch:
+        from clawseed_edge.config.paths import clawseed_home
+
+        from .estop_reset import latch_offline
+
+        latch_offline(clawseed_home(), "clawseed-edge estop (no service was running)")
+    return code
 
 
 def estop_running_service(out: TextIO | None = None, *, timeout_s: float = 5.0) -> int | None:
@@ -269,7 +318,8 @@ def estop_running_service(out: TextIO | None = None, *, timeout_s: float = 5.0) 
         print("estop: the running service did NOT bring every output to its safe state", file=out)
         return 1
     print(
-        f"estop: the running service aborted its turns and applied its safe state ({path})",
+        f"estop: the running service aborted its turns and applied its safe state ({path}); "
+        "the stop holds until a person runs `clawseed-edge estop --reset`",
         file=out,
     )
     return 0

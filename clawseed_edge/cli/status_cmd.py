@@ -64,6 +64,9 @@ def _status(args: argparse.Namespace) -> int:
             print(json.dumps(answer, indent=2))
             return 0
         print(f"running: {answer.get('summary', '')}")
+        from .hardware_cmd import estop_line
+
+        print(estop_line(answer.get("estop") or {}))
         for key in (
             "pid",
             "uptime_s",

@@ -32,6 +32,7 @@ from clawseed_edge.api import (
     Approver,
     ConfigInvalid,
     EmbeddingProvider,
+    EstopLatch,
     Hook,
     Memory,
     Observer,
@@ -335,6 +336,7 @@ async def assemble(
     extra_tools: Sequence[Tool] = (),
     connect: bool = True,
     probe_at_start: bool = True,
+    latch: EstopLatch | None = None,
 ) -> Runtime:
     """Build and connect everything the config describes.
 
@@ -352,6 +354,9 @@ async def assemble(
             to 10 s; a failure is logged). A service passes False and calls
             :meth:`Runtime.start_background_probe` once it is ready: no network I/O and no
             provider SDK before then.
+        latch: The service's emergency-stop latch: the policy refuses by it, a serial board
+            set up again after a reset honours it, and while it holds every output is
+            connected at its safe level, never at ``initial``.
 
     Raises:
         ConfigInvalid / HardwareError: The config or the wiring is wrong (names file and key).
@@ -362,7 +367,11 @@ async def assemble(
     workspace = resolve_in_home(config.agent.workspace_dir, home)
     # Everything that only reads the config first: a mistake there leaves nothing open.
     ledger = _device_ledger(home)
+    if latch is None and connect:
+        # No service handed its latch over (a one-shot `agent`): the stored one still holds.
+        latch = await _stored_latch(home)
     policy = build_policy(loaded, approver=approver, observer=observer, ledger=ledger)
+    policy.latch = latch
     scrubber = secret_scrubber(loaded)
     # Log lines (ours and the libraries', e.g. a URL with a key) pass the scrubber too.
     install_log_redaction(scrubber)
@@ -378,10 +387,12 @@ async def assemble(
             opened.append(close_embedder)
         memory = await _open_memory(config, home, embedder, scrubber)
         opened.append(memory.aclose)
+        from clawseed_edge.peripherals.safety import connect_peripheral
+
         for p in peripherals:
             opened.append(p.disconnect)  # disconnect applies the safe values first
             if connect:
-                await p.connect()
+                await connect_peripheral(p, latch)
         tools: list[Tool] = all_tools(
             config, memory, workspace=workspace, scrub=scrubber.scrub, source=loaded.source
         )
@@ -446,6 +457,23 @@ async def assemble(
             await runtime.aclose()
             raise
     return runtime
+
+
+async def _stored_latch(home: Path) -> EstopLatch | None:
+    """The emergency-stop latch in ``home``'s state.db, when one is stored latched."""
+    from clawseed_edge.state.latch import read_stored_latch
+
+    try:
+        state = await asyncio.to_thread(read_stored_latch, home / "state.db")
+    except Exception as exc:  # sqlite3.Error: unreadable; the service itself would say so
+        _log.warning("could not read the emergency-stop latch in state.db (%s)", exc)
+        return None
+    if not state.latched:
+        return None
+    latch = EstopLatch()
+    latch.restore(state)
+    _log.warning("the emergency stop is latched (%s): outputs stay safe until a reset", state.why)
+    return latch
 
 
 async def _open_mcp(

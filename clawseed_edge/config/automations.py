@@ -25,6 +25,10 @@ class AutomationConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True,
         then: The action when it resets (optional; the same forms).
         notify: Where firings, messages and a prompt's answer go: ``"phones"`` (the gateway's
             event stream), ``"telegram"``, ``"log"``.
+        on_unknown: When a value the active rule reads goes unknown (a sensor whose reading
+            failed or is stale): ``"then"`` resets it after ``unknown_grace`` and runs
+            ``then`` (the safe side); ``"hold"`` keeps it active until the value is back.
+        unknown_grace: How long a value may stay unknown before ``"then"`` applies (``"1m"``).
     """
 
     name: str
@@ -34,3 +38,5 @@ class AutomationConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True,
     do: dict[str, Any] = msgspec.field(default_factory=dict)
     then: dict[str, Any] | None = None
     notify: list[str] = msgspec.field(default_factory=list)
+    on_unknown: str = "then"
+    unknown_grace: str | int | float = "1m"

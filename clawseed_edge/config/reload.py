@@ -84,6 +84,7 @@ async def reload_runtime(runtime: Runtime, fresh: LoadedConfig) -> ReloadReport:
             observer=getattr(old, "observer", None),
             ledger=getattr(old, "ledger", None),
         )
+        policy.latch = getattr(old, "latch", None)  # a latched stop survives the reload
     # Built without error: swap (no await from here on, so no turn sees half of it).
     if provider is not None:
         old_provider = agent.provider

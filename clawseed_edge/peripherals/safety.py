@@ -8,7 +8,11 @@ The runtime applies each output's declared safe value:
 * on an emergency stop: :func:`apply_safe_state_all` (``clawseed-edge estop``), or SIGUSR1 sent to
   the running process (``clawseed-edge estop --pid PID``), which keeps running; ``estop --pid``
   signals only a process that wrote the handshake of :mod:`~.estop_handshake`;
-* at interpreter exit with pins still open: :class:`~.gpio.PiGpio` registers an ``atexit`` hook.
+* at interpreter exit with pins still open: :class:`~.gpio.PiGpio` registers an ``atexit`` hook;
+* while the emergency stop is latched (:class:`~clawseed_edge.api.EstopLatch`):
+  :func:`connect_peripheral` connects every output at its safe level, never at ``initial``, and
+  hands the latch to a peripheral that sets itself up again on its own (a Nucleo that reset
+  or was replugged), so it does the same.
 
 What no code can cover (SIGKILL, a kernel panic, power loss) is described in docs/hardware.md.
 """
@@ -17,14 +21,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import logging
 import os
 import signal
 from collections.abc import Callable, Sequence
 
-from clawseed_edge.api import Peripheral
+from clawseed_edge.api import EstopLatch, Peripheral
 
-__all__ = ["apply_safe_state_all", "install_signal_handlers"]
+__all__ = ["apply_safe_state_all", "connect_peripheral", "install_signal_handlers"]
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +55,27 @@ async def apply_safe_state_all(
     for line in failures:
         log.error("safe state failed: %s", line)
     return failures
+
+
+async def connect_peripheral(peripheral: Peripheral, latch: EstopLatch | None = None) -> None:
+    """Connect ``peripheral``, honouring the emergency-stop ``latch``.
+
+    A peripheral with an ``estop_latch`` attribute (a serial board) gets the latch: it reads
+    it each time it sets its devices up (after a board reset too). While the latch holds, a
+    peripheral whose ``connect`` takes ``at_safe`` starts every output at its safe level.
+
+    Raises: whatever the peripheral's ``connect`` raises. Cancel-safe as ``connect`` is.
+    """
+    if latch is not None and hasattr(peripheral, "estop_latch"):
+        peripheral.estop_latch = latch
+    if (
+        latch is not None
+        and latch.latched
+        and "at_safe" in inspect.signature(peripheral.connect).parameters
+    ):
+        await peripheral.connect(at_safe=True)  # type: ignore[call-arg]
+        return
+    await peripheral.connect()
 
 
 def install_signal_handlers(

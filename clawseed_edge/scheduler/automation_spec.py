@@ -36,6 +36,7 @@ __all__ = [
     "MAX_AUTOMATIONS",
     "MAX_MESSAGE_CHARS",
     "NOTIFY_PLACES",
+    "ON_UNKNOWN",
     "describe_automation",
     "device_values",
     "known_names",
@@ -47,6 +48,8 @@ __all__ = [
 MAX_AUTOMATIONS = 100
 #: The longest ``{ message = ... }``.
 MAX_MESSAGE_CHARS = 500
+#: What an active rule does when a value it reads goes unknown (see :mod:`.rules`).
+ON_UNKNOWN = ("then", "hold")
 #: Where ``notify`` may send: the gateway's phones, Telegram's users, the log.
 NOTIFY_PLACES = ("phones", "telegram", "log")
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
@@ -239,9 +242,25 @@ def validate_automation(
         )
     _action(a.do or None, f"{prefix}do", file, check_tool)
     _action(a.then, f"{prefix}then", file, check_tool)
+    if a.on_unknown not in ON_UNKNOWN:
+        raise ConfigInvalid(
+            f'{a.name!r}: on_unknown is "then" (run then when a sensor goes unknown) or '
+            '"hold" (keep the rule active until the values come back)',
+            file=file,
+            key=f"{prefix}on_unknown",
+        )
+    grace = _duration(a.unknown_grace)
+    if grace is None or grace > 86400:
+        raise ConfigInvalid(
+            f"{a.name!r}: write a duration up to a day such as '1m', '30s'",
+            file=file,
+            key=f"{prefix}unknown_grace",
+        )
     when = conditions["when"]
     assert when is not None
-    return RuleState(when, for_s, conditions["until"])
+    return RuleState(
+        when, for_s, conditions["until"], on_unknown=a.on_unknown, unknown_grace_s=grace
+    )
 
 
 def validate_automations(
@@ -299,6 +318,10 @@ def describe_automation(a: AutomationConfig, for_s: float) -> str:
     else:
         text += " It resets when that no longer holds"
     text += f" and then: {_action_words(a.then)}." if a.then else "."
+    if a.on_unknown == "hold":
+        text += " While a value it reads is unknown, it holds."
+    elif a.then:
+        text += f" A value unknown for {a.unknown_grace} runs that too."
     if a.notify:
         text += f" Firings are announced to {', '.join(a.notify)}."
     return text

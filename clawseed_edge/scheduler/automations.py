@@ -17,9 +17,18 @@ states, keeps the latest value of each ``SENSOR.QUANTITY`` and ``DEVICE.WORD``, 
 rule's :class:`~.rules.RuleState`. A tool action is a call through the agent's hook pipeline, the
 SecurityPolicy first (so an approval device asks, read_only refuses, rate limits count), exactly
 as a scheduled job's; a prompt is a turn of the agent in the rule's own session; a message and
-``notify`` go out through ``publish`` (the service's notifications). The emergency stop pauses
-every rule (and forgets what was being held) until :meth:`Automations.resume`. Every firing is
-recorded (in state.db when a store is given; the last :data:`MAX_FIRINGS` in memory too).
+``notify`` go out through ``publish`` (the service's notifications). Every firing is recorded
+(in state.db when a store is given; the last :data:`MAX_FIRINGS` in memory too).
+
+Each rule's actions run beside the loop, one at a time per rule: a call waiting for an approval
+never holds back another rule. The emergency stop (:meth:`Automations.pause`) cancels the
+calls and turns in flight and forgets what was held; until a person's reset
+(:meth:`Automations.resume`) the rules still follow their readings, and a firing is recorded as
+refused (``estop_latched``) without running its action, so the reset restarts nothing.
+
+A sensor whose reading failed (or went stale: the sampler says so) is unknown: its values are
+NaN, no comparison on them holds, and an active rule runs its ``then`` after its grace period
+(``on_unknown``, see :mod:`.rules`).
 """
 
 from __future__ import annotations
@@ -69,6 +78,11 @@ class _Rule:
     origin: str = "config"
 
 
+def _held_by(config: AutomationConfig) -> tuple[Any, ...]:
+    """What a rule's state depends on: a change elsewhere keeps what it holds."""
+    return (config.when, config.until, config.for_, config.on_unknown, config.unknown_grace)
+
+
 def _kind(action: Mapping[str, Any] | None) -> str:
     if not action:
         return "none"
@@ -107,11 +121,15 @@ class Automations:
         self.known = known
         self.values: dict[str, float] = {}
         self.paused: str | None = None
+        #: The stable code a firing refused while paused carries (``estop_latched``).
+        self.paused_code: str | None = None
         self.firings: deque[dict[str, Any]] = deque(maxlen=MAX_FIRINGS)
         self._lock = asyncio.Lock()
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._turns: dict[str, asyncio.Task[None]] = {}
+        #: Each rule's tool call in flight (one per rule; cancelled by the emergency stop).
+        self._calls: dict[str, asyncio.Task[dict[str, Any]]] = {}
         self._record_lock = asyncio.Lock()
 
     # --- rules ----------------------------------------------------------------------------
@@ -140,11 +158,7 @@ class Automations:
                 skipped.append(entry.config.name)
                 continue
             prev = old.get(entry.config.name)
-            if prev is not None and (prev.config.when, prev.config.until, prev.config.for_) == (
-                entry.config.when,
-                entry.config.until,
-                entry.config.for_,
-            ):
+            if prev is not None and _held_by(prev.config) == _held_by(entry.config):
                 state = prev.state
             rules.append(_Rule(entry.config, state, entry.origin))
         async with self._lock:
@@ -163,6 +177,11 @@ class Automations:
         """A state-feed listener: keep a reading's values or a device's state, wake the loop."""
         if isinstance(update, SensorReading):
             if not update.ok:
+                # Failed or stale: what this sensor gave is unknown now (NaN holds nothing).
+                prefix = f"{update.sensor}."
+                for key in [k for k in self.values if k.startswith(prefix)]:
+                    self.values[key] = float("nan")
+                self._wake.set()
                 return
             for q, v in update.values.items():
                 self.values[f"{update.sensor}.{q}"] = float(v)
@@ -172,24 +191,33 @@ class Automations:
             return
         self._wake.set()
 
-    async def evaluate(self, now: float | None = None) -> list[dict[str, Any]]:
-        """Update every rule at ``now`` and run the actions of those that fired or reset;
-        returns their records. Nothing runs while paused.
+    async def evaluate(
+        self, now: float | None = None, *, wait: bool = True
+    ) -> list[dict[str, Any]]:
+        """Update every rule at ``now`` and start the actions of those that fired or reset;
+        returns their records. While paused no action runs: a firing is recorded as refused.
+
+        ``wait`` False (the loop): tool calls run on and record their firings when they end,
+        so one waiting for an approval holds back no other rule; the records returned for
+        them then say ``running``.
 
         Not safe to cancel halfway (a cancelled action may already have switched a device).
         """
         now = self.clock() if now is None else now
         async with self._lock:
-            if self.paused is not None:
-                return []
-            done = []
+            started: list[dict[str, Any] | asyncio.Task[dict[str, Any]]] = []
             for rule in self.rules:
                 event = rule.state.update(now, self.values.get)
                 if event is None:
                     continue
                 action = rule.config.do if event == "fire" else rule.config.then
-                done.append(await self._act(rule, event, action or None, now))
-            return done
+                if self.paused is not None:
+                    started.append(await self._refused(rule, event, action or None, now))
+                else:
+                    started.append(await self._act(rule, event, action or None, now))
+        if not wait:
+            return [_running(s) if isinstance(s, asyncio.Task) else s for s in started]
+        return [await s if isinstance(s, asyncio.Task) else s for s in started]
 
     def deadline(self) -> float | None:
         """When a held condition will have lasted its ``for``."""
@@ -198,17 +226,20 @@ class Automations:
 
     # --- pause ----------------------------------------------------------------------------
 
-    def pause(self, why: str) -> None:
-        """Stop acting (the emergency stop); what was held is forgotten."""
-        self.paused = why
+    def pause(self, why: str, code: str | None = None) -> None:
+        """Stop acting (the emergency stop): the calls and turns in flight are cancelled, what
+        was held is forgotten; firings until :meth:`resume` are recorded as refused, ``code``
+        (``estop_latched``) on each."""
+        self.paused, self.paused_code = why, code
         for rule in self.rules:
             rule.state.reset()
-        for turn in self._turns.values():
-            turn.cancel()  # a turn may be about to switch something
+        for task in [*self._turns.values(), *self._calls.values()]:
+            task.cancel()  # a call or a turn may be about to switch something
 
     def resume(self) -> bool:
-        """Act again; returns whether it was paused."""
-        was, self.paused = self.paused is not None, None
+        """Act again; returns whether it was paused. Runs nothing by itself: a rule that fired
+        while paused acts again only after it has reset."""
+        was, self.paused, self.paused_code = self.paused is not None, None, None
         self._wake.set()
         return was
 
@@ -216,7 +247,7 @@ class Automations:
 
     async def _act(
         self, rule: _Rule, event: str, action: dict[str, Any] | None, now: float
-    ) -> dict[str, Any]:
+    ) -> dict[str, Any] | asyncio.Task[dict[str, Any]]:
         kind = _kind(action)
         record: dict[str, Any] = {
             "automation": rule.config.name,
@@ -224,10 +255,12 @@ class Automations:
             "at": now,
             "action": kind,
         }
+        if event == "reset" and rule.state.reset_by == "unknown":
+            record["unknown"] = True  # the safe side, for a value that went unknown
         ok, text = True, ""
         if action is not None and kind == "tool":
             record["tool"] = action["tool"]
-            ok, text = await self._call(rule, str(action["tool"]), dict(action["arguments"]))
+            return self._start_call(rule, record, str(action["tool"]), dict(action["arguments"]))
         elif action is not None and kind == "prompt":
             return self._start_turn(rule, record, str(action["prompt"]))
         elif action is not None and kind == "message":
@@ -253,6 +286,55 @@ class Automations:
         self._announce(rule, record, kind, text)
         return record
 
+    async def _refused(
+        self, rule: _Rule, event: str, action: dict[str, Any] | None, now: float
+    ) -> dict[str, Any]:
+        """A firing while paused: recorded (with the pause's code), its action not run."""
+        record: dict[str, Any] = {
+            "automation": rule.config.name,
+            "event": event,
+            "at": now,
+            "action": _kind(action),
+        }
+        if action is not None and "tool" in action:
+            record["tool"] = action["tool"]
+        if self.paused_code is not None:
+            record["code"] = self.paused_code
+        code = f" [{self.paused_code}]" if self.paused_code else ""
+        return await self._finish(rule, record, False, f"not run: {self.paused}{code}")
+
+    def _start_call(
+        self, rule: _Rule, record: dict[str, Any], name: str, arguments: dict[str, Any]
+    ) -> asyncio.Task[dict[str, Any]] | dict[str, Any]:
+        """A tool action runs beside the loop (an approval may take minutes); one per rule."""
+        running = self._calls.get(rule.config.name)
+        if running is not None and not running.done():
+            record.update(ok=False, error="the rule's previous call still runs; skipped")
+            self.firings.append(record)
+            return record
+        task = asyncio.create_task(
+            self._call_and_finish(rule, record, name, arguments),
+            name=f"automation-call-{rule.config.name}",
+        )
+        self._calls[rule.config.name] = task
+        return task
+
+    async def _call_and_finish(
+        self, rule: _Rule, record: dict[str, Any], name: str, arguments: dict[str, Any]
+    ) -> dict[str, Any]:
+        try:
+            ok, text, code = await self._call(rule, name, arguments)
+        except asyncio.CancelledError:
+            # The emergency stop (or the service's stop) cancelled it: recorded, not run on.
+            why = self.paused or "the service stopped"
+            if self.paused_code:
+                record["code"] = self.paused_code
+            await asyncio.shield(self._finish(rule, record, False, f"cancelled: {why}"))
+            raise
+        if code is not None:
+            record["code"] = code
+        return await self._finish(rule, record, ok, text)
+
     def _start_turn(self, rule: _Rule, record: dict[str, Any], prompt: str) -> dict[str, Any]:
         """A prompt runs beside the loop: a slow model must not hold back the other rules (a
         frost rule's heater). One turn per rule at a time; its firing is recorded when it ends
@@ -277,8 +359,8 @@ class Automations:
         await self._finish(rule, record, ok, text)
 
     async def drain(self) -> None:
-        """Wait for the prompt actions' turns that run (each records its firing as it ends)."""
-        await asyncio.gather(*self._turns.values(), return_exceptions=True)
+        """Wait for the actions' turns and calls that run (each records its firing as it ends)."""
+        await asyncio.gather(*self._turns.values(), *self._calls.values(), return_exceptions=True)
 
     def _announce(self, rule: _Rule, record: dict[str, Any], kind: str, text: str) -> None:
         places = list(rule.config.notify) or (["phones"] if kind == "message" else [])
@@ -320,14 +402,17 @@ class Automations:
             return False, f"the turn failed: {exc}"
         return True, str(answer)
 
-    async def _call(self, rule: _Rule, name: str, arguments: dict[str, Any]) -> tuple[bool, str]:
+    async def _call(
+        self, rule: _Rule, name: str, arguments: dict[str, Any]
+    ) -> tuple[bool, str, str | None]:
         from clawseed_edge.agent.tool_run import call_tool
 
         agent = self.agent
         if agent.registry.get(name) is None:
-            return False, f"no tool {name!r} is registered"
+            return False, f"no tool {name!r} is registered", None
         result = await call_tool(agent, name, arguments, self._context(rule))
-        return result.success, (result.output if result.success else result.error or "failed")
+        text = result.output if result.success else result.error or "failed"
+        return result.success, text, result.code
 
     # --- loop -----------------------------------------------------------------------------
 
@@ -343,7 +428,7 @@ class Automations:
                 pass
             self._wake.clear()
             try:
-                await self.evaluate()
+                await self.evaluate(wait=False)
             except Exception:
                 log.exception("evaluating the automations failed")
 
@@ -354,7 +439,14 @@ class Automations:
 
     async def aclose(self) -> None:
         task, self._task = self._task, None
-        tasks = [t for t in (task, *self._turns.values()) if t is not None]
+        tasks = [t for t in (task, *self._turns.values(), *self._calls.values()) if t is not None]
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _running(task: asyncio.Task[dict[str, Any]]) -> dict[str, Any]:
+    """What :meth:`Automations.evaluate` returns for a call still running."""
+    if task.done() and not task.cancelled():
+        return task.result()
+    return {"automation": task.get_name().removeprefix("automation-call-"), "running": True}

@@ -15,6 +15,12 @@ characters, 16 comparisons, nesting 8 deep.
 rule fires when ``when`` has held for ``for_s`` seconds, then stays active (never firing
 again) until ``until`` holds (or ``when`` stops holding, when no ``until`` is given), which
 resets it.
+
+Stale data: a name whose value is unknown (not read yet, a failed or stale sensor: NaN) can
+never prove ``until``, so an active rule would hold its ``do`` forever (a heater left on by a
+dead thermometer). With ``on_unknown = "then"`` (the default) an active rule whose names stay
+unknown for ``unknown_grace_s`` resets, and its ``then`` (the safe side) runs; with ``"hold"``
+it stays active until the values come back.
 """
 
 from __future__ import annotations
@@ -216,21 +222,40 @@ class RuleState:
     :meth:`deadline` says when a held ``when`` will have lasted ``for_s`` (for a timer).
     """
 
-    def __init__(self, when: Condition, for_s: float = 0.0, until: Condition | None = None) -> None:
+    def __init__(
+        self,
+        when: Condition,
+        for_s: float = 0.0,
+        until: Condition | None = None,
+        *,
+        on_unknown: str = "then",
+        unknown_grace_s: float = 60.0,
+    ) -> None:
         self.when = when
         self.for_s = for_s
         self.until = until
+        self.on_unknown = on_unknown
+        self.unknown_grace_s = unknown_grace_s
         self.active = False
         self.since: float | None = None
+        #: Since when an active rule's names have been unknown (None: all known).
+        self.unknown_since: float | None = None
+        #: Why the last reset happened: ``"until"`` or ``"unknown"`` (for the firing record).
+        self.reset_by = ""
+        self._names = when.names | (until.names if until is not None else frozenset())
 
     def update(self, now: float, lookup: Lookup) -> str | None:
         if self.active:
+            if self._unknown(lookup):
+                return self._while_unknown(now)
+            self.unknown_since = None
             done = (
                 self.until.holds(lookup) if self.until is not None else not self.when.holds(lookup)
             )
             if done:
                 self.active = False
                 self.since = None
+                self.reset_by = "until"
                 return "reset"
             return None
         if not self.when.holds(lookup):
@@ -243,12 +268,36 @@ class RuleState:
             return "fire"
         return None
 
+    def _unknown(self, lookup: Lookup) -> bool:
+        for name in self._names:
+            value = lookup(name)
+            if value is None or math.isnan(value):
+                return True
+        return False
+
+    def _while_unknown(self, now: float) -> str | None:
+        """An active rule whose values are unknown: hold, or reset after the grace period."""
+        if self.on_unknown == "hold":
+            return None
+        if self.unknown_since is None:
+            self.unknown_since = now
+        if now - self.unknown_since < self.unknown_grace_s:
+            return None
+        self.active = False
+        self.since = self.unknown_since = None
+        self.reset_by = "unknown"
+        return "reset"
+
     def deadline(self) -> float | None:
-        if self.active or self.since is None:
+        if self.active:
+            if self.unknown_since is None or self.on_unknown == "hold":
+                return None
+            return self.unknown_since + self.unknown_grace_s  # the safe side is due then
+        if self.since is None:
             return None
         return self.since + self.for_s
 
     def reset(self) -> None:
         """Forget what was held (the emergency stop pauses rules from scratch)."""
         self.active = False
-        self.since = None
+        self.since = self.unknown_since = None

@@ -89,9 +89,18 @@ StreamHandler = Callable[[dict[str, Any], ControlStream], Awaitable[dict[str, An
 
 
 class ControlError(ClawseedError, ConnectionError):
-    """The running service could not be reached, or it refused the request."""
+    """The running service could not be reached, or it refused the request.
+
+    Attributes:
+        refusal: The service's own error code when it refused (``"estop_latched"``), else
+            None (not reached, or an unreadable answer).
+    """
 
     code = "control_error"
+
+    def __init__(self, message: str, refusal: str | None = None) -> None:
+        super().__init__(message)
+        self.refusal = refusal
 
 
 def control_path(home: Path) -> Path:
@@ -264,7 +273,11 @@ async def control_request(
         raise ControlError(f"the service sent an unreadable answer on {path}") from exc
     if not answer.get("ok"):
         error = answer.get("error") or {}
-        raise ControlError(str(error.get("message", "the service refused the request")))
+        refusal = error.get("code")
+        raise ControlError(
+            str(error.get("message", "the service refused the request")),
+            str(refusal)[:64] if refusal else None,
+        )
     return dict(answer)
 
 

@@ -14,7 +14,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
+from .estop_latch import estop_status, refuse_while_latched
+
 if TYPE_CHECKING:
+    from clawseed_edge.channels.estop import EmergencyStop
     from clawseed_edge.config.assembly import Runtime
     from clawseed_edge.scheduler import Scheduler
     from clawseed_edge.scheduler.automations import Automations
@@ -37,6 +40,7 @@ class ServiceParts(Protocol):
     scheduler: Scheduler | None
     recorder: SensorRecorder | None
     automations: Automations | None
+    emergency_stop: EmergencyStop | None
 
 
 class ControlOps:
@@ -68,7 +72,9 @@ class ControlOps:
 
         if self.scheduler is None:
             raise ConfigInvalid("the scheduler is off in the running service ([scheduler])")
-        run = await self.scheduler.run_now(str(request.get("name", "")))
+        name = str(request.get("name", ""))
+        refuse_while_latched(self.service.emergency_stop, f"cron run-now {name[:80]!r}")
+        run = await self.scheduler.run_now(name)
         return {"run": msgspec.to_builtins(run)}
 
     async def _op_cron_resume(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -76,6 +82,7 @@ class ControlOps:
 
         if self.scheduler is None:
             raise ConfigInvalid("the scheduler is off in the running service ([scheduler])")
+        refuse_while_latched(self.service.emergency_stop, "cron resume")
         return {"resumed": self.scheduler.resume()}
 
     async def _op_cron_changed(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -109,6 +116,7 @@ class ControlOps:
         }
 
     async def _op_automations_resume(self, request: dict[str, Any]) -> dict[str, Any]:
+        refuse_while_latched(self.service.emergency_stop, "automations resume")
         return {"resumed": self.automations.resume() if self.automations is not None else False}
 
     async def _op_automations_changed(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -214,6 +222,7 @@ class ControlOps:
             "devices": devices,
             "readings": readings,
             "left_off": left_off,
+            "estop": estop_status(self.service.emergency_stop),
         }
 
     async def _op_sensors(self, request: dict[str, Any]) -> dict[str, Any]:

@@ -23,9 +23,10 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from clawseed_edge.api import Lifecycle
+from clawseed_edge.api import ESTOP_LATCHED, Lifecycle
 
 from .control import ControlServer, control_path
+from .estop_latch import estop_status, restore_latch
 from .inputs import consume_input_events, find_sensor_bank
 from .notify import Notifier
 
@@ -230,23 +231,31 @@ class Service:
         observer = CompositeObserver(LoggingObserver(), self.metrics)
         # No provider probe before ready: no network I/O and no SDK in an idle service (the
         # probe starts in the background once everything listens, below).
+        # The latch before any hardware: a stop that held at the last stop still holds.
+        latch, latch_store = await restore_latch(await self._open_state())
         kwargs = {
             "approver": approver,
             "observer": observer,
             "probe_at_start": False,
+            "latch": latch,
             **self.options.assemble,
         }
         self.runtime = await assemble(self.loaded, sim=self.options.sim, **kwargs)
         self.state = Lifecycle.OPEN
         if broker is not None:
             broker.tools = self.runtime.agent.registry  # what each request is described from
-        self.emergency_stop = EmergencyStop(self.runtime.peripherals)
+        self.emergency_stop = EmergencyStop(
+            self.runtime.peripherals, latch=latch, store=latch_store
+        )
         self.emergency_stop.on_stop(self._stop_every_turn)
         self.emergency_stop.on_stopped(self._estop_done)
+        self.emergency_stop.on_reset(self._estop_reset_done)
         try:
             await self._start_recorder()  # before the gateway: it serves the history
             await self._start_automations()  # before the gateway: it copies the tools
             await self._start_scheduler()  # before the gateway: it copies the cron tools
+            if latch.latched:  # jobs and rules wait for a person's reset, as before the restart
+                self._pause_jobs(f"the emergency stop is latched ({latch.state.why})")
             if tables:
                 await self._start_channels(tables, broker)
             if broker is None:
@@ -480,6 +489,7 @@ class Service:
             "pair_revoke": self._op_pair_revoke,
             "status": self._op_status,
             "estop": self._op_estop,
+            "estop_reset": self._op_estop_reset,
             "reload": self._op_reload,
         }
         return own | {op: self._part_op(op) for op in _PART_OPS}
@@ -556,7 +566,13 @@ class Service:
     async def _op_estop(self, request: dict[str, Any]) -> dict[str, Any]:
         return {"failures": await self.estop("estop over the control socket")}
 
-    async def estop(self, why: str) -> list[str]:
+    async def _op_estop_reset(self, request: dict[str, Any]) -> dict[str, Any]:
+        # Only the service's own user reaches the socket (mode 0600): a person at the board.
+        by = f"{str(request.get('by') or 'clawseed-edge estop --reset')[:80]} (control socket)"
+        reset = self.emergency_stop is not None and await self.emergency_stop.reset(by)
+        return {"reset": reset, "estop": estop_status(self.emergency_stop)}
+
+    async def estop(self, why: str, *, latch: bool = True) -> list[str]:
         """The one emergency stop (:class:`~clawseed_edge.channels.estop.EmergencyStop`): abort
         every turn in every channel, pause the scheduler, apply every output's safe value;
         returns the failures. The control socket, the gateway and the signals all come here.
@@ -565,7 +581,7 @@ class Service:
         """
         if self.emergency_stop is None:
             return []  # nothing was opened yet
-        return await self.emergency_stop(why)
+        return await self.emergency_stop(why, latch=latch)
 
     # --- running and stopping ------------------------------------------------------------
 
@@ -609,7 +625,7 @@ class Service:
         self.notifier.stopping(f"stopping ({why}): applying the safe state")
         n = len(self.runtime.peripherals) if self.runtime is not None else 0
         log.warning("%s: applying the safe state of %d peripheral%s", why, n, "" if n == 1 else "s")
-        await self.estop(why)
+        await self.estop(why, latch=False)  # a shutdown is not an emergency stop
         self.stop()
 
     def stop(self) -> None:
@@ -698,10 +714,24 @@ class Service:
             channel.abort_turns(why)
         if self.runtime is not None:
             self.runtime.agent.abort_every(why)
+        self._pause_jobs(why)
+
+    def _pause_jobs(self, why: str) -> None:
+        """Cancel running jobs and rule actions; none run until a person's reset."""
         if self.scheduler is not None:
             self.scheduler.pause(why)
         if self.automations is not None:
-            self.automations.pause(why)  # until `automations resume`
+            self.automations.pause(why, ESTOP_LATCHED)
+
+    def _estop_reset_done(self, by: str) -> None:
+        """After a person's reset: jobs and rules run again, every channel hears of it. No
+        output is switched (each stays at its safe level)."""
+        if self.scheduler is not None:
+            self.scheduler.resume()
+        if self.automations is not None:
+            self.automations.resume()
+        self.notifications.notify({"type": "estop_reset", "by": by})
+        self.notifier.status(f"emergency stop reset by {by}; outputs stay safe")
 
     def _status_details(self) -> dict[str, Any]:
         assert self.runtime is not None
@@ -725,6 +755,7 @@ class Service:
             "config": self.loaded.source,
             "channels": [_channel_state(c) for c in self.channels],
             "watchdog_s": self.notifier.watchdog_s if self.notifier.enabled else None,
+            "estop": estop_status(self.emergency_stop),
         }
 
     async def _op_reload(self, request: dict[str, Any]) -> dict[str, Any]:

@@ -9,6 +9,11 @@ in the :class:`~clawseed_edge.state.SensorHistory`.
 
 :meth:`SensorSampler.step` does one pass at a given time and says when the next is due, so
 tests drive it with a fake clock and no sleeps; :meth:`run` is the loop the service starts.
+
+A sensor whose read failed, or that gave no new reading for ``stale_after`` times its
+``update_interval`` (3 by default), is unknown: a :class:`~clawseed_edge.api.SensorReading`
+with an ``error`` is published once, and automations treat its values as unknown until a new
+value comes through.
 """
 
 from __future__ import annotations
@@ -48,6 +53,12 @@ class _Sampled:
     failures: int = 0
     last_error: str = ""
     latest: dict[str, float] = field(default_factory=dict)
+    #: Seconds without a new reading after which the sensor is unknown.
+    stale_s: float = 180.0
+    #: When the last new reading was taken (the first pass, before any).
+    fresh_at: float | None = None
+    #: Whether an unknown state was published and no value came through since.
+    unknown: bool = False
 
 
 class SensorSampler:
@@ -80,7 +91,10 @@ class SensorSampler:
             if valid.interval_s is None:
                 continue  # "never": read only when asked
             units = {q.name: q.unit for q in valid.driver.quantities}
-            self._sensors[name] = _Sampled(name, valid.interval_s, valid.chains(), units)
+            stale_s = valid.interval_s * float(getattr(valid.config, "stale_after", 3.0))
+            self._sensors[name] = _Sampled(
+                name, valid.interval_s, valid.chains(), units, stale_s=stale_s
+            )
         self._task: asyncio.Task[None] | None = None
 
     @property
@@ -97,16 +111,35 @@ class SensorSampler:
         at its next interval. Safe to cancel (a read already running completes on its worker).
         """
         for s in self._sensors.values():
+            if s.fresh_at is None:
+                s.fresh_at = now  # staleness counts from the first pass
             out: dict[str, list[float]] = {q: c.tick(now) for q, c in s.chains.items()}
             if now >= s.due:
                 s.due = _next_due(s.due, s.interval, now)
                 values = await self._read(s)
+                if values:
+                    s.fresh_at = now
+                elif s.last_error:
+                    self._unknown(s, now, f"the read failed: {s.last_error}")
                 for q, value in values.items():
                     chain = s.chains.get(q)
                     if chain is not None:
                         out[q] = out.get(q, []) + chain.feed(value, now)
+            if now - s.fresh_at > s.stale_s:
+                self._unknown(
+                    s,
+                    now,
+                    f"no new reading for {now - s.fresh_at:.0f} s (stale after {s.stale_s:g} s)",
+                )
             self._emit(s, out, now)
         return self.next_due()
+
+    def _unknown(self, s: _Sampled, now: float, why: str) -> None:
+        """Tell the subscribers once that ``s`` is unknown (until a value comes through)."""
+        if s.unknown:
+            return
+        s.unknown = True
+        self.states.publish(SensorReading("sampler", s.name, {}, {}, now, error=why[:300]))
 
     def next_due(self) -> float:
         """The earliest of every sensor's next read and every timed filter's deadline."""
@@ -133,6 +166,7 @@ class SensorSampler:
         if not last:
             return
         s.latest.update(last)
+        s.unknown = False
         units = {q: s.units.get(q, "") for q in last}
         self.states.publish(SensorReading("sampler", s.name, last, units, now))
         if self.history is None:

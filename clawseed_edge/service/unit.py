@@ -80,8 +80,9 @@ Environment=PYTHONOPTIMIZE=2
 ExecStart={exe} run
 # Provider, model and autonomy without a restart (it says what needs one).
 ExecReload={exe} reload
-# After any stop, a SIGKILL or the watchdog's SIGABRT included: drive every output safe.
-ExecStopPost=-{exe} estop
+# After any stop, a SIGKILL or the watchdog's SIGABRT included: drive every output safe
+# (without latching the emergency stop: a stop of the service is not one a person pressed).
+ExecStopPost=-{exe} estop --no-latch
 StateDirectory={state_name}
 StateDirectoryMode=0700
 WorkingDirectory={state}

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from .asked import ShownApprovals
 from .db import MIGRATIONS, StateDB
+from .latch import LatchStore
 from .ledger import DeviceLedger
 from .pairing import IssuedToken, PairingTokens, TokenInfo
 
@@ -30,6 +31,7 @@ __all__ = [
     "HistoryRetention",
     "HistorySummary",
     "IssuedToken",
+    "LatchStore",
     "PairingTokens",
     "SensorHistory",
     "ShownApprovals",

@@ -95,6 +95,18 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX automation_firings_automation ON automation_firings (automation, id);
     """,
+    # 5: the latched emergency stop (state/latch.py): one row, id 1; ``latched`` 0/1, ``why``
+    # what stopped it, ``since`` and ``reset_at`` Unix times, ``reset_by`` who reset it.
+    """
+    CREATE TABLE estop_latch (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        latched INTEGER NOT NULL,
+        why TEXT NOT NULL DEFAULT '',
+        since REAL NOT NULL DEFAULT 0,
+        reset_by TEXT NOT NULL DEFAULT '',
+        reset_at REAL NOT NULL DEFAULT 0
+    );
+    """,
 )
 
 

@@ -32,7 +32,16 @@ def test_api_imports_only_the_standard_library(path: Path) -> None:
 
 
 def test_every_public_name_is_exported_and_resolves() -> None:
-    for module in ("channels", "errors", "events", "plugins", "protocols", "states", "types"):
+    for module in (
+        "channels",
+        "errors",
+        "events",
+        "latch",
+        "plugins",
+        "protocols",
+        "states",
+        "types",
+    ):
         mod = getattr(api, module)
         public = {
             n

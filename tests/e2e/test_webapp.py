@@ -304,14 +304,19 @@ def test_estop_sets_every_output_safe(
     expect(device_state(page, "pump")).to_have_text("State: on")
 
     page.get_by_role("button", name=re.compile("^Emergency stop")).click()
-    expect(page.get_by_role("alert").filter(has_text="Emergency stop")).to_contain_text(
-        "every output is at its safe value"
-    )
+    expect(page.locator("#banner")).to_contain_text("every output is at its safe value")
     for device in ("red_led", "pump"):
         expect(device_state(page, device)).to_have_text("State: off")
     expect(device_state(page, "fan")).to_have_text("State: level 0.00")
     assert [level(gateway, d) for d in OUTPUTS] == [0, 0, 0]
+    # The stop latches: a banner says so until a person resets it here.
+    expect(page.locator("#latch")).to_contain_text("Emergency stop latched")
     shoot(page, artifacts, "estop")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Reset the emergency stop").click()
+    expect(page.locator("#latch")).to_be_hidden()
+    expect(page.locator("#banner")).to_contain_text("still at its safe level")
+    assert [level(gateway, d) for d in OUTPUTS] == [0, 0, 0]  # the reset switched nothing
     page.context.close()
 
 
@@ -487,7 +492,9 @@ def test_a_scheduled_jobs_answer_reaches_the_open_app(browser: Any, gateway: Gat
 
     scheduler = gateway.service.scheduler
     assert scheduler is not None
-    gateway.call(scheduler.resume)  # an earlier test's estop paused it (module-wide gateway)
+    estop = gateway.service.emergency_stop
+    gateway.run(estop.reset("the e2e test"))  # an earlier test's estop (module-wide gateway)
+    gateway.call(scheduler.resume)
     page = open_paired(browser, gateway)
     page.get_by_role("button", name="Devices").click()  # the app listens on any screen
     expect(device_state(page, "red_led")).to_be_visible()

@@ -309,13 +309,16 @@ async def test_the_estop_pauses_a_chat_made_rule_until_resumed(tmp_path: Path) -
         await auto.load()
         feed(auto, 31)
         await auto.evaluate(0)
-        auto.pause("estop")
+        auto.pause("estop", "estop_latched")  # what was held is forgotten
         assert await auto.evaluate(500) == [] and fan.calls == []
         await auto.load()  # a reload (another rule added) does not unpause
         assert await auto.evaluate(600) == [] and auto.paused == "estop"
+        # Held 2 min while paused: the firing is recorded as refused, nothing runs.
+        (refused,) = await auto.evaluate(620)
+        assert not refused["ok"] and refused["code"] == "estop_latched" and fan.calls == []
         auto.resume()
-        await auto.evaluate(700)
-        assert len(await auto.evaluate(820)) == 1 and fan.calls == [True]
+        # The reset restarts nothing: the rule fired already; it acts after it has reset.
+        assert await auto.evaluate(700) == [] and fan.calls == []
 
 
 async def test_the_book_of_an_agent_process_writes_state_db_and_tells_the_service(

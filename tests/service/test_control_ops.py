@@ -6,6 +6,7 @@ import asyncio
 import json
 from pathlib import Path
 
+import httpx
 import pytest
 
 from clawseed_edge.api import AbortedEvent
@@ -13,7 +14,7 @@ from clawseed_edge.cli.main import main
 from clawseed_edge.service import control_path, control_request
 from clawseed_edge.service.inputs import EVENT_SESSION
 from clawseed_edge.testing import ScriptedProvider
-from tests.channels.gateway.conftest import running_service
+from tests.channels.gateway.conftest import pair_token, running_service
 
 CONFIG = """
 [provider]
@@ -146,3 +147,37 @@ def test_service_status_without_a_service_exits_one(capsys: pytest.CaptureFixtur
     assert main(["service", "status"]) == 1
     out = capsys.readouterr().out
     assert out.startswith("systemd: ") and "service: no clawseed-edge service answers" in out
+
+
+async def test_a_latched_estop_holds_across_a_reload_until_estop_reset(
+    clawseed_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    full = CONFIG.replace('level = "supervised"', 'level = "full"')
+    async with running_service(clawseed_home, ScriptedProvider(), full) as service:
+        assert service.runtime is not None and service.server is not None
+        assert await asyncio.to_thread(main, ["estop"]) == 0
+        # A reload that swaps the policy (a new autonomy) keeps the latch.
+        (clawseed_home / "config.toml").write_text(
+            full.replace('level = "full"', 'level = "supervised"\nauto_approve = ["gpio_*"]'),
+            encoding="utf-8",
+        )
+        assert await asyncio.to_thread(main, ["reload"]) == 0
+        token = await pair_token(service)
+        async with httpx.AsyncClient(base_url=service.server.url) as http:
+            headers = {"Authorization": f"Bearer {token}"}
+            refused = await http.post("/api/peripherals/heater", json={"on": True}, headers=headers)
+            shown = (await http.get("/api/estop", headers=headers)).json()["estop"]
+            metrics = (await http.get("/metrics", headers=headers)).text
+            reset = await http.post("/api/estop/reset", headers=headers)
+            after = (await http.get("/api/estop", headers=headers)).json()["estop"]
+            metrics_after = (await http.get("/metrics", headers=headers)).text
+        level_after_reset = _heater_level(service)
+        assert await asyncio.to_thread(main, ["hardware", "status"]) == 0
+    out = capsys.readouterr().out
+    assert refused.status_code == 403 and refused.json()["error"]["code"] == "estop_latched"
+    assert shown["latched"] is True and "estop --reset" in shown["how_to_reset"]
+    assert "clawseed_estop_latched 1" in metrics and "clawseed_estop_latched 0" in metrics_after
+    assert reset.json()["reset"] is True and after["latched"] is False
+    assert after["reset_by"].endswith("(web app)")
+    assert level_after_reset == 0  # the reset switched nothing back on
+    assert "emergency stop: not latched" in out

@@ -126,7 +126,7 @@ port = 0
     )
 
 
-async def test_an_estop_over_the_socket_pauses_jobs_until_cron_resume(
+async def test_an_estop_over_the_socket_pauses_jobs_until_a_person_resets_it(
     clawseed_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     clock = ManualClock(T0)
@@ -136,11 +136,16 @@ async def test_an_estop_over_the_socket_pauses_jobs_until_cron_resume(
         assert await asyncio.to_thread(main, ["estop"]) == 0
         assert sched.paused == "estop over the control socket"
         code = await asyncio.to_thread(main, ["cron", "run-now", "status"])
-        assert code == 1 and "cron resume" in capsys.readouterr().err
+        assert code == 1 and "[estop_latched]" in capsys.readouterr().err
         assert await asyncio.to_thread(main, ["status"]) == 0
-        assert "scheduler: paused (estop over the control socket)" in capsys.readouterr().out
-        assert await asyncio.to_thread(main, ["cron", "resume"]) == 0
-        assert "runs jobs again" in capsys.readouterr().out
+        out = capsys.readouterr().out
+        assert "scheduler: paused (estop over the control socket)" in out
+        assert "emergency stop: LATCHED" in out
+        # `cron resume` restarts nothing while the stop holds; the reset does.
+        assert await asyncio.to_thread(main, ["cron", "resume"]) == 1
+        assert "[estop_latched]" in capsys.readouterr().err and sched.paused is not None
+        assert await asyncio.to_thread(main, ["estop", "--reset"]) == 0
+        assert "every output stays at its safe level" in capsys.readouterr().out
         assert sched.paused is None
         assert await asyncio.to_thread(main, ["cron", "resume"]) == 0
         assert "was not paused" in capsys.readouterr().out

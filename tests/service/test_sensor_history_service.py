@@ -163,22 +163,19 @@ async def test_an_automation_switches_the_fan_and_the_estop_pauses_it(
         assert fired["event"] == "fire" and fired["ok"], fired
         assert await asyncio.to_thread(main, ["estop"]) == 0
         assert service.automations.paused is not None
-        assert await asyncio.to_thread(main, ["sim", "set", "greenhouse.temperature", "20"]) == 0
-        # a second's samples pass: paused, nothing fires or resets
-        before = service.recorder.sampler.status()[0]["reads"]  # type: ignore[union-attr]
-        for _ in range(200):
-            if service.recorder.sampler.status()[0]["reads"] >= before + 2:  # type: ignore[union-attr]
-                break
-            await asyncio.sleep(0.05)
-        assert len(service.automations.firings) == 1
+        # Paused by the latched stop: a firing is recorded as refused, its action not run.
+        assert await asyncio.to_thread(main, ["sim", "set", "greenhouse.temperature", "31"]) == 0
+        _, refused = await firings(service, 2)
+        assert refused["event"] == "fire" and not refused["ok"]
+        assert refused["code"] == "estop_latched"
         assert await asyncio.to_thread(main, ["automations", "list"]) == 0
         out = capsys.readouterr().out
-        assert "too_hot (config): when greenhouse.temperature > 30 (waiting)" in out
         assert "paused: " in out and "too_hot fire: tool gpio_switch ok" in out
         assert await asyncio.to_thread(main, ["status"]) == 0
         assert "  automations: 1 rule, paused (estop" in capsys.readouterr().out
-        assert await asyncio.to_thread(main, ["automations", "resume"]) == 0
-        assert "automations resumed" in capsys.readouterr().out
+        assert await asyncio.to_thread(main, ["automations", "resume"]) == 1  # the latch holds
+        assert service.automations.paused is not None
+        assert await asyncio.to_thread(main, ["estop", "--reset"]) == 0
         assert service.automations.paused is None
 
 

@@ -92,6 +92,12 @@ async def gateway_metrics_text(hub: GatewayHub) -> str:
     _gauge(out, "peripheral_device_value", "Current value of each wired device (0..1).", states)
     _gauge(
         out,
+        "estop_latched",
+        "1 while the emergency stop is latched (until a person resets it), else 0.",
+        [("", 1.0 if hub.estop.latched else 0.0)],
+    )
+    _gauge(
+        out,
         "process_resident_memory_bytes",
         "Resident memory of the service process.",
         [("", float(rss_bytes()))],

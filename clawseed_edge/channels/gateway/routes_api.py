@@ -1,6 +1,7 @@
 """``/api/tools``, ``/api/peripherals``, ``/api/sessions`` (and one session's messages),
 ``/api/sensors/{name}/history``,
-``/api/estop``, ``/api/approvals``, and the ``/sse`` event stream.
+``/api/estop`` (and its latch: ``GET /api/estop``, ``POST /api/estop/reset``), ``/api/approvals``,
+and the ``/sse`` event stream.
 
 Hardware actions are a person's command through the host's one door (``act``, with the paired
 client's person as the actor): ``gpio_switch`` or ``gpio_set_level`` through every check a
@@ -23,7 +24,7 @@ from typing import Any
 from starlette.responses import JSONResponse, StreamingResponse
 from starlette.routing import Route
 
-from clawseed_edge.api import Actor, SessionStore, StateSource, ToolResult
+from clawseed_edge.api import ESTOP_RESET_HINT, Actor, SessionStore, StateSource, ToolResult
 from clawseed_edge.channels.watch import board_health
 
 from .endpoint import RequestContext, answers_approvals, endpoint
@@ -79,7 +80,7 @@ async def list_peripherals(ctx: RequestContext) -> dict[str, Any]:
                 async with asyncio.timeout(2.0):
                     await p.refresh()
             devices.extend(state.as_dict() for state in p.states.devices())
-    return {"peripherals": peripherals, "devices": devices}
+    return {"peripherals": peripherals, "devices": devices, "estop": _estop_state(ctx.hub)}
 
 
 async def act_on_device(ctx: RequestContext) -> JSONResponse:
@@ -239,6 +240,25 @@ async def estop(ctx: RequestContext) -> JSONResponse:
     return JSONResponse({"ok": not failures, "failures": failures}, status)
 
 
+async def estop_state(ctx: RequestContext) -> dict[str, Any]:
+    """``GET /api/estop``: whether the stop is latched, why and since when (the banner)."""
+    return {"estop": _estop_state(ctx.hub)}
+
+
+async def estop_reset(ctx: RequestContext) -> JSONResponse:
+    """``POST /api/estop/reset``: a paired person releases the latch; nothing is switched."""
+    assert ctx.who is not None
+    reset = await ctx.hub.estop.reset(f"{clip(ctx.who.name, 40)} (web app)")
+    return JSONResponse({"ok": True, "reset": reset, "estop": _estop_state(ctx.hub)})
+
+
+def _estop_state(hub: GatewayHub) -> dict[str, Any]:
+    state = hub.estop.latch.state.to_dict()
+    if hub.estop.latched:
+        state["how_to_reset"] = ESTOP_RESET_HINT
+    return state
+
+
 async def answer_approval(ctx: RequestContext) -> JSONResponse:
     assert ctx.who is not None
     body = await ctx.json_object()
@@ -297,6 +317,8 @@ def api_routes(hub: GatewayHub) -> list[Route]:
         Route("/api/sessions/{session_id}", endpoint(hub, session_messages), methods=["GET"]),
         Route("/api/sensors/{name}/history", endpoint(hub, sensor_history), methods=["GET"]),
         Route("/api/estop", endpoint(hub, estop), methods=["POST"]),
+        Route("/api/estop", endpoint(hub, estop_state), methods=["GET"]),
+        Route("/api/estop/reset", endpoint(hub, estop_reset), methods=["POST"]),
         Route("/api/approvals/{request_id}", endpoint(hub, answer_approval), methods=["POST"]),
         Route("/sse", endpoint(hub, sse), methods=["GET"]),
     ]

@@ -111,6 +111,7 @@ def encode_reply(call_id: str, result: ToolResult) -> str:
             "ok": result.success,
             "output": result.output[:MAX_REPLY_CHARS],
             "error": (result.error or "")[:MAX_REPLY_CHARS],
+            "code": (result.code or "")[:64],  # a refusal's stable code (estop_latched)
         }
     )
 
@@ -124,7 +125,9 @@ def parse_reply(payload: bytes) -> tuple[str, ToolResult]:
     if data.get("ok") is True:
         return data["id"], ToolResult.ok(output)
     error = str(data.get("error", "") or "refused")[:MAX_REPLY_CHARS]
-    return data["id"], ToolResult.fail(error, output)
+    # The other node's stable code (estop_latched, policy_refused ...), else a plain failure.
+    code = str(data.get("code") or "")[:64] or "tool_failed"
+    return data["id"], ToolResult.fail(error, output, code)
 
 
 class PendingCalls:

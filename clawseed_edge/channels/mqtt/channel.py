@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clawseed_edge.api import (
+    ESTOP_RESET_HINT,
     Actor,
     DeviceState,
     RemoteDevices,
@@ -130,12 +131,15 @@ class MqttChannel:
         vcgencmd: str | None = "vcgencmd",
         remote: RemoteDevices | None = None,
         refresh: RefreshSchedule | None = None,
+        latch: Any = None,
     ) -> None:
         self.settings = settings
         self.topics = Topics(settings.discovery_prefix, settings.node_id or default_node_id())
         self.act = act
         self.peripherals = list(peripherals)
         self._estop = estop
+        #: The emergency stop's latch (an ``EstopLatch``), shown as a binary sensor.
+        self._latch = latch if latch is not None else getattr(estop, "latch", None)
         self._password = password
         self.approvals = dict(approvals or {})
         self.version = version
@@ -153,6 +157,7 @@ class MqttChannel:
         self._dirty: dict[tuple[str, str], StateUpdate] = {}
         self._wake = asyncio.Event()
         self._commands: set[asyncio.Task[None]] = set()
+        self._latch_publishes: set[asyncio.Task[None]] = set()
         self._command_times: collections.deque[float] = collections.deque()
         self._published: dict[str, str] = {}  # component id -> platform, as last published
         self._stopping = False
@@ -185,6 +190,9 @@ class MqttChannel:
                 self._unsubscribe.append(p.states.subscribe(self._on_update))
         # Fresh sensor readings at least every state_interval_s, from the one schedule.
         self._unsubscribe.append(self.refresh.want(self.state_interval_s))
+        latch = self._latch
+        if latch is not None:
+            self._unsubscribe.append(latch.subscribe(lambda _: self._publish_latch_soon()))
         self._task = asyncio.create_task(self._run(), name="mqtt")
 
     async def stop(self, reason: str) -> None:
@@ -200,7 +208,11 @@ class MqttChannel:
             with contextlib.suppress(Exception):
                 async with asyncio.timeout(2.0):
                     await client.publish(self.topics.availability, "offline", qos=1, retain=True)
-        for task in [*self._commands, *([self._task] if self._task else [])]:
+        for task in [
+            *self._commands,
+            *self._latch_publishes,
+            *([self._task] if self._task else []),
+        ]:
             task.cancel()
         # Bounded: a broker that stopped answering must not hold the service's stop.
         tasks = [*self._commands, *([self._task] if self._task else [])]
@@ -323,10 +335,31 @@ class MqttChannel:
         await client.publish(
             description_topic(self.topics.node_id), json.dumps(description), qos=1, retain=True
         )
+        await self._publish_latch(client)
         updates: list[StateUpdate] = [*devices, *readings]
         for update in updates:
             self._dirty[update.key] = update
         self._wake.set()
+
+    def _publish_latch_soon(self) -> None:
+        # Not one of the commands: the stop's abort_turns cancels those, never this.
+        task = asyncio.get_running_loop().create_task(self._publish_latch())
+        self._latch_publishes.add(task)
+        task.add_done_callback(self._latch_publishes.discard)
+
+    async def _publish_latch(self, client: Any | None = None) -> None:
+        """The latch's state, retained, for the binary sensor (and its reset hint)."""
+        client = client or self._client
+        latch = self._latch
+        if client is None or latch is None:
+            return
+        state = latch.state.to_dict()
+        if latch.latched:
+            state["how_to_reset"] = ESTOP_RESET_HINT
+        try:
+            await client.publish(self.topics.estop_state, json.dumps(state), qos=1, retain=True)
+        except Exception as exc:  # the next connection's announce publishes it again
+            log.warning("MQTT: the emergency-stop state was not published: %s", exc)
 
     def _latest(self) -> tuple[list[DeviceState], list[SensorReading]]:
         devices: list[DeviceState] = []
@@ -522,6 +555,9 @@ class MqttChannel:
             log.info("MQTT: %s %s done", tool, what)
         else:
             log.warning("MQTT: %s %s refused: %s", tool, what, str(result.error)[:300])
+            if self._client is not None:  # the reason, for an automation or a person in HA
+                refusal = {"code": result.code or "refused", "message": str(result.error)[:500]}
+                await self._client.publish(self.topics.refusal(what), json.dumps(refusal), qos=1)
             # HA shows what it asked for until told otherwise: publish the real state again.
             for p in self.peripherals:
                 if isinstance(p, StateSource):
@@ -555,6 +591,7 @@ def mqtt_channel(settings: Any, host: ChannelHost) -> MqttChannel:
         act=host.act,
         peripherals=host.peripherals,
         estop=host.stop,
+        latch=host.emergency_stop.latch,
         password=mqtt_password(settings, host.home),
         approvals={d.name: d.approval for d in runtime.loaded.config.devices},
         version=__version__,

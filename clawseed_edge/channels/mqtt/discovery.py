@@ -118,6 +118,15 @@ class Topics:
         return f"{self.base}/estop/press"
 
     @property
+    def estop_state(self) -> str:
+        """The latch, retained: ``{"latched": bool, "why", "since", "how_to_reset"}``."""
+        return f"{self.base}/estop/state"
+
+    def refusal(self, device: str) -> str:
+        """Why the last command for ``device`` was refused: ``{"code", "message"}``."""
+        return f"{self.base}/device/{device}/refusal"
+
+    @property
     def health(self) -> str:
         return f"{self.base}/health/state"
 
@@ -162,6 +171,8 @@ def component_for_device(
             "command_topic": topics.device_command(name),
             "payload_on": "ON",
             "payload_off": "OFF",
+            # Why the last command was refused (estop_latched ...), as the entity's attributes.
+            "json_attributes_topic": topics.refusal(name),
         }
         if platform == "switch":
             component["state_on"] = "ON"
@@ -247,6 +258,7 @@ def _template_key(quantity: str) -> str:
 
 def _fixed_components(topics: Topics, *, expire_after_s: int) -> list[tuple[str, dict[str, Any]]]:
     estop = object_id(topics.node_id, "emergency_stop")
+    latched = object_id(topics.node_id, "emergency_stop_latched")
     cpu = object_id(topics.node_id, "cpu_temperature")
     throttled = object_id(topics.node_id, "throttled")
     return [
@@ -259,6 +271,21 @@ def _fixed_components(topics: Topics, *, expire_after_s: int) -> list[tuple[str,
                 "default_entity_id": f"button.{estop}",
                 "command_topic": topics.estop,
                 "payload_press": ESTOP_PAYLOAD,
+                "icon": "mdi:alert-octagon",
+            },
+        ),
+        (
+            # The latched stop: on until a person resets it (never from Home Assistant).
+            latched,
+            {
+                "p": "binary_sensor",
+                "name": "emergency stop latched",
+                "unique_id": latched,
+                "default_entity_id": f"binary_sensor.{latched}",
+                "state_topic": topics.estop_state,
+                "value_template": "{{ 'ON' if value_json.latched else 'OFF' }}",
+                "json_attributes_topic": topics.estop_state,
+                "device_class": "safety",
                 "icon": "mdi:alert-octagon",
             },
         ),

@@ -71,7 +71,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("help", "What this bot can do"),
     ("status", "Devices, sensors and the service"),
     ("stop", "Emergency stop: abort every turn, drive every output safe"),
-    ("reset", "Start a new conversation"),
+    ("reset", "Reset a latched emergency stop, else start a new conversation"),
 )
 #: Strangers remembered (so each gets one reply); the oldest are forgotten past this.
 MAX_STRANGERS = 1000
@@ -256,11 +256,17 @@ class TelegramChannel:
         elif kind == "estop":
             failures = frame.get("failures") or []
             text = f"Emergency stop ({frame.get('by', '')}): " + (
-                "every output is in its safe state."
+                "every output is in its safe state; it holds until a paired user sends /reset."
                 if not failures
                 else "NOT every output is safe: " + "; ".join(map(str, failures))[:500]
             )
             self._broadcast(text)
+        elif kind == "estop_reset":
+            self._broadcast(
+                f"Emergency stop reset by {str(frame.get('by', ''))[:80]}: every output stays "
+                "at its safe level; switch what you need on again. /reset now starts a new "
+                "conversation."
+            )
         elif kind == "job_result":
             name = frame.get("job") or frame.get("name") or "job"
             body = frame.get("output") or frame.get("text") or frame.get("error") or ""
@@ -545,6 +551,8 @@ class TelegramChannel:
             self._send(chat.chat_id, self._status_text())
         elif command == "stop":
             self._spawn(self._stop_command(chat))
+        elif command == "reset" and getattr(self.estop, "latched", False):
+            self._spawn(self._reset_estop(chat))  # a paired person: the latch is theirs to reset
         elif command == "reset":
             chat.conversation.abort("a new conversation was started (/reset)")
             self.conversations.close(chat.conversation)
@@ -602,6 +610,12 @@ class TelegramChannel:
         # Every allowed user hears of it through the estop notification (deliver).
         if failures:
             log.warning("Telegram /stop: not every output is safe: %s", failures)
+
+    async def _reset_estop(self, chat: _Chat) -> None:
+        reset = getattr(self.estop, "reset", None)
+        if reset is not None and await reset(f"Telegram user {chat.user_id}"):
+            return  # every allowed user hears of it through the estop_reset notification
+        await self._send_now(chat.chat_id, "The emergency stop was not latched; nothing reset.")
 
     # --- approvals -----------------------------------------------------------------------
 

@@ -66,7 +66,7 @@ async def telegram_channel(settings: TelegramSettings, host: ChannelHost) -> Tel
         token,
         conversations=host.conversations,
         broker=host.approvals,
-        estop=host.stop,
+        estop=host.emergency_stop,  # /stop latches it; /reset from an allowed user resets it
         status=host.status,
         pairings=pairings,
         shown=ShownApprovals(host.state, "telegram") if host.state is not None else None,

@@ -81,6 +81,8 @@ class SensorConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, fro
             ``[{ median = {} }, { offset = -0.4 }, { delta = 0.1 }]`` (docs/sensors.md).
         quantity_filters: Written ``filters_<quantity> = [...]`` (``filters_temperature``):
             that quantity's filters instead of ``filters``.
+        stale_after: With no new reading for this many ``update_interval``s (default 3),
+            the sensor is unknown to automations (as after a failed read).
     """
 
     name: str
@@ -94,6 +96,7 @@ class SensorConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, fro
     update_interval: str | int = "60s"
     filters: list[dict[str, Any]] = msgspec.field(default_factory=list)
     quantity_filters: dict[str, list[dict[str, Any]]] = msgspec.field(default_factory=dict)
+    stale_after: float = 3.0
 
 
 class I2CSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
@@ -203,6 +206,8 @@ def validate_sensors(
             raise bad("driver", f"{entry.driver} is a sensor: put it under [[sensors]]")
         if entry.min_interval_s is not None and not 0 <= entry.min_interval_s <= 3600:
             raise bad("min_interval_s", "must be 0..3600 seconds")
+        if isinstance(entry.stale_after, bool) or not 1.0 < entry.stale_after <= 100.0:
+            raise bad("stale_after", "a number of update_intervals above 1 and up to 100 (3)")
         address: int | None = None
         if driver.transport == "i2c":
             known = tuple(getattr(driver, "addresses", ()))

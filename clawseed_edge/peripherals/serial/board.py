@@ -22,6 +22,7 @@ from typing import Any
 
 from clawseed_edge.api import (
     BoardCommandFailed,
+    EstopLatch,
     HardwareError,
     HealthStatus,
     Lifecycle,
@@ -97,6 +98,9 @@ class SerialBoard(WiredBoard[SerialDevice]):
         self.virtual: Any = None
         self.link: BoardLink | None = None
         self._at_safe = False
+        #: The service's emergency-stop latch: while it holds, a board that reset or was
+        #: replugged sets its outputs up at their safe level, never at ``initial``.
+        self.estop_latch: EstopLatch | None = None
 
     def _check_wiring(self, wired: Sequence[WiredDevice], source: str) -> None:
         check_nucleo_devices(self.board, wired, source)
@@ -151,8 +155,9 @@ class SerialBoard(WiredBoard[SerialDevice]):
 
     async def _setup_devices(self) -> None:
         assert self.link is not None
+        latched = self.estop_latch is not None and self.estop_latch.latched
         for dev in self._devices.values():
-            requests, value = dev.setup(at_safe=self._at_safe)
+            requests, value = dev.setup(at_safe=self._at_safe or latched)
             for op, args in requests:
                 result = await self.link.request(op, args)
                 dev.record(op, args, result)

@@ -458,7 +458,9 @@ function onEvent(frame) {
       break;
     case "estop":
       showBanner(frame.failures.length ? `Emergency stop: some outputs failed: ${frame.failures.join("; ")}` : "Emergency stop: every output is at its safe value.", "info");
+      refreshLatch();
       break;
+    case "estop_reset": refreshLatch(); break;
     default: break;
   }
 }
@@ -759,6 +761,7 @@ function chart(points, label, unit) {
 async function refreshDevices() {
   try {
     const data = await api("GET", "/api/peripherals");
+    renderLatch(data.estop);
     renderDevices(data.devices);
     renderBoards(data.peripherals);
   } catch (err) {
@@ -772,9 +775,43 @@ async function estop() {
   try {
     const data = await api("POST", "/api/estop");
     showBanner(data.ok ? "Emergency stop: every output is at its safe value." : `Emergency stop: some outputs failed: ${data.failures.join("; ")}`, "info");
-    refreshDevices();
+    refreshDevices(); // shows the latch too
   } catch (err) {
     if (!(err instanceof TokenRejected)) showBanner(`Emergency stop failed: ${err.message}. Cut the power if anything is unsafe.`, "error");
+  } finally {
+    button.disabled = false;
+  }
+}
+
+// The stop latches: nothing drives an output until a person resets it here (or on the CLI,
+// or in Telegram). The reset switches nothing back on.
+function renderLatch(estop) {
+  const latched = Boolean(estop && estop.latched);
+  $("latch").hidden = !latched;
+  if (!latched) return;
+  const since = estop.since ? new Date(estop.since * 1000).toLocaleTimeString() : "";
+  $("latch-text").textContent = `Emergency stop latched${since ? ` since ${since}` : ""} (${clip(estop.why || "estop", 120)}). Every output stays at its safe level; nothing can switch until it is reset.`;
+}
+
+async function refreshLatch() {
+  if (!state.token) return;
+  try {
+    renderLatch((await api("GET", "/api/estop")).estop);
+  } catch (err) {
+    if (!(err instanceof TokenRejected)) showBanner(`The emergency stop's state is unknown: ${err.message}`, "error");
+  }
+}
+
+async function resetLatch() {
+  if (!window.confirm("Reset the emergency stop? Outputs stay off; you switch them on again yourself.")) return;
+  const button = $("latch-reset");
+  button.disabled = true;
+  try {
+    const data = await api("POST", "/api/estop/reset");
+    renderLatch(data.estop);
+    showBanner("Emergency stop reset: every output is still at its safe level.", "info");
+  } catch (err) {
+    if (!(err instanceof TokenRejected)) showBanner(`Reset failed: ${err.message}`, "error");
   } finally {
     button.disabled = false;
   }
@@ -934,6 +971,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("abort").addEventListener("click", () => send({ type: "abort" }));
   $("regenerate").addEventListener("click", () => { if (send({ type: "regenerate" })) setBusy(true); });
   $("estop").addEventListener("click", estop);
+  $("latch-reset").addEventListener("click", resetLatch);
   $("approve").addEventListener("click", () => answerApproval(true));
   $("deny").addEventListener("click", () => answerApproval(false));
   $("approval").addEventListener("keydown", (event) => { if (event.key === "Escape") { event.preventDefault(); answerApproval(false); } });
