@@ -386,7 +386,7 @@ async def assemble(
             config, memory, workspace=workspace, scrub=scrubber.scrub, source=loaded.source
         )
         tools.extend(extra_tools)
-        mcp_registry = await _open_mcp(config, opened)
+        mcp_registry = await _open_mcp(config, opened, home / "secrets")
         builder = (
             AgentBuilder()
             .provider(provider)
@@ -449,7 +449,7 @@ async def assemble(
 
 
 async def _open_mcp(
-    config: Config, opened: list[Callable[[], Awaitable[None]]]
+    config: Config, opened: list[Callable[[], Awaitable[None]]], secrets_path: Path
 ) -> ToolRegistry | None:
     """Start the ``[[mcp.servers]]`` (a failed one is logged and skipped) and return a registry
     holding their tools (``<server>__<tool>``, source ``mcp:<server>``); None when there are
@@ -460,10 +460,16 @@ async def _open_mcp(
     from clawseed_edge.api import ToolNameClash, ToolNameInvalid
     from clawseed_edge.tools.mcp_client import open_mcp_servers
 
+    from .mcp import with_secret_env
+
+    servers = []
+    for settings in config.mcp.servers:
+        try:
+            servers.append(with_secret_env(settings, secrets_path))
+        except ConfigInvalid as exc:
+            _log.error("MCP server %r skipped: %s", settings.name, exc)
     try:
-        connections, tools = await open_mcp_servers(
-            config.mcp.servers, config.tools.http.allowed_networks
-        )
+        connections, tools = await open_mcp_servers(servers, config.tools.http.allowed_networks)
     except ImportError as exc:
         raise ConfigInvalid(
             f"[[mcp.servers]] needs the MCP SDK ({exc}): pip install 'clawseed-edge[mcp]'"
