@@ -21,6 +21,11 @@ _SEPARATORS = frozenset({";", "&&", "||", "|", "&", "(", ")", ";;", "|&"})
 _REDIRECTS = frozenset({">", ">>", "<", "<<", "<<<", ">&", "<&", "&>", "&>>", ">|"})
 
 
+def _named_after(name: str, protected: str) -> bool:
+    """Whether ``name`` is a file written beside ``protected`` (its backup or temp file)."""
+    return bool(protected) and (name.startswith(protected) or name.startswith("." + protected))
+
+
 def check_command(command: str, allowed: Iterable[str]) -> tuple[str | None, list[str]]:
     """Check a shell command line against an allowlist.
 
@@ -72,6 +77,11 @@ def check_command(command: str, allowed: Iterable[str]) -> tuple[str | None, lis
 class ForbiddenPaths:
     """Paths (and everything under them) that no tool may touch.
 
+    An entry also covers its siblings whose names start with its name or with ``.`` and its
+    name: what is written beside a file holding secrets holds them too (``config.toml.bak``,
+    ``config.toml.tmp``, ``state.db-wal``, a ``.secrets.XXXX`` temp file, ``/etc/shadow-``).
+    One rule, so a new backup or temp file beside a protected one is protected without a list.
+
     Args:
         paths: The configured paths; ``~`` expands. Each is matched both as written (made
             absolute) and with its symlinks resolved.
@@ -103,6 +113,10 @@ class ForbiddenPaths:
             for cand in candidates:
                 if cand == bad or cand.is_relative_to(bad):
                     return label
+                # A sibling named after it (a backup, a temp file), or anything under one.
+                for part in (cand, *cand.parents):
+                    if part.parent == bad.parent and _named_after(part.name, bad.name):
+                        return label
         return None
 
     def shell_paths(self, words: Iterable[str], base_dir: Path) -> list[str]:
