@@ -122,7 +122,11 @@ class MqttChannel:
         remote: RemoteDevices | None = None,
     ) -> None:
         self.settings = settings
-        self.topics = Topics(settings.discovery_prefix, settings.node_id or default_node_id())
+        self.topics = Topics(
+            settings.discovery_prefix,
+            settings.node_id or default_node_id(),
+            ha_estop=settings.estop_from_ha,
+        )
         self.agent = agent
         self.peripherals = list(peripherals)
         self._estop = estop
@@ -468,7 +472,7 @@ class MqttChannel:
         """(what, tool, arguments) for a command, or None (logged) for anything else."""
         text = payload.decode("utf-8", errors="replace").strip()
         base = self.topics.base + "/"
-        if topic == self.topics.estop:
+        if topic == self.topics.estop and self.topics.ha_estop:
             if text != ESTOP_PAYLOAD:
                 log.warning("MQTT: dropped %r on %s (expected %s)", text[:40], topic, ESTOP_PAYLOAD)
                 return None
