@@ -150,7 +150,7 @@ class MqttChannel:
         self._published: dict[str, str] = {}  # component id -> platform, as last published
         self._stopping = False
         #: The other nodes on the broker (and this one), from their retained descriptions.
-        self.fleet = FleetView()
+        self.fleet = FleetView(settings.nodes)
         self.caller = FleetCaller(self.topics.node_id, self.fleet)
         self.answerer = FleetAnswerer(
             self.topics.node_id,
