@@ -308,6 +308,8 @@ class Service:
             max_connections=self.settings.max_connections + 64,
             max_connections_per_address=self.settings.max_connections_per_address,
             header_timeout_s=self.settings.header_timeout_s,
+            # A paired phone's connection gets a place a flood cannot take (admission.py).
+            verify_token=self.hub.pairing.is_paired if self.settings.require_pairing else None,
         )
         await self._start_channel(GatewayChannel(self.hub, self.server), broker)
         self.options.say(f"gateway listening on {self.server.url}")

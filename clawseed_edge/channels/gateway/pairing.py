@@ -251,6 +251,13 @@ class PairingGate:
             )
         return await self._issue(client, name)
 
+    async def is_paired(self, token: str) -> bool:
+        """Whether ``token`` is a paired client's (its time of use is recorded, as by a request).
+
+        Safe to cancel.
+        """
+        return await self.tokens.verify(token) is not None
+
     async def authenticate(self, token: str | None) -> TokenInfo:
         """The paired client holding ``token``.
 
