@@ -13,27 +13,9 @@ import pytest
 from clawseed_edge.testing.mqtt import MosquittoBroker, MqttRecorder
 
 from .nodes import mqtt_node
+from .test_home_assistant import CONFIG
 
 pytest.importorskip("aiomqtt")
-
-CONFIG = """
-[provider]
-name = "demo"
-[autonomy]
-level = "full"
-[hardware]
-board = "sim"
-[[devices]]
-name = "porch_light"
-pin = "GPIO17"
-kind = "led"
-[mqtt]
-enabled = true
-host = "127.0.0.1"
-port = {port}
-node_id = "greenhouse"
-keepalive_s = 5
-"""
 
 PRESS = "clawseed/greenhouse/estop/press"
 DISCOVERY = "homeassistant/device/greenhouse/config"
