@@ -15,7 +15,7 @@ import shlex
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["ForbiddenPaths", "check_command"]
+__all__ = ["ForbiddenPaths", "check_command", "recursive"]
 
 _SEPARATORS = frozenset({";", "&&", "||", "|", "&", "(", ")", ";;", "|&"})
 _REDIRECTS = frozenset({">", ">>", "<", "<<", "<<<", ">&", "<&", "&>", "&>>", ">|"})
@@ -24,6 +24,20 @@ _REDIRECTS = frozenset({">", ">>", "<", "<<", "<<<", ">&", "<&", "&>", "&>>", ">
 def _named_after(name: str, protected: str) -> bool:
     """Whether ``name`` is a file written beside ``protected`` (its backup or temp file)."""
     return bool(protected) and (name.startswith(protected) or name.startswith("." + protected))
+
+
+def recursive(words: Iterable[str]) -> bool:
+    """Whether a command's words ask it to walk directories (``-r``, ``-R``, ``-rn``,
+    ``--recursive``, ``--dereference-recursive``, ``-d recurse``)."""
+    for word in words:
+        if word.startswith("--"):
+            if "recurs" in word:
+                return True
+        elif word.startswith("-") and ("r" in word or "R" in word) and word[1:].isalpha():
+            return True
+        elif word == "recurse":
+            return True
+    return False
 
 
 def check_command(command: str, allowed: Iterable[str]) -> tuple[str | None, list[str]]:
@@ -117,6 +131,20 @@ class ForbiddenPaths:
                 for part in (cand, *cand.parents):
                     if part.parent == bad.parent and _named_after(part.name, bad.name):
                         return label
+        return None
+
+    def holding(self, raw: str, base_dir: Path) -> str | None:
+        """The forbidden path that the directory ``raw`` holds (at any depth), or None: what a
+        recursive command (``grep -r x ..``) would read through."""
+        p = Path(os.path.expanduser(raw))
+        if not p.is_absolute():
+            p = base_dir / p
+        if not p.is_dir():
+            return None
+        for cand in {Path(os.path.abspath(p)), p.resolve()}:
+            for label, bad in self._entries:
+                if bad.is_relative_to(cand):
+                    return label
         return None
 
     def shell_paths(self, words: Iterable[str], base_dir: Path) -> list[str]:

@@ -26,7 +26,7 @@ CONFIG = """
 name = "demo"
 [autonomy]
 level = "full"
-shell_allowlist = ["cat", "ls", "head"]
+shell_allowlist = ["cat", "ls", "head", "grep"]
 [tools]
 shell = true
 """
@@ -59,6 +59,9 @@ async def test_the_shell_and_file_tools_cannot_read_them(home: Path) -> None:
         calls.append(ToolCall("shell", {"command": f"head -n 5 {home / name}"}, f"a{i}"))
         calls.append(ToolCall("file_read", {"path": f"../{name}"}, f"f{i}"))
     calls.append(ToolCall("shell", {"command": "cat ../config.toml.b*"}, "glob"))
+    # A recursive command through the directory that holds them reads them just as well.
+    calls.append(ToolCall("shell", {"command": "grep -rn hass .."}, "walk"))
+    calls.append(ToolCall("shell", {"command": f"grep --recursive HASS {home}"}, "walk2"))
     provider = ScriptedProvider([ScriptedProvider.calls(*calls), "Nothing found."])
     runtime = await assemble(load_config(home / "config.toml"), provider=provider)
     async with runtime:
@@ -68,7 +71,7 @@ async def test_the_shell_and_file_tools_cannot_read_them(home: Path) -> None:
     for message in results:
         assert UNKNOWN not in message.content, message.content
     # Each call was refused by the policy (not merely failed, nor cut by the scrubber).
-    refused = [m.content for m in results if "inside the forbidden path" in m.content]
+    refused = [m.content for m in results if "the forbidden path" in m.content]
     assert len(refused) == len(calls), [m.content for m in results]
 
 
@@ -79,3 +82,16 @@ def test_one_rule_covers_what_is_written_beside_a_protected_file(tmp_path: Path)
     assert rule.hit(str(tmp_path / "config.toml.d" / "x"), tmp_path) is not None
     for name in ("toml.bak", "my-config.toml", "history.db", "workspace"):
         assert rule.hit(str(tmp_path / name), tmp_path) is None, name
+
+
+async def test_a_recursive_command_in_the_workspace_still_runs(home: Path) -> None:
+    workspace = home / "workspace"
+    workspace.mkdir(exist_ok=True)
+    (workspace / "notes.txt").write_text("pump schedule\n")
+    calls = [ToolCall("shell", {"command": "grep -rn pump ."}, "w")]
+    provider = ScriptedProvider([ScriptedProvider.calls(*calls), "Found."])
+    runtime = await assemble(load_config(home / "config.toml"), provider=provider)
+    async with runtime:
+        await runtime.agent.run("grep", session_id="s")
+    (result,) = [m for m in provider.requests[-1].messages if m.role == "tool"]
+    assert "pump schedule" in result.content, result.content
