@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,8 +49,13 @@ MAX_NODES = 64
 MAX_ITEMS = 256
 #: A longer description is dropped.
 MAX_DESCRIPTION_BYTES = 64 * 1024
-#: What a node subscribes to for the others.
-DESCRIPTION_TOPICS = ("clawseed/+/description", "clawseed/+/availability")
+#: What a node subscribes to for the others, in this order: the broker sends a subscription's
+#: retained messages when it is made, so every node's availability is known before any
+#: description arrives (an online node's description finds its place kept; an offline one's is
+#: dropped), however many retained descriptions crowd the broker.
+DESCRIPTION_TOPICS = ("clawseed/+/availability", "clawseed/+/description")
+#: Nodes remembered as offline (their descriptions are dropped until they say online).
+MAX_OFFLINE_REMEMBERED = 1024
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 # What a description may say: it reaches tool enums and the model's text, so each field has
 # the shape our own config allows (device names are ASCII identifiers of at most 40).
@@ -150,6 +156,7 @@ class FleetView:
         self._nodes: dict[str, FleetNode] = {}
         self._heard = 0
         self._listed: tuple[str, ...] = ()
+        self._offline: OrderedDict[str, None] = OrderedDict()
         #: The node ids last given to a RemoteDevices by :func:`sync_remote`.
         self.pushed: set[str] = set()
 
@@ -168,6 +175,9 @@ class FleetView:
             return True
         if len(payload) > MAX_DESCRIPTION_BYTES:
             log.warning("fleet: dropped %s's description (%d bytes)", node_id, len(payload))
+            return False
+        if node_id in self._offline:
+            log.debug("fleet: dropped %s's description: its last will says offline", node_id)
             return False
         try:
             data = json.loads(payload)
@@ -192,7 +202,12 @@ class FleetView:
             # Its last will (or a clean stop): a retained description of a node that is not
             # there is not listed; the node publishes it again when it comes back.
             self._forget(node_id)
+            self._offline[node_id] = None
+            self._offline.move_to_end(node_id)
+            while len(self._offline) > MAX_OFFLINE_REMEMBERED:
+                self._offline.popitem(last=False)
             return True
+        self._offline.pop(node_id, None)
         node = self._node(node_id, online)
         if node is None:
             return False

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from clawseed_edge.api import ToolContext
-from clawseed_edge.channels.mqtt.fleet import MAX_NODES, FleetView
+from clawseed_edge.channels.mqtt.fleet import DESCRIPTION_TOPICS, MAX_NODES, FleetView
 from clawseed_edge.service import Service
 from clawseed_edge.testing import ScriptedProvider
 from clawseed_edge.testing.mqtt import MosquittoBroker, MqttRecorder
@@ -128,3 +128,25 @@ def test_every_field_of_a_description_is_checked(description: dict[str, object])
     view = FleetView()
     assert not view.take("clawseed/shed/description", json.dumps(description).encode())
     assert view.nodes() == []
+
+
+def test_a_real_node_keeps_its_description_however_many_fakes_are_retained() -> None:
+    # The broker sends each subscription's retained messages when it is made, in the order of
+    # DESCRIPTION_TOPICS; the real node's description comes after 300 fakes' here.
+    retained = {
+        "availability": [("real", b"online"), ("gone", b"offline")],
+        "description": [
+            *((f"fake{i}", fake(f"fake{i}")) for i in range(300)),
+            ("gone", fake("gone", "fan")),
+            ("real", fake("real", "fan")),
+        ],
+    }
+    view = FleetView()
+    for subscription in DESCRIPTION_TOPICS:
+        kind = subscription.rsplit("/", 1)[1]
+        for node, payload in retained[kind]:
+            view.take(f"clawseed/{node}/{kind}", payload)
+    real = view.get("real")
+    assert real is not None and [d["name"] for d in real.devices] == ["fan"]
+    assert view.get("gone") is None, "an offline node's retained description is not listed"
+    assert len(view.nodes()) == MAX_NODES
