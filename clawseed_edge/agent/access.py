@@ -147,6 +147,23 @@ class ForbiddenPaths:
                     return label
         return None
 
+    def walk_refusal(self, paths: Iterable[str], base_dir: Path) -> str | None:
+        """Why a recursive command may not walk one of ``paths`` (a directory that holds a
+        forbidden path: ``grep -r x ..`` reads the config's backup as surely as ``cat``), or
+        None."""
+        for raw in paths:
+            try:
+                held = self.holding(raw, base_dir)
+            except (OSError, ValueError):
+                continue  # not a usable path: the path check says so
+            if held is not None:
+                shown = raw if len(raw) <= 200 else raw[:200] + "..."
+                return (
+                    f"a recursive command may not walk {shown!r}: it holds the forbidden path "
+                    f"{held!r}; name the files to read instead"
+                )
+        return None
+
     def shell_paths(self, words: Iterable[str], base_dir: Path) -> list[str]:
         """The path-like words of a command as the shell would see them: ``$VARS`` and ``~``
         expanded, globs expanded against the filesystem (and kept as patterns).

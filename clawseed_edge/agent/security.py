@@ -322,8 +322,9 @@ class SecurityPolicy:
                 raise _Denied(reason)
             shell_paths = self._forbidden.shell_paths(words, self._base_dir())
             paths.extend(shell_paths)
-            if recursive(words):
-                self._check_walks(shell_paths)
+            walks = recursive(words) and self._forbidden.walk_refusal(shell_paths, self._base_dir())
+            if walks:
+                raise _Denied(walks)
         for raw in paths:
             try:
                 hit = self._forbidden.hit(raw, self._base_dir())
@@ -336,20 +337,6 @@ class SecurityPolicy:
                 raise _Denied(
                     f"path {_cap(raw)!r} is inside the forbidden path {hit!r}; no tool may touch "
                     "it (the list is [autonomy].forbidden_paths in the config)"
-                )
-
-    def _check_walks(self, paths: list[str]) -> None:
-        """A recursive command may not walk a directory that holds a forbidden path: ``grep -r
-        x ..`` would read the config's backup as surely as ``cat`` would."""
-        for raw in paths:
-            try:
-                held = self._forbidden.holding(raw, self._base_dir())
-            except (OSError, ValueError):
-                held = None  # not a usable path: the check below says so
-            if held is not None:
-                raise _Denied(
-                    f"a recursive command may not walk {_cap(raw)!r}: it holds the forbidden "
-                    f"path {held!r}; name the files to read instead"
                 )
 
     async def _check_rates(
