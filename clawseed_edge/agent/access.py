@@ -15,10 +15,29 @@ import shlex
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["ForbiddenPaths", "check_command"]
+__all__ = ["ForbiddenPaths", "check_command", "recursive"]
 
 _SEPARATORS = frozenset({";", "&&", "||", "|", "&", "(", ")", ";;", "|&"})
 _REDIRECTS = frozenset({">", ">>", "<", "<<", "<<<", ">&", "<&", "&>", "&>>", ">|"})
+
+
+def _named_after(name: str, protected: str) -> bool:
+    """Whether ``name`` is a file written beside ``protected`` (its backup or temp file)."""
+    return bool(protected) and (name.startswith(protected) or name.startswith("." + protected))
+
+
+def recursive(words: Iterable[str]) -> bool:
+    """Whether a command's words ask it to walk directories (``-r``, ``-R``, ``-rn``,
+    ``--recursive``, ``--dereference-recursive``, ``-d recurse``)."""
+    for word in words:
+        if word.startswith("--"):
+            if "recurs" in word:
+                return True
+        elif word.startswith("-") and ("r" in word or "R" in word) and word[1:].isalpha():
+            return True
+        elif word == "recurse":
+            return True
+    return False
 
 
 def check_command(command: str, allowed: Iterable[str]) -> tuple[str | None, list[str]]:
@@ -72,6 +91,11 @@ def check_command(command: str, allowed: Iterable[str]) -> tuple[str | None, lis
 class ForbiddenPaths:
     """Paths (and everything under them) that no tool may touch.
 
+    An entry also covers its siblings whose names start with its name or with ``.`` and its
+    name: what is written beside a file holding secrets holds them too (``config.toml.bak``,
+    ``config.toml.tmp``, ``state.db-wal``, a ``.secrets.XXXX`` temp file, ``/etc/shadow-``).
+    One rule, so a new backup or temp file beside a protected one is protected without a list.
+
     Args:
         paths: The configured paths; ``~`` expands. Each is matched both as written (made
             absolute) and with its symlinks resolved.
@@ -103,6 +127,41 @@ class ForbiddenPaths:
             for cand in candidates:
                 if cand == bad or cand.is_relative_to(bad):
                     return label
+                # A sibling named after it (a backup, a temp file), or anything under one.
+                for part in (cand, *cand.parents):
+                    if part.parent == bad.parent and _named_after(part.name, bad.name):
+                        return label
+        return None
+
+    def holding(self, raw: str, base_dir: Path) -> str | None:
+        """The forbidden path that the directory ``raw`` holds (at any depth), or None: what a
+        recursive command (``grep -r x ..``) would read through."""
+        p = Path(os.path.expanduser(raw))
+        if not p.is_absolute():
+            p = base_dir / p
+        if not p.is_dir():
+            return None
+        for cand in {Path(os.path.abspath(p)), p.resolve()}:
+            for label, bad in self._entries:
+                if bad.is_relative_to(cand):
+                    return label
+        return None
+
+    def walk_refusal(self, paths: Iterable[str], base_dir: Path) -> str | None:
+        """Why a recursive command may not walk one of ``paths`` (a directory that holds a
+        forbidden path: ``grep -r x ..`` reads the config's backup as surely as ``cat``), or
+        None."""
+        for raw in paths:
+            try:
+                held = self.holding(raw, base_dir)
+            except (OSError, ValueError):
+                continue  # not a usable path: the path check says so
+            if held is not None:
+                shown = raw if len(raw) <= 200 else raw[:200] + "..."
+                return (
+                    f"a recursive command may not walk {shown!r}: it holds the forbidden path "
+                    f"{held!r}; name the files to read instead"
+                )
         return None
 
     def shell_paths(self, words: Iterable[str], base_dir: Path) -> list[str]:

@@ -30,6 +30,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from clawseed_edge.api.urls import URL_PASSWORD, URL_USER, redact_url
+
 __all__ = [
     "MIN_SECRET_LENGTH",
     "REDACTED",
@@ -66,10 +68,9 @@ _NAME = r"""
 """
 _SEP = r"""["']?[ \t]*[=:][ \t]*["']?"""
 _VALUE = r"""[^\s"'&;,<>]{1,1000}"""
-# scheme://user:password@host -- the password part, up to the last "@" before the host (a
-# password typed with a raw "@" in it is hidden whole); every repetition is bounded.
-_URL_USER = r"""(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s/@:"'<>]{0,256}:"""
-_URL_PASSWORD = r"""[^\s/"'<>]{1,1000}(?=@[^\s/@"'<>]{0,255}(?:[/\s"'<>?#]|$))"""
+# scheme://user:password@host: the one pattern of api/urls.py.
+_URL_USER = URL_USER
+_URL_PASSWORD = URL_PASSWORD
 _PEM = r"""
     -----BEGIN[A-Z ]{0,40}PRIVATE\ KEY-----
     [\s\S]{0,20000}?
@@ -77,13 +78,10 @@ _PEM = r"""
 """
 
 
-_URL_CREDENTIALS = re.compile(f"(?P<urluser>{_URL_USER})(?P<urlpw>{_URL_PASSWORD})")
-
-
 def hide_url_passwords(text: str, marker: str = REDACTED) -> str:
     """``text`` with the password of every ``scheme://user:password@host`` replaced by
-    ``marker`` (the rest of the URL kept, so a reader still sees which server it is)."""
-    return _URL_CREDENTIALS.sub(lambda m: m.group("urluser") + marker, text)
+    ``marker`` (:func:`clawseed_edge.api.redact_url`, the one URL rule)."""
+    return redact_url(text, marker)
 
 
 def _mask(value: str) -> str:

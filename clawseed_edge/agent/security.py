@@ -49,7 +49,7 @@ from clawseed_edge.api import (
     ToolResult,
 )
 
-from .access import ForbiddenPaths, check_command
+from .access import ForbiddenPaths, check_command, recursive
 from .action_ledger import DeviceRates, MemoryActionLedger
 from .approval import announce_approval_request, refusal_text
 from .latch_check import approval_or_estop, latch_refusal
@@ -343,7 +343,11 @@ class SecurityPolicy:
             reason, words = check_command(access.command, self.allowed_commands)
             if reason is not None:
                 raise _Denied(reason)
-            paths.extend(self._forbidden.shell_paths(words, self._base_dir()))
+            shell_paths = self._forbidden.shell_paths(words, self._base_dir())
+            paths.extend(shell_paths)
+            walks = recursive(words) and self._forbidden.walk_refusal(shell_paths, self._base_dir())
+            if walks:
+                raise _Denied(walks)
         for raw in paths:
             try:
                 hit = self._forbidden.hit(raw, self._base_dir())

@@ -23,6 +23,8 @@ from .states import *  # noqa: F403
 from .states import __all__ as _states_all
 from .types import *  # noqa: F403
 from .types import __all__ as _types_all
+from .urls import *  # noqa: F403
+from .urls import __all__ as _urls_all
 
 __all__ = sorted(
     {
@@ -35,5 +37,6 @@ __all__ = sorted(
         *_remote_all,
         *_states_all,
         *_types_all,
+        *_urls_all,
     }
 )

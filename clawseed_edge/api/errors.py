@@ -63,6 +63,8 @@ A user-facing message says what happened, which input caused it, and what to do.
 
 from __future__ import annotations
 
+from .urls import redact_url
+
 __all__ = [
     "AgentClosed",
     "AgentError",
@@ -225,7 +227,8 @@ class ProviderError(ClawseedError):
         model: str | None = None,
         status: int | None = None,
     ) -> None:
-        super().__init__(message)
+        # A provider's message quotes its base_url: the password in it is never shown.
+        super().__init__(redact_url(message))
         self.provider = provider
         self.model = model
         self.status = status

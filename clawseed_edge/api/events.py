@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 from .types import ChatResponse, ToolCall, ToolResult, Usage
+from .urls import redact_url
 
 __all__ = [
     "AbortedEvent",
@@ -243,6 +244,11 @@ class ErrorEvent:
     message: str
     code: str = "error"
     type: ClassVar[str] = "error"
+
+    def __post_init__(self) -> None:
+        # Every channel shows this message (CLI, webhook JSON, WebSocket frame): a URL's
+        # password in it (a provider's base_url inside an exception) is hidden here, once.
+        object.__setattr__(self, "message", redact_url(self.message))
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": self.type, "code": self.code, "message": self.message}

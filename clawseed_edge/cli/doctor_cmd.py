@@ -46,7 +46,7 @@ def _doctor(args: argparse.Namespace) -> int:
     root = Path(args.root)
     machine = Machine(root=root) if args.root != "/" else Machine()
     ctx = make_context(getattr(args, "config", None), machine)
-    checks = [*default_checks(), _service_check(real_machine=args.root == "/")]
+    checks = [*default_checks(), _broker_acl_check, _service_check(real_machine=args.root == "/")]
     results = asyncio.run(run_checks(ctx, checks))
     failed = [r for r in results if r.status == "fail"]
     warned = [r for r in results if r.status == "warn"]
@@ -65,6 +65,15 @@ def _doctor(args: argparse.Namespace) -> int:
     else:
         print("\nall checks passed")
     return 1 if failed else 0
+
+
+async def _broker_acl_check(ctx: Any) -> Any:
+    """What this node's broker account may publish (only with [mqtt] on; its own module)."""
+    if ctx.loaded is None or not ctx.loaded.config.mqtt.enabled:
+        return []
+    from clawseed_edge.channels.mqtt.acl_check import check_broker_acl
+
+    return await check_broker_acl(ctx)
 
 
 def _service_check(*, real_machine: bool) -> Any:

@@ -53,7 +53,7 @@ def _list(args: argparse.Namespace) -> int:
         from clawseed_edge.channels.mqtt.fleet import DESCRIPTION_TOPICS, FleetView
 
         settings = loaded.config.mqtt
-        view = FleetView()
+        view = FleetView(settings.nodes)
         client = mqtt_client(
             settings,
             password=mqtt_password(settings, loaded.home),

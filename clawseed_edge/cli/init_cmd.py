@@ -217,7 +217,8 @@ def _write_atomically(path: Path, text: str) -> None:
     import tempfile
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".config-", suffix=".toml", dir=path.parent)
+    # Named after the file (".config.toml.XXXX"): the forbidden-path rule covers it too.
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)

@@ -88,6 +88,8 @@ def _show(op: str, answer: dict[str, Any], token_id: str | None) -> int:
             f"on the phone: POST {answer.get('url', '')}/pair with header X-Pairing-Code; "
             "the code works once"
         )
+        if answer.get("long_code"):
+            print(f"if wrong codes from others lock pairing: {answer['long_code']} works instead")
         return 0
     if op == "pair_revoke":
         if not answer.get("revoked"):

@@ -197,21 +197,27 @@ def _with_key(pc: Any, secrets_path: Path) -> Any:
 def own_files(loaded: LoadedConfig) -> list[str]:
     """The files no tool may touch because they hold credentials or the agent's own state.
 
-    The secrets file, the config file, the memory database (with its WAL, shared-memory and
-    journal files), ``state.db`` (the device ledger: deleting it would reset the hardware rate
-    limits), the ``run`` directory (estop handshakes, lgpio's FIFO) and this process's
-    environment (``/proc/self/environ`` resolves to it in the policy; it holds the keys that
-    came from the environment).
+    The secrets file, the config file, the memory database, ``state.db`` (pairing tokens and
+    the device ledger: deleting it would reset the hardware rate limits), the Telegram pairing
+    file, the ``run`` directory (estop handshakes, lgpio's FIFO) and this process's environment
+    (``/proc/self/environ`` resolves to it in the policy; it holds the keys that came from the
+    environment). Each entry also covers what is written beside it: ``config.toml.bak``,
+    ``.secrets.XXXX`` temp files, ``state.db-wal`` (the rule of
+    :class:`~clawseed_edge.agent.access.ForbiddenPaths`).
     """
     home = loaded.home
-    state = str(home / "state.db")
-    files = [str(home / "secrets"), str(home / "config.toml"), str(home / "run")]
-    files += [state, f"{state}-wal", f"{state}-shm", f"{state}-journal"]
+    files = [
+        str(home / "secrets"),
+        str(home / "config.toml"),
+        str(home / "run"),
+        str(home / "state.db"),
+        # The stem: telegram-paired.json and the telegram-paired.tmp it is written through.
+        str(home / "telegram-paired"),
+    ]
     if not loaded.embedded and loaded.source not in files:
         files.append(loaded.source)
     if loaded.config.memory.backend == "sqlite":
-        db = str(resolve_in_home(loaded.config.memory.path, home))
-        files += [db, f"{db}-wal", f"{db}-shm", f"{db}-journal"]
+        files.append(str(resolve_in_home(loaded.config.memory.path, home)))
     files.append(f"/proc/{os.getpid()}/environ")
     return files
 
@@ -397,7 +403,7 @@ async def assemble(
             config, memory, workspace=workspace, scrub=scrubber.scrub, source=loaded.source
         )
         tools.extend(extra_tools)
-        mcp_registry = await _open_mcp(config, opened)
+        mcp_registry = await _open_mcp(config, opened, home / "secrets")
         builder = (
             AgentBuilder()
             .provider(provider)
@@ -477,7 +483,7 @@ async def _stored_latch(home: Path) -> EstopLatch | None:
 
 
 async def _open_mcp(
-    config: Config, opened: list[Callable[[], Awaitable[None]]]
+    config: Config, opened: list[Callable[[], Awaitable[None]]], secrets_path: Path
 ) -> ToolRegistry | None:
     """Start the ``[[mcp.servers]]`` (a failed one is logged and skipped) and return a registry
     holding their tools (``<server>__<tool>``, source ``mcp:<server>``); None when there are
@@ -488,9 +494,15 @@ async def _open_mcp(
     from clawseed_edge.api import ToolNameClash, ToolNameInvalid
     from clawseed_edge.tools.mcp_client import open_mcp_servers
 
-    connections, tools = await open_mcp_servers(
-        config.mcp.servers, config.tools.http.allowed_networks
-    )
+    from .mcp import with_secret_env
+
+    servers = []
+    for settings in config.mcp.servers:
+        try:
+            servers.append(with_secret_env(settings, secrets_path))
+        except ConfigInvalid as exc:
+            _log.error("MCP server %r skipped: %s", settings.name, exc)
+    connections, tools = await open_mcp_servers(servers, config.tools.http.allowed_networks)
     opened.extend(c.aclose for c in connections)
     registry = ToolRegistry(allowed=config.tools.allowed, denied=config.tools.denied)
     for tool in tools:

@@ -322,7 +322,17 @@ async def check_mcp_servers(ctx: DoctorContext) -> CheckResult | list[CheckResul
 
     networks = ctx.loaded.config.tools.http.allowed_networks if ctx.loaded else []
 
+    from clawseed_edge.api import ConfigInvalid
+
+    from .mcp import with_secret_env
+
+    secrets = ctx.loaded.home / "secrets" if ctx.loaded else None
+
     async def one(settings: Any) -> CheckResult:
+        try:  # launched as the service launches it: env_from_secrets looked up
+            settings = with_secret_env(settings, secrets) if secrets else settings
+        except ConfigInvalid as exc:
+            return CheckResult(f"mcp {settings.name}", "fail", str(exc))
         connection = McpServerConnection(settings, networks)
         try:
             tools = await connection.start()

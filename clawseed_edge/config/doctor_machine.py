@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from clawseed_edge.api.urls import redact_url
 from clawseed_edge.peripherals.detect import DetectedBoards
 
 from .file import LoadedConfig
@@ -29,6 +30,10 @@ class CheckResult:
     status: str
     summary: str
     fix: str = ""
+
+    def __post_init__(self) -> None:
+        # A check quotes the configured addresses (base_url, the broker): never a password.
+        object.__setattr__(self, "summary", redact_url(self.summary))
 
     def to_dict(self) -> dict[str, str]:
         return asdict(self)

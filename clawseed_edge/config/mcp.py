@@ -4,13 +4,15 @@ gets (``[[mcp.servers]]``; their tools appear as ``<server>__<tool>``). docs/mcp
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Annotated, Literal
 
 import msgspec
 
-__all__ = ["McpServerSettings", "McpSettings"]
+__all__ = ["McpServerSettings", "McpSettings", "with_secret_env"]
 
 _SERVER_NAME = re.compile(r"[A-Za-z0-9-]{1,24}(?:_[A-Za-z0-9-]+)*")
+_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 
 
 class McpServerSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -22,6 +24,11 @@ class McpServerSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True
         command: Launch it over stdio: the program (give ``args`` and ``env`` too).
         args: The program's arguments.
         env: Environment variables for it (added to a minimal environment: PATH, HOME ...).
+            Shown as ``***`` by ``config show`` and ``GET /api/config``; put credentials in
+            ``env_from_secrets`` instead, so the config file holds none.
+        env_from_secrets: Environment variables whose values are looked up at launch, by
+            name, in the process environment and then ``$CLAWSEED_HOME/secrets``
+            (``{ HASS_TOKEN = "HASS_TOKEN" }``; set one with ``clawseed-edge secrets set``).
         url: Or reach it by streamable HTTP at this ``http(s)://`` URL.
         token_env: The environment variable holding a bearer token for ``url``.
         tools: Which of its tools the agent gets (glob patterns on the server's tool names).
@@ -42,6 +49,7 @@ class McpServerSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True
     command: str | None = None
     args: list[str] = msgspec.field(default_factory=list)
     env: dict[str, str] = msgspec.field(default_factory=dict)
+    env_from_secrets: dict[str, str] = msgspec.field(default_factory=dict)
     url: str | None = None
     token_env: str | None = None
     tools: list[str] = msgspec.field(default_factory=lambda: ["*"])
@@ -64,6 +72,16 @@ class McpServerSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True
             )
         if self.url is not None and not self.url.startswith(("http://", "https://")):
             raise ValueError(f"url: {self.url[:80]!r} must start with http:// or https://")
+        for variable, secret in self.env_from_secrets.items():
+            if _VARIABLE.fullmatch(variable) is None or _VARIABLE.fullmatch(secret) is None:
+                raise ValueError(
+                    f"env_from_secrets: {variable[:40]!r} = {secret[:40]!r} is not NAME = "
+                    "SECRET_NAME; use letters, digits and _ (not starting with a digit)"
+                )
+            if self.command is None:
+                raise ValueError(
+                    f"env_from_secrets: server {self.name!r} has no command to give them to"
+                )
         if self.token_env is not None and self.url is None:
             raise ValueError(f"token_env: server {self.name!r} has no url to send a token to")
 
@@ -88,3 +106,29 @@ class McpSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
             raise ValueError(f"servers: the name {twice[0]!r} is used twice; names must differ")
+
+
+def with_secret_env(settings: McpServerSettings, secrets_path: Path) -> McpServerSettings:
+    """``settings`` with ``env_from_secrets`` looked up and added to ``env`` (for the launch
+    only: the result is never shown or written).
+
+    Raises:
+        ConfigInvalid: A named secret is in neither the environment nor the secrets file.
+    """
+    if not settings.env_from_secrets:
+        return settings
+    from clawseed_edge.api import ConfigInvalid
+
+    from .secrets import lookup_secret
+
+    env = dict(settings.env)
+    for variable, secret in settings.env_from_secrets.items():
+        value = lookup_secret(secret, secrets_path)
+        if value is None:
+            raise ConfigInvalid(
+                f"[[mcp.servers]] {settings.name!r}: the secret {secret} (env_from_secrets."
+                f"{variable}) is not set; run `clawseed-edge secrets set {secret}`",
+                key="mcp.servers.env_from_secrets",
+            )
+        env[variable] = value
+    return msgspec.structs.replace(settings, env=env)

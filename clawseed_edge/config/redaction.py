@@ -7,7 +7,10 @@ matcher misses some of them. A value is hidden when
 * its key looks like a credential (``api_key``, ``token``, ``secret``, ``password``, ``passwd``,
   ``*_key``; but not ``*_env``, which names an environment variable, not a secret), or
 * its shape is one (a known key prefix, a bearer token, a password inside a URL such as
-  ``http://user:pw@host``), whatever its key.
+  ``http://user:pw@host``), whatever its key, or
+* it is the value of a program's environment variable (an ``env`` table, as in
+  ``[[mcp.servers]]``: ``env = { HASS = "..." }``), or the argument after a credential flag in
+  a program's ``args`` (``["--token", "..."]``, ``"--password=..."``).
 
 A document sent back with a :data:`REDACTED` value in it is refused by its writer (``PUT
 /api/config``): a hidden value is never guessed back.
@@ -28,14 +31,22 @@ REDACTED = "***"
 #: Containers nested deeper than this are not walked (a config is a few levels deep).
 MAX_DEPTH = 32
 
+#: A command-line flag whose value is a credential (``--token``, ``-p``, ``--api-key`` ...).
+_SECRET_FLAG = re.compile(
+    r"-{1,2}(?:[A-Za-z0-9]+[-_])*(?:api[-_]?key|key|token|secret|password|passwd|pass|pw|auth|"
+    r"credentials?|bearer)",
+    re.IGNORECASE,
+)
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 _SECRET_KEY = re.compile(
     r"(?:api_?key|token|secret|password|passwd|credential|_key$|^key$)", re.IGNORECASE
 )
 
 
 def is_secret_key(key: str) -> bool:
-    """Whether a value under ``key`` is a credential (``*_env`` names a variable, not a secret)."""
-    return not key.lower().endswith("_env") and bool(_SECRET_KEY.search(key))
+    """Whether a value under ``key`` is a credential (``*_env`` names a variable and
+    ``env_from_secrets`` names secrets: names, not secrets)."""
+    return not key.lower().endswith(("_env", "_from_secrets")) and bool(_SECRET_KEY.search(key))
 
 
 def redact_document(
@@ -57,7 +68,19 @@ def redact_document(
             # A table or array under a credential's key ([tokens], keys = [...]) is hidden
             # string by string.
             secret = _secret or is_secret_key(str(key))
-            out[key] = redact_document(value, scrub, _depth=_depth + 1, _secret=secret)
+            if key == "env" and isinstance(value, Mapping):
+                # A program's environment is where its credentials go: every value hidden.
+                out[key] = {k: REDACTED if v else v for k, v in value.items()}
+            elif str(key).endswith("_from_secrets") and isinstance(value, Mapping):
+                # Variable -> secret names: what a reader needs to see, never a value.
+                out[key] = {
+                    k: v if isinstance(v, str) and _NAME.fullmatch(v) else REDACTED
+                    for k, v in value.items()
+                }
+            elif key == "args" and isinstance(value, list) and not secret:
+                out[key] = _redact_args(value, scrub)
+            else:
+                out[key] = redact_document(value, scrub, _depth=_depth + 1, _secret=secret)
         return out
     if isinstance(data, list):
         return [redact_document(v, scrub, _depth=_depth + 1, _secret=_secret) for v in data]
@@ -66,6 +89,27 @@ def redact_document(
             return REDACTED
         return _redact_string(data, scrub)
     return data
+
+
+def _redact_args(args: list[Any], scrubber: Scrubber) -> list[Any]:
+    """A program's arguments with the value after (or in) each credential flag hidden."""
+    out: list[Any] = []
+    hide_next = False
+    for arg in args:
+        if not isinstance(arg, str):
+            out.append(arg)
+            hide_next = False
+            continue
+        flag, eq, _ = arg.partition("=")
+        if hide_next:
+            out.append(REDACTED)
+            hide_next = False
+        elif eq and _SECRET_FLAG.fullmatch(flag):
+            out.append(f"{flag}={REDACTED}")
+        else:
+            out.append(_redact_string(arg, scrubber))
+            hide_next = _SECRET_FLAG.fullmatch(arg) is not None
+    return out
 
 
 def _redact_string(value: str, scrubber: Scrubber) -> str:

@@ -447,6 +447,11 @@ class MqttSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
             (a token bucket per node; the excess is dropped, logged once a minute).
         fleet_wait_s: How long one-shot ``agent``/``chat`` wait for the other nodes'
             retained descriptions after connecting.
+        nodes: The other nodes of this fleet (their node ids): listed before any other node
+            the broker tells of, whatever else is published there (docs/fleet.md).
+        estop_from_ha: Offer Home Assistant an emergency-stop button (anyone who may publish
+            to ``clawseed/<node>/estop/press`` on the broker can press it); ``false`` removes
+            the button and ignores the topic.
     """
 
     enabled: bool = False
@@ -466,6 +471,11 @@ class MqttSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     max_remote_entries: Annotated[int, msgspec.Meta(ge=0, le=1024)] = 64
     max_calls_per_node_per_minute: Annotated[int, msgspec.Meta(ge=1, le=6000)] = 30
     fleet_wait_s: Annotated[float, msgspec.Meta(ge=0, le=10)] = 1.0
+    nodes: Annotated[
+        list[Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{1,64}$")]],
+        msgspec.Meta(max_length=64),
+    ] = msgspec.field(default_factory=list)
+    estop_from_ha: bool = True
 
     def __post_init__(self) -> None:
         if self.ca_file and not self.tls:

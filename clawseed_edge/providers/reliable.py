@@ -40,6 +40,7 @@ from clawseed_edge.api.errors import (
 from clawseed_edge.api.events import StreamDone, StreamEvent, TextDelta, ToolCallReady
 from clawseed_edge.api.protocols import Provider, ProviderCapabilities
 from clawseed_edge.api.types import ChatRequest, ChatResponse
+from clawseed_edge.api.urls import redact_url
 
 __all__ = ["ReliableProvider"]
 
@@ -147,7 +148,9 @@ class ReliableProvider:
             if line not in seen:
                 seen.append(line)
         combined = copy.copy(last)
-        combined.args = ("no provider could answer: " + "; ".join(seen),)
+        # The parts are ProviderErrors (redacted when made); the whole passes the rule again
+        # because ``args`` is set here, not by the constructor.
+        combined.args = (redact_url("no provider could answer: " + "; ".join(seen)),)
         return combined
 
     @staticmethod

@@ -531,7 +531,10 @@ class Service:
                 )
             return {"code": bot.new_pair_code(), "channel": "telegram"}  # type: ignore[attr-defined]
         hub = self._require_hub()
-        return {"code": hub.pairing.new_code(), "url": self.server.url if self.server else ""}
+        code = hub.pairing.new_code()
+        # The long form passes the budget all clients share: only the owner's console sees it.
+        url = self.server.url if self.server else ""
+        return {"code": code, "long_code": hub.pairing.long_code, "url": url}
 
     async def _op_pair_list(self, request: dict[str, Any]) -> dict[str, Any]:
         """Every paired client and channel person (Telegram users too): the one store."""
@@ -703,7 +706,10 @@ class Service:
                 "kept out of the journal)"
             )
         code = self.hub.pairing.new_code()
-        return f"pairing code: {code} (works once; `clawseed-edge pair` prints a new one)"
+        return (
+            f"pairing code: {code} (works once; `clawseed-edge pair` prints a new one; when "
+            f"others send wrong codes, the long form works: {self.hub.pairing.long_code})"
+        )
 
     def _stop_every_turn(self, why: str) -> None:
         """First step of an emergency stop: abort every turn in every channel and of the

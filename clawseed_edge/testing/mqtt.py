@@ -73,6 +73,8 @@ class MosquittoBroker:
         tls: ``(certfile, keyfile)`` of the server: the listener speaks TLS only.
         tcp_nodelay: ``set_tcp_nodelay`` (no Nagle delay on small messages; mosquitto's
             default is off).
+        acl: The text of a Mosquitto ACL file (``acl_file``): what each account may publish
+            and subscribe to (docs/fleet.md).
         binary: The broker (default: :func:`find_mosquitto`).
 
     Usable as a context manager; :meth:`stop` is idempotent.
@@ -85,6 +87,7 @@ class MosquittoBroker:
         users: dict[str, str] | None = None,
         tls: tuple[Path, Path] | None = None,
         tcp_nodelay: bool = True,
+        acl: str | None = None,
         binary: Path | None = None,
     ) -> None:
         found = binary or find_mosquitto()
@@ -95,6 +98,7 @@ class MosquittoBroker:
         self.users = dict(users or {})
         self.tls = tls
         self.tcp_nodelay = tcp_nodelay
+        self.acl = acl
         self.host = "127.0.0.1"
         self.port = _free_port()
         self.process: subprocess.Popen[bytes] | None = None
@@ -130,6 +134,10 @@ class MosquittoBroker:
                 capture_output=True,
             )
             lines.append(f"password_file {passwords}")
+        if self.acl is not None:
+            acl = self.directory / "acl"
+            acl.write_text(self.acl)
+            lines.append(f"acl_file {acl}")
         path = self.directory / "mosquitto.conf"
         path.write_text("\n".join(lines) + "\n")
         return path
@@ -206,10 +214,18 @@ class MqttRecorder:
 
     ``async with MqttRecorder(broker, "homeassistant/#", "clawseed/#") as ha:`` then
     ``await ha.wait_for(topic, lambda payload: ...)``, ``await ha.publish(topic, payload)``.
+    ``username``/``password``: its account on a broker with ``users``.
     """
 
-    def __init__(self, broker: MosquittoBroker, *topics: str) -> None:
+    def __init__(
+        self,
+        broker: MosquittoBroker,
+        *topics: str,
+        username: str | None = None,
+        password: str | None = None,
+    ) -> None:
         self.broker = broker
+        self.username, self.password = username, password
         self.topics = topics or ("#",)
         self.last: dict[str, bytes] = {}
         self.retained: dict[str, bool] = {}
@@ -224,10 +240,14 @@ class MqttRecorder:
         import aiomqtt
 
         self._changed = asyncio.Condition()
-        # A broker with accounts (no anonymous clients): HA logs in with its first one.
-        user, password = next(iter(self.broker.users.items()), (None, None))
+        # A broker with accounts (no anonymous clients): log in with the account given, else
+        # with its first one, as Home Assistant would.
+        first_user, first_password = next(iter(self.broker.users.items()), (None, None))
         self._client = aiomqtt.Client(
-            self.broker.host, self.broker.port, username=user, password=password
+            self.broker.host,
+            self.broker.port,
+            username=self.username or first_user,
+            password=self.password if self.username else first_password,
         )
         await self._client.__aenter__()
         for topic in self.topics:

@@ -45,6 +45,8 @@ async def gateway_channel(settings: GatewaySettings, host: ChannelHost) -> Gatew
         max_connections=settings.max_connections + 64,
         max_connections_per_address=settings.max_connections_per_address,
         header_timeout_s=settings.header_timeout_s,
+        # A paired phone's connection gets a place a flood cannot take (admission.py).
+        verify_token=hub.pairing.is_paired if settings.require_pairing else None,
     )
     return GatewayChannel(hub, server)
 

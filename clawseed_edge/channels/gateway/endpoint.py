@@ -19,7 +19,7 @@ from clawseed_edge.state import TokenInfo
 
 from .errors import ClientError, error_body
 from .hub import GatewayHub
-from .limits import loads_bounded
+from .limits import address_group, loads_bounded
 
 __all__ = [
     "RequestContext",
@@ -57,8 +57,9 @@ class RequestContext:
 
 
 def client_key(request: Request) -> str:
-    """The client's address: the key of pairing lockouts and of limits before pairing."""
-    return request.client.host if request.client is not None else "unknown"
+    """The client's address (an IPv6 one by its /64): the key of pairing lockouts and of
+    limits before pairing."""
+    return address_group(request.client.host) if request.client is not None else "unknown"
 
 
 def bearer_token(headers: Any, query: Any, *, allow_query: bool = False) -> str | None:

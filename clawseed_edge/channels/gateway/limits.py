@@ -13,10 +13,34 @@ from typing import Any
 
 from .errors import ClientError
 
-__all__ = ["MAX_JSON_DEPTH", "RateLimiter", "clip", "connect_key", "loads_bounded", "message_key"]
+__all__ = [
+    "MAX_JSON_DEPTH",
+    "RateLimiter",
+    "address_group",
+    "clip",
+    "connect_key",
+    "loads_bounded",
+    "message_key",
+]
 
 MAX_JSON_DEPTH = 32
 ECHO_CHARS = 80
+
+
+def address_group(host: str) -> str:
+    """The key of a client's address for per-address limits: an IPv6 address by its /64 (one
+    home or one machine gets a whole /64, so its addresses are one client), else as it is."""
+    if ":" not in host:
+        return host
+    import ipaddress
+
+    try:
+        address = ipaddress.IPv6Address(host.split("%", 1)[0])
+    except ValueError:
+        return host
+    if address.ipv4_mapped is not None:
+        return str(address.ipv4_mapped)
+    return str(ipaddress.IPv6Network((address, 64), strict=False))
 
 
 def clip(text: object, limit: int = ECHO_CHARS) -> str:

@@ -13,6 +13,13 @@ So one code survives at most ``max_code_failures`` guesses out of a million. A u
 gone: ``clawseed-edge pair`` asks the running service for a fresh one. The table of failing
 addresses is bounded (expiry and a size cap) and the "wrong pairing code" log line is rate
 limited, so a flood costs neither memory nor the journal.
+
+The last two bounds are shared by everyone, so a neighbour sending wrong codes could keep the
+owner from pairing at all. So every code also has a **long form** (the 6 digits and 12 more
+characters, 60 bits: ``123456-ABCD-EFGH-JKMN``), printed only where the owner is: on the
+Pi's own console at start and by ``clawseed-edge pair`` over the control socket. The long form
+passes the global budget and is not killed by others' wrong guesses (nobody guesses 60 bits);
+only its address's own budget applies to it. Using either form uses the code.
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ from clawseed_edge.state import IssuedToken, PairingTokens, TokenInfo
 
 from .errors import ClientError
 
-__all__ = ["LOCKOUT_S", "MAX_FAILURES", "MAX_TRACKED_CLIENTS", "PairingGate"]
+__all__ = ["LOCKOUT_S", "LONG_CODE_CHARS", "MAX_FAILURES", "MAX_TRACKED_CLIENTS", "PairingGate"]
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +45,9 @@ LOCKOUT_S = 300.0
 MAX_TRACKED_CLIENTS = 4096
 #: At most one "wrong pairing code" warning in this many seconds (the rest are counted).
 LOG_EVERY_S = 10.0
+#: Characters the long form adds to a code (5 bits each), and the ones it uses (no 0/O, 1/I).
+LONG_CODE_CHARS = 12
+_LONG_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 #: The identity of every client when ``require_pairing = false``.
 UNPAIRED = TokenInfo("local", "unpaired client", 0.0)
 
@@ -68,6 +78,7 @@ class PairingGate:
         self.attempts_per_minute = attempts_per_minute
         self._clock = clock
         self._code: str | None = None
+        self._long: str | None = None
         self._code_born = 0.0
         self._code_failures = 0
         self._failures: OrderedDict[str, deque[float]] = OrderedDict()
@@ -76,11 +87,23 @@ class PairingGate:
         self._unlogged = 0
 
     def new_code(self) -> str:
-        """A fresh one-time code; the previous one stops working."""
+        """A fresh one-time code; the previous one stops working. Its long form is
+        :attr:`long_code` (show it only on the owner's own console)."""
         self._code = f"{secrets.randbelow(1_000_000):06d}"
+        tail = "".join(secrets.choice(_LONG_ALPHABET) for _ in range(LONG_CODE_CHARS))
+        self._long = self._code + "".join(f"-{tail[i : i + 4]}" for i in range(0, len(tail), 4))
         self._code_born = self._clock()
         self._code_failures = 0
         return self._code
+
+    @property
+    def long_code(self) -> str | None:
+        """The long form of the current code (None when there is none): it passes the budget
+        all clients share and outlives others' wrong guesses (the module docstring)."""
+        now = self._clock()
+        if self._long is not None and now - self._code_born >= self.code_ttl_s:
+            return None
+        return self._long
 
     @property
     def has_code(self) -> bool:
@@ -105,13 +128,15 @@ class PairingGate:
             raise ClientError(
                 "pairing_locked",
                 f"too many wrong pairing codes from all clients ({self.attempts_per_minute} a "
-                f"minute); try again in {wait} s",
+                f"minute); try again in {wait} s, or send the long code the device printed "
+                "with it (`clawseed-edge pair` on the device shows one)",
                 429,
                 {"Retry-After": str(wait)},
             )
 
-    def _record_failure(self, client: str, now: float) -> int:
-        """Count a wrong code; the tries ``client`` has left."""
+    def _record_failure(self, client: str, now: float, *, shared: bool = True) -> int:
+        """Count a wrong code; the tries ``client`` has left. ``shared``: it also counts in the
+        budget of all clients and against the short code (a wrong long form does not)."""
         window = self._failures.pop(client, None) or deque()
         window.append(now)
         self._failures[client] = window  # most recent last
@@ -121,8 +146,9 @@ class PairingGate:
             if len(self._failures) <= MAX_TRACKED_CLIENTS and now - oldest[-1] < LOCKOUT_S:
                 break
             del self._failures[key]
-        self._recent.append(now)
-        self._code_failures += 1
+        if shared:
+            self._recent.append(now)
+            self._code_failures += 1
         left = MAX_FAILURES - len(window)
         self._log_failure(client, max(left, 0), now)
         return left
@@ -153,6 +179,29 @@ class PairingGate:
                 {"Retry-After": str(wait)},
             )
 
+    async def _pair_long(self, client: str, given: str, now: float, name: str) -> IssuedToken:
+        """The long form: only ``client``'s own budget applies (the module docstring)."""
+        expected = self.long_code  # alive until its TTL, even when the short form was killed
+        wanted = (expected or "-" * 24).replace("-", "").encode()
+        typed = given.replace("-", "").replace(" ", "").upper().encode()[:64]
+        if not hmac.compare_digest(wanted, typed) or expected is None:
+            left = self._record_failure(client, now, shared=False)
+            raise ClientError(
+                "pairing_code_invalid",
+                f"wrong long pairing code; {max(left, 0)} tries left from this client before a "
+                f"{LOCKOUT_S / 60:g}-minute lockout. Run `clawseed-edge pair` on the device "
+                "for a fresh one",
+                403,
+            )
+        return await self._issue(client, name)
+
+    async def _issue(self, client: str, name: str) -> IssuedToken:
+        self._code = self._long = None  # one time, in either form
+        self._failures.pop(client, None)
+        issued = await self.tokens.issue(name)
+        log.warning("paired a new client %r (token id %s)", issued.info.name, issued.info.id)
+        return issued
+
     async def pair(self, client: str, code: str | None, name: str) -> IssuedToken:
         """Trade the code for a token.
 
@@ -164,6 +213,8 @@ class PairingGate:
         """
         now = self._clock()
         self._check_lockout(client, now)
+        if code and len(code.strip()) > 6:
+            return await self._pair_long(client, code.strip(), now, name)
         self._check_budget(now)
         if not code:
             raise ClientError(
@@ -181,8 +232,8 @@ class PairingGate:
             if current is not None and self._code_failures >= self.max_code_failures:
                 self._code = None  # guessed at too often: a new one must be asked for
                 log.warning(
-                    "the pairing code was dropped after %d wrong guesses; run "
-                    "`clawseed-edge pair` for a new one",
+                    "the short pairing code was dropped after %d wrong guesses (its long form "
+                    "still works); run `clawseed-edge pair` for a new one",
                     self._code_failures,
                 )
             if current is None:
@@ -198,11 +249,14 @@ class PairingGate:
                 f"{LOCKOUT_S / 60:g}-minute lockout. Check the code the device printed",
                 403,
             )
-        self._code = None  # one time
-        self._failures.pop(client, None)
-        issued = await self.tokens.issue(name)
-        log.warning("paired a new client %r (token id %s)", issued.info.name, issued.info.id)
-        return issued
+        return await self._issue(client, name)
+
+    async def is_paired(self, token: str) -> bool:
+        """Whether ``token`` is a paired client's (its time of use is recorded, as by a request).
+
+        Safe to cancel.
+        """
+        return await self.tokens.verify(token) is not None
 
     async def authenticate(self, token: str | None) -> TokenInfo:
         """The paired client holding ``token``.

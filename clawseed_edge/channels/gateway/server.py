@@ -13,7 +13,7 @@ import contextlib
 import ipaddress
 import logging
 import socket
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any
 
 from clawseed_edge.api import Lifecycle
@@ -84,6 +84,8 @@ class GatewayServer:
         max_connections: Open TCP connections of all clients together (HTTP and WebSocket).
         max_connections_per_address: Open TCP connections of one client address.
         header_timeout_s: Seconds a new connection has to send its request headers.
+        verify_token: Whether a bearer token is a paired client's: such a connection takes one
+            of the places kept for paired clients (admission.py).
         trusted_proxies: Peers whose ``X-Forwarded-For``/``-Proto`` headers are believed. Empty
             (the default): none, so the client address (the key of pairing lockouts and
             limits) is always the socket's peer. uvicorn alone would trust loopback, where a
@@ -104,6 +106,7 @@ class GatewayServer:
         max_connections: int = 320,
         max_connections_per_address: int = 32,
         header_timeout_s: float = 10.0,
+        verify_token: Callable[[str], Awaitable[bool]] | None = None,
     ) -> None:
         check_bind(host, allow_public_bind)
         self.app = app
@@ -112,6 +115,7 @@ class GatewayServer:
             per_address=max_connections_per_address,
             total=max_connections,
             header_timeout_s=header_timeout_s,
+            verify=verify_token,
         )
         self.host = host
         self.port = port

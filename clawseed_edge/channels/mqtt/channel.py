@@ -134,7 +134,11 @@ class MqttChannel:
         latch: Any = None,
     ) -> None:
         self.settings = settings
-        self.topics = Topics(settings.discovery_prefix, settings.node_id or default_node_id())
+        self.topics = Topics(
+            settings.discovery_prefix,
+            settings.node_id or default_node_id(),
+            ha_estop=settings.estop_from_ha,
+        )
         self.act = act
         self.peripherals = list(peripherals)
         self._estop = estop
@@ -162,7 +166,7 @@ class MqttChannel:
         self._published: dict[str, str] = {}  # component id -> platform, as last published
         self._stopping = False
         #: The other nodes on the broker (and this one), from their retained descriptions.
-        self.fleet = FleetView()
+        self.fleet = FleetView(settings.nodes)
         self.caller = FleetCaller(self.topics.node_id, self.fleet)
         self.answerer = FleetAnswerer(
             self.topics.node_id,
@@ -507,7 +511,7 @@ class MqttChannel:
         """(what, tool, arguments) for a command, or None (logged) for anything else."""
         text = payload.decode("utf-8", errors="replace").strip()
         base = self.topics.base + "/"
-        if topic == self.topics.estop:
+        if topic == self.topics.estop and self.topics.ha_estop:
             if text != ESTOP_PAYLOAD:
                 log.warning("MQTT: dropped %r on %s (expected %s)", text[:40], topic, ESTOP_PAYLOAD)
                 return None

@@ -77,10 +77,13 @@ class Topics:
     Attributes:
         prefix: HA's discovery prefix (``homeassistant``).
         node_id: This node on the broker.
+        ha_estop: Offer Home Assistant the emergency-stop button and obey its topic
+            (``[mqtt] estop_from_ha``); off, the button is removed and the topic not heard.
     """
 
     prefix: str
     node_id: str
+    ha_estop: bool = True
 
     @property
     def base(self) -> str:
@@ -133,7 +136,8 @@ class Topics:
     @property
     def commands(self) -> tuple[str, ...]:
         """What the node subscribes to for commands (never retained state: see the channel)."""
-        return (f"{self.base}/device/+/set", f"{self.base}/device/+/level/set", self.estop)
+        device = (f"{self.base}/device/+/set", f"{self.base}/device/+/level/set")
+        return (*device, self.estop) if self.ha_estop else device
 
 
 def switch_payload(value: float | None) -> str:
@@ -261,19 +265,18 @@ def _fixed_components(topics: Topics, *, expire_after_s: int) -> list[tuple[str,
     latched = object_id(topics.node_id, "emergency_stop_latched")
     cpu = object_id(topics.node_id, "cpu_temperature")
     throttled = object_id(topics.node_id, "throttled")
+    button: dict[str, Any] = {
+        "p": "button",
+        "name": "emergency stop",
+        "unique_id": estop,
+        "default_entity_id": f"button.{estop}",
+        "command_topic": topics.estop,
+        "payload_press": ESTOP_PAYLOAD,
+        "icon": "mdi:alert-octagon",
+    }
+    # Off: the platform alone, which is how device-based discovery removes a published entity.
     return [
-        (
-            estop,
-            {
-                "p": "button",
-                "name": "emergency stop",
-                "unique_id": estop,
-                "default_entity_id": f"button.{estop}",
-                "command_topic": topics.estop,
-                "payload_press": ESTOP_PAYLOAD,
-                "icon": "mdi:alert-octagon",
-            },
-        ),
+        (estop, button if topics.ha_estop else {"p": "button"}),
         (
             # The latched stop: on until a person resets it (never from Home Assistant).
             latched,

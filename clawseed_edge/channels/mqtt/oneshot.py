@@ -47,7 +47,7 @@ class FleetLink:
         self.settings = settings
         self.remote = remote
         self.node_id = settings.node_id or default_node_id()
-        self.fleet = FleetView()
+        self.fleet = FleetView(settings.nodes)
         self.caller = FleetCaller(self.node_id, self.fleet, reply_token=os.urandom(6).hex())
         self._password = password
         self._stack = contextlib.AsyncExitStack()

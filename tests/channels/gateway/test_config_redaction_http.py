@@ -63,3 +63,24 @@ async def test_deeply_nested_toml_is_a_clear_400(
     assert deep.json()["error"]["code"] == "config_invalid"
     assert "nested 1000 deep" in deep.json()["error"]["message"]
     assert health.status_code == 200
+
+
+async def test_mcp_server_env_and_token_args_are_redacted(
+    clawseed_home: Path, provider: ScriptedProvider
+) -> None:
+    """Issue 35 item 7: ``[[mcp.servers]]`` env values and ``--token`` arguments."""
+    hass, arg = "hass-long-lived-7f3a9c", "argtoken-55c1e2d0"
+    mcp = (
+        f'[[mcp.servers]]\nname = "hass"\ncommand = "/nonexistent/mcp-hass"\n'
+        f'args = ["--token", "{arg}"]\nenv = {{ HASS = "{hass}" }}\n'
+    )
+    async with running_service(clawseed_home, provider, CONFIG + mcp) as service:
+        token = await pair_token(service)
+        async with httpx.AsyncClient(base_url=base_url(service), headers=_auth(token)) as http:
+            read = await http.get("/api/config")
+    assert read.status_code == 200
+    assert hass not in read.text and arg not in read.text
+    for shown in (read.json()["config"], tomllib.loads(read.json()["toml"])):
+        server = shown["mcp"]["servers"][0]
+        assert server["env"] == {"HASS": "***"}
+        assert server["args"] == ["--token", "***"]

@@ -32,6 +32,8 @@ approval = true
 enabled = true
 port = {port}
 node_id = "{node}"
+# Named, so a stopped node stays listed (as offline) with its description.
+nodes = ["greenhouse", "shed"]
 """
 
 
