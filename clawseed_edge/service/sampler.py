@@ -154,6 +154,8 @@ class SensorSampler:
         for s in self._sensors.values():
             if s.due <= 0:
                 s.due = start + s.interval
+            for chain in s.chains.values():
+                chain.start(start)  # ESPHome's intervals count from boot, not the first value
         while True:
             try:
                 due = await self.step(self._clock())
