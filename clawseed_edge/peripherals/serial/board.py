@@ -151,8 +151,10 @@ class SerialBoard(WiredBoard[SerialDevice]):
 
     async def _setup_devices(self) -> None:
         assert self.link is not None
+        # Back from the REPL (the firmware stopped with its outputs safe): safe, not initial.
+        at_safe = self._at_safe or self.link.restarted_from_repl
         for dev in self._devices.values():
-            requests, value = dev.setup(at_safe=self._at_safe)
+            requests, value = dev.setup(at_safe=at_safe)
             for op, args in requests:
                 result = await self.link.request(op, args)
                 dev.record(op, args, result)
@@ -220,9 +222,19 @@ class SerialBoard(WiredBoard[SerialDevice]):
             return HealthStatus(False, f"{self.name}: {exc}")
         where = "virtual board" if self.sim else (self.link.port or "USB")
         fw = self.link.hello.get("fw")
-        return HealthStatus(
-            True, f"{len(self._devices)} devices on {self.board.id} ({where}, firmware {fw})"
+        back = self.repl_recoveries
+        again = (
+            f"; brought back from the REPL {back} time{'' if back == 1 else 's'}" if back else ""
         )
+        return HealthStatus(
+            True,
+            f"{len(self._devices)} devices on {self.board.id} ({where}, firmware {fw}){again}",
+        )
+
+    @property
+    def repl_recoveries(self) -> int:
+        """Times the board was found at the MicroPython REPL and its firmware restarted."""
+        return self.link.repl_recoveries if self.link is not None else 0
 
     # --- the Nucleo's side of the shared model ----------------------------------------------------
 

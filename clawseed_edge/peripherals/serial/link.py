@@ -16,7 +16,10 @@ the board again -- the configured path, or the port with the same USB VID:PID an
 number -- with exponential back-off, then repeats the handshake and calls ``on_connect`` (the
 peripheral re-applies its pin modes there). A board that resets while its port stays open (the
 reset button, its hardware watchdog) is noticed by the heartbeat -- its ping carries a session
-number the board forgets at a reset -- and set up the same way.
+number the board forgets at a reset -- and set up the same way. A board whose firmware loop
+gave up and left it at the MicroPython REPL (its traceback, then a ``>>>`` prompt) is noticed
+by that prompt -- a heartbeat that gets no answer presses Enter to make a REPL show it --,
+logged, soft-reset and set up again at safe levels; :attr:`BoardLink.repl_recoveries` counts it.
 
 Bounds: every request has a timeout (``request_timeout_s``); the handshake has its own; the
 back-off is capped; the protocol bounds line length.
@@ -156,6 +159,13 @@ class BoardLink:
         self._repl_seen: asyncio.Event | None = None
         self._lost_reason = ""
         self._session = 0  # told to the board at every set-up; a board that forgot it reset
+        self._handshaking = False
+        self._resetting = False  # from a REPL prompt until the firmware answers hello again
+        #: Times the board was found at the REPL mid-session and brought back.
+        self.repl_recoveries = 0
+        #: True while the firmware is being restarted from the REPL (until it is set up again:
+        #: the peripheral sets its outputs up at their safe levels then).
+        self.restarted_from_repl = False
 
     # --- lifecycle ----------------------------------------------------------------------------
 
@@ -238,6 +248,11 @@ class BoardLink:
         """
         if self.state is not Lifecycle.OPEN:
             raise ResourceClosed(f"the link to {self.name} is {self.state.value}")
+        if self._resetting:
+            raise BoardDisconnected(
+                f"{self.name} is restarting its firmware (it was at the MicroPython REPL); "
+                "try again in a few seconds"
+            )
         return await self._request(op, args, timeout_s)
 
     async def _request(self, op: str, args: dict[str, Any] | None, timeout_s: float | None) -> Any:
@@ -322,6 +337,13 @@ class BoardLink:
             await self.on_connect()
 
     async def _handshake(self, port: str) -> dict[str, Any]:
+        self._handshaking = True
+        try:
+            return await self._hello(port)
+        finally:
+            self._handshaking = False
+
+    async def _hello(self, port: str) -> dict[str, Any]:
         hello: dict[str, Any] | None = None
         deadline = asyncio.get_running_loop().time() + self.options.hello_timeout_s
         reset_sent = False
@@ -413,6 +435,15 @@ class BoardLink:
             if self._repl_seen is not None:
                 self._repl_seen.set()
             self.noise = [*self.noise[-9:], item.prompt]
+            if (
+                self.connected
+                and not self._handshaking
+                and not self.restarted_from_repl
+                and self.state is Lifecycle.OPEN
+            ):
+                # Mid-session: the firmware stopped and nothing will answer until it runs again.
+                self.restarted_from_repl = True
+                self._spawn(self._restart_from_repl())
         elif isinstance(item, Noise):
             self.noise = [*self.noise[-9:], item.text]
 
@@ -460,6 +491,35 @@ class BoardLink:
                 self._drop_port()
             delay = min(delay * 2, longest)
 
+    async def _restart_from_repl(self) -> None:
+        """Soft-reset a board found at the REPL (main.py starts the firmware), check it, set
+        it up again; a board that does not come back is handled as lost (reconnecting)."""
+        self.repl_recoveries += 1
+        said = next((n for n in reversed(self.noise) if "Error" in n or "Exception" in n), "")
+        log.warning(
+            "%s is at the MicroPython REPL: its firmware stopped%s; soft-resetting it and "
+            "setting it up again at safe levels (%d time%s this session)",
+            self.name,
+            f" ({said})" if said else "",
+            self.repl_recoveries,
+            "" if self.repl_recoveries == 1 else "s",
+        )
+        self._fail_pending(
+            BoardDisconnected(f"{self.name} was at the MicroPython REPL; restarting its firmware")
+        )
+        try:
+            self._resetting = True
+            self._repl_seen = asyncio.Event()
+            await self._write(b"\r\x03\x04")  # Ctrl-C, then Ctrl-D: a soft reset runs main.py
+            self.hello = await self._handshake(self.port or "USB")
+            self._resetting = False
+            await self._set_up()
+            log.warning("%s: the firmware runs again", self.name)
+        except HardwareError as exc:
+            self._lost(f"the firmware did not come back from the REPL: {exc}")
+        finally:
+            self._resetting = self.restarted_from_repl = False
+
     async def _heartbeat(self) -> None:
         # Keeps the board-side watchdog fed while the host is alive and connected, and sees a
         # board that reset behind a port that stayed open (its reset button, its hardware
@@ -467,10 +527,19 @@ class BoardLink:
         period = self.options.watchdog_ms / 3000 if self.options.watchdog_ms else None
         while period is not None:
             await asyncio.sleep(period)
-            if not self.connected:
+            if not self.connected or self.restarted_from_repl:
+                continue
+            try:
+                pong = await self._request("ping", {"session": self._session}, None)
+            except BoardTimeout:
+                # A REPL answers nothing and shows its prompt only after Enter; the prompt
+                # then restarts the firmware (_dispatch).
+                with contextlib.suppress(HardwareError):
+                    await self._write(b"\r")
+                continue
+            except HardwareError:
                 continue
             with contextlib.suppress(HardwareError):
-                pong = await self._request("ping", {"session": self._session}, None)
                 if isinstance(pong, dict) and pong.get("session") != self._session:
                     log.warning(
                         "%s was reset (its devices start over); setting it up again", self.name

@@ -263,3 +263,33 @@ async def test_a_board_reset_behind_an_open_port_is_set_up_again() -> None:
         assert virtual.state.outputs["PA8"] == 1  # the active-low fan set up off again
         await board.switch("fan", True)
         assert virtual.state.outputs["PA8"] == 0
+
+
+async def test_a_board_left_at_the_repl_is_noticed_and_brought_back_at_safe_levels(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The firmware loop gives up (a fault that outlasts its back-off): outputs safe, a
+    # traceback, the REPL prompt. The host sees the prompt mid-session, logs it, soft-resets
+    # the board and sets its devices up again -- at their safe levels, not at initial.
+    wiring = '[[devices]]\nname = "green_led"\npin = "D13"\nkind = "led"\ninitial = "on"\n'
+    async with SerialBoard("nucleo-f401re", devices(wiring), sim=True, options=FAST) as board:
+        virtual = board.virtual
+        assert virtual.state.level("PA5") == 1  # initial: on
+        monkeypatch.setattr(virtual._loop_mod, "GIVE_UP_MS", 0)  # give up at the 2nd failure
+
+        def broken(now: int) -> None:
+            raise MemoryError("no heap left")
+
+        virtual.core.tick = broken
+        await until(lambda: virtual.gave_up == 1)
+        await until(lambda: board.link.repl_recoveries == 1 and not board.link.restarted_from_repl)
+        await until(lambda: board.connected)
+        assert virtual.resets == 1  # a soft reset, not a hard one
+        assert virtual.hard_resets == 0
+        assert virtual.state.level("PA5") == 0  # set up safe: the LED stays off
+        assert board.device("green_led").value == 0.0  # and the host says so
+        assert "at the MicroPython REPL" in caplog.text and "MemoryError" in caplog.text
+        health = await board.health_check()
+        assert health.healthy and "brought back from the REPL 1 time" in health.detail
+        await board.switch("green_led", True)  # serving again
+        assert virtual.state.level("PA5") == 1
