@@ -293,3 +293,37 @@ async def test_a_board_left_at_the_repl_is_noticed_and_brought_back_at_safe_leve
         assert health.healthy and "brought back from the REPL 1 time" in health.detail
         await board.switch("green_led", True)  # serving again
         assert virtual.state.level("PA5") == 1
+
+
+@pytest.mark.parametrize(
+    ("kind", "extra", "reason"),
+    [
+        ("rgb_led", 'pins = { green = "D5", blue = "D6" }\n', "three pwm_led devices"),
+        ("distance_sensor", 'pins = { trigger = "D8" }\n', "echo pulse"),
+        ("tonal_buzzer", "", "plays no notes"),
+    ],
+)
+def test_kinds_the_firmware_cannot_carry_out_are_refused_at_load(
+    kind: str, extra: str, reason: str
+) -> None:
+    wiring = f'[[devices]]\nname="x"\npin="D3"\nkind="{kind}"\n{extra}'
+    with pytest.raises(ConfigInvalid, match=reason) as err:
+        SerialBoard("nucleo-f401re", devices(wiring))
+    assert "not supported on a Nucleo" in str(err.value)
+
+
+async def test_a_servos_pulse_limits_hold_on_a_nucleo() -> None:
+    wiring = (
+        '[[devices]]\nname="arm"\npin="D9"\nkind="servo"\nmin_pulse_us=1200\nmax_pulse_us=1800\n'
+    )
+    async with SerialBoard("nucleo-f401re", devices(wiring), sim=True, options=FAST) as board:
+        state = board.virtual.state
+        pulses = {}
+        for position in (-1.0, 0.0, 1.0):
+            await board.set_level("arm", position)
+            freq, duty_u16 = state.pwm["PC7"]
+            assert freq == 50
+            # Microseconds of the 20 ms period, to 10 us (the timer's tick is about 1.5 us).
+            pulses[position] = round(duty_u16 / 65535 * 20_000 / 10) * 10
+    # 1200 and 1800 us at the ends (not 1000 and 2000: the servo's end stops), 1500 between.
+    assert pulses == {-1.0: 1200, 0.0: 1500, 1.0: 1800}
