@@ -120,6 +120,7 @@ _PART_OPS = (
     "mcp_states",
     "mcp_pinouts",
     "sim_set",
+    "sim_input",
     "sensors",
     "hardware_states",
     "automations",

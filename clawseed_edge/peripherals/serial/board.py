@@ -254,6 +254,14 @@ class SerialBoard(WiredBoard[SerialDevice]):
 
     # --- events -------------------------------------------------------------------------------
 
+    async def _sim_level(self, dev: SerialDevice, level: int) -> None:
+        # The virtual board's input line: the firmware sees the edge on its next round and
+        # sends it as an event, as from a real pin.
+        if self.virtual is None:
+            await super()._sim_level(dev, level)
+            return
+        self.virtual.state.drive_input(dev.pin_name, level)
+
     def _on_board_event(self, event: BoardEvent) -> None:
         if event.name == "edge":
             dev = self._by_pin.get(str(event.data.get("pin")))

@@ -327,3 +327,14 @@ async def test_a_servos_pulse_limits_hold_on_a_nucleo() -> None:
             pulses[position] = round(duty_u16 / 65535 * 20_000 / 10) * 10
     # 1200 and 1800 us at the ends (not 1000 and 2000: the servo's end stops), 1500 between.
     assert pulses == {-1.0: 1200, 0.0: 1500, 1.0: 1800}
+
+
+async def test_sim_input_drives_the_virtual_boards_input_line(nucleo: SerialBoard) -> None:
+    # `sim press` on a Nucleo: the virtual board's pin, the firmware's edge event, the value.
+    await nucleo.sim_input("button", True)
+    assert nucleo.virtual.state.inputs["PC13"] == 0  # a pulled-up button: pressed is low
+    await until(lambda: nucleo.device("button").value == 1.0)
+    await nucleo.sim_input("button", False)
+    await until(lambda: nucleo.device("button").value == 0.0)
+    with pytest.raises(PinModeUnsupported, match="only inputs"):
+        await nucleo.sim_input("fan", True)
