@@ -214,7 +214,9 @@ class ControlOps:
 
     async def _op_hardware_states(self, request: dict[str, Any]) -> dict[str, Any]:
         """``hardware status``: every device's state and every sensor's latest reading, as the
-        peripherals last published them (nothing is read now), with the service's clock."""
+        peripherals last published them (nothing is read now), with the service's clock. The
+        readings are the filtered values every reader shows; with ``raw`` the sensors' last raw
+        readings (before the filters)."""
         import time
 
         from clawseed_edge.api import SensorReading, StateSource
@@ -228,7 +230,12 @@ class ControlOps:
             peripherals.append({"name": p.name, "board": p.board_type})
             if not isinstance(p, StateSource):
                 continue
-            for update in p.states.latest():
+            updates = list(p.states.latest())
+            raw_feed = getattr(p, "raw_states", None) if request.get("raw") else None
+            if raw_feed is not None:
+                raw = list(raw_feed.latest())
+                updates = [u for u in updates if not isinstance(u, SensorReading)] + raw
+            for update in updates:
                 if isinstance(update, SensorReading) and len(readings) < MAX_READINGS:
                     readings.append({**update.as_dict(), "error": update.error[:300]})
                 elif not isinstance(update, SensorReading) and len(devices) < MAX_DEVICES:
@@ -241,6 +248,7 @@ class ControlOps:
             "devices": devices,
             "readings": readings,
             "left_off": left_off,
+            "raw": bool(request.get("raw")),
         }
 
     async def _op_sensors(self, request: dict[str, Any]) -> dict[str, Any]:

@@ -4,8 +4,10 @@ ESPHome's polling component and filter chain on the Pi: each sensor with an inte
 through the sensor bank (which publishes the raw :class:`~clawseed_edge.api.SensorReading` on
 ``bank.states``), each quantity's value goes through that quantity's
 :class:`~clawseed_edge.peripherals.sensors.filters.FilterChain`, and what comes out is
-published on :attr:`SensorSampler.states` (automations and charts subscribe there) and recorded
-in the :class:`~clawseed_edge.state.SensorHistory`.
+published on :attr:`SensorSampler.states` (automations and charts subscribe there), recorded
+in the :class:`~clawseed_edge.state.SensorHistory`, and handed to the bank's own feed (every
+quantity's latest filtered value), so MQTT, ``hardware status``, Telegram and MCP resources show
+the same value as history; the raw readings stay on the bank's ``raw_states``.
 
 :meth:`SensorSampler.step` does one pass at a given time and says when the next is due, so
 tests drive it with a fake clock and no sleeps; :meth:`run` is the loop the service starts.
@@ -82,6 +84,10 @@ class SensorSampler:
             units = {q.name: q.unit for q in valid.driver.quantities}
             self._sensors[name] = _Sampled(name, valid.interval_s, valid.chains(), units)
         self._task: asyncio.Task[None] | None = None
+        # One value everywhere: the bank's feed carries these sensors' filtered values.
+        hand_over = getattr(bank, "sample_through_filters", None)
+        if hand_over is not None:
+            hand_over(self._sensors)
 
     @property
     def sampled(self) -> list[str]:
@@ -117,7 +123,7 @@ class SensorSampler:
 
     async def _read(self, s: _Sampled) -> dict[str, float]:
         try:
-            reading = await self.bank.read(s.name)
+            reading = await self.bank.read(s.name, for_filters=True)
         except ClawseedError as exc:
             s.failures += 1
             s.last_error = str(exc)
@@ -135,6 +141,10 @@ class SensorSampler:
         s.latest.update(last)
         units = {q: s.units.get(q, "") for q in last}
         self.states.publish(SensorReading("sampler", s.name, last, units, now))
+        publish = getattr(self.bank, "publish_filtered", None)
+        if publish is not None:
+            every = {q: s.units.get(q, "") for q in s.latest}
+            publish(SensorReading("sampler", s.name, dict(s.latest), every, now))
         if self.history is None:
             return
         from clawseed_edge.state import HistoryPoint
@@ -175,6 +185,9 @@ class SensorSampler:
         if task is not None:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
+        hand_back = getattr(self.bank, "sample_through_filters", None)
+        if hand_back is not None:
+            hand_back(())
 
     def status(self) -> list[dict[str, Any]]:
         """Per sampled sensor: interval, reads, failures, last error, latest filtered values."""

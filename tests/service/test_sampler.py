@@ -51,8 +51,10 @@ async def test_reads_on_the_interval_filters_and_records(tmp_path: Path) -> None
         sampler = SensorSampler(bank, history, clock=clock)
         assert sampler.sampled == ["soil"]  # "never" is not sampled
         raw: list[Any] = []
+        shown: list[Any] = []
         filtered: list[SensorReading] = []
-        bank.states.subscribe(raw.append)
+        bank.raw_states.subscribe(raw.append)
+        bank.states.subscribe(shown.append)
         sampler.states.subscribe(lambda u: filtered.append(u))  # type: ignore[arg-type]
         probe = bank.sim.sensor("soil")
 
@@ -69,6 +71,10 @@ async def test_reads_on_the_interval_filters_and_records(tmp_path: Path) -> None
         await steps(sampler, clock, T0 + 120)
         assert len(raw) == 3  # every read published raw on the bank
         assert [r.values["temperature"] for r in filtered] == [19.5, 21.5]
+        # One value everywhere: the bank's own feed (MQTT, hardware status ...) shows the
+        # filtered values, as the bank's readings; never the raw 20.0, 20.5 or 22.0.
+        assert [r.values["temperature"] for r in shown] == [19.5, 21.5]
+        assert {r.peripheral for r in shown} == {bank.name}
         assert filtered[-1].units == {"temperature": "°C"} and filtered[-1].time == T0 + 120
 
         assert history.pending == 2

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -106,8 +106,13 @@ class SensorBank:
         self._clock = clock
         self._sim = SensorSimulation() if sim else None
         self._tools: list[Tool] | None = None
-        #: Every reading taken (and every failed read), published for the subscribers.
+        #: What every reader shows (MQTT, ``hardware status``, Telegram, MCP resources): the
+        #: filtered value of a sensor the service samples (once it has one), else the reading.
         self.states = StateFeed()
+        #: Every raw reading taken (and every failed read), for who asks for raw values.
+        self.raw_states = StateFeed()
+        self._sampled: set[str] = set()  # sensors whose feed value comes from filter chains
+        self._filtered: set[str] = set()  # ... and that have a filtered value already
 
     # --- lifecycle ----------------------------------------------------------------------------
 
@@ -287,9 +292,12 @@ class SensorBank:
         """
         return self._channel(name).valid
 
-    async def read(self, name: str) -> Reading:
+    async def read(self, name: str, *, for_filters: bool = False) -> Reading:
         """A reading of sensor ``name``: new, or the last one if it is younger than the
         sensor's minimum interval (then ``cached`` is true).
+
+        ``for_filters``: the sampler reads it for its filter chains, which publish what comes
+        out; the raw reading goes to :attr:`raw_states` only.
 
         Raises:
             DeviceNotFound: No such sensor.
@@ -307,7 +315,9 @@ class SensorBank:
         try:
             values = await self._run(ch, lambda d: d.read(), "reading")
         except HardwareError as exc:
-            self.states.publish(SensorReading(self.name, name, {}, {}, time.time(), str(exc)))
+            failed = SensorReading(self.name, name, {}, {}, time.time(), str(exc))
+            self.raw_states.publish(failed)
+            self.states.publish(failed)
             raise
         q = {q.name: q for q in ch.valid.driver.quantities}
         reading = Reading(
@@ -318,8 +328,29 @@ class SensorBank:
             decimals={k: q[k].decimals for k in values},
         )
         ch.last, ch.last_at = reading, now
-        self.states.publish(SensorReading(self.name, name, values, reading.units, reading.time))
+        raw = SensorReading(self.name, name, values, reading.units, reading.time)
+        self.raw_states.publish(raw)
+        if not for_filters and name not in self._filtered:
+            # A sampled sensor shows a raw reading only until its first filtered value: the
+            # value every reader shows is the one history, charts and automations use.
+            self.states.publish(raw)
         return reading
+
+    def sample_through_filters(self, names: Iterable[str]) -> None:
+        """Hand the feed values of ``names`` to a sampler's filter chains (the service's
+        :class:`~clawseed_edge.service.sampler.SensorSampler`): from their first filtered value
+        on, :attr:`states` carries that, and raw readings only :attr:`raw_states`. An empty
+        list hands them back."""
+        self._sampled = {n for n in names if n in self._channels}
+        self._filtered &= self._sampled
+
+    def publish_filtered(self, reading: SensorReading) -> None:
+        """Publish a sampled sensor's filtered values (every quantity's latest) on
+        :attr:`states`, as this bank's reading."""
+        if reading.sensor not in self._sampled:
+            return
+        self._filtered.add(reading.sensor)
+        self.states.publish(dataclasses.replace(reading, peripheral=self.name))
 
     def last_reading(self, name: str) -> Reading | None:
         """The last good reading of ``name`` (no hardware access), for status."""
