@@ -118,13 +118,19 @@ class FakeClock:
         self.now += ms
 
 
-def test_failing_rounds_back_off_instead_of_giving_up_after_fifty(
-    rx: PipeRx, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    """The loop's clock and pause, faked (its back-off never sleeps)."""
     loop = __import__("clawseed_loop")
-    clock = FakeClock()
-    monkeypatch.setattr(loop, "_now_ms", clock.now_ms)
-    monkeypatch.setattr(loop, "_pause", clock.pause)
+    fake = FakeClock()
+    monkeypatch.setattr(loop, "_now_ms", fake.now_ms)
+    monkeypatch.setattr(loop, "_pause", fake.pause)
+    return fake
+
+
+def test_failing_rounds_back_off_instead_of_giving_up_after_fifty(
+    rx: PipeRx, clock: FakeClock
+) -> None:
     fw = CoreDriver()
     real_tick, calls = fw.core.tick, []
 
@@ -145,12 +151,9 @@ def test_failing_rounds_back_off_instead_of_giving_up_after_fifty(
 
 
 def test_a_fault_that_lasts_gives_up_after_give_up_ms_with_outputs_safe(
-    rx: PipeRx, monkeypatch: pytest.MonkeyPatch
+    rx: PipeRx, clock: FakeClock
 ) -> None:
     loop = __import__("clawseed_loop")
-    clock = FakeClock()
-    monkeypatch.setattr(loop, "_now_ms", clock.now_ms)
-    monkeypatch.setattr(loop, "_pause", clock.pause)
     fw = CoreDriver()
     fw.ok("pin.mode", pin="D13", mode="out", value=1)
 

@@ -299,34 +299,48 @@ def _last_refusal(topics: Topics, expire_after_s: int) -> tuple[str, dict[str, A
     }
 
 
-def _cpu_temperature(topics: Topics, expire_after_s: int) -> tuple[str, dict[str, Any]]:
-    oid = object_id(topics.node_id, "cpu_temperature")
+def _health(
+    topics: Topics, platform: str, key: str, name: str, expire_after_s: int, **fields: Any
+) -> tuple[str, dict[str, Any]]:
+    # A diagnostic entity on the node's health topic (retained, re-sent on HA's birth).
+    oid = object_id(topics.node_id, key)
     return oid, {
-        **_named(topics, "sensor", oid, "CPU temperature"),
+        **_named(topics, platform, oid, name),
         "state_topic": topics.health,
-        "value_template": "{{ value_json.cpu_temperature }}",
-        "device_class": "temperature",
-        "unit_of_measurement": "°C",
-        "state_class": "measurement",
+        **fields,
         "entity_category": "diagnostic",
         "expire_after": expire_after_s,
     }
+
+
+def _cpu_temperature(topics: Topics, expire_after_s: int) -> tuple[str, dict[str, Any]]:
+    return _health(
+        topics,
+        "sensor",
+        "cpu_temperature",
+        "CPU temperature",
+        expire_after_s,
+        value_template="{{ value_json.cpu_temperature }}",
+        device_class="temperature",
+        unit_of_measurement="°C",
+        state_class="measurement",
+    )
 
 
 def _throttled(topics: Topics, expire_after_s: int) -> tuple[str, dict[str, Any]]:
     # The Pi's get_throttled "now" bits: on while under-voltage, capped or throttled; the
     # flags in words (the "since boot" ones too) as its attributes.
-    oid = object_id(topics.node_id, "throttled")
-    return oid, {
-        **_named(topics, "binary_sensor", oid, "throttled"),
-        "state_topic": topics.health,
-        "value_template": "{{ 'ON' if value_json.throttled_now else 'OFF' }}",
-        "json_attributes_topic": topics.health,
-        "json_attributes_template": "{{ {'flags': value_json.throttled_flags} | tojson }}",
-        "device_class": "problem",
-        "entity_category": "diagnostic",
-        "expire_after": expire_after_s,
-    }
+    return _health(
+        topics,
+        "binary_sensor",
+        "throttled",
+        "throttled",
+        expire_after_s,
+        value_template="{{ 'ON' if value_json.throttled_now else 'OFF' }}",
+        json_attributes_topic=topics.health,
+        json_attributes_template="{{ {'flags': value_json.throttled_flags} | tojson }}",
+        device_class="problem",
+    )
 
 
 #: The node's own entities, beside its devices and sensors: one builder each (add one here).

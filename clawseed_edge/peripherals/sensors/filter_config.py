@@ -287,15 +287,7 @@ def _or(args: Any, decimals: int) -> SensorFilter:
         raise FilterInvalid(
             "or: give a list of filters, such as [{ throttle = '60s' }, { delta = 1 }]"
         )
-    if len(args) > MAX_FILTERS:
-        raise FilterInvalid(f"or: at most {MAX_FILTERS} filters")
-    inner = []
-    for i, entry in enumerate(args):
-        try:
-            inner.append(build_filter(entry, decimals=decimals))
-        except FilterInvalid as exc:
-            raise FilterInvalid(str(exc), f"[{i}]" + (f".{exc.key}" if exc.key else "")) from None
-    return _Or(inner)
+    return _Or(_build_all(args, decimals, "in an or"))
 
 
 def _timeout(args: Any) -> SensorFilter:
@@ -412,15 +404,20 @@ def build_chain(entries: Sequence[Any], *, decimals: int = 1) -> FilterChain:
     Raises:
         FilterInvalid: ``key`` is ``[i].<filter>...``.
     """
+    return FilterChain(_build_all(entries, decimals, "per quantity"))
+
+
+def _build_all(entries: Sequence[Any], decimals: int, where: str) -> list[SensorFilter]:
+    """Each entry's filter; a mistake's ``key`` starts with its index (``[1].median...``)."""
     if len(entries) > MAX_FILTERS:
-        raise FilterInvalid(f"at most {MAX_FILTERS} filters per quantity")
+        raise FilterInvalid(f"at most {MAX_FILTERS} filters {where}")
     out = []
     for i, entry in enumerate(entries):
         try:
             out.append(build_filter(entry, decimals=decimals))
         except FilterInvalid as exc:
             raise FilterInvalid(str(exc), f"[{i}]" + (f".{exc.key}" if exc.key else "")) from None
-    return FilterChain(out)
+    return out
 
 
 #: Filters whose numbers are in the quantity's unit (or calibrate it): on a sensor with several
