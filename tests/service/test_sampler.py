@@ -116,3 +116,28 @@ async def test_a_failed_read_is_counted_and_tried_at_the_next_interval() -> None
         assert await sampler.step(T0) == T0 + 60
         (status,) = [s for s in sampler.status() if s["sensor"] == "soil"]
         assert status["failures"] == 1 and "not connected" in status["error"]
+
+
+async def test_sensor_read_says_the_filtered_value_beside_its_raw_one() -> None:
+    from clawseed_edge.api import ToolContext
+
+    clock = Clock()
+    bank = sim_sensor_bank(SOIL, clock=clock)
+    async with bank:
+        sampler = SensorSampler(bank, clock=clock)
+        bank.sim.sensor("soil").set(temperature=20.0)
+        tool = next(t for t in bank.tools() if t.name == "sensor_read")
+        before = await tool.execute({"sensor": "soil"}, ToolContext())
+        assert "after the filters" not in before.output  # nothing filtered yet
+        clock.now = T0 + 5  # past the sensor's minimum interval: a new read
+        await sampler.step(T0 + 5)
+        assert bank.filtered("soil") is not None
+        clock.now = T0 + 10
+        result = await tool.execute({"sensor": "soil"}, ToolContext())
+        assert "soil: temperature 20.00 °C" in result.output  # this read: raw
+        assert "after the filters (what history and every screen show): temperature 19.50 °C" in (
+            result.output
+        )
+        assert result.data["filtered"] == {"temperature": 19.5}  # type: ignore[index]
+        await sampler.aclose()
+        assert bank.filtered("soil") is None  # handed back: raw readings on the feed again

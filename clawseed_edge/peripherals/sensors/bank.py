@@ -344,6 +344,16 @@ class SensorBank:
         self._sampled = {n for n in names if n in self._channels}
         self._filtered &= self._sampled
 
+    def filtered(self, name: str) -> SensorReading | None:
+        """The latest filtered values of a sampled sensor (what every reader shows), or None
+        (not sampled, or no filtered value yet)."""
+        if name not in self._filtered:
+            return None
+        latest = self.states.latest()
+        return next(
+            (r for r in latest if isinstance(r, SensorReading) and r.sensor == name and r.ok), None
+        )
+
     def publish_filtered(self, reading: SensorReading) -> None:
         """Publish a sampled sensor's filtered values (every quantity's latest) on
         :attr:`states`, as this bank's reading."""
