@@ -291,6 +291,17 @@ async def test_a_board_left_at_the_repl_is_noticed_and_brought_back_at_safe_leve
         assert "at the MicroPython REPL" in caplog.text and "MemoryError" in caplog.text
         health = await board.health_check()
         assert health.healthy and "brought back from the REPL 1 time" in health.detail
+        # ... and `clawseed-edge status` (the service's summary line) counts it.
+        from types import SimpleNamespace
+
+        from clawseed_edge.service.process import runtime_summary
+
+        runtime = SimpleNamespace(
+            provider=SimpleNamespace(name="demo", model="x"), peripherals=[board]
+        )
+        assert "nucleo: nucleo-f401re with 1 device (brought back from the REPL 1x)" in (
+            runtime_summary(runtime)
+        )
         await board.switch("green_led", True)  # serving again
         assert virtual.state.level("PA5") == 1
 
