@@ -85,9 +85,9 @@ class SensorSampler:
             self._sensors[name] = _Sampled(name, valid.interval_s, valid.chains(), units)
         self._task: asyncio.Task[None] | None = None
         # One value everywhere: the bank's feed carries these sensors' filtered values.
-        hand_over = getattr(bank, "sample_through_filters", None)
-        if hand_over is not None:
-            hand_over(self._sensors)
+        self._feeds = getattr(bank, "feeds", None)  # a bank's SensorFeeds (a fake has none)
+        if self._feeds is not None:
+            self._feeds.sample_through_filters(self._sensors)
 
     @property
     def sampled(self) -> list[str]:
@@ -141,10 +141,11 @@ class SensorSampler:
         s.latest.update(last)
         units = {q: s.units.get(q, "") for q in last}
         self.states.publish(SensorReading("sampler", s.name, last, units, now))
-        publish = getattr(self.bank, "publish_filtered", None)
-        if publish is not None:
+        if self._feeds is not None:
             every = {q: s.units.get(q, "") for q in s.latest}
-            publish(SensorReading("sampler", s.name, dict(s.latest), every, now))
+            self._feeds.publish_filtered(
+                SensorReading("sampler", s.name, dict(s.latest), every, now)
+            )
         if self.history is None:
             return
         from clawseed_edge.state import HistoryPoint
@@ -185,9 +186,8 @@ class SensorSampler:
         if task is not None:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
-        hand_back = getattr(self.bank, "sample_through_filters", None)
-        if hand_back is not None:
-            hand_back(())
+        if self._feeds is not None:
+            self._feeds.sample_through_filters(())
 
     def status(self) -> list[dict[str, Any]]:
         """Per sampled sensor: interval, reads, failures, last error, latest filtered values."""

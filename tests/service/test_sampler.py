@@ -131,7 +131,7 @@ async def test_sensor_read_says_the_filtered_value_beside_its_raw_one() -> None:
         assert "after the filters" not in before.output  # nothing filtered yet
         clock.now = T0 + 5  # past the sensor's minimum interval: a new read
         await sampler.step(T0 + 5)
-        assert bank.filtered("soil") is not None
+        assert bank.feeds.filtered("soil") is not None
         clock.now = T0 + 10
         result = await tool.execute({"sensor": "soil"}, ToolContext())
         assert "soil: temperature 20.00 °C" in result.output  # this read: raw
@@ -140,4 +140,4 @@ async def test_sensor_read_says_the_filtered_value_beside_its_raw_one() -> None:
         )
         assert result.data["filtered"] == {"temperature": 19.5}  # type: ignore[index]
         await sampler.aclose()
-        assert bank.filtered("soil") is None  # handed back: raw readings on the feed again
+        assert bank.feeds.filtered("soil") is None  # handed back: raw readings on the feed again

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,7 +27,6 @@ from clawseed_edge.api import (
     Lifecycle,
     PeripheralClosed,
     SensorReading,
-    StateFeed,
     Tool,
     ToolArgumentsInvalid,
 )
@@ -35,6 +34,7 @@ from clawseed_edge.api import (
 from ..sensor_driver import Reading
 from ..worker import BlockingWorker
 from .config import I2CSettings, ValidSensor, where
+from .feeds import SensorFeeds
 from .registry import DriverRegistry, default_driver_registry
 from .sim import SensorSimulation
 
@@ -106,13 +106,11 @@ class SensorBank:
         self._clock = clock
         self._sim = SensorSimulation() if sim else None
         self._tools: list[Tool] | None = None
-        #: What every reader shows (MQTT, ``hardware status``, Telegram, MCP resources): the
-        #: filtered value of a sensor the service samples (once it has one), else the reading.
-        self.states = StateFeed()
-        #: Every raw reading taken (and every failed read), for who asks for raw values.
-        self.raw_states = StateFeed()
-        self._sampled: set[str] = set()  # sensors whose feed value comes from filter chains
-        self._filtered: set[str] = set()  # ... and that have a filtered value already
+        #: What it publishes (:class:`~.feeds.SensorFeeds`): ``states``, what every reader
+        #: shows (a sampled sensor's filtered value), and ``raw_states``, every raw reading.
+        self.feeds = SensorFeeds(name, self._channels)
+        self.states = self.feeds.states
+        self.raw_states = self.feeds.raw
 
     # --- lifecycle ----------------------------------------------------------------------------
 
@@ -297,7 +295,7 @@ class SensorBank:
         sensor's minimum interval (then ``cached`` is true).
 
         ``for_filters``: the sampler reads it for its filter chains, which publish what comes
-        out; the raw reading goes to :attr:`raw_states` only.
+        out (:class:`~.feeds.SensorFeeds`); the raw reading goes to ``raw_states`` only.
 
         Raises:
             DeviceNotFound: No such sensor.
@@ -315,9 +313,7 @@ class SensorBank:
         try:
             values = await self._run(ch, lambda d: d.read(), "reading")
         except HardwareError as exc:
-            failed = SensorReading(self.name, name, {}, {}, time.time(), str(exc))
-            self.raw_states.publish(failed)
-            self.states.publish(failed)
+            self.feeds.publish_read(SensorReading(self.name, name, {}, {}, time.time(), str(exc)))
             raise
         q = {q.name: q for q in ch.valid.driver.quantities}
         reading = Reading(
@@ -329,38 +325,8 @@ class SensorBank:
         )
         ch.last, ch.last_at = reading, now
         raw = SensorReading(self.name, name, values, reading.units, reading.time)
-        self.raw_states.publish(raw)
-        if not for_filters and name not in self._filtered:
-            # A sampled sensor shows a raw reading only until its first filtered value: the
-            # value every reader shows is the one history, charts and automations use.
-            self.states.publish(raw)
+        self.feeds.publish_read(raw, for_filters=for_filters)
         return reading
-
-    def sample_through_filters(self, names: Iterable[str]) -> None:
-        """Hand the feed values of ``names`` to a sampler's filter chains (the service's
-        :class:`~clawseed_edge.service.sampler.SensorSampler`): from their first filtered value
-        on, :attr:`states` carries that, and raw readings only :attr:`raw_states`. An empty
-        list hands them back."""
-        self._sampled = {n for n in names if n in self._channels}
-        self._filtered &= self._sampled
-
-    def filtered(self, name: str) -> SensorReading | None:
-        """The latest filtered values of a sampled sensor (what every reader shows), or None
-        (not sampled, or no filtered value yet)."""
-        if name not in self._filtered:
-            return None
-        latest = self.states.latest()
-        return next(
-            (r for r in latest if isinstance(r, SensorReading) and r.sensor == name and r.ok), None
-        )
-
-    def publish_filtered(self, reading: SensorReading) -> None:
-        """Publish a sampled sensor's filtered values (every quantity's latest) on
-        :attr:`states`, as this bank's reading."""
-        if reading.sensor not in self._sampled:
-            return
-        self._filtered.add(reading.sensor)
-        self.states.publish(dataclasses.replace(reading, peripheral=self.name))
 
     def last_reading(self, name: str) -> Reading | None:
         """The last good reading of ``name`` (no hardware access), for status."""

@@ -116,7 +116,8 @@ class SensorRead(_BankTool):
         except ClawseedError as exc:
             return ToolResult.fail(str(exc))
         text, data = reading.text(), reading.as_data()
-        shown = getattr(self._bank, "filtered", lambda name: None)(sensor)
+        feeds = getattr(self._bank, "feeds", None)
+        shown = feeds.filtered(sensor) if feeds is not None else None
         if shown is not None:
             # This read is raw; history, charts and Home Assistant show the filtered value.
             values = ", ".join(

@@ -31,13 +31,11 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 
 from clawseed_edge.api import (
     BoardCommandFailed,
     BoardDisconnected,
-    BoardNotFound,
     BoardProtocolError,
     HardwareError,
     Lifecycle,
@@ -46,8 +44,7 @@ from clawseed_edge.api import (
 
 from ..boards import BoardSpec
 from ..worker import BlockingWorker
-from .bundle import EXPECTED_FIRMWARE
-from .pintable import table_hash
+from .link_setup import LinkOptions, Opener, check_hello, find_board_port, open_serial
 from .ports import PortLister, find_ports, list_usb_ports
 from .protocol import (
     MAX_ID,
@@ -64,48 +61,11 @@ __all__ = ["BoardLink", "BoardTimeout", "LinkOptions", "Opener"]
 
 log = logging.getLogger(__name__)
 
-Opener = Callable[[str], Any]
-"""Opens a port (device path or pyserial URL) and returns a pyserial-like object."""
-
 
 class BoardTimeout(HardwareError, TimeoutError):
     """The board did not answer a request within its timeout."""
 
     code = "board_timeout"
-
-
-def _open_serial(port: str) -> Any:
-    import serial
-
-    try:
-        return serial.serial_for_url(port, baudrate=115200, timeout=0.1, exclusive=True)
-    except (serial.SerialException, OSError, ValueError) as exc:
-        raise BoardNotFound(
-            f"cannot open {port}: {exc}; check the cable and that no other program holds it"
-        ) from exc
-
-
-@dataclass(frozen=True)
-class LinkOptions:
-    """Timing of a link (seconds).
-
-    Attributes:
-        request_timeout_s: How long one request waits for its reply.
-        hello_timeout_s: How long the handshake waits (a board may still be booting).
-        backoff_s: First and longest pause between reconnection attempts.
-        watchdog_ms: The board-side watchdog period set after the handshake (0: off); the link
-            pings at a third of it so a healthy host never trips it.
-        hardware_watchdog_ms: Start the MCU's hardware watchdog (``machine.WDT``) with this
-            timeout after the handshake (0: leave it off). It resets the board when the
-            firmware's loop hangs or the board sits at the REPL; once started, only a reset
-            stops it.
-    """
-
-    request_timeout_s: float = 2.0
-    hello_timeout_s: float = 5.0
-    backoff_s: tuple[float, float] = (0.2, 5.0)
-    watchdog_ms: int = 3000
-    hardware_watchdog_ms: int = 0
 
 
 class BoardLink:
@@ -132,7 +92,7 @@ class BoardLink:
         options: LinkOptions | None = None,
         on_event: Callable[[BoardEvent], None] | None = None,
         on_connect: Callable[[], Awaitable[None]] | None = None,
-        opener: Opener = _open_serial,
+        opener: Opener = open_serial,
         lister: PortLister = list_usb_ports,
     ) -> None:
         self.board = board
@@ -190,7 +150,9 @@ class BoardLink:
         # Open for requests from here on: on_connect (the device setup) runs inside _connect.
         self.state = Lifecycle.OPEN
         try:
-            await self._connect(self.port or await self._find_port())
+            await self._connect(
+                self.port or find_board_port(self.board, self.serial_number, self._lister)
+            )
         except BaseException:
             self.state = Lifecycle.UNOPENED
             self.connected = False
@@ -293,21 +255,6 @@ class BoardLink:
 
     # --- connecting ---------------------------------------------------------------------------
 
-    async def _find_port(self) -> str:
-        found = find_ports([self.board], serial_number=self.serial_number, lister=self._lister)
-        if not found:
-            raise BoardNotFound(
-                f"no {self.board.id} found on USB (ST-LINK ids {', '.join(self.board.usb)}"
-                + (f", serial {self.serial_number}" if self.serial_number else "")
-                + "); plug it in or set port in the config"
-            )
-        if len(found) > 1 and self.serial_number is None:
-            listed = ", ".join(f"{p.device} (serial {p.serial_number})" for p in found)
-            raise BoardNotFound(
-                f"several Nucleos are plugged in ({listed}); set port in the config"
-            )
-        return found[0].device
-
     async def _connect(self, port: str) -> None:
         assert self._writer is not None and self._reader is not None
         self._link = await self._writer.run(self._opener, port)
@@ -368,27 +315,8 @@ class BoardLink:
                     # A REPL waits for Enter before it shows a prompt (the firmware ignores an
                     # empty line), so the next round can tell the two apart.
                     await self._write(b"\r")
-        self._check_hello(hello)
+        check_hello(self.name, self.board, hello)
         return hello
-
-    def _check_hello(self, hello: dict[str, Any]) -> None:
-        deploy = f"run `clawseed-edge deploy --board {self.board.id}`"
-        expected = EXPECTED_FIRMWARE
-        if hello.get("proto") != 1 or hello.get("fw") != expected:
-            raise BoardProtocolError(
-                f"{self.name} runs firmware {hello.get('fw')!r} (protocol {hello.get('proto')}); "
-                f"this clawseed-edge needs {expected!r}: the board is stale, {deploy}"
-            )
-        if hello.get("board") != self.board.id:
-            raise BoardProtocolError(
-                f"{self.name} reports board {hello.get('board')!r}, the config says "
-                f"{self.board.id!r}: fix board in the config or {deploy}"
-            )
-        if hello.get("pins_hash") != table_hash(self.board):
-            raise BoardProtocolError(
-                f"{self.name}'s pin table is stale (the board file changed since the last "
-                f"deploy): {deploy}"
-            )
 
     # --- the reader thread and what it hands to the loop --------------------------------------
 
@@ -482,7 +410,9 @@ class BoardLink:
             await asyncio.sleep(delay)
             try:
                 port = self.port if self.port and self.serial_number is None else None
-                await self._connect(port or await self._find_port())
+                await self._connect(
+                    port or find_board_port(self.board, self.serial_number, self._lister)
+                )
                 log.warning("%s reconnected", self.name)
                 return
             except (HardwareError, OSError) as exc:
