@@ -66,7 +66,7 @@ def check_nucleo_devices(
         cfg = dev.config
         if cfg.kind in NOT_ON_A_NUCLEO:
             raise ConfigInvalid(
-                f"device {cfg.name!r}: a {cfg.kind} is not supported on a Nucleo: "
+                f"device {cfg.name!r}: kind {cfg.kind!r} is not supported on a Nucleo: "
                 f"{NOT_ON_A_NUCLEO[cfg.kind]}",
                 file=source,
                 key="kind",
