@@ -32,6 +32,11 @@ def register(subparsers: Any) -> None:
     p_status = sub.add_parser("status", help="the wiring, and with --sim the simulated pin states")
     _common(p_status)
     p_status.add_argument("--json", action="store_true", help="print JSON")
+    p_status.add_argument(
+        "--raw",
+        action="store_true",
+        help="the sensors' raw readings, before their filters (default: the filtered values)",
+    )
     p_status.set_defaults(func=_status)
     parser.set_defaults(func=lambda args: (parser.print_help(), 2)[1])
 
@@ -99,7 +104,7 @@ def _load(args: argparse.Namespace) -> tuple[list[Peripheral], str] | None:
 
 def _status(args: argparse.Namespace) -> int:
     if not args.devices_toml:
-        answered = status_from_service(as_json=args.json)
+        answered = status_from_service(as_json=args.json, raw=args.raw)
         if answered is not None:
             return answered
         if not args.json:
@@ -119,7 +124,7 @@ def _status(args: argparse.Namespace) -> int:
 
 
 def status_from_service(
-    *, as_json: bool = False, out: TextIO | None = None, timeout_s: float = 5.0
+    *, as_json: bool = False, out: TextIO | None = None, timeout_s: float = 5.0, raw: bool = False
 ) -> int | None:
     """Print the running service's live device states and latest sensor readings (over its
     control socket); None when no service listens (the caller shows the configuration)."""
@@ -131,7 +136,11 @@ def status_from_service(
     if not path.exists():
         return None
     try:
-        answer = asyncio.run(control_request(path, "hardware_states", timeout_s=timeout_s))
+        answer = asyncio.run(
+            control_request(
+                path, "hardware_states", timeout_s=timeout_s, **({"raw": True} if raw else {})
+            )
+        )
     except ControlError as exc:
         cause = exc.__cause__
         if isinstance(cause, ConnectionRefusedError | FileNotFoundError):
@@ -189,7 +198,8 @@ def _print_live(answer: dict[str, Any], out: TextIO) -> None:
         )
     readings = answer.get("readings") or []
     if readings:
-        print("sensors (latest readings, not read now):", file=out)
+        kind = "raw readings, before the filters" if answer.get("raw") else "readings"
+        print(f"sensors (latest {kind}, not read now):", file=out)
     now = float(answer.get("now") or time.time())
     for r in readings:
         reading = SensorReading(

@@ -1,6 +1,9 @@
 """``clawseed-edge sim nucleo``: a virtual Nucleo running the real firmware behind a pty;
 ``clawseed-edge sim set SENSOR.QUANTITY VALUE``: what a simulated sensor of the running service
-measures (over its control socket), to try filters, history and automations at the desk.
+measures (over its control socket), to try filters, history and automations at the desk;
+``clawseed-edge sim press DEVICE`` and ``sim set-input DEVICE VALUE``: a simulated button, door
+contact or motion input of the running service, for hardware-in-the-loop tests of what follows
+(Home Assistant's binary sensors, rules, automations).
 
 The pty's path is the first line on stdout; after it, every pin change the firmware makes, as
 it happens: ``[pin] PA8 (D7, door): 1``, ``[pin] PB4 (D5, lamp): pwm 1000 Hz, duty 25%``. The
@@ -50,6 +53,22 @@ def register(subparsers: Any) -> None:
     p_set.add_argument("target", metavar="SENSOR.QUANTITY", help="e.g. greenhouse.temperature")
     p_set.add_argument("value", type=float, help="the value, in the quantity's unit")
     p_set.set_defaults(func=_set)
+    p_press = sub.add_parser(
+        "press",
+        help="press a simulated button (or trigger any simulated input) of the running service",
+    )
+    p_press.add_argument("device", help="the input device's name, e.g. doorbell")
+    p_press.add_argument(
+        "--hold", type=float, default=0.2, metavar="S", help="seconds held active (default 0.2)"
+    )
+    p_press.set_defaults(func=_press)
+    p_input = sub.add_parser(
+        "set-input",
+        help="hold a simulated input of the running service active or inactive",
+    )
+    p_input.add_argument("device", help="the input device's name, e.g. front_door")
+    p_input.add_argument("value", help="1/on/active/pressed/open, or 0/off/inactive/released")
+    p_input.set_defaults(func=_set_input)
     parser.set_defaults(func=lambda args: (parser.print_help(), 2)[1])
 
 
@@ -72,6 +91,44 @@ def _set(args: argparse.Namespace) -> int:
         return 0
 
     return run_async(args, main)
+
+
+def _press(args: argparse.Namespace) -> int:
+    """``sim press doorbell``: active for ``--hold`` seconds, then inactive again."""
+    answer = _sim_input(args, device=args.device, press=True, hold_s=args.hold)
+    if answer is None:
+        return 1
+    print(f"{answer['device']} pressed for {answer['pressed_s']:g} s (simulated)")
+    return 0
+
+
+def _set_input(args: argparse.Namespace) -> int:
+    """``sim set-input front_door open``: the input stays so until set again."""
+    answer = _sim_input(args, device=args.device, value=args.value)
+    if answer is None:
+        return 1
+    state = {1.0: "active", 0.0: "inactive"}.get(answer["value"], "changing")
+    print(f"{answer['device']} is {state} (simulated)")
+    return 0
+
+
+def _sim_input(args: argparse.Namespace, **request: Any) -> dict[str, Any] | None:
+    from .common import run_async
+
+    found: dict[str, Any] = {}
+
+    async def main() -> int:
+        from clawseed_edge.config.paths import clawseed_home
+        from clawseed_edge.service import control_request, find_control_socket
+
+        found.update(
+            await control_request(
+                find_control_socket(clawseed_home()), "sim_input", timeout_s=20.0, **request
+            )
+        )
+        return 0
+
+    return found if run_async(args, main) == 0 else None
 
 
 def _nucleo(args: argparse.Namespace) -> int:

@@ -193,9 +193,38 @@ class ControlOps:
         sensor, quantity, value = bank.sim_set(str(request.get("target", "")), request.get("value"))  # type: ignore[arg-type]
         return {"sensor": sensor, "quantity": quantity, "value": value}
 
+    async def _op_sim_input(self, request: dict[str, Any]) -> dict[str, Any]:
+        """``sim press DEVICE`` / ``sim set-input DEVICE VALUE``: a simulated input driven from
+        outside (a press is active, ``hold_s``, then inactive)."""
+        from clawseed_edge.api import ConfigInvalid
+
+        assert self.runtime is not None
+        name = str(request.get("device", ""))[:64]
+        peripherals: list[Any] = list(self.runtime.peripherals)
+        boards = [p for p in peripherals if callable(getattr(p, "sim_input", None))]
+        board = next((b for b in boards if name in {d.name for d in b.devices()}), None)
+        if board is None:
+            known = sorted(d.name for b in boards for d in b.devices() if not d.is_output)
+            raise ConfigInvalid(
+                f"no input device {name!r} in the running service; inputs: "
+                f"{', '.join(known) or 'none'}"
+            )
+        if request.get("press"):
+            hold = request.get("hold_s", 0.2)
+            if not isinstance(hold, int | float) or not 0.0 <= hold <= MAX_PRESS_S:
+                raise ConfigInvalid(f"hold_s: 0..{MAX_PRESS_S:g} seconds")
+            await board.sim_input(name, True)
+            await asyncio.sleep(hold)
+            value = await board.sim_input(name, False)
+            return {"device": name, "pressed_s": hold, "value": value}
+        active = _input_value(request.get("value"))
+        return {"device": name, "value": await board.sim_input(name, active)}
+
     async def _op_hardware_states(self, request: dict[str, Any]) -> dict[str, Any]:
         """``hardware status``: every device's state and every sensor's latest reading, as the
-        peripherals last published them (nothing is read now), with the service's clock."""
+        peripherals last published them (nothing is read now), with the service's clock. The
+        readings are the filtered values every reader shows; with ``raw`` the sensors' last raw
+        readings (before the filters)."""
         import time
 
         from clawseed_edge.api import SensorReading, StateSource
@@ -209,7 +238,12 @@ class ControlOps:
             peripherals.append({"name": p.name, "board": p.board_type})
             if not isinstance(p, StateSource):
                 continue
-            for update in p.states.latest():
+            updates = list(p.states.latest())
+            raw_feed = getattr(p, "raw_states", None) if request.get("raw") else None
+            if raw_feed is not None:
+                raw = list(raw_feed.latest())
+                updates = [u for u in updates if not isinstance(u, SensorReading)] + raw
+            for update in updates:
                 if isinstance(update, SensorReading) and len(readings) < MAX_READINGS:
                     readings.append({**update.as_dict(), "error": update.error[:300]})
                 elif not isinstance(update, SensorReading) and len(devices) < MAX_DEVICES:
@@ -223,6 +257,7 @@ class ControlOps:
             "readings": readings,
             "left_off": left_off,
             "estop": estop_status(self.service.emergency_stop),
+            "raw": bool(request.get("raw")),
         }
 
     async def _op_sensors(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -315,6 +350,26 @@ MAX_PENDING_URIS = 256
 #: How long the service waits for a bridged host's answer to an approval it asked for (the
 #: bridge's own elicitation gives up sooner: 120 s).
 MCP_ASK_TIMEOUT_S = 150.0
+
+
+#: The longest ``sim press`` holds an input active.
+MAX_PRESS_S = 10.0
+_ACTIVE = {"1": True, "on": True, "true": True, "active": True, "pressed": True, "open": True}
+_INACTIVE = {"0": False, "off": False, "false": False, "inactive": False, "released": False}
+
+
+def _input_value(raw: Any) -> bool:
+    """Active (True) or inactive from ``1``/``on``/``active``/``pressed``/``open`` or their
+    opposites."""
+    from clawseed_edge.api import ConfigInvalid
+
+    text = str(raw).strip().lower()[:16]
+    found = _ACTIVE.get(text, _INACTIVE.get(text))
+    if found is None:
+        raise ConfigInvalid(
+            f"value {text!r}: write 1/on/active/pressed/open or 0/off/inactive/released"
+        )
+    return found
 
 
 def _asking_back(stream: ControlStream) -> Any:

@@ -104,7 +104,9 @@ def runtime_summary(runtime: Any, gateway_url: str | None = None) -> str:
             parts.append(f"{x.name}: {x.board_type} with {contents()}")
             continue
         n = len(getattr(getattr(x, "hardware", None), "devices", ()))
-        parts.append(f"{x.name}: {x.board_type} with {n} device{'' if n == 1 else 's'}")
+        back = getattr(x, "repl_recoveries", 0)  # a Nucleo found at the REPL and restarted
+        again = f" (brought back from the REPL {back}x)" if back else ""
+        parts.append(f"{x.name}: {x.board_type} with {n} device{'' if n == 1 else 's'}{again}")
     if gateway_url is not None:
         parts.append(f"gateway {gateway_url}")
     parts.append("SIGTERM or Ctrl-C stops")
@@ -120,6 +122,7 @@ _PART_OPS = (
     "mcp_states",
     "mcp_pinouts",
     "sim_set",
+    "sim_input",
     "sensors",
     "hardware_states",
     "automations",

@@ -4,8 +4,10 @@ ESPHome's polling component and filter chain on the Pi: each sensor with an inte
 through the sensor bank (which publishes the raw :class:`~clawseed_edge.api.SensorReading` on
 ``bank.states``), each quantity's value goes through that quantity's
 :class:`~clawseed_edge.peripherals.sensors.filters.FilterChain`, and what comes out is
-published on :attr:`SensorSampler.states` (automations and charts subscribe there) and recorded
-in the :class:`~clawseed_edge.state.SensorHistory`.
+published on :attr:`SensorSampler.states` (automations and charts subscribe there), recorded
+in the :class:`~clawseed_edge.state.SensorHistory`, and handed to the bank's own feed (every
+quantity's latest filtered value), so MQTT, ``hardware status``, Telegram and MCP resources show
+the same value as history; the raw readings stay on the bank's ``raw_states``.
 
 :meth:`SensorSampler.step` does one pass at a given time and says when the next is due, so
 tests drive it with a fake clock and no sleeps; :meth:`run` is the loop the service starts.
@@ -96,6 +98,10 @@ class SensorSampler:
                 name, valid.interval_s, valid.chains(), units, stale_s=stale_s
             )
         self._task: asyncio.Task[None] | None = None
+        # One value everywhere: the bank's feed carries these sensors' filtered values.
+        self._feeds = getattr(bank, "feeds", None)  # a bank's SensorFeeds (a fake has none)
+        if self._feeds is not None:
+            self._feeds.sample_through_filters(self._sensors)
 
     @property
     def sampled(self) -> list[str]:
@@ -150,7 +156,7 @@ class SensorSampler:
 
     async def _read(self, s: _Sampled) -> dict[str, float]:
         try:
-            reading = await self.bank.read(s.name)
+            reading = await self.bank.read(s.name, for_filters=True)
         except ClawseedError as exc:
             s.failures += 1
             s.last_error = str(exc)
@@ -169,6 +175,11 @@ class SensorSampler:
         s.unknown = False
         units = {q: s.units.get(q, "") for q in last}
         self.states.publish(SensorReading("sampler", s.name, last, units, now))
+        if self._feeds is not None:
+            every = {q: s.units.get(q, "") for q in s.latest}
+            self._feeds.publish_filtered(
+                SensorReading("sampler", s.name, dict(s.latest), every, now)
+            )
         if self.history is None:
             return
         from clawseed_edge.state import HistoryPoint
@@ -188,6 +199,8 @@ class SensorSampler:
         for s in self._sensors.values():
             if s.due <= 0:
                 s.due = start + s.interval
+            for chain in s.chains.values():
+                chain.start(start)  # ESPHome's intervals count from boot, not the first value
         while True:
             try:
                 due = await self.step(self._clock())
@@ -207,6 +220,8 @@ class SensorSampler:
         if task is not None:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
+        if self._feeds is not None:
+            self._feeds.sample_through_filters(())
 
     def status(self) -> list[dict[str, Any]]:
         """Per sampled sensor: interval, reads, failures, last error, latest filtered values."""

@@ -64,6 +64,8 @@ def test_every_command_takes_config_on_either_side(position: str) -> None:
         extra += ["k"] if path in takes_name else []
         extra += ["nucleo-f401re", "--firmware", "f.hex"] if path == ("flash",) else []
         extra += ["g.temperature", "1"] if path == ("sim", "set") else []
+        extra += ["doorbell"] if path == ("sim", "press") else []
+        extra += ["door", "1"] if path == ("sim", "set-input") else []
         extra += ["n", "--every", "1m", "--prompt", "x"] if path == ("cron", "add") else []
         extra += ["n", "--when", "g.t > 1"] if path == ("automations", "add") else []
         argv = (

@@ -51,8 +51,10 @@ async def test_reads_on_the_interval_filters_and_records(tmp_path: Path) -> None
         sampler = SensorSampler(bank, history, clock=clock)
         assert sampler.sampled == ["soil"]  # "never" is not sampled
         raw: list[Any] = []
+        shown: list[Any] = []
         filtered: list[SensorReading] = []
-        bank.states.subscribe(raw.append)
+        bank.raw_states.subscribe(raw.append)
+        bank.states.subscribe(shown.append)
         sampler.states.subscribe(lambda u: filtered.append(u))  # type: ignore[arg-type]
         probe = bank.sim.sensor("soil")
 
@@ -69,6 +71,10 @@ async def test_reads_on_the_interval_filters_and_records(tmp_path: Path) -> None
         await steps(sampler, clock, T0 + 120)
         assert len(raw) == 3  # every read published raw on the bank
         assert [r.values["temperature"] for r in filtered] == [19.5, 21.5]
+        # One value everywhere: the bank's own feed (MQTT, hardware status ...) shows the
+        # filtered values, as the bank's readings; never the raw 20.0, 20.5 or 22.0.
+        assert [r.values["temperature"] for r in shown] == [19.5, 21.5]
+        assert {r.peripheral for r in shown} == {bank.name}
         assert filtered[-1].units == {"temperature": "°C"} and filtered[-1].time == T0 + 120
 
         assert history.pending == 2
@@ -110,3 +116,28 @@ async def test_a_failed_read_is_counted_and_tried_at_the_next_interval() -> None
         assert await sampler.step(T0) == T0 + 60
         (status,) = [s for s in sampler.status() if s["sensor"] == "soil"]
         assert status["failures"] == 1 and "not connected" in status["error"]
+
+
+async def test_sensor_read_says_the_filtered_value_beside_its_raw_one() -> None:
+    from clawseed_edge.api import ToolContext
+
+    clock = Clock()
+    bank = sim_sensor_bank(SOIL, clock=clock)
+    async with bank:
+        sampler = SensorSampler(bank, clock=clock)
+        bank.sim.sensor("soil").set(temperature=20.0)
+        tool = next(t for t in bank.tools() if t.name == "sensor_read")
+        before = await tool.execute({"sensor": "soil"}, ToolContext())
+        assert "after the filters" not in before.output  # nothing filtered yet
+        clock.now = T0 + 5  # past the sensor's minimum interval: a new read
+        await sampler.step(T0 + 5)
+        assert bank.feeds.filtered("soil") is not None
+        clock.now = T0 + 10
+        result = await tool.execute({"sensor": "soil"}, ToolContext())
+        assert "soil: temperature 20.00 °C" in result.output  # this read: raw
+        assert "after the filters (what history and every screen show): temperature 19.50 °C" in (
+            result.output
+        )
+        assert result.data["filtered"] == {"temperature": 19.5}  # type: ignore[index]
+        await sampler.aclose()
+        assert bank.feeds.filtered("soil") is None  # handed back: raw readings on the feed again

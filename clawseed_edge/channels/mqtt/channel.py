@@ -54,10 +54,14 @@ from ..refresh import RefreshSchedule
 from .calls import call_topic
 from .connection import default_node_id, mqtt_client, mqtt_password
 from .discovery import (
+    APPROVAL_NOTE,
     BRIGHTNESS_SCALE,
     ESTOP_PAYLOAD,
     Topics,
+    brightness_of,
     discovery_config,
+    level_of,
+    refusal_payload,
     sensor_state_payload,
     switch_payload,
 )
@@ -146,6 +150,13 @@ class MqttChannel:
         self._latch = latch if latch is not None else getattr(estop, "latch", None)
         self._password = password
         self.approvals = dict(approvals or {})
+        # Each wired device's ha_device_class, from the peripherals' validated wiring.
+        self.classes = {
+            w.config.name: w.config.ha_device_class
+            for p in self.peripherals
+            for w in getattr(p, "wired", ())
+            if getattr(w.config, "ha_device_class", None)
+        }
         self.version = version
         self.state_interval_s = state_interval_s
         self.refresh = refresh if refresh is not None else RefreshSchedule(self.peripherals)
@@ -321,6 +332,7 @@ class MqttChannel:
             devices=devices,
             readings=readings,
             approvals=self.approvals,
+            classes=self.classes,
             version=self.version,
             expire_after_s=max(60, int(self.state_interval_s * 3)),
             removed=self._published,
@@ -340,10 +352,21 @@ class MqttChannel:
             description_topic(self.topics.node_id), json.dumps(description), qos=1, retain=True
         )
         await self._publish_latch(client)
+        for state in devices:
+            if self.approvals.get(state.device):
+                attributes = {"approval": APPROVAL_NOTE}
+                await client.publish(
+                    self.topics.device_attributes(state.device),
+                    json.dumps(attributes),
+                    qos=1,
+                    retain=True,
+                )
         updates: list[StateUpdate] = [*devices, *readings]
         for update in updates:
             self._dirty[update.key] = update
         self._wake.set()
+        # Every state again, health included: a restarted HA shows none of it until then.
+        await self._publish_health(client)
 
     def _publish_latch_soon(self) -> None:
         # Not one of the commands: the stop's abort_turns cancels those, never this.
@@ -396,7 +419,7 @@ class MqttChannel:
                 payload = switch_payload(update.value)
             await client.publish(topic, payload, qos=1, retain=True)
             if update.kind == "pwm_led" and update.value is not None:
-                level = round(update.value * BRIGHTNESS_SCALE)
+                level = brightness_of(update.value, update.range)
                 await client.publish(
                     self.topics.level_state(update.device), str(level), qos=1, retain=True
                 )
@@ -410,9 +433,13 @@ class MqttChannel:
         """The CPU temperature read every ``state_interval_s``; the sensors are refreshed as
         often by the one refresh schedule (their readings come back through the feeds)."""
         while True:
-            health = await self.health()
-            await client.publish(self.topics.health, json.dumps(health), qos=0, retain=False)
+            await self._publish_health(client)
             await asyncio.sleep(self.state_interval_s)
+
+    async def _publish_health(self, client: Any) -> None:
+        # Retained: HA (re)subscribing finds it at once, not after the next interval.
+        health = await self.health()
+        await client.publish(self.topics.health, json.dumps(health), qos=1, retain=True)
 
     async def health(self) -> dict[str, Any]:
         """The health entities' state (:func:`.health.read_health`)."""
@@ -546,7 +573,10 @@ class MqttChannel:
                     BRIGHTNESS_SCALE,
                 )
                 return None
-            return (device, "gpio_set_level", {"device": device, "level": level / BRIGHTNESS_SCALE})
+            # 255 is the device's allowed maximum (its max_level): HA's plain turn-on sends it.
+            state = self._device_state(device)
+            allowed = state.range if state is not None else None
+            return (device, "gpio_set_level", {"device": device, "level": level_of(level, allowed)})
         log.warning("MQTT: dropped a message on an unknown topic %s", topic[:200])
         return None
 
@@ -561,7 +591,10 @@ class MqttChannel:
             log.warning("MQTT: %s %s refused: %s", tool, what, str(result.error)[:300])
             if self._client is not None:  # the reason, for an automation or a person in HA
                 refusal = {"code": result.code or "refused", "message": str(result.error)[:500]}
-                await self._client.publish(self.topics.refusal(what), json.dumps(refusal), qos=1)
+                await self._client.publish(
+                    self.topics.device_refusal(what), json.dumps(refusal), qos=1
+                )
+            self._spawn(self._publish_refusal(what, str(result.error)))
             # HA shows what it asked for until told otherwise: publish the real state again.
             for p in self.peripherals:
                 if isinstance(p, StateSource):
@@ -569,6 +602,21 @@ class MqttChannel:
                         if state.device == what:
                             self._dirty[state.key] = state
             self._wake.set()
+
+    def _device_state(self, device: str) -> DeviceState | None:
+        for p in self.peripherals:
+            if isinstance(p, StateSource):
+                for state in p.states.devices():
+                    if state.device == device:
+                        return state
+        return None
+
+    async def _publish_refusal(self, device: str, reason: str) -> None:
+        """Where HA shows it: the last-refusal entity (retained, capped)."""
+        client = self._client
+        if client is not None:
+            payload = refusal_payload(device, reason, time.time())
+            await client.publish(self.topics.refusal, json.dumps(payload), qos=1, retain=True)
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)

@@ -310,6 +310,14 @@ class PiGpio(WiredBoard[GpioDevice]):
     async def _drive(self, dev: GpioDevice, value: float | None) -> float | None:
         return await self._run(dev.write, value)
 
+    async def _sim_level(self, dev: GpioDevice, level: int) -> None:
+        # The mock pin, driven as a finger or a PIR would: gpiozero's own edge path follows.
+        if not self.sim or self._factory is None:
+            await super()._sim_level(dev, level)
+            return
+        pin = self._factory.pin(dev.pin_name)
+        await self._run(pin.drive_high if level else pin.drive_low)
+
     async def _fetch(self, dev: GpioDevice) -> float | None:
         return await self._run(dev.read)
 

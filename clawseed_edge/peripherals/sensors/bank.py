@@ -27,7 +27,6 @@ from clawseed_edge.api import (
     Lifecycle,
     PeripheralClosed,
     SensorReading,
-    StateFeed,
     Tool,
     ToolArgumentsInvalid,
 )
@@ -35,6 +34,7 @@ from clawseed_edge.api import (
 from ..sensor_driver import Reading
 from ..worker import BlockingWorker
 from .config import I2CSettings, ValidSensor, where
+from .feeds import SensorFeeds
 from .registry import DriverRegistry, default_driver_registry
 from .sim import SensorSimulation
 
@@ -106,8 +106,11 @@ class SensorBank:
         self._clock = clock
         self._sim = SensorSimulation() if sim else None
         self._tools: list[Tool] | None = None
-        #: Every reading taken (and every failed read), published for the subscribers.
-        self.states = StateFeed()
+        #: What it publishes (:class:`~.feeds.SensorFeeds`): ``states``, what every reader
+        #: shows (a sampled sensor's filtered value), and ``raw_states``, every raw reading.
+        self.feeds = SensorFeeds(name, self._channels)
+        self.states = self.feeds.states
+        self.raw_states = self.feeds.raw
 
     # --- lifecycle ----------------------------------------------------------------------------
 
@@ -287,9 +290,12 @@ class SensorBank:
         """
         return self._channel(name).valid
 
-    async def read(self, name: str) -> Reading:
+    async def read(self, name: str, *, for_filters: bool = False) -> Reading:
         """A reading of sensor ``name``: new, or the last one if it is younger than the
         sensor's minimum interval (then ``cached`` is true).
+
+        ``for_filters``: the sampler reads it for its filter chains, which publish what comes
+        out (:class:`~.feeds.SensorFeeds`); the raw reading goes to ``raw_states`` only.
 
         Raises:
             DeviceNotFound: No such sensor.
@@ -307,7 +313,7 @@ class SensorBank:
         try:
             values = await self._run(ch, lambda d: d.read(), "reading")
         except HardwareError as exc:
-            self.states.publish(SensorReading(self.name, name, {}, {}, time.time(), str(exc)))
+            self.feeds.publish_read(SensorReading(self.name, name, {}, {}, time.time(), str(exc)))
             raise
         q = {q.name: q for q in ch.valid.driver.quantities}
         reading = Reading(
@@ -318,7 +324,8 @@ class SensorBank:
             decimals={k: q[k].decimals for k in values},
         )
         ch.last, ch.last_at = reading, now
-        self.states.publish(SensorReading(self.name, name, values, reading.units, reading.time))
+        raw = SensorReading(self.name, name, values, reading.units, reading.time)
+        self.feeds.publish_read(raw, for_filters=for_filters)
         return reading
 
     def last_reading(self, name: str) -> Reading | None:

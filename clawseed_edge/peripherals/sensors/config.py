@@ -78,7 +78,9 @@ class SensorConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, fro
             seconds as a number), or ``"never"``: read only when asked. The filtered values
             go to the history.
         filters: ESPHome's sensor filters, applied to every quantity in order, e.g.
-            ``[{ median = {} }, { offset = -0.4 }, { delta = 0.1 }]`` (docs/sensors.md).
+            ``[{ median = {} }, { offset = -0.4 }, { delta = 0.1 }]`` (docs/sensors.md). On a
+            sensor with several quantities only filters without a unit (smoothing, timing,
+            ``delta`` in %) may be here; ``offset`` and the like go per quantity.
         quantity_filters: Written ``filters_<quantity> = [...]`` (``filters_temperature``):
             that quantity's filters instead of ``filters``.
         stale_after: With no new reading for this many ``update_interval``s (default 3),
@@ -273,6 +275,8 @@ def _check_filters(
                 f"filters_{quantity}",
                 f"{entry.driver} measures {', '.join(decimals)}, not {quantity!r}",
             )
+    if len(decimals) > 1:
+        _check_shared_filters(entry, list(decimals), bad)
     lists = [("filters", entry.filters, min(decimals.values(), default=1))]
     lists += [(f"filters_{q}", f, decimals[q]) for q, f in entry.quantity_filters.items()]
     for field, entries, digits in lists:
@@ -280,6 +284,26 @@ def _check_filters(
             build_chain(entries, decimals=digits)
         except FilterInvalid as exc:
             raise bad(f"{field}{exc.key}", f"{exc} (see docs/sensors.md, Filters)") from None
+
+
+def _check_shared_filters(
+    entry: SensorConfig, quantities: list[str], bad: Callable[[str, str], ConfigInvalid]
+) -> None:
+    """The rule for ``filters`` on a sensor with several quantities (a BME280): smoothing and
+    timing (median, throttle, delta in %) apply to each; a filter in one quantity's unit
+    (offset, calibrate_linear, clamp, delta = 0.5 ...) is refused there, naming the key to
+    move it to, because -0.4 degrees is not -0.4 hPa."""
+    from .filter_config import in_units
+
+    for i, f in enumerate(entry.filters):
+        found = in_units(f)
+        if found:
+            raise bad(
+                f"filters[{i}]",
+                f"{found!r} is in one quantity's unit, and {entry.name} ({entry.driver}) measures "
+                f"{', '.join(quantities)}: move it to filters_{quantities[0]} = [...] (or "
+                "the quantity it is for); smoothing and timing filters may stay in filters",
+            )
 
 
 def where(v: ValidSensor) -> str:

@@ -19,12 +19,15 @@ from .filters import (
     FilterChain,
     FilterInvalid,
     SensorFilter,
+    _Debounce,
     _Delta,
     _Ema,
     _Heartbeat,
     _Map,
     _median,
+    _Or,
     _quantile,
+    _SkipInitial,
     _Throttle,
     _ThrottleAverage,
     _Timeout,
@@ -32,7 +35,7 @@ from .filters import (
     parse_seconds,
 )
 
-__all__ = ["FILTERS", "build_chain", "build_filter"]
+__all__ = ["FILTERS", "UNIT_FILTERS", "build_chain", "build_filter", "in_units"]
 
 
 def _number(value: Any, what: str) -> float:
@@ -82,6 +85,27 @@ def _window(name: str, args: Any, size: int, compute: Callable[..., float] | Non
     return _Window(name, compute, window_size, send_every, first)
 
 
+def _datapoints(points: Any, name: str) -> list[tuple[float, float]]:
+    """``[[x, y], ...]`` or ESPHome's ``["x -> y", ...]`` as pairs."""
+    if not isinstance(points, Sequence) or isinstance(points, str) or not points:
+        raise FilterInvalid(f"{name}: give datapoints such as [[0.0, 0.0], [10.0, 12.1]]")
+    if len(points) > MAX_DATAPOINTS:
+        raise FilterInvalid(f"{name}: at most {MAX_DATAPOINTS} datapoints")
+    pairs: list[tuple[float, float]] = []
+    for p in points:
+        if isinstance(p, str) and "->" in p:  # ESPHome's "0.0 -> 0.0"
+            left, _, right = p.partition("->")
+            try:
+                pairs.append((float(left), float(right)))
+            except ValueError:
+                raise FilterInvalid(f"{name}: {p[:40]!r} is not 'x -> y'") from None
+        elif isinstance(p, Sequence) and not isinstance(p, str) and len(p) == 2:
+            pairs.append((_number(p[0], "datapoint"), _number(p[1], "datapoint")))
+        else:
+            raise FilterInvalid(f"{name}: {str(p)[:40]!r} is not [x, y] or 'x -> y'")
+    return pairs
+
+
 def _calibrate_linear(args: Any) -> SensorFilter:
     method = "least_squares"
     points: Any = args
@@ -90,30 +114,22 @@ def _calibrate_linear(args: Any) -> SensorFilter:
         points, method = t.get("datapoints", []), t.get("method", "least_squares")
         if method not in ("least_squares", "exact"):
             raise FilterInvalid("method: 'least_squares' (the default) or 'exact'", "method")
-    if not isinstance(points, Sequence) or isinstance(points, str) or not points:
-        raise FilterInvalid("calibrate_linear: give datapoints such as [[0.0, 0.0], [10.0, 12.1]]")
-    if len(points) > MAX_DATAPOINTS:
-        raise FilterInvalid(f"calibrate_linear: at most {MAX_DATAPOINTS} datapoints")
-    pairs: list[tuple[float, float]] = []
-    for p in points:
-        if isinstance(p, str) and "->" in p:  # ESPHome's "0.0 -> 0.0"
-            left, _, right = p.partition("->")
-            try:
-                pairs.append((float(left), float(right)))
-            except ValueError:
-                raise FilterInvalid(f"calibrate_linear: {p[:40]!r} is not 'x -> y'") from None
-        elif isinstance(p, Sequence) and not isinstance(p, str) and len(p) == 2:
-            pairs.append((_number(p[0], "datapoint"), _number(p[1], "datapoint")))
-        else:
-            raise FilterInvalid(f"calibrate_linear: {str(p)[:40]!r} is not [x, y] or 'x -> y'")
+    pairs = _datapoints(points, "calibrate_linear")
     if len(pairs) < 2 or len({x for x, _ in pairs}) < 2:
         raise FilterInvalid("calibrate_linear: needs at least two datapoints with different x")
     if method == "exact":
-        pairs.sort()
+        # ESPHome's rule: the segments are the points in the order written, so they must
+        # rise; a sorted copy of a mistyped table would calibrate something else silently.
+        for (x0, _), (x1, _) in itertools.pairwise(pairs):
+            if x1 == x0:
+                raise FilterInvalid(f"calibrate_linear: x {x0:g} appears twice (exact method)")
+            if x1 < x0:
+                raise FilterInvalid(
+                    f"calibrate_linear: x must rise for the exact method ({x0:g} then {x1:g}); "
+                    "write the datapoints in ascending order of x"
+                )
         segments = [
-            (x0, (y1 - y0) / (x1 - x0), y0)
-            for (x0, y0), (x1, y1) in itertools.pairwise(pairs)
-            if x1 != x0
+            (x0, (y1 - y0) / (x1 - x0), y0) for (x0, y0), (x1, y1) in itertools.pairwise(pairs)
         ]
         ends = [x for x, _, _ in segments[1:]]
 
@@ -130,6 +146,54 @@ def _calibrate_linear(args: Any) -> SensorFilter:
     slope = sum((x - mx) * (y - my) for x, y in pairs) / sum((x - mx) ** 2 for x, _ in pairs)
     intercept = my - slope * mx
     return _Map("calibrate_linear", lambda v: slope * v + intercept)
+
+
+#: The highest polynomial degree (the normal equations grow ill-conditioned beyond).
+MAX_DEGREE = 6
+
+
+def _calibrate_polynomial(args: Any) -> SensorFilter:
+    t = _table(args, "calibrate_polynomial", ["datapoints", "degree"])
+    if "degree" not in t:
+        raise FilterInvalid("calibrate_polynomial: give degree = 2 (and datapoints)", "degree")
+    degree = _integer(t["degree"], "degree", 0, MAX_DEGREE)
+    pairs = _datapoints(t.get("datapoints", []), "calibrate_polynomial")
+    if degree >= len(pairs):
+        raise FilterInvalid(
+            f"degree {degree} needs at least {degree + 1} datapoints; "
+            f"the highest with {len(pairs)} is {len(pairs) - 1}",
+            "degree",
+        )
+    coefficients = _least_squares(pairs, degree)
+
+    def polynomial(v: float) -> float:
+        # ESPHome's sum of a_i * x^i, lowest power first.
+        return sum(a * v**i for i, a in enumerate(coefficients))
+
+    return _Map("calibrate_polynomial", polynomial)
+
+
+def _least_squares(pairs: Sequence[tuple[float, float]], degree: int) -> list[float]:
+    """a_0..a_degree minimising the squared error (normal equations, Gauss-Jordan)."""
+    n = degree + 1
+    rows = [[sum(x ** (i + j) for x, _ in pairs) for j in range(n)] for i in range(n)]
+    rhs = [sum(y * x**i for x, y in pairs) for i in range(n)]
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(rows[r][col]))
+        if abs(rows[pivot][col]) < 1e-12:
+            raise FilterInvalid(
+                "calibrate_polynomial: the datapoints do not fix a polynomial of that degree "
+                "(too few different x)",
+                "datapoints",
+            )
+        rows[col], rows[pivot] = rows[pivot], rows[col]
+        rhs[col], rhs[pivot] = rhs[pivot], rhs[col]
+        for r in range(n):
+            if r != col:
+                k = rows[r][col] / rows[col][col]
+                rows[r] = [a - k * b for a, b in zip(rows[r], rows[col], strict=True)]
+                rhs[r] -= k * rhs[col]
+    return [rhs[i] / rows[i][i] for i in range(n)]
 
 
 def _clamp(args: Any) -> SensorFilter:
@@ -172,19 +236,58 @@ def _filter_out(args: Any, decimals: int) -> SensorFilter:
     return _Map("filter_out", keep)
 
 
-def _delta(args: Any) -> SensorFilter:
-    if isinstance(args, str) and args.strip().endswith("%"):
+def _amount(value: Any, what: str) -> tuple[float, bool]:
+    """(amount, relative) from ``0.5`` or ``"10%"`` (a fraction of the baseline)."""
+    if isinstance(value, str) and value.strip().endswith("%"):
         try:
-            percent = float(args.strip()[:-1])
+            amount = float(value.strip()[:-1]) / 100
         except ValueError:
-            raise FilterInvalid(f"delta: {args[:40]!r} is not a percentage such as '10%'") from None
-        if percent < 0:
-            raise FilterInvalid("delta: must not be negative")
-        return _Delta(percent / 100, True)
-    d = _number(args, "delta")
-    if not d >= 0:
-        raise FilterInvalid("delta: must be a number >= 0 (or a percentage such as '10%')")
-    return _Delta(d, False)
+            raise FilterInvalid(
+                f"{what}: {value[:40]!r} is not a percentage such as '10%'"
+            ) from None
+        relative = True
+    else:
+        amount, relative = _number(value, what), False
+    if not amount >= 0:
+        raise FilterInvalid(f"{what}: must be a number >= 0 (or a percentage such as '10%')")
+    return amount, relative
+
+
+def _delta(args: Any) -> SensorFilter:
+    if not isinstance(args, Mapping):
+        amount, relative = _amount(args, "delta")
+        return _Delta(amount, relative)
+    t = _table(args, "delta", ["min_value", "max_value", "baseline"])
+    if "min_value" not in t and "max_value" not in t:
+        raise FilterInvalid("delta: give min_value, max_value or both", "min_value")
+    low, relative = _amount(t.get("min_value", 0.0), "min_value")
+    high, max_relative = _amount(t.get("max_value", math.inf), "max_value")
+    if relative == max_relative and low > high:
+        raise FilterInvalid("delta: min_value is greater than max_value", "min_value")
+    baseline = t.get("baseline")
+    base = None if baseline is None else _number(baseline, "baseline")
+    return _Delta(low, relative, high, base, max_relative)
+
+
+def _round_to_multiple_of(args: Any) -> SensorFilter:
+    if isinstance(args, Mapping):
+        args = _table(args, "round_to_multiple_of", ["multiple"]).get("multiple")
+    multiple = _number(args, "round_to_multiple_of")
+    if not multiple > 0:
+        raise FilterInvalid("round_to_multiple_of: must be a number > 0, such as 0.5")
+    # C's remainderf, as ESPHome: the nearest multiple, halves to the even one.
+    return _Map(
+        "round_to_multiple_of",
+        lambda v: v - math.remainder(v, multiple) if math.isfinite(v) else v,
+    )
+
+
+def _or(args: Any, decimals: int) -> SensorFilter:
+    if not isinstance(args, list) or not args:
+        raise FilterInvalid(
+            "or: give a list of filters, such as [{ throttle = '60s' }, { delta = 1 }]"
+        )
+    return _Or(_build_all(args, decimals, "in an or"))
 
 
 def _timeout(args: Any) -> SensorFilter:
@@ -239,6 +342,11 @@ FILTERS: dict[str, Callable[[Any, int], SensorFilter]] = {
     "throttle": lambda a, d: _Throttle(parse_seconds(a, "throttle", low=0)),
     "throttle_average": lambda a, d: _ThrottleAverage(parse_seconds(a, "throttle_average")),
     "delta": lambda a, d: _delta(a),
+    "or": _or,
+    "debounce": lambda a, d: _Debounce(parse_seconds(a, "debounce")),
+    "skip_initial": lambda a, d: _SkipInitial(_integer(a, "skip_initial", 1, 1_000_000)),
+    "round_to_multiple_of": lambda a, d: _round_to_multiple_of(a),
+    "calibrate_polynomial": lambda a, d: _calibrate_polynomial(a),
     "heartbeat": lambda a, d: _heartbeat(a),
     "timeout": lambda a, d: _timeout(a),
     "filter_out": _filter_out,
@@ -296,12 +404,54 @@ def build_chain(entries: Sequence[Any], *, decimals: int = 1) -> FilterChain:
     Raises:
         FilterInvalid: ``key`` is ``[i].<filter>...``.
     """
+    return FilterChain(_build_all(entries, decimals, "per quantity"))
+
+
+def _build_all(entries: Sequence[Any], decimals: int, where: str) -> list[SensorFilter]:
+    """Each entry's filter; a mistake's ``key`` starts with its index (``[1].median...``)."""
     if len(entries) > MAX_FILTERS:
-        raise FilterInvalid(f"at most {MAX_FILTERS} filters per quantity")
+        raise FilterInvalid(f"at most {MAX_FILTERS} filters {where}")
     out = []
     for i, entry in enumerate(entries):
         try:
             out.append(build_filter(entry, decimals=decimals))
         except FilterInvalid as exc:
             raise FilterInvalid(str(exc), f"[{i}]" + (f".{exc.key}" if exc.key else "")) from None
-    return FilterChain(out)
+    return out
+
+
+#: Filters whose numbers are in the quantity's unit (or calibrate it): on a sensor with several
+#: quantities they belong under ``filters_<quantity>``, never in the shared ``filters``.
+UNIT_FILTERS = frozenset(
+    {
+        "offset",
+        "multiply",
+        "calibrate_linear",
+        "calibrate_polynomial",
+        "clamp",
+        "filter_out",
+        "round_to_multiple_of",
+    }
+)
+
+
+def in_units(entry: Any) -> str | None:
+    """The filter in ``entry`` whose settings are in one quantity's unit (None: none is).
+
+    ``delta = 0.5`` is (0.5 degrees or 0.5 hPa?), ``delta = "10%"`` is not; a ``timeout``
+    with a number to send is; an ``or`` is when one of its filters is.
+    """
+    if not isinstance(entry, Mapping) or len(entry) != 1:
+        return None
+    ((name, args),) = entry.items()
+    if name in UNIT_FILTERS:
+        return str(name)
+    if name == "delta":
+        amounts = list(args.values()) if isinstance(args, Mapping) else [args]
+        absolute = any(not (isinstance(a, str) and a.strip().endswith("%")) for a in amounts)
+        return "delta" if absolute else None
+    if name == "timeout" and isinstance(args, Mapping):
+        return "timeout" if args.get("value", "nan") not in ("nan", "last") else None
+    if name == "or" and isinstance(args, list):
+        return next((f"or: {found}" for e in args if (found := in_units(e))), None)
+    return None

@@ -3,8 +3,9 @@
 Built from config by :mod:`.filter_config` (``build_chain``).
 
 A filter takes a value and the time (seconds, any monotonic origin) and gives zero or more
-values; the timed ones (``throttle_average``, ``heartbeat``, ``timeout``) also give values from
-:meth:`SensorFilter.tick` when their time comes. A :class:`FilterChain` runs a list of them in
+values; the timed ones (``throttle_average``, ``heartbeat``, ``timeout``, ``debounce``) also
+give values from :meth:`SensorFilter.tick` when their time comes. ESPHome starts the interval
+ones at boot, not at the first value: :meth:`FilterChain.start` is that moment. A :class:`FilterChain` runs a list of them in
 order, as ESPHome's ``filters:`` list does; the sampler feeds it and ticks it by its
 :meth:`FilterChain.deadline`. NaN means "unknown" (a ``timeout`` with no ``value`` sends it).
 
@@ -12,6 +13,9 @@ The filters and their defaults (ESPHome's)::
 
     offset = 2.0                     multiply = 1.2          round = 1
     calibrate_linear = [[0.0, 0.0], [10.0, 12.1]]   # or {datapoints = [...], method = "exact"}
+    calibrate_polynomial = {datapoints = [[0, 0], [50, 51], [100, 98]], degree = 2}
+    round_to_multiple_of = 0.5       skip_initial = 3        debounce = "1s"
+    or = [{ throttle = "60s" }, { delta = 1.0 }]   # a value passes when any of them passes
     clamp = {min_value = 0, max_value = 100, ignore_out_of_range = false}
     median = {window_size = 5, send_every = 5, send_first_at = 1}       # also min, max
     quantile = {window_size = 5, send_every = 5, send_first_at = 1, quantile = 0.9}
@@ -19,7 +23,7 @@ The filters and their defaults (ESPHome's)::
     exponential_moving_average = {alpha = 0.1, send_every = 15, send_first_at = 1}
     throttle = "60s"                 throttle_average = "60s"           heartbeat = "60s"
     timeout = "5min"                 # or {timeout = "5min", value = 0} / value = "last"
-    delta = 0.5                      # or "10%"; the first value always passes
+    delta = 0.5                      # or "10%", or {min_value, max_value, baseline}
     filter_out = 85.0                # or a list; compared at the quantity's decimals
 """
 
@@ -97,6 +101,9 @@ class SensorFilter:
     def deadline(self) -> float | None:
         """When :meth:`tick` next has something to do (None: never until the next value)."""
         return None
+
+    def start(self, now: float) -> None:
+        """The chain starts running at ``now`` (an interval filter's first period begins)."""
 
 
 class _Map(SensorFilter):
@@ -205,6 +212,10 @@ class _Interval(SensorFilter):
     def deadline(self) -> float | None:
         return self._next
 
+    def start(self, now: float) -> None:
+        if self._next is None:
+            self._next = now + self._period
+
 
 class _ThrottleAverage(_Interval):
     name = "throttle_average"
@@ -283,22 +294,114 @@ class _Timeout(SensorFilter):
 
 
 class _Delta(SensorFilter):
+    """ESPHome's ``delta``: a value passes when it differs from the baseline (the last value
+    passed, unless one is given) by more than ``min_value`` and at most ``max_value``; with
+    ``relative`` those are fractions of the baseline. The first value passes. NaN (a dead
+    sensor, a ``timeout``) passes once after a number, so ``[timeout, delta]`` reports it;
+    a first NaN or a repeated one is nothing new."""
+
     name = "delta"
 
-    def __init__(self, delta: float, relative: bool) -> None:
-        self._delta = delta
+    def __init__(
+        self,
+        min_value: float,
+        relative: bool,
+        max_value: float = math.inf,
+        baseline: float | None = None,
+        max_relative: bool | None = None,
+    ) -> None:
+        self._min = min_value
         self._relative = relative
+        self._max = max_value
+        self._max_relative = relative if max_relative is None else max_relative
+        self._baseline = baseline
         self._last = NAN
 
     def feed(self, value: float, now: float) -> list[float]:
-        if math.isnan(self._last):  # the first value always passes
+        if math.isnan(value):
+            if math.isnan(self._last):
+                return []
             self._last = value
             return [value]
-        limit = abs(self._delta * self._last) if self._relative else self._delta
-        if abs(value - self._last) > limit:
+        if math.isnan(self._last):
+            self._last = value
+            return [value]
+        ref = self._last if self._baseline is None else self._baseline
+        low = abs(self._min * ref) if self._relative else self._min
+        high = abs(self._max * ref) if self._max_relative else self._max
+        if low < abs(value - ref) <= high:
             self._last = value
             return [value]
         return []
+
+
+class _SkipInitial(SensorFilter):
+    name = "skip_initial"
+
+    def __init__(self, count: int) -> None:
+        self._left = count
+
+    def feed(self, value: float, now: float) -> list[float]:
+        if self._left > 0:
+            self._left -= 1
+            return []
+        return [value]
+
+
+class _Debounce(SensorFilter):
+    """ESPHome's ``debounce``: a value goes on once no other came for ``period`` seconds."""
+
+    name = "debounce"
+
+    def __init__(self, period: float) -> None:
+        self._period = period
+        self._pending = NAN
+        self._at: float | None = None
+
+    def feed(self, value: float, now: float) -> list[float]:
+        self._pending, self._at = value, now + self._period
+        return []
+
+    def tick(self, now: float) -> list[float]:
+        if self._at is None or now < self._at:
+            return []
+        self._at = None
+        return [self._pending]
+
+    def deadline(self) -> float | None:
+        return self._at
+
+
+class _Or(SensorFilter):
+    """ESPHome's ``or``: every filter gets the value; the first that gives one passes it on,
+    at most one per value in (a timed one's output too, until the next value resets it)."""
+
+    name = "or"
+
+    def __init__(self, filters: Sequence[SensorFilter]) -> None:
+        self.filters = list(filters)
+        self._passed = False
+
+    def feed(self, value: float, now: float) -> list[float]:
+        self._passed = False
+        return self._first([out for f in self.filters for out in f.feed(value, now)])
+
+    def tick(self, now: float) -> list[float]:
+        return self._first([out for f in self.filters for out in f.tick(now)])
+
+    def _first(self, values: list[float]) -> list[float]:
+        if not values or self._passed:
+            return []
+        self._passed = True
+        return values[:1]
+
+    def deadline(self) -> float | None:
+        times = [t for f in self.filters if (t := f.deadline()) is not None]
+        return min(times) if times else None
+
+    def start(self, now: float) -> None:
+        for f in self.filters:
+            f.start(now)
 
 
 class FilterChain:
@@ -323,6 +426,12 @@ class FilterChain:
         """The earliest time a timed filter wants a :meth:`tick` (None: none waits)."""
         times = [t for f in self.filters if (t := f.deadline()) is not None]
         return min(times) if times else None
+
+    def start(self, now: float) -> None:
+        """The chain runs from ``now``: ``throttle_average`` and ``heartbeat`` count their
+        periods from here (ESPHome's boot), not from the first value."""
+        for f in self.filters:
+            f.start(now)
 
     def _run(self, start: int, value: float, now: float) -> list[float]:
         values = [value]

@@ -115,7 +115,18 @@ class SensorRead(_BankTool):
             reading = await self._bank.read(sensor)
         except ClawseedError as exc:
             return ToolResult.fail(str(exc))
-        return ToolResult.ok(reading.text(), data=reading.as_data())
+        text, data = reading.text(), reading.as_data()
+        feeds = getattr(self._bank, "feeds", None)
+        shown = feeds.filtered(sensor) if feeds is not None else None
+        if shown is not None:
+            # This read is raw; history, charts and Home Assistant show the filtered value.
+            values = ", ".join(
+                f"{q} {v:.{reading.decimals.get(q, 1)}f} {shown.units.get(q, '')}".rstrip()
+                for q, v in shown.values.items()
+            )
+            text += f"; after the filters (what history and every screen show): {values}"
+            data["filtered"] = dict(shown.values)
+        return ToolResult.ok(text, data=data)
 
 
 class I2CScan(_BankTool):

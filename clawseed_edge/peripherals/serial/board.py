@@ -155,9 +155,12 @@ class SerialBoard(WiredBoard[SerialDevice]):
 
     async def _setup_devices(self) -> None:
         assert self.link is not None
+        # Safe, never initial: while the emergency stop is latched, and when back from the REPL
+        # (the firmware stopped with its outputs safe).
         latched = self.estop_latch is not None and self.estop_latch.latched
+        at_safe = self._at_safe or latched or self.link.restarted_from_repl
         for dev in self._devices.values():
-            requests, value = dev.setup(at_safe=self._at_safe or latched)
+            requests, value = dev.setup(at_safe=at_safe)
             for op, args in requests:
                 result = await self.link.request(op, args)
                 dev.record(op, args, result)
@@ -225,9 +228,19 @@ class SerialBoard(WiredBoard[SerialDevice]):
             return HealthStatus(False, f"{self.name}: {exc}")
         where = "virtual board" if self.sim else (self.link.port or "USB")
         fw = self.link.hello.get("fw")
-        return HealthStatus(
-            True, f"{len(self._devices)} devices on {self.board.id} ({where}, firmware {fw})"
+        back = self.repl_recoveries
+        again = (
+            f"; brought back from the REPL {back} time{'' if back == 1 else 's'}" if back else ""
         )
+        return HealthStatus(
+            True,
+            f"{len(self._devices)} devices on {self.board.id} ({where}, firmware {fw}){again}",
+        )
+
+    @property
+    def repl_recoveries(self) -> int:
+        """Times the board was found at the MicroPython REPL and its firmware restarted."""
+        return self.link.repl_recoveries if self.link is not None else 0
 
     # --- the Nucleo's side of the shared model ----------------------------------------------------
 
@@ -246,6 +259,14 @@ class SerialBoard(WiredBoard[SerialDevice]):
         return dev.value
 
     # --- events -------------------------------------------------------------------------------
+
+    async def _sim_level(self, dev: SerialDevice, level: int) -> None:
+        # The virtual board's input line: the firmware sees the edge on its next round and
+        # sends it as an event, as from a real pin.
+        if self.virtual is None:
+            await super()._sim_level(dev, level)
+            return
+        self.virtual.state.drive_input(dev.pin_name, level)
 
     def _on_board_event(self, event: BoardEvent) -> None:
         if event.name == "edge":

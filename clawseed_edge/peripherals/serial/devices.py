@@ -32,7 +32,16 @@ __all__ = [
 
 PWM_FREQ_HZ = 1000  # a pwm_led: fast enough not to flicker
 SERVO_FREQ_HZ = 50  # hobby servos: one pulse every 20 ms
-SERVO_CENTRE_MS, SERVO_SPAN_MS = 1.5, 0.5  # -1..1 maps to 1.0..2.0 ms pulses
+#: Kinds the firmware cannot carry out, and what to do instead (refused at config load: a
+#: device that is accepted and then refuses every action, or does half, is worse).
+NOT_ON_A_NUCLEO = {
+    "rgb_led": "the firmware drives one PWM pin per device, so only red would light; wire "
+    "three pwm_led devices (red, green, blue) instead, or the LED to a Pi",
+    "distance_sensor": "the firmware cannot time an HC-SR04's echo pulse (it would read "
+    "0.0 m, an obstacle at the sensor, and never trigger); wire it to a Pi's GPIO",
+    "tonal_buzzer": 'the firmware plays no notes; use kind = "buzzer" (on/off) or wire the '
+    "passive buzzer to a Pi",
+}
 
 
 def pwm_frequency(config: DeviceConfig) -> int:
@@ -48,12 +57,20 @@ def check_nucleo_devices(
     Raises:
         PinInUse: Two PWM devices on one timer channel (both are named, with the channel), or
             on one timer at different frequencies (named, with pins on other timers).
-        ConfigInvalid: A PWM or servo safe value that is not "off"/"on".
+        ConfigInvalid: A PWM or servo safe value that is not "off"/"on"; a kind the firmware
+            cannot carry out (:data:`NOT_ON_A_NUCLEO`, with what to do instead).
     """
     timers: dict[int, WiredDevice] = {}  # timer number -> the first PWM device on it
     channels: dict[str, WiredDevice] = {}
     for dev in wired:
         cfg = dev.config
+        if cfg.kind in NOT_ON_A_NUCLEO:
+            raise ConfigInvalid(
+                f"device {cfg.name!r}: kind {cfg.kind!r} is not supported on a Nucleo: "
+                f"{NOT_ON_A_NUCLEO[cfg.kind]}",
+                file=source,
+                key="kind",
+            )
         if cfg.spec.level:
             level_only = cfg.safe == "off" or (cfg.safe == "on" and not cfg.spec.detaches)
             if not level_only:
@@ -177,10 +194,14 @@ class SerialDevice(PinDevice):
     def write_request(self, value: float | None) -> tuple[str, dict[str, Any]]:
         """(op, args) that drive the output to ``value`` (range already checked)."""
         cfg = self.wired.config
-        if cfg.spec.detaches:  # a servo: positions -1..1 as 1..2 ms pulses
+        if cfg.spec.detaches:  # a servo: positions -1..1 as min_pulse_us..max_pulse_us
             if value is None:
                 return "pin.write", {"pin": self.pin_name, "value": 0}  # detach: no pulses
-            pulse_ms = SERVO_CENTRE_MS + value * SERVO_SPAN_MS
+            # The configured end points, as on a Pi: a servo limited to 1200..1800 us is never
+            # driven into its end stops.
+            centre = (cfg.min_pulse_us + cfg.max_pulse_us) / 2000
+            span = (cfg.max_pulse_us - cfg.min_pulse_us) / 2000
+            pulse_ms = centre + value * span
             return "pwm.set", {
                 "pin": self.pin_name,
                 "freq": SERVO_FREQ_HZ,

@@ -16,7 +16,10 @@ the board again -- the configured path, or the port with the same USB VID:PID an
 number -- with exponential back-off, then repeats the handshake and calls ``on_connect`` (the
 peripheral re-applies its pin modes there). A board that resets while its port stays open (the
 reset button, its hardware watchdog) is noticed by the heartbeat -- its ping carries a session
-number the board forgets at a reset -- and set up the same way.
+number the board forgets at a reset -- and set up the same way. A board whose firmware loop
+gave up and left it at the MicroPython REPL (its traceback, then a ``>>>`` prompt) is noticed
+by that prompt -- a heartbeat that gets no answer presses Enter to make a REPL show it --,
+logged, soft-reset and set up again at safe levels; :attr:`BoardLink.repl_recoveries` counts it.
 
 Bounds: every request has a timeout (``request_timeout_s``); the handshake has its own; the
 back-off is capped; the protocol bounds line length.
@@ -28,13 +31,11 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 
 from clawseed_edge.api import (
     BoardCommandFailed,
     BoardDisconnected,
-    BoardNotFound,
     BoardProtocolError,
     HardwareError,
     Lifecycle,
@@ -43,8 +44,7 @@ from clawseed_edge.api import (
 
 from ..boards import BoardSpec
 from ..worker import BlockingWorker
-from .bundle import EXPECTED_FIRMWARE
-from .pintable import table_hash
+from .link_setup import LinkOptions, Opener, check_hello, find_board_port, open_serial
 from .ports import PortLister, find_ports, list_usb_ports
 from .protocol import (
     MAX_ID,
@@ -61,48 +61,11 @@ __all__ = ["BoardLink", "BoardTimeout", "LinkOptions", "Opener"]
 
 log = logging.getLogger(__name__)
 
-Opener = Callable[[str], Any]
-"""Opens a port (device path or pyserial URL) and returns a pyserial-like object."""
-
 
 class BoardTimeout(HardwareError, TimeoutError):
     """The board did not answer a request within its timeout."""
 
     code = "board_timeout"
-
-
-def _open_serial(port: str) -> Any:
-    import serial
-
-    try:
-        return serial.serial_for_url(port, baudrate=115200, timeout=0.1, exclusive=True)
-    except (serial.SerialException, OSError, ValueError) as exc:
-        raise BoardNotFound(
-            f"cannot open {port}: {exc}; check the cable and that no other program holds it"
-        ) from exc
-
-
-@dataclass(frozen=True)
-class LinkOptions:
-    """Timing of a link (seconds).
-
-    Attributes:
-        request_timeout_s: How long one request waits for its reply.
-        hello_timeout_s: How long the handshake waits (a board may still be booting).
-        backoff_s: First and longest pause between reconnection attempts.
-        watchdog_ms: The board-side watchdog period set after the handshake (0: off); the link
-            pings at a third of it so a healthy host never trips it.
-        hardware_watchdog_ms: Start the MCU's hardware watchdog (``machine.WDT``) with this
-            timeout after the handshake (0: leave it off). It resets the board when the
-            firmware's loop hangs or the board sits at the REPL; once started, only a reset
-            stops it.
-    """
-
-    request_timeout_s: float = 2.0
-    hello_timeout_s: float = 5.0
-    backoff_s: tuple[float, float] = (0.2, 5.0)
-    watchdog_ms: int = 3000
-    hardware_watchdog_ms: int = 0
 
 
 class BoardLink:
@@ -129,7 +92,7 @@ class BoardLink:
         options: LinkOptions | None = None,
         on_event: Callable[[BoardEvent], None] | None = None,
         on_connect: Callable[[], Awaitable[None]] | None = None,
-        opener: Opener = _open_serial,
+        opener: Opener = open_serial,
         lister: PortLister = list_usb_ports,
     ) -> None:
         self.board = board
@@ -156,6 +119,13 @@ class BoardLink:
         self._repl_seen: asyncio.Event | None = None
         self._lost_reason = ""
         self._session = 0  # told to the board at every set-up; a board that forgot it reset
+        self._handshaking = False
+        self._resetting = False  # from a REPL prompt until the firmware answers hello again
+        #: Times the board was found at the REPL mid-session and brought back.
+        self.repl_recoveries = 0
+        #: True while the firmware is being restarted from the REPL (until it is set up again:
+        #: the peripheral sets its outputs up at their safe levels then).
+        self.restarted_from_repl = False
 
     # --- lifecycle ----------------------------------------------------------------------------
 
@@ -180,7 +150,9 @@ class BoardLink:
         # Open for requests from here on: on_connect (the device setup) runs inside _connect.
         self.state = Lifecycle.OPEN
         try:
-            await self._connect(self.port or await self._find_port())
+            await self._connect(
+                self.port or find_board_port(self.board, self.serial_number, self._lister)
+            )
         except BaseException:
             self.state = Lifecycle.UNOPENED
             self.connected = False
@@ -238,6 +210,11 @@ class BoardLink:
         """
         if self.state is not Lifecycle.OPEN:
             raise ResourceClosed(f"the link to {self.name} is {self.state.value}")
+        if self._resetting:
+            raise BoardDisconnected(
+                f"{self.name} is restarting its firmware (it was at the MicroPython REPL); "
+                "try again in a few seconds"
+            )
         return await self._request(op, args, timeout_s)
 
     async def _request(self, op: str, args: dict[str, Any] | None, timeout_s: float | None) -> Any:
@@ -278,21 +255,6 @@ class BoardLink:
 
     # --- connecting ---------------------------------------------------------------------------
 
-    async def _find_port(self) -> str:
-        found = find_ports([self.board], serial_number=self.serial_number, lister=self._lister)
-        if not found:
-            raise BoardNotFound(
-                f"no {self.board.id} found on USB (ST-LINK ids {', '.join(self.board.usb)}"
-                + (f", serial {self.serial_number}" if self.serial_number else "")
-                + "); plug it in or set port in the config"
-            )
-        if len(found) > 1 and self.serial_number is None:
-            listed = ", ".join(f"{p.device} (serial {p.serial_number})" for p in found)
-            raise BoardNotFound(
-                f"several Nucleos are plugged in ({listed}); set port in the config"
-            )
-        return found[0].device
-
     async def _connect(self, port: str) -> None:
         assert self._writer is not None and self._reader is not None
         self._link = await self._writer.run(self._opener, port)
@@ -322,6 +284,13 @@ class BoardLink:
             await self.on_connect()
 
     async def _handshake(self, port: str) -> dict[str, Any]:
+        self._handshaking = True
+        try:
+            return await self._hello(port)
+        finally:
+            self._handshaking = False
+
+    async def _hello(self, port: str) -> dict[str, Any]:
         hello: dict[str, Any] | None = None
         deadline = asyncio.get_running_loop().time() + self.options.hello_timeout_s
         reset_sent = False
@@ -346,27 +315,8 @@ class BoardLink:
                     # A REPL waits for Enter before it shows a prompt (the firmware ignores an
                     # empty line), so the next round can tell the two apart.
                     await self._write(b"\r")
-        self._check_hello(hello)
+        check_hello(self.name, self.board, hello)
         return hello
-
-    def _check_hello(self, hello: dict[str, Any]) -> None:
-        deploy = f"run `clawseed-edge deploy --board {self.board.id}`"
-        expected = EXPECTED_FIRMWARE
-        if hello.get("proto") != 1 or hello.get("fw") != expected:
-            raise BoardProtocolError(
-                f"{self.name} runs firmware {hello.get('fw')!r} (protocol {hello.get('proto')}); "
-                f"this clawseed-edge needs {expected!r}: the board is stale, {deploy}"
-            )
-        if hello.get("board") != self.board.id:
-            raise BoardProtocolError(
-                f"{self.name} reports board {hello.get('board')!r}, the config says "
-                f"{self.board.id!r}: fix board in the config or {deploy}"
-            )
-        if hello.get("pins_hash") != table_hash(self.board):
-            raise BoardProtocolError(
-                f"{self.name}'s pin table is stale (the board file changed since the last "
-                f"deploy): {deploy}"
-            )
 
     # --- the reader thread and what it hands to the loop --------------------------------------
 
@@ -413,6 +363,15 @@ class BoardLink:
             if self._repl_seen is not None:
                 self._repl_seen.set()
             self.noise = [*self.noise[-9:], item.prompt]
+            if (
+                self.connected
+                and not self._handshaking
+                and not self.restarted_from_repl
+                and self.state is Lifecycle.OPEN
+            ):
+                # Mid-session: the firmware stopped and nothing will answer until it runs again.
+                self.restarted_from_repl = True
+                self._spawn(self._restart_from_repl())
         elif isinstance(item, Noise):
             self.noise = [*self.noise[-9:], item.text]
 
@@ -451,7 +410,9 @@ class BoardLink:
             await asyncio.sleep(delay)
             try:
                 port = self.port if self.port and self.serial_number is None else None
-                await self._connect(port or await self._find_port())
+                await self._connect(
+                    port or find_board_port(self.board, self.serial_number, self._lister)
+                )
                 log.warning("%s reconnected", self.name)
                 return
             except (HardwareError, OSError) as exc:
@@ -460,6 +421,35 @@ class BoardLink:
                 self._drop_port()
             delay = min(delay * 2, longest)
 
+    async def _restart_from_repl(self) -> None:
+        """Soft-reset a board found at the REPL (main.py starts the firmware), check it, set
+        it up again; a board that does not come back is handled as lost (reconnecting)."""
+        self.repl_recoveries += 1
+        said = next((n for n in reversed(self.noise) if "Error" in n or "Exception" in n), "")
+        log.warning(
+            "%s is at the MicroPython REPL: its firmware stopped%s; soft-resetting it and "
+            "setting it up again at safe levels (%d time%s this session)",
+            self.name,
+            f" ({said})" if said else "",
+            self.repl_recoveries,
+            "" if self.repl_recoveries == 1 else "s",
+        )
+        self._fail_pending(
+            BoardDisconnected(f"{self.name} was at the MicroPython REPL; restarting its firmware")
+        )
+        try:
+            self._resetting = True
+            self._repl_seen = asyncio.Event()
+            await self._write(b"\r\x03\x04")  # Ctrl-C, then Ctrl-D: a soft reset runs main.py
+            self.hello = await self._handshake(self.port or "USB")
+            self._resetting = False
+            await self._set_up()
+            log.warning("%s: the firmware runs again", self.name)
+        except HardwareError as exc:
+            self._lost(f"the firmware did not come back from the REPL: {exc}")
+        finally:
+            self._resetting = self.restarted_from_repl = False
+
     async def _heartbeat(self) -> None:
         # Keeps the board-side watchdog fed while the host is alive and connected, and sees a
         # board that reset behind a port that stayed open (its reset button, its hardware
@@ -467,10 +457,19 @@ class BoardLink:
         period = self.options.watchdog_ms / 3000 if self.options.watchdog_ms else None
         while period is not None:
             await asyncio.sleep(period)
-            if not self.connected:
+            if not self.connected or self.restarted_from_repl:
+                continue
+            try:
+                pong = await self._request("ping", {"session": self._session}, None)
+            except BoardTimeout:
+                # A REPL answers nothing and shows its prompt only after Enter; the prompt
+                # then restarts the firmware (_dispatch).
+                with contextlib.suppress(HardwareError):
+                    await self._write(b"\r")
+                continue
+            except HardwareError:
                 continue
             with contextlib.suppress(HardwareError):
-                pong = await self._request("ping", {"session": self._session}, None)
                 if isinstance(pong, dict) and pong.get("session") != self._session:
                     log.warning(
                         "%s was reset (its devices start over); setting it up again", self.name

@@ -270,6 +270,24 @@ def make_machine(state: SimBoardState, *, machine_pwm: bool = False) -> Any:
     return SimpleNamespace(**parts)
 
 
+#: The timers' input clock (an F401's, 84 MHz): pyb divides it so a period fits 16 bits.
+TIMER_CLOCK_HZ = 84_000_000
+
+
+def period_ticks(freq: int) -> int:
+    """Counter ticks in one period at ``freq`` Hz, as pyb's ``Timer(freq=)`` divides the clock:
+    by 5, 3 or 2 (in that preference) until the period fits the 16-bit counter."""
+    ticks = TIMER_CLOCK_HZ // max(1, freq)
+    while ticks > 0xFFFF:
+        if ticks % 5 == 0:
+            ticks //= 5
+        elif ticks % 3 == 0:
+            ticks //= 3
+        else:
+            ticks //= 2
+    return max(1, ticks)
+
+
 def make_pyb(state: SimBoardState, machine: Any) -> Any:
     """A ``pyb`` module with the ``Timer`` the firmware's PWM fallback uses, on ``state``.
 
@@ -277,24 +295,31 @@ def make_pyb(state: SimBoardState, machine: Any) -> Any:
     (re)initialises it (counted in ``state.timer_inits``), ``freq(hz)`` changes it for every
     channel, ``deinit()`` stops every channel on it. ``channel(...)`` routes a pin to a channel
     until the pin is made a plain input or output again.
+
+    As on real pyb, a channel keeps its compare value (ticks), not its percentage: after
+    ``freq(hz)`` the duty is the old compare over the new period, wrong until the firmware
+    sets ``pulse_width_percent`` again (so a lost re-set shows in the pin's duty).
     """
 
     channels: dict[str, Any] = {}  # pin -> the TimerChannel that drives it
 
-    def route_duty(pin: str, timer: int, percent: float) -> None:
-        _set_pwm(state, pin, state.timers[timer], round(percent * 65535 / 100))
+    def route_duty(pin: str, timer: int, compare: int) -> None:
+        freq = state.timers[timer]
+        duty = min(1.0, compare / period_ticks(freq))
+        _set_pwm(state, pin, freq, round(duty * 65535))
 
     class TimerChannel:
         def __init__(self, timer: int, channel: int, pin: str) -> None:
             self.timer, self.channel, self.pin = timer, channel, pin
-            self.percent = 0.0
+            self.compare = 0
 
         def pulse_width_percent(self, percent: float | None = None) -> float | None:
+            period = period_ticks(state.timers[self.timer])
             if percent is None:
-                return self.percent
-            self.percent = float(percent)
+                return min(100.0, self.compare * 100 / period)
+            self.compare = round(float(percent) * period / 100)
             if state.routes.get(self.pin) == (self.timer, self.channel):
-                route_duty(self.pin, self.timer, self.percent)
+                route_duty(self.pin, self.timer, self.compare)
             return None
 
     class Timer:
@@ -310,7 +335,7 @@ def make_pyb(state: SimBoardState, machine: Any) -> Any:
         def _update(self) -> None:
             for pin, (timer, _) in list(state.routes.items()):
                 if timer == self.n:
-                    route_duty(pin, self.n, channels[pin].percent)
+                    route_duty(pin, self.n, channels[pin].compare)
 
         def freq(self, hz: int | None = None) -> int | None:
             if hz is None:

@@ -190,6 +190,8 @@ class VirtualBoard:
         self.fs_dir = fs_dir
         self.resets = 0
         self.hard_resets = 0
+        #: Times the firmware loop gave up and left the board at the REPL.
+        self.gave_up = 0
         self._hard = False  # the next restart is a hard reset
         self.serial_number = f"VIRTUAL-{board_id.upper()}"
         self._master: int | None = None
@@ -239,6 +241,12 @@ class VirtualBoard:
                     # The loop has put the outputs in their safe state.
                     if not self._repl(stream):
                         return
+                except Exception as exc:
+                    # The loop gave up (outputs safe): main.py ends with a traceback and the
+                    # board sits at the REPL, as a real one does.
+                    self.gave_up += 1
+                    if not self._repl(stream, crashed=exc):
+                        return
                 if self._hard:
                     self._hard = False
                     self.state.hard_reset()
@@ -248,13 +256,13 @@ class VirtualBoard:
         except BaseException as exc:  # kept for the test that looks; a thread cannot raise
             self.error = exc
 
-    def _repl(self, stream: _PtyStream) -> bool:
+    def _repl(self, stream: _PtyStream, crashed: BaseException | None = None) -> bool:
         """Be the REPL until a soft reset (True) or :meth:`close` (False)."""
         banner = f"MicroPython (virtual) on CPython; {self.board_id} with the clawseed firmware"
         repl = VirtualRepl(self.fs_dir, banner)
         stream.interrupts = False
         try:
-            stream.write(repl.interrupted())
+            stream.write(repl.interrupted() if crashed is None else repl.crashed(crashed))
             data, stream.pending = stream.pending, b""
             while not self._stop.is_set():
                 if data:

@@ -84,6 +84,16 @@ class VirtualRepl:
         """What the board prints when Ctrl-C stops the firmware."""
         return b"KeyboardInterrupt: \r\n" + self._friendly_banner()
 
+    def crashed(self, exc: BaseException) -> bytes:
+        """What the board prints when ``main.py`` ends with an exception (the firmware loop
+        gave up): MicroPython's traceback, then the REPL."""
+        trace = (
+            "Traceback (most recent call last):\r\n"
+            '  File "main.py", line 4, in <module>\r\n'
+            f"{type(exc).__name__}: {str(exc)[:200]}\r\n"
+        )
+        return trace.encode() + self._friendly_banner()
+
     def _friendly_banner(self) -> bytes:
         return f'{self.banner}\r\nType "help()" for more information.\r\n>>> '.encode()
 

@@ -60,21 +60,37 @@ class FakeDS18B20:
         conversion never ran."""
         self._write(0x0550, 0x0C)
 
+    def power_on_text(self) -> str:
+        """What ``w1_slave`` shows after a reset with no conversion since (the file is kept)."""
+        return self._text(0x0550, 0x0C)
+
+    def set_power(self, external: bool | None) -> None:
+        """The kernel's ``ext_power``: True powered from VDD, False parasite, None: no such
+        attribute (a kernel before 5.9)."""
+        path = self.directory / "ext_power"
+        if external is None:
+            path.unlink(missing_ok=True)
+        else:
+            path.write_text("1\n" if external else "0\n")
+
     def corrupt_crc(self) -> None:
         """Make the stored scratchpad's CRC wrong (the kernel then says ``NO``)."""
         text = (self.directory / "w1_slave").read_text()
         (self.directory / "w1_slave").write_text(text.replace(" YES", " NO"))
 
     def _write(self, raw: int, count_remain: int) -> None:
+        (self.directory / "w1_slave").write_text(self._text(raw, count_remain))
+        millis = (raw - 0x10000 if raw & 0x8000 else raw) * 1000 // 16
+        (self.directory / "temperature").write_text(f"{millis}\n")
+
+    @staticmethod
+    def _text(raw: int, count_remain: int) -> str:
         pad = bytearray((raw & 0xFFFF).to_bytes(2, "little") + bytes([0x4B, 0x46, 0x7F, 0xFF]))
         pad += bytes([count_remain, 0x10])
         pad.append(_crc_dallas(bytes(pad)))
         hexes = " ".join(f"{b:02x}" for b in pad)
         millis = (raw - 0x10000 if raw & 0x8000 else raw) * 1000 // 16
-        (self.directory / "w1_slave").write_text(
-            f"{hexes} : crc={pad[8]:02x} YES\n{hexes} t={millis}\n"
-        )
-        (self.directory / "temperature").write_text(f"{millis}\n")
+        return f"{hexes} : crc={pad[8]:02x} YES\n{hexes} t={millis}\n"
 
 
 class FakeDHT:
@@ -106,6 +122,7 @@ class FakeSysfs:
         (root / W1_DEVICES).mkdir(parents=True, exist_ok=True)
         (root / IIO_DEVICES).mkdir(parents=True, exist_ok=True)
         self._faults: list[_Fault] = []
+        self._next: dict[str, list[str]] = {}  # file name -> what its next reads give
         self.reads = 0
 
     def add_ds18b20(self, serial: str = "0316a2791eff", temperature: float = 21.0) -> FakeDS18B20:
@@ -120,6 +137,11 @@ class FakeSysfs:
         """Make the next ``count`` reads of files called ``name`` fail with ``OSError(code)``."""
         self._faults.append(_Fault(name, code, count))
 
+    def next_reads(self, name: str, texts: list[str]) -> None:
+        """Make the next reads of files called ``name`` give ``texts``, one each, then the
+        file again (a sensor whose answer changes between two reads)."""
+        self._next.setdefault(name, []).extend(texts)
+
     def reader(self) -> FileReader:
         """The file reader the drivers get: injected faults first, then the real read."""
 
@@ -131,6 +153,9 @@ class FakeSysfs:
                     if fault.count <= 0:
                         self._faults.remove(fault)
                     raise OSError(fault.code, os.strerror(fault.code), str(path))
+            queued = self._next.get(path.name)
+            if queued:
+                return queued.pop(0)
             return read_attribute(path)
 
         return read

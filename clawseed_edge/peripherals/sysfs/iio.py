@@ -6,8 +6,11 @@ the kernel driver can. With ``dtoverlay=dht11,gpiopin=N`` the sensor appears as
 and two attributes in thousandths: ``in_temp_input`` (milli degrees C) and
 ``in_humidityrelative_input`` (milli %RH).
 
-A read fails with ``EIO`` (or ``ETIMEDOUT``) whenever the driver misses an edge, which happens
-routinely; we retry a bounded number of times. The driver caches a good reading for about
+A read fails with ``ETIMEDOUT`` when the driver saw too few edges (no answer: wiring, power,
+the overlay's pin) and with ``EIO`` when every edge came but the data did not decode (a
+checksum error, which noise makes routine; or, on every read, a DHT11 that sends decimal digits,
+which the mainline driver refuses: "Don't know how to decode data" in ``dmesg``). We retry a
+bounded number of times and say which it was. The driver caches a good reading for about
 2 seconds, so the two attributes read back to back come from one measurement.
 """
 
@@ -115,6 +118,7 @@ class DHT22:
                 outside the sensor's range.
         """
         last: OSError | None = None
+        codes: set[int | None] = set()
         for attempt in range(self.attempts):
             if attempt:
                 time.sleep(self.retry_delay_s)
@@ -125,15 +129,28 @@ class DHT22:
                 if exc.errno not in RETRY_ERRNOS:
                     raise
                 last = exc
+                codes.add(exc.errno)
                 continue
             values = {"temperature": temperature, "humidity": humidity}
             return check_values(self.driver_name, self.quantities, values)
         assert last is not None
+        failed = f"{self.driver_name} at {self.device_dir.name}: {self.attempts} reads failed"
+        if codes == {errno.EIO}:
+            raise SensorDataInvalid(
+                f"{failed} ({describe_os_error(last)}): {self._undecodable()}"
+            ) from last
         raise DeviceNoResponse(
-            f"{self.driver_name} at {self.device_dir.name}: {self.attempts} reads failed "
-            f"({describe_os_error(last)}): check the wiring (data pin, a 10 kOhm pull-up, 3.3 V) "
-            "and the gpiopin of the dht11 overlay"
+            f"{failed} ({describe_os_error(last)}): check the wiring (data pin, a 10 kOhm "
+            "pull-up, 3.3 V) and the gpiopin of the dht11 overlay"
         ) from last
+
+    def _undecodable(self) -> str:
+        """What every read failing with EIO (the sensor answered, its data did not decode)
+        means for this sensor."""
+        return (
+            "the sensor answers, but its data failed the checksum every time: noise on the "
+            "line; shorten the cable and check the 10 kOhm pull-up"
+        )
 
     def _milli(self, attribute: str) -> float:
         text = self._read(self.device_dir / attribute).strip()
@@ -161,3 +178,14 @@ class DHT11(DHT22):
     )
     min_interval_s: ClassVar[float] = 1.0
     summary: ClassVar[str] = "DHT11 temperature, humidity (kernel dht11 IIO driver)"
+
+    def _undecodable(self) -> str:
+        # The mainline driver decodes a DHT11 only with both decimal bytes 0; newer DHT11
+        # parts send decimals and get EIO on every read, however good the wiring.
+        return (
+            "the sensor answers, but the kernel's dht11 driver refused its data every time. "
+            'If `dmesg` shows "Don\'t know how to decode data", this DHT11 sends decimal '
+            "digits (newer DHT11 parts do), which the mainline driver cannot decode: the wiring "
+            "is fine, but this sensor cannot be read through that driver (a DHT22/AM2302 can); "
+            "otherwise it is noise on the line (shorten the cable, check the 10 kOhm pull-up)"
+        )

@@ -14,6 +14,11 @@ no conversion ran (parasite power without a strong pull-up, or a brown-out); a r
 degrees C looks the same in bytes 0-1. Byte 6 (COUNT REMAIN, "reserved" in the DS18B20 sheet)
 tells them apart: it is 0x0C at power-on (the datasheet's power-up scratchpad ``50 05 .. .. 7f ff
 0c 10``), while a conversion leaves 0x10 - (LSB & 0x0F), i.e. 0x10 at exactly 85.000.
+
+A power-on scratchpad is read again at once (a new conversion: a sensor that reset once, in a
+brown-out, answers the second time). Twice in a row, the error says why from the kernel's
+``ext_power`` attribute (w1_therm, Linux 5.9+): parasite power, or a sensor on VDD that resets
+during the conversion (the supply, the ground, a long cable); both where the kernel cannot tell.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from clawseed_edge.api import DeviceNotFound, SensorDataInvalid
 from ..sensor_driver import Quantity, Transport, check_values
 from .files import FileReader, read_attribute
 
-__all__ = ["DS18B20", "W1_DEVICES", "dallas_crc8", "parse_w1_slave"]
+__all__ = ["DS18B20", "W1_DEVICES", "PowerOnScratchpad", "dallas_crc8", "parse_w1_slave"]
 
 W1_DEVICES = Path("bus/w1/devices")
 """Where 1-Wire devices appear, relative to the sysfs root (``/sys``)."""
@@ -41,6 +46,10 @@ ENABLE_W1_ADVICE = (
 )
 _LINE = re.compile(r"^((?:[0-9a-f]{2} ){9}): crc=([0-9a-f]{2}) (YES|NO)$")
 _TEMP = re.compile(r"^(?:[0-9a-f]{2} ){9}t=(-?\d+)$")
+
+
+class PowerOnScratchpad(SensorDataInvalid):
+    """The scratchpad still holds its power-on value: no conversion ran (read it again)."""
 
 
 def dallas_crc8(data: bytes) -> int:
@@ -79,9 +88,8 @@ def parse_w1_slave(text: str, sensor: str = "ds18b20") -> float:
         )
     raw = int.from_bytes(scratchpad[0:2], "little", signed=True)
     if raw == POWER_ON_RAW and scratchpad[6] == POWER_ON_COUNT_REMAIN:
-        raise SensorDataInvalid(
-            f"{sensor}: 85 °C is the DS18B20's power-on value: no conversion ran. With parasite "
-            "power the sensor needs VDD wired to 3.3 V (or a strong pull-up); check power"
+        raise PowerOnScratchpad(
+            f"{sensor}: 85 °C is the DS18B20's power-on value: no conversion ran"
         )
     return raw / 16.0
 
@@ -141,7 +149,41 @@ class DS18B20:
         """Nothing to initialise: the kernel driver owns the sensor."""
 
     def read(self) -> dict[str, float]:
-        """One conversion (blocks up to 750 ms on the kernel's side)."""
-        text = self._read(self.device_dir / "w1_slave")
-        temperature = parse_w1_slave(text, f"ds18b20 {self.device_dir.name}")
+        """One conversion (blocks up to 750 ms on the kernel's side; a second one at once
+        after a power-on scratchpad).
+
+        Raises:
+            SensorDataInvalid: As :func:`parse_w1_slave`; the power-on value twice in a row
+                says what the kernel knows of the sensor's power.
+        """
+        name = f"ds18b20 {self.device_dir.name}"
+        try:
+            temperature = parse_w1_slave(self._read(self.device_dir / "w1_slave"), name)
+        except PowerOnScratchpad:
+            # Reset since the last conversion (a brown-out) or never converted: convert again.
+            try:
+                temperature = parse_w1_slave(self._read(self.device_dir / "w1_slave"), name)
+            except PowerOnScratchpad as exc:
+                raise PowerOnScratchpad(f"{exc}, twice in a row: {self._power_advice()}") from None
         return check_values(self.driver_name, self.quantities, {"temperature": temperature})
+
+    def _power_advice(self) -> str:
+        # w1_therm's ext_power: 1 powered from VDD, 0 parasite (absent before Linux 5.9).
+        try:
+            powered = self._read(self.device_dir / "ext_power").strip()
+        except OSError:
+            powered = ""
+        if powered == "0":
+            return (
+                "it runs on parasite power (VDD not connected) and the conversion starves; "
+                "wire VDD to 3.3 V (or fit a strong pull-up)"
+            )
+        if powered == "1":
+            return (
+                "it is powered from VDD, so it resets during the conversion: check the 3.3 V "
+                "supply and the ground at the sensor, and shorten a long cable"
+            )
+        return (
+            "either it runs on parasite power (wire VDD to 3.3 V) or it resets during the "
+            "conversion (check the supply, the ground at the sensor, a long cable)"
+        )

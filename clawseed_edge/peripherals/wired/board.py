@@ -18,6 +18,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, Generic, Self, TypeVar
 
 from clawseed_edge.api import (
+    ConfigInvalid,
     DeviceNotFound,
     DeviceState,
     HardwareError,
@@ -41,6 +42,9 @@ __all__ = ["BlinkTasks", "WiredBoard"]
 log = logging.getLogger(__name__)
 
 D = TypeVar("D", bound=PinDevice)
+
+#: The input kinds ``sim press`` / ``sim set-input`` drive (contacts, not measurements).
+SIM_INPUT_KINDS = frozenset({"button", "digital_in", "motion_sensor"})
 
 
 class BlinkTasks:
@@ -138,6 +142,13 @@ class WiredBoard(Generic[D]):
     async def _fetch(self, dev: D) -> float | None:
         """The device's current value, read through the backend."""
         raise NotImplementedError
+
+    async def _sim_level(self, dev: D, level: int) -> None:
+        """Put ``level`` on a simulated input's pin (the backend's simulated twin)."""
+        raise ConfigInvalid(
+            f"{self.name} drives real pins: `sim press` and `sim set-input` work on a simulated "
+            "board (run the service with --sim)"
+        )
 
     def _board_line(self) -> str:
         """The first line of :meth:`describe`: the board and how it is reached."""
@@ -261,6 +272,29 @@ class WiredBoard(Generic[D]):
         value = await self._fetch(dev)
         self._publish(dev)
         return value
+
+    async def sim_input(self, name: str, active: bool) -> float | None:
+        """Put a simulated input into its active (a button pressed, a door open, motion) or
+        inactive state from outside, through the backend's simulated pin: the edge, the state
+        feed and the input rules follow the same path as on hardware. Returns the device's
+        value after it (1 active, 0 inactive; None while the edge is still on its way).
+
+        Raises:
+            DeviceNotFound: No such device.
+            PinModeUnsupported: An output, or an input that is not a contact (a distance sensor).
+            ConfigInvalid: The board is not simulated.
+        """
+        self._require_open()
+        dev = self.device(name)
+        if dev.is_output or dev.kind not in SIM_INPUT_KINDS:
+            raise PinModeUnsupported(
+                f"{name} is a {dev.kind}: only inputs ({', '.join(sorted(SIM_INPUT_KINDS))}) are "
+                "driven from outside; outputs are switched with the tools"
+            )
+        # Active-low (a button to ground with a pull-up): active is the low level.
+        level = int(active != dev.wired.config.active_low)
+        await self._sim_level(dev, level)
+        return dev.value
 
     async def blink(self, name: str, count: int, on_ms: int, off_ms: int) -> None:
         """Start blinking an output ``count`` times in the background, then leave it off.

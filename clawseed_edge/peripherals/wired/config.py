@@ -23,6 +23,7 @@ from clawseed_edge.api import (
 )
 
 from ..boards import BoardSpec, PinSpec
+from .ha_device_class import ha_class_problem
 from .kinds import KIND_SPECS, KindSpec
 
 __all__ = [
@@ -91,6 +92,9 @@ class DeviceConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, fro
         on_press: For inputs: a message sent to the agent when the input becomes active.
         on_release: For inputs: a message sent to the agent when the input becomes inactive.
         events_per_minute: At most this many rule messages per minute from this device.
+        ha_device_class: The class Home Assistant shows it with: for an input one of HA's
+            binary-sensor classes (``door``, ``window``, ``moisture`` ...; a ``motion_sensor``
+            is ``motion`` by default), for a switch kind ``switch`` (default) or ``outlet``.
     """
 
     name: str
@@ -113,6 +117,7 @@ class DeviceConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, fro
     on_release: str | None = None
     events_per_minute: int = 6
     pins: dict[str, str | int] = msgspec.field(default_factory=dict)
+    ha_device_class: str | None = None
 
     @property
     def spec(self) -> KindSpec:
@@ -312,6 +317,10 @@ def _check_values(dev: DeviceConfig, source: str, key: str) -> None:
     if dev.bounce_ms is not None and not 0 <= dev.bounce_ms <= 10_000:
         raise bad("bounce_ms", "must be 0..10000 milliseconds")
     _check_servo(dev, bad)
+    if dev.ha_device_class is not None:
+        problem = ha_class_problem(dev.kind, dev.is_input, dev.ha_device_class)
+        if problem:
+            raise bad("ha_device_class", problem)
     wanted, given = set(dev.spec.extra_pins), set(dev.pins)
     if wanted != given:
         need = ", ".join(f'{r} = "GPIO.."' for r in dev.spec.extra_pins)

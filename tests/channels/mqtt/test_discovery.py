@@ -20,7 +20,13 @@ def test_unknown_kinds_are_left_out_and_failed_readings_offer_nothing() -> None:
         readings=[SensorReading("bank", "soil", {}, {}, 0.0, "no answer")],
     )
     names = {c["name"] for c in config["cmps"].values()}
-    assert names == {"emergency stop", "emergency stop latched", "CPU temperature", "throttled"}
+    assert names == {
+        "emergency stop",
+        "emergency stop latched",
+        "last refusal",
+        "CPU temperature",
+        "throttled",
+    }
 
 
 def test_a_sensor_quantity_without_a_class_keeps_its_unit() -> None:

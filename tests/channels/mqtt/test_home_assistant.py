@@ -34,6 +34,7 @@ kind = "led"
 name = "desk_lamp"
 pin = "GPIO18"
 kind = "pwm_led"
+max_level = 0.8
 [[devices]]
 name = "heater"
 pin = "GPIO22"
@@ -43,6 +44,7 @@ approval = true
 name = "front_door"
 pin = "GPIO5"
 kind = "digital_in"
+ha_device_class = "door"
 [[devices]]
 name = "hall_pir"
 pin = "GPIO6"
@@ -93,15 +95,15 @@ async def test_discovery_config_is_what_home_assistant_parses(
             by_name = {c["name"]: c for c in cmps.values()}
             for component in cmps.values():
                 assert component["p"] and component["unique_id"]
-                assert "object_id" not in component
+                assert component["object_id"] == component["unique_id"]  # HA < 2025.10
                 assert component["default_entity_id"].startswith(component["p"] + ".")
             assert by_name["porch light"]["p"] == "light"
             assert "brightness_command_topic" not in by_name["porch light"]
             assert by_name["desk lamp"]["brightness_scale"] == 255
-            assert by_name["heater"]["p"] == "switch"
+            assert by_name["heater"]["p"] == "binary_sensor"  # approval: not switched from HA
             assert by_name["front door"]["device_class"] == "door"
             assert by_name["hall pir"]["device_class"] == "motion"
-            temperature = by_name["greenhouse temperature"]
+            temperature = by_name["temperature"]  # the node's name is not repeated
             assert temperature["device_class"] == "temperature"
             assert temperature["unit_of_measurement"] == "°C"
             assert temperature["state_class"] == "measurement"
@@ -128,10 +130,14 @@ async def test_on_off_round_trip_switches_the_simulated_pin(
             await ha.publish(COMMAND.format("porch_light"), "OFF")
             await ha.wait_for(STATE.format("porch_light"), lambda p: p == b"OFF")
             assert pin_value(svc, "porch_light") == 0.0
-            # Brightness: 0..255 on the wire, 0..1 on the pin.
+            # Brightness: 0..255 on the wire, 0..max_level (0.8) on the pin; HA's plain
+            # turn-on sends 255, which is the lamp's maximum, not a refused 1.0.
             await ha.publish("clawseed/greenhouse/device/desk_lamp/level/set", "51")
             await ha.wait_for("clawseed/greenhouse/device/desk_lamp/level", lambda p: p == b"51")
-            assert pin_value(svc, "desk_lamp") == pytest.approx(0.2)
+            assert pin_value(svc, "desk_lamp") == pytest.approx(0.16)
+            await ha.publish("clawseed/greenhouse/device/desk_lamp/level/set", "255")
+            await ha.wait_for("clawseed/greenhouse/device/desk_lamp/level", lambda p: p == b"255")
+            assert pin_value(svc, "desk_lamp") == pytest.approx(0.8)
             # A change from another source (the web app's button) is published at once.
             from clawseed_edge.api import Actor
 
@@ -184,6 +190,13 @@ async def test_an_approval_device_is_not_switched_by_home_assistant_with_nobody_
             assert ha.count(STATE.format("heater")) > before
             assert pin_value(svc, "heater") == 0.0
             assert "gpio_switch heater refused" in caplog.text
+            # HA shows why: the last-refusal entity, and the device's attribute says where
+            # it is switched.
+            refusal = json.loads(await ha.wait_for("clawseed/greenhouse/refusal/state"))
+            assert refusal["device"] == "heater" and refusal["reason"]
+            assert len(refusal["reason"]) <= 255
+            note = json.loads(await ha.wait_for("clawseed/greenhouse/device/heater/attributes"))
+            assert "approval" in note["approval"] and "phone" in note["approval"]
 
 
 async def test_birth_message_republishes_and_a_broker_restart_is_survived(
@@ -220,7 +233,7 @@ async def test_a_device_removed_from_the_config_is_deleted_in_home_assistant(
         async with service(clawseed_home, mosquitto, without_heater):
             raw = await ha.wait_for(CONFIG_TOPIC, lambda p: ha.count(CONFIG_TOPIC) > count)
         # Only the platform: HA deletes that entity (device-based discovery's removal).
-        assert json.loads(raw)["cmps"][heater] == {"p": "switch"}
+        assert json.loads(raw)["cmps"][heater] == {"p": first["cmps"][heater]["p"]}
 
 
 async def test_mqtt_5_with_an_account_whose_password_comes_from_the_secrets(
@@ -248,3 +261,21 @@ async def test_mqtt_5_with_an_account_whose_password_comes_from_the_secrets(
         with pytest.raises(ConfigInvalid, match="secrets set MQTT_PW"):
             async with service(clawseed_home, broker, config):
                 pass
+
+
+async def test_a_restarted_home_assistant_gets_health_at_once(
+    clawseed_home: Path, mosquitto: MosquittoBroker
+) -> None:
+    # A sampling interval far longer than the test: only the re-announce can send health again.
+    svc = mqtt_node(clawseed_home, mosquitto, CONFIG, state_interval_s=3600)
+    async with svc, MqttRecorder(mosquitto, "clawseed/#") as ha:
+        await ha.wait_for("clawseed/greenhouse/health/state")
+        async with MqttRecorder(mosquitto, "clawseed/+/health/state") as late:
+            await late.wait_for("clawseed/greenhouse/health/state")  # retained: found at once
+            assert late.retained["clawseed/greenhouse/health/state"] is True
+        before = ha.count("clawseed/greenhouse/health/state")
+        await ha.publish("homeassistant/status", "online")
+        await ha.wait_for(
+            "clawseed/greenhouse/health/state",
+            lambda p: ha.count("clawseed/greenhouse/health/state") > before,
+        )

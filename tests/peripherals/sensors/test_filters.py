@@ -229,13 +229,16 @@ def test_durations() -> None:
 def test_config_takes_filters_intervals_and_per_quantity_filters() -> None:
     bank = sim_sensor_bank(
         '[[sensors]]\nname = "g"\ndriver = "bme280"\nupdate_interval = "30s"\n'
-        "filters = [{ offset = -0.5 }]\nfilters_humidity = [{ multiply = 2 }]\n"
+        "filters = [{ skip_initial = 1 }]\nfilters_humidity = [{ multiply = 2 }]\n"
+        "filters_temperature = [{ offset = -0.5 }]\n"
     )
     valid = bank.sensor("g")
     assert valid.interval_s == 30.0
     chains = valid.chains()
-    assert chains["temperature"].feed(20.0, 0) == [19.5]
+    assert chains["temperature"].feed(20.0, 0) == [19.5]  # only the quantity it names
     assert chains["humidity"].feed(20.0, 0) == [40.0]  # its own list instead of filters
+    assert chains["pressure"].feed(1000.0, 0) == []  # the shared list: skip_initial
+    assert chains["pressure"].feed(1000.0, 1) == [1000.0]
 
 
 def test_default_interval_is_esphomes_60s_and_never_means_on_demand() -> None:
@@ -248,7 +251,7 @@ def test_default_interval_is_esphomes_60s_and_never_means_on_demand() -> None:
 def test_config_error_names_the_file_and_the_filter_key() -> None:
     with pytest.raises(ConfigInvalid) as info:
         sim_sensor_bank(
-            '[[sensors]]\nname = "g"\ndriver = "bme280"\nfilters = [{ offset = 1 }, { median = { window_size = 0 } }]\n',
+            '[[sensors]]\nname = "g"\ndriver = "bme280"\nfilters = [{ median = {} }, { median = { window_size = 0 } }]\n',
             source="cfg.toml",
         )
     assert str(info.value).startswith("cfg.toml: sensors[0].filters[1].median.window_size: 'g': ")
@@ -270,3 +273,113 @@ def test_whole_config_file_accepts_per_quantity_filters(tmp_path: Any) -> None:
     )
     loaded = load_config(path)
     assert loaded.config.sensors[0].quantity_filters == {"temperature": [{"offset": 1.0}]}
+
+
+# --- issue 36: ESPHome's documented sequences ---------------------------------------------
+# Each expected list is written from ESPHome's filter documentation (esphome.io, sensor
+# filters), not from our code.
+
+NAN = math.nan
+
+
+def same(a: list[float], b: list[float]) -> bool:
+    """Equal lists where NaN equals NaN."""
+    return len(a) == len(b) and all(
+        (math.isnan(x) and math.isnan(y)) or round(x, 6) == round(y, 6)
+        for x, y in zip(a, b, strict=True)
+    )
+
+
+def test_delta_passes_nan_once_after_a_number_and_not_a_first_or_repeated_nan() -> None:
+    out = flat(run({"delta": 1.0}, [NAN, 20.0, 20.5, NAN, NAN, 20.5, 22.0]))
+    assert same(out, [20.0, NAN, 20.5, 22.0])
+
+
+def test_a_timeout_then_delta_chain_reports_a_dead_sensor() -> None:
+    chain = build_chain([{"timeout": "5min"}, {"delta": 0.5}])
+    assert chain.feed(20.0, 0.0) == [20.0]
+    assert chain.feed(20.1, 60.0) == []  # within the delta
+    out = chain.tick(60.0 + 300.0)  # no value for 5 minutes: the timeout's NaN
+    assert len(out) == 1 and math.isnan(out[0])
+    assert chain.feed(20.1, 400.0) == [20.1]  # back: the first value after NaN passes
+
+
+def test_delta_min_max_and_baseline() -> None:
+    # Outlier rejection: more than 0.1 and at most 5 from the last passed value.
+    out = flat(run({"delta": {"min_value": 0.1, "max_value": 5}}, [20, 20.05, 20.5, 90, 21]))
+    assert out == [20.0, 20.5, 21.0]
+    # A fixed baseline: values more than 2 away from 50 pass.
+    out = flat(run({"delta": {"min_value": 2, "baseline": 50}}, [51, 49, 53, 47.5, 50]))
+    assert out == [51.0, 53.0, 47.5]
+    # Percentages of the baseline, min and max.
+    out = flat(run({"delta": {"min_value": "10%", "max_value": "50%"}}, [100, 105, 120, 200]))
+    assert out == [100.0, 120.0]
+    with pytest.raises(FilterInvalid, match="min_value, max_value or both"):
+        build_filter({"delta": {"baseline": 1}})
+
+
+def test_throttle_average_and_heartbeat_count_from_the_start_not_the_first_value() -> None:
+    chain = build_chain([{"throttle_average": "10s"}])
+    chain.start(0.0)
+    assert chain.feed(1.0, 7.0) == [] and chain.feed(3.0, 8.0) == []
+    assert chain.tick(10.0) == [2.0]  # the first period ends 10 s after the start, not at 17 s
+    beat = build_chain([{"heartbeat": "10s"}])
+    beat.start(0.0)
+    assert beat.deadline() == 10.0
+    assert beat.feed(5.0, 9.0) == []
+    assert beat.tick(10.0) == [5.0] and beat.tick(20.0) == [5.0]
+
+
+def test_or_passes_what_any_passes_once_per_value() -> None:
+    # ESPHome's example: throttle 1s or delta 5.0.
+    entry = {"or": [{"throttle": "1s"}, {"delta": 5.0}]}
+    out = run(entry, [10.0, 11.0, 20.0, 21.0, 22.0], step=0.4)
+    # t=0 both pass (once); 0.4 neither; 0.8 delta; 1.2 throttle; 1.6 neither.
+    assert out == [[10.0], [], [20.0], [21.0], []]
+
+
+def test_debounce_sends_the_last_value_once_it_settles() -> None:
+    chain = build_chain([{"debounce": "1s"}])
+    assert chain.feed(1.0, 0.0) == [] and chain.feed(2.0, 0.5) == []
+    assert chain.tick(1.2) == []  # 2.0 came 0.7 s ago
+    assert chain.tick(1.5) == [2.0] and chain.tick(3.0) == []
+
+
+def test_skip_initial_drops_the_first_n() -> None:
+    assert flat(run({"skip_initial": 2}, [85.0, 85.0, 21.0, 22.0])) == [21.0, 22.0]
+
+
+def test_round_to_multiple_of_as_remainderf() -> None:
+    out = flat(run({"round_to_multiple_of": 0.5}, [21.2, 21.3, 21.75, -0.3]))
+    assert out == [21.0, 21.5, 22.0, -0.5]  # 21.75 is a half: to the even multiple, 22.0
+    assert flat(run({"round_to_multiple_of": {"multiple": 10}}, [1234.0])) == [1230.0]
+
+
+def test_calibrate_polynomial_fits_the_datapoints() -> None:
+    # y = 1 + 2x + 3x^2 exactly through three points: degree 2 reproduces it.
+    entry = {"calibrate_polynomial": {"datapoints": [[0, 1], [1, 6], [2, 17]], "degree": 2}}
+    assert flat(run(entry, [3.0, -1.0])) == [34.0, 2.0]
+    with pytest.raises(FilterInvalid, match="needs at least 3 datapoints"):
+        build_filter({"calibrate_polynomial": {"datapoints": [[0, 0], [1, 1]], "degree": 2}})
+
+
+@pytest.mark.parametrize(
+    ("points", "message"),
+    [([[10, 1], [0, 0]], "x must rise"), ([[0, 0], [0, 1], [5, 5]], "appears twice")],
+)
+def test_exact_calibrate_linear_refuses_unsorted_or_duplicate_x(points: Any, message: str) -> None:
+    with pytest.raises(FilterInvalid, match=message):
+        build_filter({"calibrate_linear": {"datapoints": points, "method": "exact"}})
+
+
+def test_a_bme280s_offset_is_per_quantity_and_a_shared_one_is_a_clear_error() -> None:
+    with pytest.raises(ConfigInvalid) as info:
+        sim_sensor_bank(
+            '[[sensors]]\nname = "g"\ndriver = "bme280"\nfilters = [{ offset = -0.4 }]\n'
+        )
+    message = str(info.value)
+    assert "sensors[0].filters[0]" in message and "filters_temperature" in message
+    for unitless in ("{ median = {} }", '{ delta = "5%" }', '{ throttle = "60s" }'):
+        sim_sensor_bank(f'[[sensors]]\nname = "g"\ndriver = "bme280"\nfilters = [{unitless}]\n')
+    # One quantity: the shared list is that quantity's, as before.
+    sim_sensor_bank('[[sensors]]\nname = "t"\ndriver = "ds18b20"\nfilters = [{ offset = -0.4 }]\n')

@@ -263,3 +263,89 @@ async def test_a_board_reset_behind_an_open_port_is_set_up_again() -> None:
         assert virtual.state.outputs["PA8"] == 1  # the active-low fan set up off again
         await board.switch("fan", True)
         assert virtual.state.outputs["PA8"] == 0
+
+
+async def test_a_board_left_at_the_repl_is_noticed_and_brought_back_at_safe_levels(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The firmware loop gives up (a fault that outlasts its back-off): outputs safe, a
+    # traceback, the REPL prompt. The host sees the prompt mid-session, logs it, soft-resets
+    # the board and sets its devices up again -- at their safe levels, not at initial.
+    wiring = '[[devices]]\nname = "green_led"\npin = "D13"\nkind = "led"\ninitial = "on"\n'
+    async with SerialBoard("nucleo-f401re", devices(wiring), sim=True, options=FAST) as board:
+        virtual = board.virtual
+        assert virtual.state.level("PA5") == 1  # initial: on
+        monkeypatch.setattr(virtual._loop_mod, "GIVE_UP_MS", 0)  # give up at the 2nd failure
+
+        def broken(now: int) -> None:
+            raise MemoryError("no heap left")
+
+        virtual.core.tick = broken
+        await until(lambda: virtual.gave_up == 1)
+        await until(lambda: board.link.repl_recoveries == 1 and not board.link.restarted_from_repl)
+        await until(lambda: board.connected)
+        assert virtual.resets == 1  # a soft reset, not a hard one
+        assert virtual.hard_resets == 0
+        assert virtual.state.level("PA5") == 0  # set up safe: the LED stays off
+        assert board.device("green_led").value == 0.0  # and the host says so
+        assert "at the MicroPython REPL" in caplog.text and "MemoryError" in caplog.text
+        health = await board.health_check()
+        assert health.healthy and "brought back from the REPL 1 time" in health.detail
+        # ... and `clawseed-edge status` (the service's summary line) counts it.
+        from types import SimpleNamespace
+
+        from clawseed_edge.service.process import runtime_summary
+
+        runtime = SimpleNamespace(
+            provider=SimpleNamespace(name="demo", model="x"), peripherals=[board]
+        )
+        assert "nucleo: nucleo-f401re with 1 device (brought back from the REPL 1x)" in (
+            runtime_summary(runtime)
+        )
+        await board.switch("green_led", True)  # serving again
+        assert virtual.state.level("PA5") == 1
+
+
+@pytest.mark.parametrize(
+    ("kind", "extra", "reason"),
+    [
+        ("rgb_led", 'pins = { green = "D5", blue = "D6" }\n', "three pwm_led devices"),
+        ("distance_sensor", 'pins = { trigger = "D8" }\n', "echo pulse"),
+        ("tonal_buzzer", "", "plays no notes"),
+    ],
+)
+def test_kinds_the_firmware_cannot_carry_out_are_refused_at_load(
+    kind: str, extra: str, reason: str
+) -> None:
+    wiring = f'[[devices]]\nname="x"\npin="D3"\nkind="{kind}"\n{extra}'
+    with pytest.raises(ConfigInvalid, match=reason) as err:
+        SerialBoard("nucleo-f401re", devices(wiring))
+    assert "not supported on a Nucleo" in str(err.value)
+
+
+async def test_a_servos_pulse_limits_hold_on_a_nucleo() -> None:
+    wiring = (
+        '[[devices]]\nname="arm"\npin="D9"\nkind="servo"\nmin_pulse_us=1200\nmax_pulse_us=1800\n'
+    )
+    async with SerialBoard("nucleo-f401re", devices(wiring), sim=True, options=FAST) as board:
+        state = board.virtual.state
+        pulses = {}
+        for position in (-1.0, 0.0, 1.0):
+            await board.set_level("arm", position)
+            freq, duty_u16 = state.pwm["PC7"]
+            assert freq == 50
+            # Microseconds of the 20 ms period, to 10 us (the timer's tick is about 1.5 us).
+            pulses[position] = round(duty_u16 / 65535 * 20_000 / 10) * 10
+    # 1200 and 1800 us at the ends (not 1000 and 2000: the servo's end stops), 1500 between.
+    assert pulses == {-1.0: 1200, 0.0: 1500, 1.0: 1800}
+
+
+async def test_sim_input_drives_the_virtual_boards_input_line(nucleo: SerialBoard) -> None:
+    # `sim press` on a Nucleo: the virtual board's pin, the firmware's edge event, the value.
+    await nucleo.sim_input("button", True)
+    assert nucleo.virtual.state.inputs["PC13"] == 0  # a pulled-up button: pressed is low
+    await until(lambda: nucleo.device("button").value == 1.0)
+    await nucleo.sim_input("button", False)
+    await until(lambda: nucleo.device("button").value == 0.0)
+    with pytest.raises(PinModeUnsupported, match="only inputs"):
+        await nucleo.sim_input("fan", True)

@@ -302,3 +302,32 @@ async def test_the_hardware_watchdog_resets_a_board_left_at_the_repl(
     hello = await asyncio.to_thread(hello_over_serial, virtual.path)
     assert hello["hw_watchdog_ms"] == 0  # a reset stopped it; the firmware runs again
     assert virtual.state.modes["PA5"] == "in"  # and the pins are in their reset state
+
+
+async def test_a_board_at_the_repl_whose_prompt_was_missed_is_found_by_the_heartbeat(
+    virtual: VirtualBoard, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A Ctrl-C on the line leaves the board at the REPL; the host misses that first prompt. The heartbeat's ping gets no answer, presses Enter, and the prompt that
+    # follows restarts the firmware.
+    from clawseed_edge.peripherals.serial.protocol import ReplPrompt
+
+    options = LinkOptions(request_timeout_s=0.3, backoff_s=(0.05, 0.2), watchdog_ms=600)
+    link = BoardLink(BOARD, virtual.path, options=options, lister=virtual.lister)
+    await link.open()
+    try:
+        dispatch, missed = link._dispatch, []
+
+        def lose_the_first_prompt(item: Any) -> None:
+            if isinstance(item, ReplPrompt) and not missed:
+                missed.append(item)
+                return
+            dispatch(item)
+
+        monkeypatch.setattr(link, "_dispatch", lose_the_first_prompt)
+        await link._write(b"\x03")  # a stray Ctrl-C on the line (another program, a terminal)
+        await until(lambda: bool(missed))
+        await until(lambda: link.repl_recoveries == 1 and not link.restarted_from_repl)
+        assert await link.request("ping") == {"pong": True}
+        assert virtual.resets == 1
+    finally:
+        await link.aclose()

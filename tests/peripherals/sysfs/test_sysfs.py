@@ -161,3 +161,54 @@ def test_dht11_readings_outside_its_accuracy_range_are_real(
 def test_dht_locate_names_the_overlay(sysfs: FakeSysfs) -> None:
     with pytest.raises(DeviceNotFound, match="dtoverlay=dht11,gpiopin="):
         DHT22.locate(sysfs.root, None)
+
+
+# --- issue 36, item 14 ------------------------------------------------------------------------
+
+
+def test_ds18b20_power_on_value_once_is_read_again_at_once(sysfs: FakeSysfs) -> None:
+    fake = sysfs.add_ds18b20(temperature=21.5)
+    sensor = DS18B20(DS18B20.locate(sysfs.root, None), reader=sysfs.reader())
+    sysfs.next_reads("w1_slave", [fake.power_on_text()])  # a brown-out reset the sensor once
+    assert sensor.read() == {"temperature": 21.5}
+    assert sysfs.reads == 2  # the second conversion came at once, in the same read
+
+
+@pytest.mark.parametrize(
+    ("external", "says", "not_says"),
+    [
+        (False, "parasite power (VDD not connected)", "resets during"),
+        (True, "powered from VDD, so it resets during the conversion", "parasite"),
+        (None, "either it runs on parasite power", None),
+    ],
+)
+def test_ds18b20_power_on_twice_says_what_the_kernel_knows_of_its_power(
+    sysfs: FakeSysfs, external: bool | None, says: str, not_says: str | None
+) -> None:
+    fake = sysfs.add_ds18b20()
+    fake.set_power(external)
+    fake.power_on_value()
+    sensor = DS18B20(DS18B20.locate(sysfs.root, None), reader=sysfs.reader())
+    with pytest.raises(SensorDataInvalid, match="twice in a row") as err:
+        sensor.read()
+    assert says in str(err.value)
+    if not_says:
+        assert not_says not in str(err.value)
+
+
+def test_a_dht11_sending_decimals_is_named_not_called_a_wiring_fault(sysfs: FakeSysfs) -> None:
+    # The mainline dht11 driver answers EIO on every read of such a part: the edges came, the
+    # data did not decode.
+    fake = sysfs.add_dht()
+    sensor = DHT11(fake.directory, reader=sysfs.reader(), attempts=3, retry_delay_s=0)
+    sysfs.fail("in_temp_input", errno.EIO, count=3)
+    with pytest.raises(SensorDataInvalid) as err:
+        sensor.read()
+    message = str(err.value)
+    assert "decimal digits" in message and "Don't know how to decode data" in message
+    assert "gpiopin" not in message  # not the wiring advice of a sensor that never answers
+    # A DHT22 failing the same way is a checksum problem, said as such.
+    dht22 = DHT22(fake.directory, reader=sysfs.reader(), attempts=2, retry_delay_s=0)
+    sysfs.fail("in_temp_input", errno.EIO, count=2)
+    with pytest.raises(SensorDataInvalid, match="checksum every time"):
+        dht22.read()

@@ -26,7 +26,7 @@ MAX_I2C_BYTES = 32
 MIN_WATCHDOG_MS = 100
 MAX_WATCHDOG_MS = 3600000
 MIN_HW_WATCHDOG_MS = 500
-MAX_HW_WATCHDOG_MS = 32000  # the STM32 IWDG's longest period (40 kHz LSI / 256, 4096 counts)
+MAX_HW_WATCHDOG_MS = 32000  # the STM32 IWDG's longest: 4096 counts of 32 kHz LSI / 256 = 32.768 s
 MAX_BOUNCE_MS = 10000
 MAX_PWM_HZ = 100000
 MAX_EVENTS_PER_TICK = 8  # edge events per tick, so a chattering input cannot flood the host

@@ -11,8 +11,11 @@
 #
 # Any other exception in one round of the loop (a MemoryError while a reply is
 # built, a failing pin read in tick) is answered with an error line and the loop
-# keeps serving. Only a fault it cannot get past (the error line itself cannot be
-# written, or MAX_FAILURES rounds fail in a row) ends it: outputs safe, then the REPL.
+# keeps serving, pausing longer after each failing round in a row (BACKOFF_MS: a
+# fault that lasts costs no flood of error lines, and a passing one -- the heap
+# freed, a glitch gone -- is waited out). Only a fault it cannot get past (the
+# error line itself cannot be written, or no round succeeds for GIVE_UP_MS) ends
+# it: outputs safe, then the REPL, where the host notices the prompt and resets it.
 
 import gc
 import select
@@ -23,16 +26,33 @@ import clawseed_core
 
 POLL_MS = 10  # how long one poll waits for input: the edge and watchdog resolution
 READ_CHUNK = 64  # bytes read per wake-up
-MAX_FAILURES = 50  # rounds failing in a row before the loop gives up
+BACKOFF_MS = (10, 1000)  # the first and the longest pause after a failing round
+GIVE_UP_MS = 60000  # failing this long without one good round ends the loop
 
 
 _ticks_ms = getattr(time, "ticks_ms", None)
+_ticks_diff = getattr(time, "ticks_diff", None)
+_sleep_ms = getattr(time, "sleep_ms", None)
 
 
 def _now_ms():
     if _ticks_ms is not None:
         return _ticks_ms()
     return int(getattr(time, "monotonic")() * 1000)  # CPython: the virtual board
+
+
+def _since(now, then):
+    # ticks_ms wraps on the board: ticks_diff is the only right subtraction there.
+    if _ticks_diff is not None:
+        return _ticks_diff(now, then)
+    return now - then
+
+
+def _pause(ms):
+    if _sleep_ms is not None:
+        _sleep_ms(ms)
+    else:
+        time.sleep(ms / 1000)
 
 
 def serve(core, rx, tx, stop=None):
@@ -47,17 +67,24 @@ def serve(core, rx, tx, stop=None):
     """
     poller = select.poll()
     poller.register(rx, select.POLLIN)
-    failures = 0
+    failing_since = None  # when the current run of failing rounds began (ms)
+    pause = 0
     try:
         while stop is None or not stop():
             try:
                 _round(core, poller, rx, tx)
-                failures = 0
+                failing_since = None
+                pause = 0
             except Exception as exc:  # not KeyboardInterrupt: Ctrl-C ends the loop below
-                failures += 1
-                if failures >= MAX_FAILURES:
+                now = _now_ms()
+                if failing_since is None:
+                    failing_since = now
+                elif _since(now, failing_since) >= GIVE_UP_MS:
                     raise
                 _report(tx, exc)
+                # Back off: 10, 20, 40 ... 1000 ms between failing rounds.
+                pause = min(BACKOFF_MS[1], max(BACKOFF_MS[0], pause * 2))
+                _pause(pause)
     except BaseException:
         # Ctrl-C, or a fault the loop cannot get past: every output safe before the REPL.
         core.safe_all()
