@@ -92,6 +92,10 @@ class GatewayHub:
         if host.approvals is None or host.state is None:
             raise ConfigInvalid("the gateway needs the approvals broker and state.db of its host")
         runtime: Runtime = host.runtime
+        #: The service's agent (webhook turns, sessions) and peripherals (health, states).
+        self.agent = host.agent
+        self.peripherals = tuple(host.peripherals)
+        #: For the config, provider and memory routes only.
         self.runtime = runtime
         #: The host's one path to a tool (``POST /api/peripherals/{device}``).
         self.act: Act = host.act
@@ -122,7 +126,7 @@ class GatewayHub:
             max_tool_schema_bytes=settings.max_tool_schema_bytes,
         )
         # The device's tools; each connection's remote tools are in its own registry only.
-        self.registry: ToolRegistry = runtime.agent.registry.copy()
+        self.registry: ToolRegistry = host.agent.registry.copy()
         self.connections: dict[str, ChatPeer] = {}
         #: Turns whose client went away, and what they sent since (for the resumed session).
         self.detached = DetachedTurns()

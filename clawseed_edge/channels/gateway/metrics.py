@@ -74,7 +74,7 @@ async def gateway_metrics_text(hub: GatewayHub) -> str:
     except Exception:
         log.debug("memory count failed for /metrics", exc_info=True)
     states: list[tuple[str, float]] = []
-    for p in hub.runtime.peripherals:
+    for p in hub.peripherals:
         pin_states = getattr(p, "pin_states", None)
         if pin_states is None:
             continue

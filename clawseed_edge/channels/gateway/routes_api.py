@@ -50,7 +50,7 @@ async def act_for(hub: GatewayHub, name: str, arguments: dict[str, Any], who: st
 
     Safe to cancel as a turn's tool call is: a cancelled call may already have switched the device.
     """
-    if hub.runtime.agent.registry.get(name) is None:
+    if hub.agent.registry.get(name) is None:
         raise ClientError(
             "tool_missing", f"no {name!r} tool is registered (no device of that kind is wired)", 404
         )
@@ -71,10 +71,10 @@ async def list_tools(ctx: RequestContext) -> dict[str, Any]:
 
 async def list_peripherals(ctx: RequestContext) -> dict[str, Any]:
     assert ctx.who is not None
-    peripherals = [await board_health(p) for p in ctx.hub.runtime.peripherals]
+    peripherals = [await board_health(p) for p in ctx.hub.peripherals]
     # The devices' states from their peripherals' state feeds, read fresh: no tool runs here.
     devices: list[Any] = []
-    for p in ctx.hub.runtime.peripherals:
+    for p in ctx.hub.peripherals:
         if isinstance(p, StateSource):
             with contextlib.suppress(Exception):  # its health above says what is wrong
                 async with asyncio.timeout(2.0):
@@ -115,7 +115,7 @@ async def act_on_device(ctx: RequestContext) -> JSONResponse:
 
 
 async def list_sessions(ctx: RequestContext) -> dict[str, Any]:
-    store = ctx.hub.runtime.agent.session_store
+    store = ctx.hub.agent.session_store
     live = {
         sid: {"client": c.who.name, "remote_tools": sorted(c.remote_names)}
         for sid, c in ctx.hub.connections.items()
@@ -143,7 +143,7 @@ async def session_messages(ctx: RequestContext) -> dict[str, Any]:
             "session_id_invalid",
             f"session_id {clip(session_id, 40)!r} is not valid: 1-64 of A-Z a-z 0-9 _.:-",
         )
-    store = ctx.hub.runtime.agent.session_store
+    store = ctx.hub.agent.session_store
     if not isinstance(store, SessionStore):
         raise ClientError("sessions_off", "this service keeps no session history", 404)
     return {"session_id": session_id, "messages": await shown_messages(store, session_id)}
@@ -219,7 +219,7 @@ def _configured_sensors(ctx: RequestContext) -> list[str] | None:
     """The configured sensors' names (a sensor bank's ``sensor_names()``), None when no
     peripheral says (then a name is judged by the history alone)."""
     names: list[str] | None = None
-    for p in ctx.hub.runtime.peripherals:
+    for p in ctx.hub.peripherals:
         listed = getattr(p, "sensor_names", None)
         if callable(listed):
             names = (names or []) + [str(n) for n in listed()]

@@ -65,7 +65,7 @@ def chat_endpoint(hub: GatewayHub) -> Callable[[WebSocket], Awaitable[None]]:
             return
         session_id = requested or f"ws-{uuid.uuid4().hex[:12]}"
         resumed, count, title = False, 0, f"Chat {session_id[-6:]}"
-        store = hub.runtime.agent.session_store
+        store = hub.agent.session_store
         if requested and isinstance(store, SessionStore):
             try:
                 count = len(await shown_messages(store, session_id))

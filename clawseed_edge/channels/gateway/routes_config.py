@@ -169,7 +169,7 @@ async def put_personality(ctx: RequestContext) -> dict[str, Any]:
     except WorkspaceFileRefused as exc:
         raise ClientError("personality_file_refused", clip(str(exc), 300), 409) from None
     # The system prompt is built from these files: rebuild it for every agent from now on.
-    ctx.hub.runtime.agent.invalidate_prompt()
+    ctx.hub.agent.invalidate_prompt()
     for conversation in ctx.hub.conversations.all():
         conversation.agent.invalidate_prompt()
     return {

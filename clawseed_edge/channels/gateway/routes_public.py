@@ -46,7 +46,7 @@ async def ready(ctx: RequestContext) -> JSONResponse:
         checks["memory"] = {"ok": bool(ok), "detail": "open" if ok else "not healthy"}
     except Exception as exc:
         checks["memory"] = {"ok": False, "detail": clip(exc, 200)}
-    for p in runtime.peripherals:
+    for p in ctx.hub.peripherals:
         try:
             async with asyncio.timeout(2.0):
                 status = await p.health_check()
@@ -112,7 +112,7 @@ async def webhook(ctx: RequestContext) -> JSONResponse:
 
 
 async def _run_webhook_turn(hub: GatewayHub, text: str, session: str) -> dict[str, Any]:
-    agent = hub.runtime.agent
+    agent = hub.agent
     context = ToolContext(session_id=session, channel="webhook")
     turn_id = uuid.uuid4().hex[:12]
     last: Any = None
