@@ -48,6 +48,17 @@ KERNEL_PIN_DRIVERS = frozenset({"ds18b20", "dht11", "dht22"})
 
 log = logging.getLogger(__name__)
 
+#: The share of a minimum interval a reader on that interval may come early and still get a
+#: new reading (at most :data:`CACHE_TOLERANCE_MAX_S`): a sampler pass on an exact 1 s grid
+#: that runs 20 ms later than the one before is a new second, not a cache hit.
+CACHE_TOLERANCE = 0.25
+CACHE_TOLERANCE_MAX_S = 0.5
+
+
+def cache_window(min_interval_s: float) -> float:
+    """How long (seconds) a reading is served from the cache for a ``min_interval_s`` sensor."""
+    return min_interval_s - min(min_interval_s * CACHE_TOLERANCE, CACHE_TOLERANCE_MAX_S)
+
 
 @dataclass(slots=True)
 class _Channel:
@@ -301,8 +312,9 @@ class SensorBank:
         ch = self._channel(name)
         if ch.valid.display:
             raise DeviceNotFound(f"{name} is a display, not a sensor; use display_show")
-        now = self._clock()
-        if ch.last is not None and now - ch.last_at < ch.valid.min_interval_s:
+        if ch.last is not None and self._clock() - ch.last_at < cache_window(
+            ch.valid.min_interval_s
+        ):
             return dataclasses.replace(ch.last, cached=True)
         try:
             values = await self._run(ch, lambda d: d.read(), "reading")
@@ -317,7 +329,8 @@ class SensorBank:
             time=time.time(),
             decimals={k: q[k].decimals for k in values},
         )
-        ch.last, ch.last_at = reading, now
+        # The reading's age counts from when it was taken (after the read), not from the call.
+        ch.last, ch.last_at = reading, self._clock()
         self.states.publish(SensorReading(self.name, name, values, reading.units, reading.time))
         return reading
 
