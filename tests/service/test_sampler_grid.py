@@ -70,7 +70,7 @@ async def test_every_second_of_a_minute_has_its_sample(tmp_path: Path) -> None:
     clock = LateClock()
     bank = sim_sensor_bank(GREENHOUSE, clock=clock)
     async with bank, await SensorHistory.open(tmp_path / "h.db", clock=clock) as history:
-        sampler = SensorSampler(bank, history, clock=clock, sleep=clock.sleep)
+        sampler = SensorSampler(bank, history, clock=clock, sleep=clock.sleep, read_ahead=False)
         times: list[float] = []
         sampler.states.subscribe(lambda u: times.append(u.time))  # type: ignore[attr-defined]
         await run_until(sampler, clock, T0 + 125)
@@ -88,7 +88,7 @@ async def test_an_automation_reacts_within_the_interval_to_a_change() -> None:
     clock = LateClock()
     bank = sim_sensor_bank(GREENHOUSE, clock=clock)
     async with bank:
-        sampler = SensorSampler(bank, clock=clock, sleep=clock.sleep)
+        sampler = SensorSampler(bank, clock=clock, sleep=clock.sleep, read_ahead=False)
         rule = RuleState(parse_condition("greenhouse.temperature > 30"))
         probe = bank.sim.sensor("greenhouse")
         probe.set(temperature=20.0)
