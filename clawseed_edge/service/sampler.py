@@ -66,6 +66,8 @@ class SensorSampler:
         sleep: ``asyncio.sleep`` (tests replace it).
         read_ahead: In :meth:`run`, have the bank's workers read before each pass on their
             own (monotonic) clock; off where ``clock`` and ``sleep`` are not the real ones.
+        on_pass: Called after each pass of :meth:`run` (the history's flush: work that can
+            wait for a wake-up the loop has anyway).
     """
 
     def __init__(
@@ -76,7 +78,9 @@ class SensorSampler:
         clock: Callable[[], float] = time.time,
         sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
         read_ahead: bool = True,
+        on_pass: Callable[[], None] | None = None,
     ) -> None:
+        self.on_pass = on_pass
         self.bank = bank
         self.read_ahead = read_ahead
         self._reading_ahead = False
@@ -174,6 +178,8 @@ class SensorSampler:
             while True:
                 try:
                     due = await self.step(self._clock())
+                    if self.on_pass is not None:
+                        self.on_pass()
                 except Exception:
                     log.exception("the sensor sampler failed a pass")
                     due = self._clock() + 1.0
