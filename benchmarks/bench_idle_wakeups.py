@@ -15,7 +15,8 @@ All processes of a round start together (each once ready: ``READY=1`` on its own
 same ``--window-s`` (60 s by default): CPU is user + system time from ``/proc/PID/stat``;
 wake-ups are every thread's context switches (voluntary + involuntary) from
 ``/proc/PID/task/*/status`` -- a thread that sleeps in ``epoll_wait`` costs one each time it
-wakes. Both are scaled to one minute. Medians over ``--rounds``; the round's start order turns.
+wakes; "of them slept" counts the voluntary ones only (the involuntary rest are preemptions,
+which grow with the machine's load, not with what the process does). All scaled to a minute. Medians over ``--rounds``; the round's start order turns.
 
 It also prints, for the ``sensors`` configurations, the samples stored per minute for one
 sensor (from ``history.db``) and, in this process, the wall time an automation rule takes to
@@ -110,17 +111,21 @@ def cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def switches(pid: int) -> dict[str, int]:
-    """Thread id -> its context switches so far (voluntary + involuntary)."""
+def switches(pid: int, which: str = "ctxt_switches:") -> dict[str, int]:
+    """Thread id -> its context switches so far: voluntary + involuntary by default, or only
+    the lines containing ``which`` (``voluntary_ctxt_switches:``: the thread slept and woke)."""
     out: dict[str, int] = {}
     for task in Path(f"/proc/{pid}/task").iterdir():
         total = 0
         with contextlib.suppress(OSError), open(task / "status", encoding="ascii") as f:
             for line in f:
-                if "ctxt_switches:" in line:
+                if line.startswith(which) or (which == "ctxt_switches:" and which in line):
                     total += int(line.split()[1])
         out[task.name] = total
     return out
+
+
+VOLUNTARY = "voluntary_ctxt_switches:"
 
 
 def spawn(kind: str, python: str, label: str) -> Proc:
@@ -195,6 +200,7 @@ def one_round(kinds: list[tuple[str, str, str]], settle_s: float, window_s: floa
         wall0 = time.time()
         for p in procs:
             p.start = {"cpu": cpu_s(p.popen.pid), **switches(p.popen.pid)}
+            p.start.update({f"v{k}": v for k, v in switches(p.popen.pid, VOLUNTARY).items()})
         time.sleep(window_s)
         wall1 = time.time()
         out: Figures = {}
@@ -202,8 +208,14 @@ def one_round(kinds: list[tuple[str, str, str]], settle_s: float, window_s: floa
         for p in procs:
             now = switches(p.popen.pid)
             woke = sum(n - int(p.start.get(tid, 0)) for tid, n in now.items())
+            slept = switches(p.popen.pid, VOLUNTARY)
+            voluntary = sum(n - int(p.start.get(f"v{tid}", 0)) for tid, n in slept.items())
             cpu = cpu_s(p.popen.pid) - p.start["cpu"]
-            out[p.label] = {"cpu_ms": cpu * 1000 * scale, "wakeups": woke * scale}
+            out[p.label] = {
+                "cpu_ms": cpu * 1000 * scale,
+                "wakeups": woke * scale,
+                "voluntary": voluntary * scale,
+            }
         # The history is written every flush_s: let the window's last batch land.
         time.sleep(11.0 if any(p.kind != "run" and p.kind != "asyncio" for p in procs) else 0)
         for p in procs:
@@ -287,7 +299,10 @@ def main() -> None:
         f"idle minute ({args.window_s:g} s windows, {args.rounds} rounds, medians), "
         "every process of a round measured over the same window"
     )
-    print(f"{'configuration':<16} {'CPU ms/min':>11} {'wake-ups/min':>13} {'samples/min':>12}")
+    print(
+        f"{'configuration':<16} {'CPU ms/min':>11} {'wake-ups/min':>13} {'of them slept':>14} "
+        f"{'samples/min':>12}"
+    )
 
     def median(label: str, key: str) -> float | None:
         got = [r[label].get(key) for r in rounds]
@@ -295,9 +310,11 @@ def main() -> None:
         return statistics.median(values) if len(values) == len(got) else None
 
     for label, _, _ in kinds:
-        cpu, woke, samples = (median(label, k) for k in ("cpu_ms", "wakeups", "samples"))
+        cpu, woke, slept, samples = (
+            median(label, k) for k in ("cpu_ms", "wakeups", "voluntary", "samples")
+        )
         shown = "-" if samples is None else f"{samples:.0f}"
-        print(f"{label:<16} {cpu or 0:>11.0f} {woke or 0:>13.0f} {shown:>12}")
+        print(f"{label:<16} {cpu or 0:>11.0f} {woke or 0:>13.0f} {slept or 0:>14.0f} {shown:>12}")
     if "asyncio" in chosen:
         print(f"(bare asyncio wakes {median('asyncio', 'wakeups') or 0:.0f} times a minute)")
     for label in ("gateway", "sensors", "run"):
