@@ -44,6 +44,9 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_service_ready import cpu_s, free_port
+
 STEP_TIMEOUT_S = 90.0
 
 BASE = """
@@ -96,19 +99,6 @@ class Proc:
     notify: socket.socket
     ready: bool = False
     start: dict[str, float] = field(default_factory=dict)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def cpu_s(pid: int) -> float:
-    """User + system CPU seconds of every thread of ``pid`` so far."""
-    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def switches(pid: int, which: str = "ctxt_switches:") -> dict[str, int]:
