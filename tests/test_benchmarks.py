@@ -24,6 +24,10 @@ RUNS: list[tuple[str, list[str]]] = [
     ("bench_hardware_turn.py", ["--n", "5", "--rounds", "1"]),
     ("bench_history.py", ["--days", "3", "--sensors", "1", "--n", "2"]),
     ("bench_idle_imports.py", ["--runs", "1", "--idle-s", "0.5"]),
+    (
+        "bench_idle_wakeups.py",
+        ["--rounds", "1", "--window-s", "2", "--settle-s", "0.5", "--changes", "1"],
+    ),
     ("bench_mcp.py", ["--runs", "1", "--idle-s", "0.5", "--calls", "5"]),
     ("bench_memory.py", ["--sizes", "100", "--queries", "5"]),
     ("bench_mqtt_fleet.py", ["--nodes", "2", "--calls", "5"]),

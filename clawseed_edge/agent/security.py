@@ -27,7 +27,7 @@ import os
 import time
 import uuid
 from collections import OrderedDict, deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -490,15 +490,3 @@ def _summarize(call: ToolCall, limit: int = 120) -> str:
     args = ", ".join(f"{k}={v!r}" for k, v in call.arguments.items())
     text = f"{call.name}({args})"
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def policy_from_mapping(options: Mapping[str, Any], **kwargs: Any) -> SecurityPolicy:
-    """Build a policy from a config mapping (``autonomy``, ``allowed_commands`` ...)."""
-    known = {
-        "autonomy", "allowed_commands", "forbidden_paths", "max_actions_per_hour",
-        "approval_timeout_s", "workspace_dir", "auto_approve",
-    }  # fmt: skip
-    unknown = set(options) - known
-    if unknown:
-        raise ValueError(f"unknown policy option(s): {', '.join(sorted(unknown))}")
-    return SecurityPolicy(**{**dict(options), **kwargs})

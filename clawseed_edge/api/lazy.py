@@ -19,7 +19,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["lazy_face"]
+__all__ = ["lazy_face", "without_httpx_cli"]
 
 
 def lazy_face(
@@ -47,3 +47,16 @@ def lazy_face(
         return sorted(public)
 
     return __getattr__, __dir__
+
+
+def without_httpx_cli() -> None:
+    """Keep httpx's command line out of this process (call before the first ``import httpx``).
+
+    httpx's ``__init__`` tries ``from ._main import main``, whose module imports click and
+    pygments before it fails on rich when those happen to be installed: about 2 MB of RSS for a
+    command line the service never runs. A None entry for ``httpx._main`` makes that import fail
+    at once, and httpx defines its stub ``main`` that asks for ``httpx[cli]``. Does nothing once
+    httpx (or its ``_main``) is imported.
+    """
+    if "httpx" not in sys.modules:
+        sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]

@@ -126,6 +126,9 @@ def _subcommand_parsers(parser: argparse.ArgumentParser) -> list[argparse.Argume
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit code."""
+    from clawseed_edge.api.lazy import without_httpx_cli
+
+    without_httpx_cli()  # the service and the CLI never run httpx's own command line
     if argv is None:
         argv = sys.argv[1:]
     parser = build_parser(argv)

@@ -39,7 +39,9 @@ def register(sub: Any) -> None:
     p_hist.add_argument("--quantity", "-q", help="temperature, humidity ... (default: all)")
     p_hist.add_argument("--since", default=None, help="10m, 24h, 7d, 'last night' (default 24h)")
     p_hist.add_argument("--from", dest="start", help="ISO 8601 local time (or Unix seconds)")
-    p_hist.add_argument("--to", dest="end", help="ISO 8601 local time (default: now)")
+    p_hist.add_argument(
+        "--to", dest="end", help="ISO 8601 local time or Unix seconds (default: now)"
+    )
     p_hist.add_argument("--points", type=int, default=24, help=f"points (1..{MAX_POINTS})")
     out = p_hist.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print JSON")

@@ -5,6 +5,9 @@ Started when a sensor bank has a sensor with an ``update_interval``: opens
 :class:`~.sampler.SensorSampler`, flushes the batch of new values every ``flush_s`` seconds and
 prunes each resolution once an hour, and gives the agent the ``sensor_history`` tool. Stopped
 in reverse: the sampler, then a last flush, then the file.
+
+The flush has no timer of its own: every value comes from a sampler pass, so the first pass
+after ``flush_s`` starts it, in the wake-up the loop already had (one less a flush).
 """
 
 from __future__ import annotations
@@ -51,6 +54,8 @@ class SensorRecorder:
         self.history: SensorHistory | None = None
         self.sampler: SensorSampler | None = None
         self._upkeep: asyncio.Task[None] | None = None
+        self._flush_at = 0.0
+        self._pruned_at = -PRUNE_EVERY_S  # the first flush prunes too
 
     async def start(self) -> None:
         """Open the history (if on) and start sampling. Raises StateError for a bad file."""
@@ -62,22 +67,27 @@ class SensorRecorder:
             )
         from .sampler import SensorSampler  # with a sensor to sample only
 
-        self.sampler = SensorSampler(self.bank, self.history, clock=self.clock)
+        on_pass = self._after_pass if self.history is not None else None
+        self.sampler = SensorSampler(self.bank, self.history, clock=self.clock, on_pass=on_pass)
+        self._flush_at = time.monotonic() + self.settings.flush_s
         self.sampler.start()
-        if self.history is not None:
-            self._upkeep = asyncio.create_task(self._keep(self.history), name="history-upkeep")
 
-    async def _keep(self, history: SensorHistory) -> None:
-        pruned_at = 0.0
-        while True:
-            await asyncio.sleep(self.settings.flush_s)
-            try:
-                await history.flush()
-                if time.monotonic() - pruned_at >= PRUNE_EVERY_S:
-                    pruned_at = time.monotonic()
-                    await history.prune()
-            except Exception:  # a full disk: keep sampling, try again at the next flush
-                log.exception("writing the sensor history failed")
+    def _after_pass(self) -> None:
+        """After each sampler pass: start a flush when one is due and none is running."""
+        busy = self._upkeep is not None and not self._upkeep.done()
+        if busy or self.history is None or time.monotonic() < self._flush_at:
+            return
+        self._flush_at = time.monotonic() + self.settings.flush_s
+        self._upkeep = asyncio.create_task(self._write(self.history), name="history-flush")
+
+    async def _write(self, history: SensorHistory) -> None:
+        try:
+            await history.flush()
+            if time.monotonic() - self._pruned_at >= PRUNE_EVERY_S:
+                self._pruned_at = time.monotonic()
+                await history.prune()
+        except Exception:  # a full disk: keep sampling, try again at the next flush
+            log.exception("writing the sensor history failed")
 
     def tools(self) -> list[Any]:
         """``sensor_history`` when the history is on."""
@@ -98,8 +108,7 @@ class SensorRecorder:
         if self.sampler is not None:
             await self.sampler.aclose()
         task, self._upkeep = self._upkeep, None
-        if task is not None:
-            task.cancel()
+        if task is not None:  # a flush under way completes (the last one follows)
             await asyncio.gather(task, return_exceptions=True)
         if self.history is not None:
             await self.history.aclose()

@@ -16,11 +16,17 @@ A sensor whose read failed, or that gave no new reading for ``stale_after`` time
 ``update_interval`` (3 by default), is unknown: a :class:`~clawseed_edge.api.SensorReading`
 with an ``error`` is published once, and automations treat its values as unknown until a new
 value comes through.
+
+In :meth:`run` each sensor's bank worker reads it on its own, just before each pass
+(:meth:`~clawseed_edge.peripherals.sensors.bank.SensorBank.read_ahead`): the pass finds the
+reading waiting, so an idle minute at 1 s costs one wake-up of the loop per pass (and one of each
+worker per read) instead of a job posted to each worker and a result sent back to the loop.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -71,6 +77,10 @@ class SensorSampler:
         history: Where filtered values are kept (None: only published).
         clock: Unix seconds; the filters' time and the history's.
         sleep: ``asyncio.sleep`` (tests replace it).
+        read_ahead: In :meth:`run`, have the bank's workers read before each pass on their
+            own (monotonic) clock; off where ``clock`` and ``sleep`` are not the real ones.
+        on_pass: Called after each pass of :meth:`run` (the history's flush: work that can
+            wait for a wake-up the loop has anyway).
     """
 
     def __init__(
@@ -80,8 +90,13 @@ class SensorSampler:
         *,
         clock: Callable[[], float] = time.time,
         sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+        read_ahead: bool = True,
+        on_pass: Callable[[], None] | None = None,
     ) -> None:
+        self.on_pass = on_pass
         self.bank = bank
+        self.read_ahead = read_ahead
+        self._reading_ahead = False
         self.history = history
         self._clock = clock
         self._sleep = sleep
@@ -121,7 +136,9 @@ class SensorSampler:
                 s.fresh_at = now  # staleness counts from the first pass
             out: dict[str, list[float]] = {q: c.tick(now) for q, c in s.chains.items()}
             if now >= s.due:
-                s.due = _next_due(s.due, s.interval, now)
+                slot, s.due = s.due, _next_due(s.due, s.interval, now)
+                if self._reading_ahead and s.due != slot + s.interval:
+                    self._ahead(s, now)  # the grid restarted (a very late pass): follow it
                 values = await self._read(s)
                 if values:
                     s.fresh_at = now
@@ -196,18 +213,39 @@ class SensorSampler:
         is logged; the loop goes on.
         """
         start = self._clock()
+        self._reading_ahead = self.read_ahead
         for s in self._sensors.values():
             if s.due <= 0:
                 s.due = start + s.interval
             for chain in s.chains.values():
                 chain.start(start)  # ESPHome's intervals count from boot, not the first value
-        while True:
-            try:
-                due = await self.step(self._clock())
-            except Exception:
-                log.exception("the sensor sampler failed a pass")
-                due = self._clock() + 1.0
-            await self._sleep(min(MAX_SLEEP_S, max(0.0, due - self._clock())))
+            if self.read_ahead:
+                self._ahead(s, start)
+        try:
+            while True:
+                try:
+                    due = await self.step(self._clock())
+                    if self.on_pass is not None:
+                        self.on_pass()
+                except Exception:
+                    log.exception("the sensor sampler failed a pass")
+                    due = self._clock() + 1.0
+                await self._sleep(min(MAX_SLEEP_S, max(0.0, due - self._clock())))
+        finally:
+            self._reading_ahead = False
+            for s in self._sensors.values():
+                self._stop_ahead(s)
+
+    def _ahead(self, s: _Sampled, now: float) -> None:
+        read_ahead = getattr(self.bank, "read_ahead", None)
+        if read_ahead is not None:
+            read_ahead(s.name, s.due - now, s.interval)
+
+    def _stop_ahead(self, s: _Sampled) -> None:
+        read_ahead = getattr(self.bank, "read_ahead", None)
+        if read_ahead is not None:
+            with contextlib.suppress(ClawseedError):
+                read_ahead(s.name, 0.0, 0.0)
 
     def start(self) -> None:
         """Start :meth:`run` as the sampler's own task (idempotent)."""

@@ -12,6 +12,7 @@ the local zone (a DST night is 8 or 10 hours long, as the clock on the wall says
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 import time
 from collections.abc import Callable, Mapping
@@ -44,22 +45,44 @@ def _local(day: dt.date, hour: int, tz: dt.tzinfo | None) -> float:
     return dt.datetime(day.year, day.month, day.day, hour, tzinfo=tz).timestamp()
 
 
+#: The times a window may name, in Unix seconds: 1970-01-01 .. 2999-12-31 (UTC). Outside it
+#: the platform's time functions overflow (a year-1 ``from``), and no sensor kept a value.
+EARLIEST_S = 0.0
+LATEST_S = 32_503_680_000.0
+
+#: Unix seconds written as text: ``1790000000`` or ``1790000000.5``.
+_UNIX = re.compile(r"\+?\d{1,12}(?:\.\d{1,9})?")
+
+
 def _when(value: Any, what: str, tz: dt.tzinfo | None) -> float:
+    seconds: float | None = None
     if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
-    if isinstance(value, str):
+        seconds = float(value)
+    elif isinstance(value, str) and _UNIX.fullmatch(text := value.strip()):
+        seconds = float(text)
+    elif isinstance(value, str):
         try:
-            parsed = dt.datetime.fromisoformat(value.strip())
+            parsed = dt.datetime.fromisoformat(text)
         except ValueError:
             pass
         else:
             if parsed.tzinfo is None and tz is not None:
                 parsed = parsed.replace(tzinfo=tz)
-            return parsed.timestamp()
-    raise ToolArgumentsInvalid(
-        f"{what}: {str(value)[:40]!r} is not a time; write ISO 8601 such as "
-        "'2026-12-01T22:00' (local time) or Unix seconds"
-    )
+            try:
+                seconds = parsed.timestamp()
+            except (OverflowError, ValueError, OSError):
+                seconds = -math.inf  # year 1 in local time: before anything the range allows
+    if seconds is None:
+        raise ToolArgumentsInvalid(
+            f"{what}: {str(value)[:40]!r} is not a time; write ISO 8601 such as "
+            "'2026-12-01T22:00' (local time) or Unix seconds"
+        )
+    if not EARLIEST_S <= seconds <= LATEST_S:  # also NaN and the infinities
+        raise ToolArgumentsInvalid(
+            f"{what}: {str(value)[:40]!r} is outside the times history can hold "
+            "(1970-01-01 .. 2999-12-31); give a time in that range"
+        )
+    return seconds
 
 
 def parse_window(
@@ -76,14 +99,15 @@ def parse_window(
         window: ``"last night"`` (22:00-07:00 local, up to now while it lasts), ``"today"``,
             ``"yesterday"``, ``"24h"``, ``"10m"``, ``"last 7 days"``, ``"last hour"``,
             ``"week"``; ignored when ``start`` is given.
-        start, end: ISO 8601 (local time when no offset is written) or Unix seconds; ``end``
-            defaults to now.
+        start, end: ISO 8601 (local time when no offset is written) or Unix seconds (a
+            number, or a string of digits); ``end`` defaults to now. Both within 1970-01-01 ..
+            2999-12-31.
         now: The current Unix time.
         tz: The local zone (None: the system's).
 
     Raises:
-        ToolArgumentsInvalid: Words it does not know (what it knows is listed), end before
-            start, a window longer than 400 days.
+        ToolArgumentsInvalid: Words it does not know (what it knows is listed), a time that is
+            not one or is out of range, end before start, a window longer than 400 days.
     """
     if start is not None:
         a = _when(start, "from", tz)

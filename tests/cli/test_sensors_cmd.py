@@ -91,3 +91,17 @@ def test_stored_points_are_shown_and_a_removed_sensor_keeps_its_history(
     assert main(["--config", config, "sensors", "history", "old_probe", "--since", "1h"]) == 0
     captured = capsys.readouterr()
     assert "no longer in the config" in captured.err and "5" in captured.out
+
+
+def test_from_takes_unix_seconds_and_a_year_1_time_is_a_clear_error(
+    config: str, clawseed_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seed(clawseed_home)
+    since = str(int(time.time()) - 3600)
+    assert main(["--config", config, "sensors", "history", "greenhouse", "--from", since]) == 0
+    assert "21.5" in capsys.readouterr().out
+    args = ["--config", config, "sensors", "history", "greenhouse", "--from", "0001-01-01T00:00"]
+    assert main(args) == 2  # a usage error
+    err = capsys.readouterr().err
+    assert "from: '0001-01-01T00:00' is outside the times history can hold" in err
+    assert "Traceback" not in err

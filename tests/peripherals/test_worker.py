@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 
 import pytest
 
 from clawseed_edge.api import ResourceClosed
-from clawseed_edge.peripherals.worker import BlockingWorker
+from clawseed_edge.peripherals.worker import BlockingWorker, Outcome, Repeating
 
 
 async def test_runs_in_order_on_one_named_thread() -> None:
@@ -80,3 +81,53 @@ async def test_close_is_bounded_when_a_job_hangs() -> None:
     assert await worker.aclose(timeout_s=0.05) is False  # gave up waiting, did not block
     gate.set()
     await hung
+
+
+async def _outcome(rep: Repeating) -> Outcome:
+    """The next outcome of ``rep`` (a bound on attempts, not a timing assertion)."""
+    for _ in range(1000):
+        out = rep.take()
+        if out is not None:
+            return out
+        await asyncio.sleep(0.01)
+    raise AssertionError("no outcome within 10 s")
+
+
+async def test_a_repeated_call_runs_on_the_worker_and_waits_to_be_taken() -> None:
+    worker = BlockingWorker("bus-test")
+    calls: list[str] = []
+
+    def read() -> int:
+        calls.append(threading.current_thread().name)
+        if len(calls) == 2:
+            raise OSError("a bad read")
+        return len(calls)
+
+    rep = worker.repeat(read, ready_in_s=0.0, every_s=0.05)
+    first = await _outcome(rep)
+    assert first.result == 1 and first.error is None
+    second = await _outcome(rep)
+    assert isinstance(second.error, OSError) and second.result is None  # kept, for the taker
+    assert (await _outcome(rep)).result >= 3
+    # Jobs still run between the repeated calls, on the same thread.
+    assert await worker.run(threading.current_thread) is not threading.current_thread()
+    assert set(calls) == {"bus-test"}
+    rep.cancel()
+    assert rep.take() is None
+    assert await worker.aclose()
+    done = len(calls)
+    await asyncio.sleep(0.2)
+    assert len(calls) == done  # closed: no more calls
+
+
+async def test_a_repeated_call_starts_early_enough_for_its_own_duration() -> None:
+    worker = BlockingWorker("bus-test")
+    rep = worker.repeat(lambda: time.sleep(0.1), ready_in_s=0.0, every_s=1.0)
+    await _outcome(rep)
+    # The call took 0.1 s or more: the next one starts at least 0.16 s before its slot.
+    assert 0.16 <= rep.lead <= 0.8
+    assert rep.due == rep.ready_by - rep.lead
+    rep.cancel()
+    assert await worker.aclose()
+    with pytest.raises(ResourceClosed):
+        worker.repeat(lambda: None, 0.0, 1.0)

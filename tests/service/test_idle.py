@@ -119,8 +119,9 @@ async def main():
     await asyncio.sleep(0.2)  # the gateway serves; nothing is asked of it
     tools = sorted(service.runtime.agent.registry.names())
     loaded = [m for m in sys.modules if m.startswith("clawseed_edge.")]
+    total = len(sys.modules)
     await service.aclose()
-    print(json.dumps({"tools": tools, "loaded": loaded}))
+    print(json.dumps({"tools": tools, "loaded": loaded, "total": total}))
 
 asyncio.run(main())
 """
@@ -144,6 +145,16 @@ def test_an_idle_gateway_loads_none_of_our_modules_its_config_does_not_use(
     assert "clawseed_edge.peripherals.gpio.pi_gpio" in result["loaded"]
     # ... and nothing the configuration does not use was imported.
     assert sorted(set(UNUSED_AT_IDLE) & set(result["loaded"])) == []
+    # A total, not only a list: a new import on the way to the first request shows here even
+    # when nobody thought to name it above. Raise a budget only with a reason in the commit.
+    assert len(result["loaded"]) <= IDLE_OWN_MODULES, len(result["loaded"])
+    assert result["total"] <= IDLE_ALL_MODULES, result["total"]
+
+
+#: The modules an idle gateway (the configuration above) has loaded, ours and all, measured
+#: 2026-12-02 (151 and 551 with the dev extras installed) plus a margin for a small module.
+IDLE_OWN_MODULES = 155
+IDLE_ALL_MODULES = 560
 
 
 @pytest.mark.parametrize(
@@ -159,6 +170,9 @@ def test_an_idle_gateway_loads_none_of_our_modules_its_config_does_not_use(
         ("clawseed_edge.agent", "glob"),  # for a shell command with a wildcard
         ("clawseed_edge.state", "clawseed_edge.state.history"),  # a sampled sensor only
         ("clawseed_edge.service.recorder", "clawseed_edge.service.sampler"),  # likewise
+        # httpx's own command line, which the Telegram client (and the CLI) never run.
+        ("clawseed_edge.channels.telegram.client", "pygments"),
+        ("clawseed_edge.channels.telegram.client", "click"),
     ],
 )
 def test_a_standard_module_is_imported_only_by_what_uses_it(module: str, unused: str) -> None:

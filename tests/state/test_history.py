@@ -162,3 +162,29 @@ async def test_closed_history_refuses(tmp_path: Path) -> None:
     await h.aclose()
     with pytest.raises(ResourceClosed, match="closed"):
         await h.summary("greenhouse", "temperature", 0, 1)
+
+
+async def test_a_failed_flush_is_rolled_back_whole_and_its_batch_written_next_time(
+    tmp_path: Path,
+) -> None:
+    import sqlite3
+
+    clock = Clock(T0 + 200)
+    async with await SensorHistory.open(tmp_path / "h.db", clock=clock) as history:
+        # The store refuses the batch halfway (after the points, before the aggregates) ...
+        with sqlite3.connect(tmp_path / "h.db") as other:
+            other.execute(
+                "CREATE TRIGGER refuse BEFORE INSERT ON minutes "
+                "BEGIN SELECT RAISE(ABORT, 'disk says no'); END"
+            )
+        history.record(point(T0 + 5, 1.0))
+        history.record(point(T0 + 65, 2.0))
+        with pytest.raises(sqlite3.IntegrityError, match="disk says no"):
+            await history.flush()
+        assert history.pending == 2  # ... so nothing of it was kept, and it waits
+        assert await history.summary("greenhouse", "temperature", T0, T0 + 120) is None
+        with sqlite3.connect(tmp_path / "h.db") as other:
+            other.execute("DROP TRIGGER refuse")
+        assert await history.flush() == 2
+        s = await history.summary("greenhouse", "temperature", T0, T0 + 120)
+        assert s is not None and (s.count, s.min, s.max) == (2, 1.0, 2.0)  # once, not twice

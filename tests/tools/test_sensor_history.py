@@ -113,3 +113,20 @@ async def test_a_turn_answers_how_cold_it_was_last_night(tmp_path: Path) -> None
         sent = provider.requests[1].messages[-1]
         assert sent.role == "tool"
         assert "min 2.5 °C at 05:10" in sent.content
+
+
+def test_unix_seconds_as_text_and_times_outside_the_range() -> None:
+    # --from/--to arrive as text: Unix seconds are accepted as the help says.
+    start, end, _ = parse_window(None, "1790000000", "1790003600.5", now=1_800_000_000.0)
+    assert (start, end) == (1_790_000_000.0, 1_790_003_600.5)
+    for bad, what in (
+        ("0001-01-01T00:00", "from"),  # overflowed the platform's mktime: a traceback before
+        ("0001-01-01T00:00+00:00", "from"),
+        (-5, "from"),
+        (float("nan"), "from"),
+        ("9999-12-31T23:59", "from"),
+    ):
+        with pytest.raises(ToolArgumentsInvalid, match=f"^{what}: .* outside the times"):
+            parse_window(None, bad, now=1_800_000_000.0)
+    with pytest.raises(ToolArgumentsInvalid, match=r"^to: .* outside the times"):
+        parse_window(None, "2026-12-01T22:00", "0001-01-01", now=1_800_000_000.0)

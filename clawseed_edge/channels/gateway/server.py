@@ -4,6 +4,11 @@
 would own the loop and the process). We bind the socket ourselves, so a refused or busy address
 is our error with our message, and port 0 gives an ephemeral port (tests). The service owns the
 signals: the embedded server installs no handlers of its own.
+
+Nor does it tick: uvicorn's ``main_loop`` wakes 10 times a second (to refresh the ``date``
+header and to look at ``should_exit``), 600 wake-ups in an idle minute of a Pi that has nothing
+to do. The embedded server runs uvicorn's own ``startup`` and ``shutdown`` and waits on an event
+in between; the ``date`` header is made when a response asks for it (at most once a second).
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import contextlib
 import ipaddress
 import logging
 import socket
+import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any
 
@@ -169,12 +175,13 @@ class GatewayServer:
         )
         server = self._server = _EmbeddedServer(config)
         self._task = asyncio.create_task(server.serve(sockets=[sock]), name="gateway-server")
-        while not server.started:
-            if self._task.done():
-                sock.close()
-                self._task.result()
-                raise RuntimeError("the gateway server stopped while starting; see the log")
-            await asyncio.sleep(0.005)  # uvicorn offers no started event to await
+        started = asyncio.create_task(server.started_event.wait())
+        await asyncio.wait([self._task, started], return_when=asyncio.FIRST_COMPLETED)
+        if not server.started:
+            started.cancel()
+            sock.close()
+            self._task.result()
+            raise RuntimeError("the gateway server stopped while starting; see the log")
         self.state = Lifecycle.OPEN
         log.debug("gateway listening on %s", self.url)  # the service prints it for people
 
@@ -192,7 +199,7 @@ class GatewayServer:
             self.state = Lifecycle.CLOSED
             return
         self.state = Lifecycle.CLOSING
-        self._server.should_exit = True
+        self._server.request_exit()
         try:
             async with asyncio.timeout(timeout_s):
                 await asyncio.shield(self._task)
@@ -208,12 +215,59 @@ class GatewayServer:
 
 def _embedded_server_class() -> Any:
     import uvicorn
+    from uvicorn.server import ServerState
+
+    class DatedState(ServerState):
+        """uvicorn's shared state whose default headers carry a ``date`` made on demand."""
+
+        def __init__(self, config: Any) -> None:
+            self._config = config
+            self._second = -1
+            self._headers: list[tuple[bytes, bytes]] = []
+            super().__init__()
+
+        @property
+        def default_headers(self) -> list[tuple[bytes, bytes]]:
+            # Read by the HTTP protocol for each response (the WebSocket one per handshake).
+            second = int(time.time())
+            if second != self._second:
+                from email.utils import formatdate
+
+                self._second = second
+                date = [(b"date", formatdate(second, usegmt=True).encode())]
+                extra = list(self._config.encoded_headers)
+                self._headers = (date if self._config.date_header else []) + extra
+            return self._headers
+
+        @default_headers.setter
+        def default_headers(self, value: list[tuple[bytes, bytes]]) -> None:
+            pass  # uvicorn's __init__ and tick set it; ours is made on demand
 
     class EmbeddedServer(uvicorn.Server):
+        def __init__(self, config: Any) -> None:
+            super().__init__(config)
+            self.server_state = DatedState(config)
+            self.started_event = asyncio.Event()
+            self._exit = asyncio.Event()
+
         @contextlib.contextmanager
         def capture_signals(self) -> Iterator[None]:
             # The service owns SIGTERM/SIGINT (safe state first); uvicorn must not take them.
             yield
+
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets=sockets)
+            self.started_event.set()
+
+        async def main_loop(self) -> None:
+            # Instead of uvicorn's 10 Hz tick: sleep until asked to stop.
+            if not self.should_exit:
+                await self._exit.wait()
+
+        def request_exit(self) -> None:
+            """Stop serving (uvicorn's shutdown: stop accepting, close, wait for the tasks)."""
+            self.should_exit = True
+            self._exit.set()
 
     return EmbeddedServer
 

@@ -18,7 +18,7 @@ import ssl
 from collections.abc import Sequence
 from typing import Any
 
-import httpx
+from clawseed_edge.api.lazy import without_httpx_cli
 
 from .errors import (
     TelegramApiError,
@@ -27,6 +27,10 @@ from .errors import (
     TelegramUnauthorized,
     TelegramUnreachable,
 )
+
+without_httpx_cli()  # click and pygments (1.95 MB) came with httpx, for its command line only
+
+import httpx  # noqa: E402
 
 __all__ = ["DEFAULT_API_BASE", "MAX_REPLY_BYTES", "BotApi"]
 

@@ -162,6 +162,14 @@ class GpioDevice(PinDevice):
         pull_up = cfg.effective_pull_up
         # With an external pull (None), active_high says which level is "active".
         active_state = cfg.active_high if pull_up is None else None
+        if cls.__name__ == "Button":
+            # gpiozero's Button is HoldMixin + DigitalInputDevice, and HoldMixin starts a thread
+            # that wakes 10 times a second, for ever, to fire ``when_held``; no button here has a
+            # hold time, so the input device alone: its events come from the pin's edge
+            # callback (lgpio's alerts, MockPin's drive_*), the same pull, bounce and levels.
+            import gpiozero
+
+            cls = gpiozero.DigitalInputDevice
         return cls(
             self.pin_name,
             pull_up=pull_up,

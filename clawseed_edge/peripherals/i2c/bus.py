@@ -17,11 +17,11 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from clawseed_edge.api import BusLost, HardwareError, Lifecycle, ResourceClosed
 
-from ..worker import BlockingWorker
+from ..worker import BlockingWorker, Repeating
 from .smbus import (
     LOST_ERRNOS,
     NACK_ERRNOS,
@@ -159,6 +159,27 @@ class I2CBus:
         Safe to cancel: an operation already on the worker completes there.
         """
         return await self._submit(self.call_sync, fn, what, address)
+
+    def repeat(
+        self,
+        fn: Callable[[SMBusLike], Any],
+        *,
+        what: str,
+        address: int | None,
+        ready_in_s: float,
+        every_s: float,
+    ) -> Repeating:
+        """:meth:`call` made by the worker on its own every ``every_s`` seconds (see
+        :meth:`~..worker.BlockingWorker.repeat`); each outcome waits in the returned object.
+
+        Raises:
+            HardwareError: The bus is not open.
+        """
+        self._refuse_if_closed()
+        worker = self._worker
+        if worker is None:
+            raise HardwareError(f"i2c-{self.number} is not open")
+        return worker.repeat(lambda: self.call_sync(fn, what, address), ready_in_s, every_s)
 
     def call_sync(self, fn: Callable[[SMBusLike], T], what: str, address: int | None) -> T:
         """:meth:`call` on the calling thread (the worker, or an exit hook with no loop)."""

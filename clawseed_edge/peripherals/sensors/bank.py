@@ -4,9 +4,8 @@ It owns one :class:`~clawseed_edge.peripherals.i2c.I2CBus` per bus number (each 
 thread) and one :class:`~.worker.BlockingWorker` per sysfs sensor; drivers run only there.
 With ``sim`` the same drivers run against a :class:`~.sim.SensorSimulation`.
 
-Readings are cached for each sensor's minimum interval (a DHT22 must rest 2 s between
-measurements; a model asking twice in one turn gets the same reading, marked cached). A failed
-read is never cached: the next call tries the sensor again.
+Readings are cached for each sensor's minimum interval (:mod:`.channel`; a DHT22 rests 2 s
+between measurements). A failed read is never cached: the next call tries the sensor again.
 """
 
 from __future__ import annotations
@@ -15,7 +14,6 @@ import dataclasses
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +31,7 @@ from clawseed_edge.api import (
 
 from ..sensor_driver import Reading
 from ..worker import BlockingWorker
+from .channel import SensorChannel as _Channel
 from .config import I2CSettings, ValidSensor, where
 from .feeds import SensorFeeds
 from .registry import DriverRegistry, default_driver_registry
@@ -47,22 +46,6 @@ __all__ = ["KERNEL_PIN_DRIVERS", "SensorBank"]
 KERNEL_PIN_DRIVERS = frozenset({"ds18b20", "dht11", "dht22"})
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(slots=True)
-class _Channel:
-    """One configured sensor or display and its runtime state."""
-
-    valid: ValidSensor
-    driver: Any = None
-    ready: bool = False
-    last: Reading | None = None
-    last_at: float = 0.0
-    worker: BlockingWorker | None = None
-
-    @property
-    def name(self) -> str:
-        return self.valid.name
 
 
 class SensorBank:
@@ -231,6 +214,9 @@ class SensorBank:
         if self.state is Lifecycle.CLOSED:
             return
         self.state = Lifecycle.CLOSED
+        for ch in self._channels.values():
+            if ch.ahead is not None:
+                ch.ahead.cancel()
         for bus in self._buses.values():
             await bus.aclose()
         for ch in self._channels.values():
@@ -307,26 +293,53 @@ class SensorBank:
         ch = self._channel(name)
         if ch.valid.display:
             raise DeviceNotFound(f"{name} is a display, not a sensor; use display_show")
-        now = self._clock()
-        if ch.last is not None and now - ch.last_at < ch.valid.min_interval_s:
+        ahead = ch.take_ahead()  # read by the worker just before (see read_ahead)
+        if ahead is None and ch.last is not None and self._clock() - ch.last_at < ch.cache_s:
             return dataclasses.replace(ch.last, cached=True)
         try:
-            values = await self._run(ch, lambda d: d.read(), "reading")
+            if ahead is None:
+                values, age = await self._run(ch, lambda d: d.read(), "reading"), 0.0
+            elif ahead[0].error is not None:
+                if ch.valid.transport == "i2c":
+                    ch.ready = False  # as after a read when asked: set the chip up again
+                raise ahead[0].error
+            else:
+                values, age = ahead[0].result, ahead[1]
         except HardwareError as exc:
             self.feeds.publish_read(SensorReading(self.name, name, {}, {}, time.time(), str(exc)))
             raise
-        q = {q.name: q for q in ch.valid.driver.quantities}
-        reading = Reading(
-            sensor=name,
-            values=values,
-            units={k: q[k].unit for k in values},
-            time=time.time(),
-            decimals={k: q[k].decimals for k in values},
-        )
-        ch.last, ch.last_at = reading, now
+        reading = ch.keep(values, age, self._clock())  # taken age s ago; kept for the cache
         raw = SensorReading(self.name, name, values, reading.units, reading.time)
         self.feeds.publish_read(raw, for_filters=for_filters)
         return reading
+
+    def read_ahead(self, name: str, ready_in_s: float, every_s: float) -> bool:
+        """Have the worker of ``name`` read it on its own, ready in ``ready_in_s`` seconds, then
+        every ``every_s``; :meth:`read` takes the reading waiting there. For a reader on a fixed
+        interval: no job posted, no result sent back to the loop, the read done when it asks.
+
+        Replaces an earlier schedule; ``every_s`` 0 stops it. False when the sensor cannot be
+        read ahead (not connected, a display, no sysfs device): :meth:`read` reads as always.
+        """
+        ch = self._channel(name)
+        if ch.ahead is not None:
+            ch.ahead.cancel()
+            ch.ahead = None
+        if every_s <= 0 or self.state is not Lifecycle.OPEN or ch.valid.display:
+            return False
+        step = ch.step(lambda d: d.read())
+        if ch.valid.transport == "i2c":
+            what = f"reading {ch.name} ({ch.valid.config.driver})"
+            ch.ahead = self._buses[ch.valid.config.bus].repeat(
+                ch.on_bus(step),
+                what=what,
+                address=ch.valid.address,
+                ready_in_s=ready_in_s,
+                every_s=every_s,
+            )
+        elif (driver := ch.driver) is not None and ch.worker is not None:
+            ch.ahead = ch.worker.repeat(lambda: step(driver), ready_in_s, every_s)
+        return ch.ahead is not None
 
     def last_reading(self, name: str) -> Reading | None:
         """The last good reading of ``name`` (no hardware access), for status."""
@@ -413,10 +426,8 @@ class SensorBank:
     def contents(self) -> str:
         """What the bank holds, for the service's start line: ``2 sensors and 1 display``."""
         sensors, displays = len(self.sensor_names()), len(self.display_names())
-        parts = [f"{sensors} sensor{'' if sensors == 1 else 's'}"]
-        if displays:
-            parts.append(f"{displays} display{'' if displays == 1 else 's'}")
-        return " and ".join(parts)
+        text = f"{sensors} sensor{'' if sensors == 1 else 's'}"
+        return text + (f" and {displays} display{'' if displays == 1 else 's'}" if displays else "")
 
     def describe(self) -> str:
         """Lines for the system prompt: each sensor, where it is, what it measures, in what."""
@@ -474,22 +485,11 @@ class SensorBank:
         if self.state is not Lifecycle.OPEN:
             raise HardwareError(f"peripheral {self.name!r} is not connected")
         what = f"{verb} {ch.name} ({ch.valid.config.driver})"
-
-        def step(driver: Any) -> Any:
-            if not ch.ready:
-                driver.setup()
-                ch.ready = True
-            return op(driver)
-
+        step = ch.step(op)
         if ch.valid.transport == "i2c":
-
-            def on_bus(handle: Any) -> Any:
-                ch.driver.bus = handle  # a reopened bus has a new handle
-                return step(ch.driver)
-
             bus = self._buses[ch.valid.config.bus]
             try:
-                return await bus.call(on_bus, what=what, address=ch.valid.address)
+                return await bus.call(ch.on_bus(step), what=what, address=ch.valid.address)
             except HardwareError:
                 ch.ready = False  # a chip that was reset or replugged needs its setup again
                 raise

@@ -69,6 +69,13 @@ async def test_hour_day_and_week_of_bounded_points_and_the_two_kinds_of_missing(
             assert unknown.status_code == 404
             assert unknown.json()["error"]["code"] == "sensor_unknown"
             assert "configured sensors: greenhouse, shed" in unknown.json()["error"]["message"]
+            # A year-1 time is the client's mistake (400), not the server's (500).
+            for params in ({"from": "0001-01-01T00:00"}, {"from": "1", "to": "nan"}):
+                r = await http.get("/api/sensors/greenhouse/history", params=params)
+                assert r.status_code == 400, r.text
+                assert r.json()["error"]["code"] == "window_invalid"
+            r = await http.get("/api/sensors/greenhouse/history", params={"from": str(now - 60)})
+            assert r.status_code == 200 and r.json()["start"] == float(str(now - 60))
             empty = await http.get("/api/sensors/shed/history")
             assert empty.status_code == 404
             assert empty.json()["error"]["code"] == "history_empty"

@@ -46,6 +46,8 @@ class FakeLgpio(types.ModuleType):
         self.level: dict[int, int] = {}
         self.output: dict[int, bool] = {}
         self.flags: dict[int, int] = {}
+        #: gpio -> the function gpiozero registered for its edges (lgpio's alert callback).
+        self.alerts: dict[int, Callable[..., None]] = {}
 
     # --- what a test asks ---------------------------------------------------------------------
 
@@ -60,6 +62,12 @@ class FakeLgpio(types.ModuleType):
             if call[0] in ("gpio_claim_output", "gpio_write"):
                 out.append(int(bool(call[2])))
         return out
+
+    def edge(self, gpio: int, level: int, tick_ns: int = 0) -> None:
+        """What lgpio's alert thread does on an edge: the line's new level, then the callback."""
+        self.level[gpio] = level
+        self.flags[gpio] = self.flags.get(gpio, 0) & ~(self.SET_PULL_UP | self.SET_PULL_DOWN)
+        self.alerts[gpio](7, gpio, level, tick_ns)
 
     # --- lgpio's API as gpiozero uses it ------------------------------------------------------
 
@@ -132,6 +140,7 @@ class FakeLgpio(types.ModuleType):
 
     def callback(self, handle: int, gpio: int, edge: int, func: Callable[..., None]) -> Any:
         self.calls.append(("callback", gpio, edge))
+        self.alerts[gpio] = func
         return types.SimpleNamespace(cancel=lambda: self.calls.append(("cancel", gpio)))
 
 

@@ -1,12 +1,13 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from typing import Any
 
 from clawseed_edge.peripherals.gpio import loads_hardware_toml
 from clawseed_edge.peripherals.wired import InputEvent, InputRules
 from clawseed_edge.peripherals.wired.inputs import RateWindow
-from clawseed_edge.testing.hardware import press, release
+from clawseed_edge.testing.hardware import mock_pin, press, release
 
 from ..conftest import WIRING
 
@@ -65,3 +66,21 @@ async def test_button_edges_through_rules(sim_board: Any) -> None:
     rest = [m async for m in messages]
     assert rest == []
     assert rules.dropped == 1  # the third press
+
+
+async def test_a_button_on_mock_pins_has_no_hold_thread_and_keeps_pull_and_edges(
+    sim_board: Any,
+) -> None:
+    before = set(threading.enumerate())
+    board = await sim_board(WIRING)
+    pin = mock_pin(board, "doorbell")
+    assert pin.pull == "up" and board.device("doorbell").read() == 0  # released
+    stream = board.events()
+    press(board, "doorbell")
+    release(board, "doorbell")
+    got = [await asyncio.wait_for(stream.__anext__(), 2) for _ in range(2)]
+    assert [(e.device, e.value) for e in got] == [("doorbell", 1), ("doorbell", 0)]
+    assert [s.state for s in pin.states][-2:] == [False, True]  # low (pressed), high again
+    started = set(threading.enumerate()) - before
+    assert not [t for t in started if "held" in repr(getattr(t, "_target", ""))]
+    await board.disconnect()

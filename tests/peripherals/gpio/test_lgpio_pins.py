@@ -3,8 +3,10 @@ through at start, at estop and when a servo moves."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -224,3 +226,36 @@ async def test_a_pwm_led_on_a_line_high_at_boot_never_starts_at_full(
     assert fake_lgpio.levels(5)[0] == 0 and 1 not in fake_lgpio.levels(5)
     assert 100 not in _pwm_duties(fake_lgpio, 5)
     assert 50 in _pwm_duties(fake_lgpio, 5)
+
+
+BUTTON = """
+[hardware]
+board = "rpi4b"
+pin_factory = "lgpio"
+
+[[devices]]
+name = "doorbell"
+pin = "GPIO27"
+kind = "button"
+"""
+
+
+async def test_a_button_takes_its_edges_from_lgpio_alerts_with_no_polling_thread(
+    fake_lgpio: FakeLgpio,
+) -> None:
+    before = set(threading.enumerate())
+    board = PiGpio(loads_hardware_toml(BUTTON), sim=False)
+    await board.connect()
+    try:
+        # The line is an alert line (both edges), not a line a thread samples.
+        assert ("gpio_claim_alert", 27, fake_lgpio.BOTH_EDGES) == fake_lgpio.calls_for(27)[-2][:3]
+        stream = board.events()
+        fake_lgpio.edge(27, 0)  # pulled up: low is pressed
+        fake_lgpio.edge(27, 1)
+        got = [await asyncio.wait_for(stream.__anext__(), 2) for _ in range(2)]
+        assert [(e.device, e.value) for e in got] == [("doorbell", 1), ("doorbell", 0)]
+        # No gpiozero hold thread (it would wake 10 times a second for ever).
+        started = set(threading.enumerate()) - before
+        assert not [t for t in started if "held" in repr(getattr(t, "_target", ""))]
+    finally:
+        await board.disconnect()

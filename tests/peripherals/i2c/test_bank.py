@@ -81,7 +81,9 @@ async def test_a_reading_within_the_minimum_interval_is_cached() -> None:
         model = bank.sim.sensor("air")
         first = await bank.read("air")
         model.set(temperature=30.0)
-        clock.now += 4.9
+        # Served from the cache for the minimum interval less a tolerance (here 0.5 s), so a
+        # reader on a 5 s grid whose pass comes a little early still gets its new reading.
+        clock.now += 4.4
         again = await bank.read("air")
         clock.now += 0.2
         fresh = await bank.read("air")
@@ -232,3 +234,63 @@ async def test_a_display_option_its_model_lacks_is_left_to_the_driver() -> None:
     )
     with pytest.raises(ConfigInvalid, match="driver hd44780 does not take these options"):
         await bank.connect()
+
+
+async def _waiting(bank: SensorBank, name: str) -> None:
+    """Until the worker's reading of ``name`` waits to be taken (bounded attempts)."""
+    import asyncio
+
+    rep = bank._channel(name).ahead
+    assert rep is not None
+    for _ in range(1000):
+        if rep._outcome is not None:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the worker read nothing within 10 s")
+
+
+async def test_a_reading_taken_ahead_by_the_worker_is_new_and_costs_no_bus_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from clawseed_edge.peripherals.i2c.bus import I2CBus
+    from clawseed_edge.testing.sensors import sim_sensor_bank
+
+    asked: list[str] = []
+    call = I2CBus.call
+
+    async def counted(self: I2CBus, fn: Callable[..., object], **kw: object) -> object:
+        asked.append(str(kw.get("what")))
+        return await call(self, fn, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(I2CBus, "call", counted)
+    bank = sim_sensor_bank('[[sensors]]\nname = "air"\ndriver = "bme280"\n')
+    async with bank:
+        model = bank.sim.sensor("air")
+        model.set(temperature=30.0)
+        seen: list[object] = []
+        bank.states.subscribe(seen.append)
+        asked.clear()  # what connecting asked of the bus
+        assert bank.read_ahead("air", ready_in_s=0.0, every_s=5.0)
+        await _waiting(bank, "air")
+        reading = await bank.read("air")
+        assert (reading.cached, reading.values["temperature"]) == (False, 30.0)
+        assert asked == [] and model.measurements == 1  # read by the worker alone
+        assert len(seen) == 1  # published when taken, like any new reading
+        again = await bank.read("air")  # nothing waiting: within the minimum interval, cached
+        assert again.cached and model.measurements == 1
+        assert not bank.read_ahead("air", 0.0, 0.0)  # stopped
+    assert not bank.read_ahead("air", 0.0, 1.0)  # not connected: read when asked
+
+
+async def test_a_failed_read_ahead_is_the_next_reads_error() -> None:
+    from clawseed_edge.api import HardwareError
+    from clawseed_edge.testing.sensors import sim_sensor_bank
+
+    bank = sim_sensor_bank('[[sensors]]\nname = "air"\ndriver = "bme280"\n')
+    async with bank:
+        bank.sim.bus(1).present = False  # the adapter was unplugged
+        assert bank.read_ahead("air", ready_in_s=0.0, every_s=5.0)
+        await _waiting(bank, "air")
+        with pytest.raises(HardwareError):
+            await bank.read("air")
+        bank.read_ahead("air", 0.0, 0.0)
