@@ -32,6 +32,11 @@ RUNS: list[tuple[str, list[str]]] = [
     ("bench_memory.py", ["--sizes", "100", "--queries", "5"]),
     ("bench_mqtt_fleet.py", ["--nodes", "2", "--calls", "5"]),
     ("bench_mqtt_idle.py", ["--runs", "1", "--idle-s", "0.5"]),
+    (
+        "bench_pi_zero.py",
+        ["--runs", "1", "--idle-s", "0.5", "--window-s", "1", "--turns", "2", "--samples", "50"],
+    ),
+    ("bench_pi_zero.py", ["--increments", "--runs", "1", "--idle-s", "0.5"]),
     ("bench_pin_latency.py", ["--n", "10"]),
     ("bench_provider_imports.py", ["--runs", "1"]),
     ("bench_ready_cpu.py", ["--runs", "1", "--idle-s", "0.5", sys.prefix]),
@@ -54,7 +59,7 @@ def test_every_benchmark_is_listed() -> None:
 
 @pytest.mark.parametrize(("script", "args"), RUNS, ids=[name for name, _ in RUNS])
 def test_the_benchmark_runs(script: str, args: list[str], tmp_path: Path) -> None:
-    if "mqtt" in script:
+    if "mqtt" in script or script == "bench_pi_zero.py":
         from clawseed_edge.testing.mqtt import require_mosquitto
 
         pytest.importorskip("aiomqtt")

@@ -4,6 +4,7 @@ with ``estop_latched`` until a reset; a pending approval is cancelled by the sto
 from __future__ import annotations
 
 import asyncio
+from types import SimpleNamespace
 
 from clawseed_edge.agent.approval import CallbackApprover
 from clawseed_edge.agent.arguments import SchemaValidator
@@ -26,15 +27,18 @@ from ._tools import DeviceTool, RecordingObserver, ShellTool
 async def run(policy: SecurityPolicy, tool: DeviceTool | ShellTool, **args: object):  # type: ignore[no-untyped-def]
     registry = ToolRegistry()
     registry.register(tool)
-    _, result = await run_tool_call(
-        ToolCall(tool.name, dict(args), "c1"),
-        ToolContext(session_id="s1"),
+    parts = SimpleNamespace(
         registry=registry,
         hooks=HookRunner(policy=policy),
-        validator=SchemaValidator(),
-        timeout_s=5.0,
-        max_output_chars=1000,
-        emit=lambda event: None,
+        schema_validator=SchemaValidator(),
+        tool_timeout_s=5.0,
+        max_tool_output_chars=1000,
+        scrub=lambda text: text,
+    )
+    _, result = await run_tool_call(
+        parts,
+        ToolCall(tool.name, dict(args), "c1"),
+        ToolContext(session_id="s1"),
         record=lambda event: None,
     )
     return result
