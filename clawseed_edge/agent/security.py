@@ -45,6 +45,7 @@ from clawseed_edge.api import (
     ToolContext,
     ToolResult,
 )
+from clawseed_edge.api.wording import DO_NOT_RETRY
 
 from .access import ForbiddenPaths, check_command
 from .action_ledger import DeviceRates, MemoryActionLedger
@@ -460,10 +461,7 @@ def _refusal_text(summary: str, decision: ApprovalDecision) -> str:
             else "no one was asked to approve"
         )
         return f"{what} {summary!r}{why}, so it did not run"
-    return (
-        f"approval for {summary!r} was refused{why}; it did not run. Do not retry it unless "
-        "the user asks"
-    )
+    return f"approval for {summary!r} was refused{why}; it did not run. {DO_NOT_RETRY}"
 
 
 def _cap(text: str, limit: int = 200) -> str:

@@ -21,6 +21,8 @@ from .states import *  # noqa: F403
 from .states import __all__ as _states_all
 from .types import *  # noqa: F403
 from .types import __all__ as _types_all
+from .wording import *  # noqa: F403
+from .wording import __all__ as _wording_all
 
 __all__ = sorted(
     {
@@ -32,5 +34,6 @@ __all__ = sorted(
         *_remote_all,
         *_states_all,
         *_types_all,
+        *_wording_all,
     }
 )

@@ -47,9 +47,11 @@ def described(doc: str | None) -> str:
 def fail(message: str, code: int = 1) -> int:
     """Print ``error: message`` on stderr, credentials redacted, and return ``code``."""
     from clawseed_edge.agent.redact import scrub  # only when something failed
+    from clawseed_edge.api.wording import for_people
 
     # An error may quote a config value: a URL with a password, a key in a header.
-    print(f"error: {scrub(message)}", file=sys.stderr)
+    # A person reads it: the sentences written for a model are left out.
+    print(f"error: {for_people(scrub(message))}", file=sys.stderr)
     return code
 
 

@@ -23,6 +23,7 @@ from starlette.responses import JSONResponse, StreamingResponse
 from starlette.routing import Route
 
 from clawseed_edge.api import SessionStore, StateSource, ToolResult
+from clawseed_edge.api.wording import for_people
 from clawseed_edge.channels.actions import run_action
 from clawseed_edge.channels.watch import board_health
 
@@ -120,7 +121,8 @@ async def act_on_device(ctx: RequestContext) -> JSONResponse:
     if not result.success:
         status = 403 if "security policy" in (result.error or "") else 400
         code = "policy_refused" if status == 403 else "action_failed"
-        return JSONResponse({"error": {"code": code, "message": result.error}}, status)
+        message = for_people(result.error or "")
+        return JSONResponse({"error": {"code": code, "message": message}}, status)
     return JSONResponse(
         {"ok": True, "device": device, "output": result.output, "data": result.data}
     )
