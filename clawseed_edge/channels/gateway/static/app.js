@@ -630,8 +630,10 @@ async function loadSensorHistory(name) {
     entry.note = data.quantities.some((q) => q.points.length) ? "" : `Nothing stored in the ${RANGES[range].name} yet.`;
   } catch (err) {
     if (err instanceof TokenRejected || state.range !== range) return;
-    entry.note = err.code === "history_empty" || err.code === "history_off"
-      ? "No history yet: set update_interval for this sensor to keep its readings."
+    entry.note = err.code === "history_empty"
+      ? "Nothing stored yet: the service writes readings every few seconds while it runs (none for a sensor with update_interval = \"never\")."
+      : err.code === "history_off"
+      ? "No history is kept: give this sensor an update_interval to keep its readings."
       : `History could not be loaded (${clip(err.message, 100)}); showing live readings.`;
   }
   drawSensors();
