@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["MAX_MESSAGE_CHARS", "approval_text", "split_message", "tool_line"]
+__all__ = ["MAX_MESSAGE_CHARS", "approval_text", "asked_by", "split_message", "tool_line"]
 
 #: Telegram's limit on one message's text.
 MAX_MESSAGE_CHARS = 4096
@@ -70,4 +70,30 @@ def approval_text(frame: Mapping[str, Any]) -> str:
     summary = frame.get("summary")
     if summary and summary != action:
         lines.append(str(summary)[:300])
+    who = asked_by(str(frame.get("session_id") or ""))
+    if who:
+        lines.append(f"Asked by: {who}")
     return "\n".join(lines)[:1000]
+
+
+#: Session id prefixes and who they stand for (the places that make them: the Telegram
+#: channel, the fleet calls, the MQTT channel, the HTTP API, the scheduler).
+_ASKERS = (
+    ("telegram-", "a Telegram chat"),
+    ("fleet-", "the fleet node {rest}"),
+    ("mqtt-", "Home Assistant (MQTT)"),
+    ("api-", "the HTTP API"),
+    ("job-", "the scheduled job {rest}"),
+    ("automation", "an automation"),
+)
+
+
+def asked_by(session_id: str) -> str:
+    """Who an approval request comes from, in words, from its session id ("" when unknown)."""
+    for prefix, who in _ASKERS:
+        if session_id.startswith(prefix):
+            rest = session_id[len(prefix) :][:40]
+            if prefix == "telegram-":
+                return f"{who} ({rest.split('-')[0]})"
+            return who.format(rest=rest)
+    return f"the session {session_id[:40]}" if session_id else ""
