@@ -68,7 +68,7 @@ def _agent(args: argparse.Namespace) -> int:
         args.session = f"oneshot-{uuid.uuid4().hex[:12]}"
 
     async def main() -> int:
-        runtime = await open_runtime(args)
+        runtime = await open_runtime(args, say_provider=True)
         async with (
             runtime,
             _job_book(runtime),
@@ -97,7 +97,7 @@ def _chat(args: argparse.Namespace) -> int:
         # One reader for the prompt and the approval questions: a line typed after a question
         # timed out or was interrupted must reach the prompt, not the abandoned question.
         lines = TerminalLines()
-        runtime = await open_runtime(args, approver=CliApprover(lines=lines))
+        runtime = await open_runtime(args, say_provider=True, approver=CliApprover(lines=lines))
         async with (
             runtime,
             _job_book(runtime),

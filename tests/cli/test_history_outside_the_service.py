@@ -1,5 +1,6 @@
-"""``sensor_history`` outside the service: ``tools list`` says where it lives, and ``agent`` /
-``chat`` offer it once the service's history file exists ("how cold was it overnight?")."""
+"""First-day surprises outside the service: ``tools list`` says where ``sensor_history`` lives,
+``agent`` / ``chat`` offer it once the service's history file exists ("how cold was it
+overnight?"), and a provider the config file does not name is said."""
 
 from __future__ import annotations
 
@@ -47,3 +48,20 @@ async def test_agent_and_chat_offer_it_where_the_history_file_exists(clawseed_ho
             result = await tool.execute(call.arguments, ToolContext(session_id="t"))
     assert result.success, result.error
     assert "min 2 °C" in result.output, result.output
+
+
+@pytest.mark.parametrize(
+    ("text", "noted"),
+    [('[hardware]\nboard = "sim"\n', True), ('[provider]\nname = "ollama"\n', False)],
+)
+def test_a_default_provider_the_file_does_not_name_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, noted: bool
+) -> None:
+    from clawseed_edge.cli.common import note_default_provider
+    from clawseed_edge.config.file import load_config
+
+    path = tmp_path / "config.toml"
+    path.write_text(text, encoding="utf-8")
+    note_default_provider(load_config(path))
+    err = capsys.readouterr().err
+    assert ("has no [provider] table: using the default, a local Ollama" in err) is noted, err
