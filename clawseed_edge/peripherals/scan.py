@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from clawseed_edge.api import HardwareError
 
 from .detect import usb_boards
+from .i2c.drivers.sht31 import crc8
 from .sysfs.w1 import W1_DEVICES
 
 if TYPE_CHECKING:
@@ -98,16 +99,14 @@ class ScanReport:
 
 _BOSCH_IDS = {0x60: ("BME280", "bme280"), 0x58: ("BMP280", None), 0x61: ("BME680", None)}
 _ADS1115_RESET_CONFIG = 0x8583
-
-
-def _sht3x_crc(data: Iterable[int]) -> int:
-    """Sensirion's CRC-8 (polynomial 0x31, init 0xFF), as the SHT3x datasheet defines it."""
-    crc = 0xFF
-    for byte in data:
-        crc ^= byte
-        for _ in range(8):
-            crc = ((crc << 1) ^ 0x31) & 0xFF if crc & 0x80 else (crc << 1) & 0xFF
-    return crc
+#: Chips with no identification register: named by their address only, as a guess.
+_BY_ADDRESS = (
+    ({0x23, 0x5C}, "probably a BH1750 light sensor (by address; it has no id)", "bh1750", "sensors"),
+    ({0x3C, 0x3D}, "probably an SSD1306 OLED display (by address; it has no id)", "ssd1306",
+     "displays"),
+    ({*range(0x20, 0x28), *range(0x38, 0x40)},
+     "probably an HD44780 LCD on a PCF8574 backpack (by address)", "hd44780", "displays"),
+)  # fmt: skip
 
 
 def _read_bosch_id(bus: SMBusLike, address: int) -> int:
@@ -153,7 +152,7 @@ async def _identify(bus: I2CBus, address: int) -> Finding:
             frame = await bus.call(
                 lambda b: _read_sht3x_status(b, address), what="reading the status", address=address
             )
-            if _sht3x_crc(frame[:2]) == frame[2]:
+            if crc8(frame[:2]) == frame[2]:
                 return Finding(
                     where,
                     "SHT3x (status register read, CRC correct)",
@@ -180,33 +179,9 @@ async def _identify(bus: I2CBus, address: int) -> Finding:
             certain=False,
             **common,
         )
-    if address in (0x23, 0x5C):
-        return Finding(
-            where,
-            "probably a BH1750 light sensor (by address; it has no id)",
-            driver="bh1750",
-            table="sensors",
-            certain=False,
-            **common,
-        )
-    if address in (0x3C, 0x3D):
-        return Finding(
-            where,
-            "probably an SSD1306 OLED display (by address; it has no id)",
-            driver="ssd1306",
-            table="displays",
-            certain=False,
-            **common,
-        )
-    if 0x20 <= address <= 0x27 or 0x38 <= address <= 0x3F:
-        return Finding(
-            where,
-            "probably an HD44780 LCD on a PCF8574 backpack (by address)",
-            driver="hd44780",
-            table="displays",
-            certain=False,
-            **common,
-        )
+    for addresses, what, driver, table in _BY_ADDRESS:
+        if address in addresses:
+            return Finding(where, what, driver=driver, table=table, certain=False, **common)
     return Finding(where, "a chip this scan does not know", certain=False, **common)
 
 
