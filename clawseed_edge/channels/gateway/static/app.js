@@ -404,6 +404,12 @@ async function loadHistory(sessionId) {
         state.turn = null;
       } else addMessage(message.role, message.content);
     }
+    // Once the restored cards are laid out, the latest answer ends above the composer, as a
+    // live one does (each item was revealed while the list below it was still growing).
+    requestAnimationFrame(() => {
+      const last = $("messages").lastElementChild;
+      if (last) reveal(last);
+    });
   } catch (err) {
     if (!(err instanceof TokenRejected)) showBanner(`Could not load the conversation: ${err.message}`, "info");
   }
