@@ -1,4 +1,5 @@
-"""The README's examples run as written: the embedding example and the user test suite."""
+"""The documented examples run as written: the embedding example (docs/embedding.md), the user
+test suite (docs/testing.md) and the fleet configs (docs/fleet.md)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,15 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+#: Where each marked example lives.
+PAGES = {"example-embed": DOCS / "embedding.md", "example-test": DOCS / "testing.md"}
 
 
 def block(marker: str) -> str:
-    match = re.search(rf"<!-- {marker} -->\s*```python\n(.*?)```", README.read_text(), re.S)
-    assert match, f"README.md lost its {marker} block"
+    page = PAGES[marker]
+    match = re.search(rf"<!-- {marker} -->\s*```python\n(.*?)```", page.read_text(), re.S)
+    assert match, f"{page.name} lost its {marker} block"
     return match.group(1)
 
 
@@ -90,13 +94,13 @@ def test_the_example_passes_in_a_fresh_venv_after_the_install_the_readme_names(
 ) -> None:
     """A fresh venv with only what the README's install line brings (pip's cache makes it
     quick), the example test as written, `python -m pytest`: 2 passed, no warning."""
-    section = README.read_text().split("## Test your own setup", 1)[1]
-    found = re.search(r"in a\s+checkout: `pip install -e '\.\[(\w+)\]'`", section)
-    assert found, "the README's test section lost its install line"
+    section = PAGES["example-test"].read_text()
+    found = re.search(r"in the\s+checkout itself: `pip install -e '\.\[(\w+)\]'`", section)
+    assert found, "docs/testing.md lost its install line"
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
     python = venv / "bin" / "python"
-    repo = README.parent
+    repo = DOCS.parent
     install = subprocess.run(
         [str(python), "-m", "pip", "install", "-q", "-e", f"{repo}[{found.group(1)}]"],
         capture_output=True, text=True, timeout=280, check=False,
@@ -130,20 +134,20 @@ def test_without_pytest_asyncio_the_example_says_what_to_install(tmp_path: Path)
     assert proc.returncode == 1, out
     # Each of the two async tests errors with the line (pytest may repeat it in its summary).
     assert "2 errors" in out, out
-    assert "pytest-asyncio is not installed: run pip install 'clawseed-edge[testing]'" in out
+    assert "pytest-asyncio is not installed: run pip install pytest-asyncio" in out
     assert "Unknown pytest.mark.asyncio" not in out
 
 
 @pytest.mark.parametrize("node", ["shed", "greenhouse"])
 def test_the_several_pis_configs_load_as_written(tmp_path: Path, node: str) -> None:
-    """The "Several Pis" section's config for each Pi is a valid config (the key names, the
+    """docs/fleet.md's config for each Pi is a valid config (the key names, the
     board, the [mqtt] table)."""
     from clawseed_edge.config.file import load_config
 
     match = re.search(
-        rf"<!-- example-fleet-{node} -->\s*```toml\n(.*?)```", README.read_text(), re.S
+        rf"<!-- example-fleet-{node} -->\s*```toml\n(.*?)```", (DOCS / "fleet.md").read_text(), re.S
     )
-    assert match, f"README.md lost its example-fleet-{node} block"
+    assert match, f"docs/fleet.md lost its example-fleet-{node} block"
     path = tmp_path / "config.toml"
     path.write_text("\n".join(line.strip() for line in match.group(1).splitlines()))
     config = load_config(path).config

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from clawseed_edge.api import ApprovalDecision, ApprovalRequest
+from clawseed_edge.api.wording import DO_NOT_RETRY
 
 __all__ = [
     "CallbackApprover",
@@ -72,10 +73,7 @@ def refusal_text(summary: str, decision: ApprovalDecision) -> str:
             else "no one was asked to approve"
         )
         return f"{what} {summary!r}{why}, so it did not run"
-    return (
-        f"approval for {summary!r} was refused{why}; it did not run. Do not retry it unless "
-        "the user asks"
-    )
+    return f"approval for {summary!r} was refused{why}; it did not run. {DO_NOT_RETRY}"
 
 
 def announce_approval_request(request: ApprovalRequest) -> None:

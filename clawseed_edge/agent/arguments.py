@@ -29,6 +29,7 @@ from dataclasses import replace
 from typing import Any
 
 from clawseed_edge.api import Tool, ToolCall
+from clawseed_edge.api.wording import FIX_OR_TELL, TOOL_BUG
 
 __all__ = [
     "INVALID_ARGUMENTS_KEY",
@@ -228,8 +229,7 @@ class SchemaValidator:
             log.error("the parameter schema of tool %r does not compile: %s", name, exc)
             return (
                 f"tool {name!r} has an invalid parameter schema ({cap_echo(str(exc), 200)}), "
-                "so its calls cannot be checked and are refused; this is a bug in the tool: "
-                "tell the user"
+                f"so its calls cannot be checked and are refused. {TOOL_BUG}"
             )
         return fn
 
@@ -251,8 +251,7 @@ class SchemaValidator:
                 message = "arguments" + message[len("data") :]
             return (
                 f"the arguments of {call.name!r} do not match its schema: {cap_echo(message)}. "
-                f"The call was not run.{_schema_hint(tool.parameters)} Fix the arguments and "
-                "call again, or tell the user what you cannot do."
+                f"The call was not run.{_schema_hint(tool.parameters)} {FIX_OR_TELL}"
             )
         return None
 

@@ -25,6 +25,8 @@ from .types import *  # noqa: F403
 from .types import __all__ as _types_all
 from .urls import *  # noqa: F403
 from .urls import __all__ as _urls_all
+from .wording import *  # noqa: F403
+from .wording import __all__ as _wording_all
 
 __all__ = sorted(
     {
@@ -38,5 +40,6 @@ __all__ = sorted(
         *_states_all,
         *_types_all,
         *_urls_all,
+        *_wording_all,
     }
 )

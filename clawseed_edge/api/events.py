@@ -20,6 +20,7 @@ from typing import Any, ClassVar, Literal
 
 from .types import ChatResponse, ToolCall, ToolResult, Usage
 from .urls import redact_url
+from .wording import for_people
 
 __all__ = [
     "AbortedEvent",
@@ -175,8 +176,9 @@ class ToolResultEvent:
             "id": self.call.id,
             "name": self.call.name,
             "success": self.result.success,
-            "output": self.result.output,
-            "error": self.result.error,
+            # Events go to people (CLI, web app, Telegram, clients): the person's wording.
+            "output": for_people(self.result.output),
+            "error": None if self.result.error is None else for_people(self.result.error),
             "duration_ms": round(self.duration_ms, 3),
         }
 

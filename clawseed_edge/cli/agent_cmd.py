@@ -68,7 +68,7 @@ def _agent(args: argparse.Namespace) -> int:
         args.session = f"oneshot-{uuid.uuid4().hex[:12]}"
 
     async def main() -> int:
-        runtime = await open_runtime(args)
+        runtime = await open_runtime(args, say_provider=True)
         async with (
             runtime,
             _job_book(runtime),
@@ -97,7 +97,7 @@ def _chat(args: argparse.Namespace) -> int:
         # One reader for the prompt and the approval questions: a line typed after a question
         # timed out or was interrupted must reach the prompt, not the abandoned question.
         lines = TerminalLines()
-        runtime = await open_runtime(args, approver=CliApprover(lines=lines))
+        runtime = await open_runtime(args, say_provider=True, approver=CliApprover(lines=lines))
         async with (
             runtime,
             _job_book(runtime),
@@ -185,7 +185,29 @@ async def _job_book(runtime: Runtime) -> AsyncIterator[None]:
         register_automation_book(
             runtime, db, notify=lambda: tell_service_automations(runtime.loaded)
         )
+        async with _history_tool(runtime):
+            yield
+
+
+@contextlib.asynccontextmanager
+async def _history_tool(runtime: Runtime) -> AsyncIterator[None]:
+    """``sensor_history`` over the service's history file, where one exists: "how cold was it
+    overnight?" is answered here too (the service writes the file; this only reads it)."""
+    from clawseed_edge.service.recorder import HISTORY_FILE
+
+    path = runtime.loaded.home / HISTORY_FILE
+    if not runtime.loaded.config.history.enabled or not path.exists():
         yield
+        return
+    from clawseed_edge.state import SensorHistory
+    from clawseed_edge.tools.sensor_history import SensorHistoryTool
+
+    history = await SensorHistory.open(path)
+    try:
+        runtime.agent.registry.register_many([SensorHistoryTool(history)])
+        yield
+    finally:
+        await history.aclose()
 
 
 @contextlib.asynccontextmanager

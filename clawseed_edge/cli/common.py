@@ -47,9 +47,11 @@ def described(doc: str | None) -> str:
 def fail(message: str, code: int = 1) -> int:
     """Print ``error: message`` on stderr, credentials redacted, and return ``code``."""
     from clawseed_edge.agent.redact import scrub  # only when something failed
+    from clawseed_edge.api.wording import for_people
 
     # An error may quote a config value: a URL with a password, a key in a header.
-    print(f"error: {scrub(message)}", file=sys.stderr)
+    # A person reads it: the sentences written for a model are left out.
+    print(f"error: {for_people(scrub(message))}", file=sys.stderr)
     return code
 
 
@@ -77,12 +79,40 @@ def load_from_args(args: argparse.Namespace) -> LoadedConfig:
     return loaded
 
 
-async def open_runtime(args: argparse.Namespace, **kwargs: Any) -> Runtime:
-    """Load the config and assemble the runtime (with the terminal approver by default)."""
+def note_default_provider(loaded: LoadedConfig) -> None:
+    """Say so when a config file has no ``[provider]`` table and the default (a local Ollama)
+    is used: the model a person did not choose should not be a surprise."""
+    import os
+    import tomllib
+
+    if loaded.embedded or any(k.startswith("CLAWSEED__PROVIDER__") for k in os.environ):
+        return
+    try:
+        with open(loaded.source, "rb") as fh:
+            tables = tomllib.load(fh)
+    except (OSError, tomllib.TOMLDecodeError):
+        return  # the loader has read it already; a file gone since is not this note's business
+    p = loaded.config.provider
+    if "provider" in tables or p.name != "ollama":
+        return
+    print(
+        f"note: {loaded.source} has no [provider] table: using the default, a local Ollama "
+        f"({p.model} at {p.base_url}); add one (docs/models.md) or pass --provider demo",
+        file=sys.stderr,
+    )
+
+
+async def open_runtime(
+    args: argparse.Namespace, *, say_provider: bool = False, **kwargs: Any
+) -> Runtime:
+    """Load the config and assemble the runtime (with the terminal approver by default);
+    ``say_provider``: note a default provider the file does not name (``agent``, ``chat``)."""
     from clawseed_edge.agent.approval import CliApprover
     from clawseed_edge.config.assembly import assemble
 
     loaded = load_from_args(args)
+    if say_provider and not getattr(args, "provider", None):
+        note_default_provider(loaded)
     sim = bool(getattr(args, "sim", False))
     kwargs.setdefault("approver", CliApprover())
     return await assemble(loaded, sim=sim, **kwargs)

@@ -1,4 +1,4 @@
-"""``clawseed-edge hardware status`` and ``clawseed-edge estop``.
+"""``clawseed-edge hardware status`` and ``clawseed-edge estop`` (``hardware scan``: hardware_scan.py).
 
 Both cover every configured peripheral: the Pi header of ``[hardware]`` + ``[[devices]]`` and
 every ``[[peripherals]]`` table (built by :func:`clawseed_edge.config.hardware.build_peripherals`).
@@ -38,6 +38,9 @@ def register(subparsers: Any) -> None:
         help="the sensors' raw readings, before their filters (default: the filtered values)",
     )
     p_status.set_defaults(func=_status)
+    from .hardware_scan import add_scan_parser
+
+    add_scan_parser(sub)
     parser.set_defaults(func=lambda args: (parser.print_help(), 2)[1])
 
     p_estop = subparsers.add_parser(

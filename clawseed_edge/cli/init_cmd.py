@@ -59,6 +59,18 @@ def register(sub: Any) -> None:
         help="look for /proc, /sys and /dev under DIR (a copied tree; default /)",
     )
     init.add_argument(
+        "--wiring",
+        choices=("demo", "detected"),
+        help="demo: keep the embedded default's devices and sensor (default on simulated "
+        "pins); detected: start from what `hardware scan` finds (default on a board)",
+    )
+    init.add_argument(
+        "--sim",
+        action="store_true",
+        help="look at the simulated hardware (a BME280 on I2C bus 1, a virtual Nucleo) instead "
+        "of this machine's buses",
+    )
+    init.add_argument(
         "-y", "--yes", action="store_true", help="ask nothing: take the flags and the defaults"
     )
     init.set_defaults(func=_init)
@@ -96,7 +108,9 @@ def _init(args: argparse.Namespace) -> int:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(_SECRETS_TEMPLATE)
     ensure_workspace(home / "workspace")
-    print(f"wrote {config_path}")
+    print(f"wrote {config_path}:")
+    for line in _summary(Path(config_path), choices):
+        print(f"  {line}")
     if choices.detected:
         print(f"board:     {choices.detected}")
     print(f"workspace: {home / 'workspace'} (edit SOUL.md to give the agent its character)")
@@ -104,6 +118,28 @@ def _init(args: argparse.Namespace) -> int:
     for line in _next_steps(choices):
         print(line)
     return 0
+
+
+def _summary(path: Path, choices: Any) -> list[str]:
+    """What the written config holds, read back with the real loader (one line per part)."""
+    from clawseed_edge.config.file import load_config
+
+    config = load_config(path).config
+    board = config.hardware.board or "none"
+    lines = [f"board:     {board}" + (" (simulated pins)" if board == "sim" else "")]
+    devices = ", ".join(d.name for d in config.devices)
+    origin = " (the demo wiring)" if choices.demo_wiring else ""
+    lines.append(f"devices:   {devices + origin if devices else 'none yet (docs/hardware.md)'}")
+    sensors = [f"{s.name} ({s.driver})" for s in [*config.sensors, *config.displays]]
+    lines.append(f"sensors:   {', '.join(sensors) or 'none'}")
+    if config.peripherals:
+        boards = ", ".join(f"{p['name']} ({p.get('board', p['type'])})" for p in config.peripherals)
+        lines.append(f"boards:    {boards}")
+    model = config.provider.name + (f"/{config.provider.model}" if config.provider.model else "")
+    lines.append(f"model:     {model}")
+    lines.append(f"autonomy:  {config.autonomy.level}")
+    lines.append(f"gateway:   {'on' if config.gateway.enabled else 'off'}")
+    return lines
 
 
 def _next_steps(choices: Any) -> list[str]:
@@ -152,6 +188,13 @@ def _choices(args: argparse.Namespace, *, ask: Ask | None) -> Any:
         kind = ask("board", kind, ("pi", "nucleo", "sim"))
         if kind != _board_from("auto", found, registry)[0]:
             kind, board_id, others, detected = _board_from(kind, found, registry)
+    wiring = args.wiring or ("demo" if kind == "sim" else "detected")
+    if ask is not None and args.wiring is None and kind != "nucleo":
+        wiring = ask(
+            "wiring: keep the demo's, or start from the detected hardware",
+            wiring,
+            ("demo", "detected"),
+        )
     provider = args.provider or "ollama"
     if ask is not None and args.provider is None:
         provider = ask("model server", provider, PROVIDERS)
@@ -165,6 +208,10 @@ def _choices(args: argparse.Namespace, *, ask: Ask | None) -> Any:
     if beside is not None:
         others = beside.candidates[1:]
         detected += f"; {beside.product or 'ST-LINK'} {beside.usb} on USB {beside.sysfs_name}"
+    nucleo_id = beside.candidates[0] if beside is not None else None
+    found_text, virtual = _scan(args, demo=wiring == "demo" and kind != "nucleo")
+    if virtual and nucleo_id is None and kind in ("pi", "sim"):
+        nucleo_id = virtual
     return InitChoices(
         board_kind=kind,
         board_id=board_id,
@@ -173,8 +220,35 @@ def _choices(args: argparse.Namespace, *, ask: Ask | None) -> Any:
         gateway=gateway,
         detected=detected,
         other_boards=others,
-        nucleo_id=beside.candidates[0] if beside is not None else None,
+        nucleo_id=nucleo_id,
+        demo_wiring=wiring == "demo" and kind != "nucleo",
+        found=found_text,
     )
+
+
+def _scan(args: argparse.Namespace, *, demo: bool) -> tuple[str, str | None]:
+    """(The sensor and display tables for what a scan finds, the virtual Nucleo's board id
+    with ``--sim``). With the demo wiring, a chip at the demo sensor's address is that sensor."""
+    import asyncio
+
+    from clawseed_edge.config.init_text import DEMO_SENSOR_ADDRESSES
+    from clawseed_edge.peripherals.scan import proposal_toml, scan_machine, simulated_buses
+
+    buses = simulated_buses() if args.sim else None
+    report = asyncio.run(scan_machine(Path(args.root), buses=buses, sim=args.sim))
+    chips = [
+        f
+        for f in report.findings
+        if f.table in ("sensors", "displays")
+        and not (demo and (f.bus, f.address) in DEMO_SENSOR_ADDRESSES)
+    ]
+    for f in report.findings:
+        if f.table:
+            kept = f in chips or f.table == "peripherals"
+            print(f"found: {f.where}: {f.what}" + ("" if kept else " (the demo's sensor)"))
+    taken = ("greenhouse", "red_led", "lamp", "fan", "door", "doorbell") if demo else ()
+    virtual = next((f.board for f in report.findings if f.where.startswith("virtual")), None)
+    return proposal_toml(chips, taken=taken), virtual
 
 
 def _board_from(wanted: str, found: Any, registry: Any) -> tuple[Any, str, tuple[str, ...], str]:

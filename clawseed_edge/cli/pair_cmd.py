@@ -84,10 +84,9 @@ def _show(op: str, answer: dict[str, Any], token_id: str | None) -> int:
         return 0
     if op == "pair":
         print(f"pairing code: {answer['code']}")
-        print(
-            f"on the phone: POST {answer.get('url', '')}/pair with header X-Pairing-Code; "
-            "the code works once"
-        )
+        url = answer.get("url", "")
+        print(f"on the phone: open {url}/ and type the code (it works once)")
+        print(f"other clients: POST {url}/pair with the code in the X-Pairing-Code header")
         if answer.get("long_code"):
             print(f"if wrong codes from others lock pairing: {answer['long_code']} works instead")
         return 0

@@ -16,6 +16,7 @@ from clawseed_edge.api import (
     ToolCallEvent,
     ToolResultEvent,
     TurnEvent,
+    for_people,
 )
 
 __all__ = ["EventPrinter", "counted"]
@@ -83,9 +84,9 @@ class EventPrinter:
             r = event.result
             took = f"{event.duration_ms:.1f} ms"
             if r.success:
-                self.err.write(f"<- ok ({took}): {_short(r.output)}\n")
+                self.err.write(f"<- ok ({took}): {_short(for_people(r.output))}\n")
             else:
-                error = r.error or ""
+                error = for_people(r.error or "")
                 self.err.write(f"<- {_outcome(error)} ({took}): {_short(error)}\n")
         elif isinstance(event, ApprovalRequestEvent):
             pass  # the terminal approver asks the question itself (or explains its refusal)

@@ -19,7 +19,13 @@ import argparse
 import sys
 from typing import Any
 
-from .common import add_runtime_options, described, load_from_args, run_async
+from .common import (
+    add_runtime_options,
+    described,
+    load_from_args,
+    note_default_provider,
+    run_async,
+)
 
 __all__ = ["register", "run_service"]
 
@@ -56,7 +62,10 @@ def run_service(args: argparse.Namespace, *, gateway: bool | None = None) -> int
             host=getattr(args, "host", None),
             port=getattr(args, "port", None),
         )
-        service = Service(load_from_args(args), options)
+        loaded = load_from_args(args)
+        if not getattr(args, "provider", None):
+            note_default_provider(loaded)
+        service = Service(loaded, options)
         # Handlers first: a SIGTERM that arrives while starting still leads to the safe state.
         remove = service.install_signal_handlers()
         try:

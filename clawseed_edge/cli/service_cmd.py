@@ -41,6 +41,12 @@ def register(sub: Any) -> None:
         "pairs with a code from `sudo clawseed-edge pair`)",
     )
     _root_option(p_install)
+    p_install.add_argument(
+        "--byte-compile",
+        action="store_true",
+        help="with --root: byte-compile this venv too (when the image is built from it); "
+        "a live install always does",
+    )
     p_install.set_defaults(func=_install)
     p_uninstall = actions.add_parser("uninstall", help="stop, disable and remove the unit")
     _root_option(p_uninstall)
@@ -72,6 +78,7 @@ def _install(args: argparse.Namespace) -> int:
             enable=not args.no_enable,
             now=args.now,
             init_args=["--gateway"] if args.gateway else [],
+            byte_compile=True if args.byte_compile else None,
         )
     except ServiceInstallError as exc:
         return fail(str(exc))

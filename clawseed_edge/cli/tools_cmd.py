@@ -64,6 +64,7 @@ def _list(args: argparse.Namespace) -> int:
                     continue
                 rows.append(_row(builtin.name, builtin.risk.value, why, "", None))
             rows.extend(_scheduler_rows(loaded.config.scheduler.enabled, seen, registry.permits))
+            rows.extend(_history_rows(loaded.config, seen, registry.permits))
             rows.sort(key=lambda r: (not r["enabled"], r["name"]))
             if args.json:
                 print(json.dumps(rows, indent=2, default=str))
@@ -108,6 +109,30 @@ def _scheduler_rows(
         description = f"{tool.description} (only in `clawseed-edge run`, which hosts the jobs)"
         rows.append(_row(tool.name, tool.risk.value, why, description, tool.parameters))
     return rows
+
+
+def _history_rows(config: Any, seen: set[str], permits: Callable[[str], bool]) -> list[Any]:
+    """``sensor_history``: in the service, which keeps the history (and in ``agent``/``chat``
+    once its file exists)."""
+    from clawseed_edge.tools.sensor_history import SensorHistoryTool
+
+    tool = SensorHistoryTool
+    if tool.name in seen:
+        return []
+    sampled = [s for s in config.sensors if str(s.update_interval) != "never"]
+    if not config.history.enabled:
+        why: str | None = "set [history] enabled = true"
+    elif not sampled:
+        why = "give a [[sensors]] entry an update_interval"
+    elif not permits(tool.name):
+        why = "filtered out by [tools] allowed / denied"
+    else:
+        why = None
+    description = (
+        f"{tool.description} (in the service only, `clawseed-edge run`, which samples and "
+        "keeps the history; `agent` and `chat` offer it once the history file exists)"
+    )
+    return [_row(tool.name, tool.risk.value, why, description, tool.parameters)]
 
 
 def _row(

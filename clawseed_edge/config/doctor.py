@@ -17,6 +17,7 @@ import asyncio
 import importlib.metadata
 import importlib.util
 import logging
+import os
 import shutil
 import sqlite3
 import sys
@@ -129,6 +130,15 @@ def check_bytecode(ctx: DoctorContext) -> CheckResult:
     stale, total = stale_sources(service=service)
     if not stale:
         return CheckResult("bytecode", "ok", describe(stale, total))
+    if not service and all(os.access(p.parent, os.W_OK) for p in stale[:64]):
+        # A checkout being worked on (or a venv of this user's) and no service: Python writes
+        # the missing bytecode itself as the modules are imported; nothing to do.
+        return CheckResult(
+            "bytecode",
+            "ok",
+            f"{len(stale)} of {total} modules are compiled as they are imported (this user can "
+            "write their __pycache__; no service is installed)",
+        )
     return CheckResult(
         "bytecode",
         "warn",

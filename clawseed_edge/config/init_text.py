@@ -15,9 +15,11 @@ from clawseed_edge.providers.config import PROVIDER_DEFAULTS
 
 __all__ = [
     "BOARD_KINDS",
+    "DEMO_SENSOR_ADDRESSES",
     "PROVIDERS",
     "InitChoices",
     "default_model",
+    "demo_wiring_text",
     "ollama_model_for_memory",
     "starter_config",
 ]
@@ -43,6 +45,11 @@ class InitChoices:
             same ST-LINK), listed in a comment.
         nucleo_id: With ``board_kind = "pi"``: a Nucleo also on this Pi's USB, written as a
             ``[[peripherals]]`` table beside the header.
+        demo_wiring: Write the embedded default's devices and sensors (the quick start's LED,
+            lamp, fan, door, doorbell and BME280) on this board, instead of only a commented
+            example. On simulated pins the demo's autonomy (``full``) comes with it.
+        found: ``[[sensors]]`` / ``[[displays]]`` tables for what ``hardware scan`` found
+            (:func:`clawseed_edge.peripherals.scan.proposal_toml`), written as they are.
     """
 
     board_kind: BoardKind = "sim"
@@ -53,6 +60,8 @@ class InitChoices:
     detected: str = ""
     other_boards: tuple[str, ...] = ()
     nucleo_id: str | None = None
+    demo_wiring: bool = False
+    found: str = ""
 
 
 def ollama_model_for_memory(memory_mb: int | None) -> str:
@@ -99,7 +108,7 @@ def _provider_block(c: InitChoices) -> list[str]:
     if c.provider == "ollama":
         lines += [
             f"base_url = {_q(defaults['base_url'])}",
-            f"# first: `ollama pull {model}` (see the README's Raspberry Pi section for sizes)",
+            f"# first: `ollama pull {model}` (docs/models.md: which model fits)",
             "timeout_s = 120                      # a small board answers slowly: keep it generous",
         ]
     else:
@@ -113,7 +122,34 @@ def _provider_block(c: InitChoices) -> list[str]:
     return lines
 
 
+def demo_wiring_text() -> str:
+    """The embedded default's ``[[devices]]`` and ``[[sensors]]`` tables, as written there."""
+    from importlib import resources
+
+    text = resources.files("clawseed_edge.config").joinpath("default.toml").read_text("utf-8")
+    return text[text.index("[[devices]]") :].strip()
+
+
+DEMO_SENSOR_ADDRESSES = frozenset({(1, 0x76)})
+"""The I2C (bus, address) pairs the demo wiring's sensors use (its BME280 ``greenhouse``)."""
+
+
+def _demo_block(c: InitChoices) -> list[str]:
+    header = [
+        "[hardware]",
+        f"board = {_q(c.board_id):<28} # `clawseed-edge boards show {c.board_id}`: pins and "
+        "reserved pins",
+        "",
+        "# The demo wiring (the embedded default's devices and sensor); change it to yours",
+        "# (docs/hardware.md)."
+        + (" On this board the pins are driven for real." if c.board_kind == "pi" else ""),
+    ]
+    return [*header, *demo_wiring_text().splitlines()]
+
+
 def _pi_block(c: InitChoices) -> list[str]:
+    if c.demo_wiring:
+        return _demo_block(c)
     return [
         "[hardware]",
         f"board = {_q(c.board_id):<28} # `clawseed-edge boards show {c.board_id}`: pins and "
@@ -148,7 +184,9 @@ def _nucleo_block(c: InitChoices, board_id: str) -> list[str]:
     return lines
 
 
-def _sim_block() -> list[str]:
+def _sim_block(c: InitChoices) -> list[str]:
+    if c.demo_wiring:
+        return _demo_block(c)
     return [
         "[hardware]",
         'board = "sim"                        # simulated pins; rpi4b, rpi5 ... on a Pi',
@@ -186,7 +224,19 @@ def starter_config(c: InitChoices) -> str:
     elif c.board_kind == "nucleo":
         board = _nucleo_block(c, c.board_id)
     else:
-        board = _sim_block()
+        board = _sim_block(c)
+        if c.nucleo_id:
+            board += ["", "# The virtual Nucleo (with --sim):", *_nucleo_block(c, c.nucleo_id)]
+    if c.found:
+        board += ["", "# Found by `clawseed-edge hardware scan`:", *c.found.splitlines()]
+    # The demo on simulated pins runs as the embedded default does; real pins get supervised.
+    full = c.demo_wiring and c.board_kind == "sim"
+    autonomy = (
+        'level = "full"                       # simulated pins: the demo runs unasked (the fan '
+        "still asks: approval = true); supervised on real pins"
+        if full
+        else 'level = "supervised"                 # read_only | supervised | full'
+    )
     sections = [
         head,
         _provider_block(c),
@@ -198,7 +248,7 @@ def starter_config(c: InitChoices) -> str:
         ],
         [
             "[autonomy]",
-            'level = "supervised"                 # read_only | supervised | full',
+            autonomy,
             "max_actions_per_hour = 120",
         ],
         ["[memory]", 'backend = "sqlite"                   # sqlite | none'],

@@ -366,7 +366,7 @@ class GatewaySettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 class TelegramSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """``[channels.telegram]``: a Telegram bot that long-polls the Bot API (nothing is exposed).
 
-    See the README's "From Telegram" section and docs/channels.md.
+    See docs/telegram.md and docs/channels.md.
 
     Attributes:
         enabled: ``clawseed-edge run`` hosts the bot.

@@ -225,7 +225,11 @@ def error_for_exception(
             **kw,
         )
     if "ConnectError" in names or "ConnectTimeout" in names or isinstance(exc, ConnectionError):
-        return ProviderUnreachable(f"no model server at {base_url}: {unreachable_hint}", **kw)
+        # A hosted API (no base_url given) is not "a model server" the user runs.
+        where = (
+            f"no model server at {base_url}" if "://" in base_url else f"cannot reach {base_url}"
+        )
+        return ProviderUnreachable(f"{where}: {unreachable_hint}", **kw)
     if names & {"RemoteProtocolError", "ReadError", "DecodingError", "ProtocolError"}:
         return ProviderBadResponse(
             f"{provider} at {base_url} broke the connection or sent bytes that are not HTTP "

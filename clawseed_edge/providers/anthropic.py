@@ -249,7 +249,14 @@ class AnthropicProvider:
             exc = ValueError(str(exc))
         elif isinstance(exc, sdk.APIConnectionError) and exc.__cause__ is not None:
             exc = exc.__cause__
-        return error_for_exception(exc, timeout_s=self.config.timeout_s, **common)
+        hint = (
+            "check this machine's network connection (and a proxy, if one is needed)"
+            if "://" not in self.base_url
+            else "check provider.base_url and that the server is running"
+        )
+        return error_for_exception(
+            exc, timeout_s=self.config.timeout_s, unreachable_hint=hint, **common
+        )
 
     @staticmethod
     def _usage(usage: Any) -> Usage:

@@ -29,6 +29,7 @@ from clawseed_edge.api import (
     ToolCallReady,
     ToolSpec,
     Usage,
+    for_people,
 )
 
 from .demo_plan import device_names, plan_sentence
@@ -135,7 +136,7 @@ def _skipped_sentence(skipped: Sequence[str]) -> str:
 
 def _summarise(results: Sequence[ChatMessage], skipped: Sequence[str] = ()) -> str:
     # A refused or failed call reads "Error: ..." (ToolResult.as_text): say it was not done.
-    lines = [m.content.strip() or "(no output)" for m in results]
+    lines = [for_people(m.content) or "(no output)" for m in results]
     done = [line for line in lines if not line.startswith("Error: ")]
     failed = [line.removeprefix("Error: ") for line in lines if line.startswith("Error: ")]
     parts = (["Done. " + _sentence("; ".join(done))] if done else []) + (

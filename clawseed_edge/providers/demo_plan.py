@@ -207,7 +207,13 @@ def device_names(tools: Sequence[ToolSpec]) -> list[str]:
 
 
 def _spoken_forms(device: str) -> set[str]:
-    return {device.lower(), device.lower().replace("_", " ").replace("-", " ")}
+    forms = {device.lower(), device.lower().replace("_", " ").replace("-", " ")}
+    node, dot, name = device.lower().partition(".")
+    if dot:  # another node's device (``shed.fan``): "the shed's fan", "the shed fan"
+        for n in {node, node.replace("_", " ").replace("-", " ")}:
+            for d in {name, name.replace("_", " ").replace("-", " ")}:
+                forms |= {f"{n}'s {d}", f"{n} {d}"}
+    return forms
 
 
 def _named_devices(clause: str, devices: Sequence[str]) -> list[str]:

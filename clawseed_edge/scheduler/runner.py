@@ -38,6 +38,9 @@ __all__ = ["JobRunner", "Scheduler"]
 
 log = logging.getLogger("clawseed_edge.scheduler")
 
+#: The signals a service stops on (SIGUSR1 is the emergency stop, and the service goes on).
+_SHUTDOWN_SIGNALS = frozenset({"SIGTERM", "SIGHUP", "SIGINT"})
+
 #: Keep at most ``keep_runs`` rows per job, pruned every this many runs.
 PRUNE_EVERY = 20
 
@@ -138,7 +141,13 @@ class Scheduler:
                 cancelled.append(name)
         if cancelled:
             log.warning("%s: cancelled the running job(s) %s", why, ", ".join(cancelled))
-        log.warning("%s: the scheduler is paused; `clawseed-edge cron resume` runs jobs again", why)
+        if why in _SHUTDOWN_SIGNALS:
+            # The process is ending: there is nothing to resume, only a stop to log.
+            log.info("%s: the scheduler stopped running jobs for the shutdown", why)
+        else:
+            log.warning(
+                "%s: the scheduler is paused; `clawseed-edge cron resume` runs jobs again", why
+            )
         self._changed.set()
         return cancelled
 

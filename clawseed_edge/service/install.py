@@ -10,8 +10,8 @@ bytecode it would compile at every start); reload udev and systemd; enable the u
 it with ``now``).
 
 With ``root`` other than ``/`` (tests, images built offline) the files are written under that
-directory and no system command runs: each is printed as ``would run: ...``. The bytecode is
-still written, beside the venv's code that the unit runs.
+directory and no system command runs: each is printed as ``would run: ...``, the byte-compiling
+too (it would write into the live venv) unless ``byte_compile`` asks for it.
 """
 
 from __future__ import annotations
@@ -185,11 +185,14 @@ def install(
     executable: Path | None = None,
     run: Runner = _subprocess_run,
     init_args: Sequence[str] = (),
+    byte_compile: bool | None = None,
 ) -> list[str]:
     """Install the service; returns the lines that say what was done.
 
     ``init_args`` go to ``clawseed-edge init`` when the state directory has no config yet
-    (``--gateway``: phones on the network reach the web app).
+    (``--gateway``: phones on the network reach the web app). ``byte_compile``: compile this
+    venv's code (default: on a live install only; a staging root leaves the live venv alone
+    and prints the command, unless this is True).
 
     Raises:
         ServiceInstallError: Not root on a live install, no ``clawseed-edge`` script, or a
@@ -210,7 +213,12 @@ def install(
     _write(paths.unit, render_unit(settings), say)
     _write(paths.udev_rule, render_udev_rule(), say)
     _ensure_config(exe, paths, run, say, init_args)
-    _byte_compile(say)
+    if byte_compile if byte_compile is not None else paths.live:
+        _byte_compile(say)
+    else:
+        from clawseed_edge.config.bytecode import compile_command
+
+        say(f"would run: {compile_command(sys.prefix)}")
     steps: list[list[str]] = [
         ["udevadm", "control", "--reload-rules"],
         ["udevadm", "trigger", "--subsystem-match=tty", "--subsystem-match=usb"],

@@ -94,7 +94,8 @@ class ServiceOptions:
 
 
 def runtime_summary(runtime: Any, gateway_url: str | None = None) -> str:
-    """``model demo/demo-rules; pi: sim with 5 devices; gateway URL; SIGTERM or Ctrl-C stops``."""
+    """``model demo/demo-rules; pi: sim with 5 devices; gateway URL`` (what ``status`` and
+    Telegram's ``/status`` show; how to stop it is said only on the terminal that started it)."""
     p = runtime.provider
     parts = [f"model {p.name}/{p.model}"]
     for x in runtime.peripherals:
@@ -109,7 +110,6 @@ def runtime_summary(runtime: Any, gateway_url: str | None = None) -> str:
         parts.append(f"{x.name}: {x.board_type} with {n} device{'' if n == 1 else 's'}{again}")
     if gateway_url is not None:
         parts.append(f"gateway {gateway_url}")
-    parts.append("SIGTERM or Ctrl-C stops")
     return "; ".join(parts)
 
 
@@ -281,7 +281,7 @@ class Service:
         except BaseException:
             await self.aclose()
             raise
-        self.options.say(f"clawseed-edge running: {self.summary()}")
+        self.options.say(f"clawseed-edge running: {self.summary()}; SIGTERM or Ctrl-C stops")
         self._notify_ready()
         # After READY: the probe's network I/O (and any wait on a slow server) is not start-up.
         self.runtime.start_background_probe()

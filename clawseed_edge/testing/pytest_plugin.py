@@ -9,7 +9,7 @@ configuration: the plugin gives it the ``asyncio`` mark, so it works in pytest-a
 strict mode (``asyncio_mode = "auto"`` is not needed). Tests marked for another async library
 (``anyio``, ``trio``) and tests that use none of these fixtures are left alone.
 
-pytest-asyncio comes with the ``testing`` extra (``pip install 'clawseed-edge[testing]'``).
+pytest-asyncio comes with the ``testing`` extra (``pip install -e '.[testing]'`` in a checkout).
 When the project leaves ``asyncio_default_fixture_loop_scope`` unset, the plugin sets it to
 ``function`` (what these fixtures use, and pytest-asyncio's announced default), so a fresh
 project does not get pytest-asyncio's deprecation warning on every run; a project's own
@@ -86,7 +86,8 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         pytest.fail(
             f"{item.name} is an async test on clawseed-edge's fixtures, which run on "
             "pytest-asyncio's loop, and pytest-asyncio is not installed: run "
-            "pip install 'clawseed-edge[testing]'",
+            "pip install pytest-asyncio (or install clawseed-edge with its testing extra: "
+            "pip install -e '/path/to/clawseed-edge[testing]')",
             pytrace=False,
         )
 

@@ -172,7 +172,7 @@ def format_summary(s: Any, label: str, tz: dt.tzinfo | None = None) -> str:
     text = (
         f"{head}: min {_num(s.min, u)} at {_clock(s.min_time, tz, span)}, "
         f"max {_num(s.max, u)} at {_clock(s.max_time, tz, span)}, mean {_num(s.mean, u)}, "
-        f"last {_num(s.last, u)} at {_clock(s.last_time, tz, span)}; {s.count} values"
+        f"last {_num(s.last, u)} at {_clock(s.last_time, tz, span)}; {s.count} value{'' if s.count == 1 else 's'}"
     )
     if s.resolution != "raw":
         text += f" (from {s.resolution} aggregates)"

@@ -144,11 +144,13 @@ def test_on_a_terminal_it_asks_with_the_detected_defaults(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:  # fmt: skip
     root = pi5_tree(tmp_path / "root")
-    # board: Enter (pi, detected); server: a wrong answer, then openai; model: Enter; gateway: yes
-    monkeypatch.setattr("sys.stdin", Terminal("\nchatgpt\nopenai\n\nyes\n"))
+    # board: Enter (pi, detected); wiring: Enter (detected); server: a wrong answer, then
+    # openai; model: Enter; gateway: yes
+    monkeypatch.setattr("sys.stdin", Terminal("\n\nchatgpt\nopenai\n\nyes\n"))
     code, out, err = run_cli(capsys, "init", "--root", str(root))
     assert code == 0, err
     assert "board [pi/nucleo/sim] (pi): " in out
+    assert "wiring: keep the demo's, or start from the detected hardware [demo/detected]" in out
     assert "please answer one of" in err
     config = load_config(clawseed_home / "config.toml").config
     assert config.hardware.board == "rpi5"
@@ -188,3 +190,41 @@ def test_a_pi_with_a_nucleo_on_its_usb_gets_both(
     assert config.hardware.board == "rpi5"
     assert [(p["type"], p["board"]) for p in config.peripherals] == [("nucleo", "nucleo-f401re")]
     assert "0483:374B" in out
+
+
+def test_on_a_simulated_pi_it_proposes_the_bme280_and_the_nucleo_it_finds(
+    tmp_path: Path, clawseed_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Pi 5 tree with a Nucleo's ST-LINK on USB, and (--sim) the simulated I2C bus with a
+    BME280 at 0x76: both become tables, and the sensor reads through the new config."""
+    root = nucleo_on_usb(pi5_tree(tmp_path / "root"))
+    code, out, err = run_cli(capsys, "init", "--yes", "--root", str(root), "--sim",
+                             "--wiring", "detected", "--provider", "demo")  # fmt: skip
+    assert code == 0, err
+    assert "found: i2c-1 0x76: BME280 (chip id 0x60 at register 0xD0)" in out
+    assert "found: USB 1-1.2" in out
+    config = load_config(clawseed_home / "config.toml").config
+    assert [(s.name, s.driver, s.bus, s.address) for s in config.sensors] == [
+        ("bme280", "bme280", 1, 0x76)
+    ]
+    assert [(p["type"], p["board"]) for p in config.peripherals] == [("nucleo", "nucleo-f401re")]
+    assert "sensors:   bme280 (bme280)" in out and "boards:    nucleo (nucleo-f401re)" in out
+    code, out, err = run_cli(
+        capsys, "agent", "--sim", "--autonomy", "full", "-m", "how warm is it?"
+    )
+    assert code == 0, err
+    assert "bme280: temperature 21.0 °C" in out
+
+
+def test_after_init_the_quick_start_commands_work_on_the_demo_wiring(
+    clawseed_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run_cli(capsys, "init", "--yes", "--board", "sim", "--provider", "demo")
+    assert code == 0, err
+    assert "devices:   red_led, lamp, fan, door, doorbell (the demo wiring)" in out
+    assert "autonomy:  full" in out
+    code, out, err = run_cli(capsys, "agent", "-m", "turn on the red led")
+    assert code == 0, err
+    assert "[pin] GPIO17 (red_led): off -> on (line 0 -> 1)" in err
+    code, out, err = run_cli(capsys, "agent", "-m", "how warm is it?")
+    assert code == 0 and "greenhouse: temperature 21.0 °C" in out, err

@@ -262,11 +262,14 @@ def test_bytecode_missing_or_stale_is_a_warning_until_compiled(
     monkeypatch.setattr(bytecode, "stdlib_sources", list)
     ctx = make_context(config_file(tmp_path, ""), Machine(root=tmp_path, user="pi"))
 
-    missing = check_bytecode(ctx)
-    py_compile.compile(str(module))  # what a plain pip install leaves: no service level
-    without_unit = check_bytecode(ctx)
+    checkout = check_bytecode(ctx)  # no service, code this user can write: Python compiles it
     unit = tmp_path / UNIT_FILE
     unit.parent.mkdir(parents=True)
+    unit.write_text("[Service]\n", encoding="utf-8")
+    missing = check_bytecode(ctx)
+    unit.unlink()
+    py_compile.compile(str(module))  # what a plain pip install leaves: no service level
+    without_unit = check_bytecode(ctx)
     unit.write_text("[Service]\n", encoding="utf-8")
     plain_only = check_bytecode(ctx)
     report = bytecode.byte_compile()
@@ -274,6 +277,7 @@ def test_bytecode_missing_or_stale_is_a_warning_until_compiled(
     module.write_text("X = 22\n", encoding="utf-8")  # edited after compiling: stale
     stale = check_bytecode(ctx)
 
+    assert checkout.status == "ok" and "compiled as they are imported" in checkout.summary
     assert missing.status == "warn" and "1 of 1 modules" in missing.summary
     assert "service install" in missing.fix and "compileall" in missing.fix
     assert without_unit.status == "ok", "no service: the plain level is all that is used"

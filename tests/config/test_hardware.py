@@ -110,9 +110,9 @@ def test_wiring_errors_name_the_peripheral_devices_key(tmp_path: Path) -> None:
         build_peripherals(loaded.config, loaded.source)
 
 
-def test_the_readme_example_of_two_headers_loads(tmp_path: Path) -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### Several boards", 1)[1]
+def test_the_documented_example_of_two_headers_loads(tmp_path: Path) -> None:
+    page = Path(__file__).resolve().parents[2] / "docs" / "configuration.md"
+    section = page.read_text(encoding="utf-8").split("### Several boards", 1)[1]
     example = section.split("```toml\n", 1)[1].split("```", 1)[0]
     loaded = load_config(write(tmp_path, example))
     bench, shed = build_peripherals(loaded.config, loaded.source, sim=True)

@@ -23,7 +23,7 @@ def _config(tmp_path: Path, text: str) -> Path:
 
 
 def test_a_plain_install_brings_the_gateway_the_pi_service_line_turns_on() -> None:
-    # The README's Pi steps are `pip install -e .` then `service install --gateway`.
+    # docs/raspberry-pi.md's steps are `pip install -e .` then `service install --gateway`.
     data = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))
     base = {Requirement(line).name for line in data["project"]["dependencies"]}
     assert set(GATEWAY_MODULES) <= base

@@ -101,6 +101,42 @@ def test_tool_cards_survive_a_reload(browser: Any, gateway: GatewayThread) -> No
     page.context.close()
 
 
+ABOVE_THE_INPUT = (
+    "() => { const m = document.querySelector('#messages li:last-child');"
+    " const c = document.getElementById('composer');"
+    " return m && c && m.getBoundingClientRect().bottom <= c.getBoundingClientRect().top; }"
+)
+
+
+def test_after_a_reload_the_latest_answer_ends_above_the_input(
+    browser: Any, gateway: GatewayThread
+) -> None:
+    """A conversation longer than the screen, with a tool card last: restored, its end is where
+    a live answer's is, above the input (it was under it: y = 855 in an 844-pixel viewport)."""
+    page = open_paired(browser, gateway, PHONE_390)
+    for i in range(5):
+        gateway.script(f"Answer {i}. " + "A long line of words about the greenhouse. " * 8)
+        page.get_by_label("Message").fill(f"question {i}")
+        page.get_by_label("Message").press("Enter")
+        expect(page.locator("#messages li.assistant").last.locator(".text")).to_contain_text(
+            f"Answer {i}."
+        )
+    gateway.script(
+        ChatResponse(
+            text="", tool_calls=(ToolCall("hardware_status", {}),), stop_reason=StopReason.TOOL_USE
+        ),
+        "All quiet.",
+    )
+    page.get_by_label("Message").fill("status?")
+    page.get_by_label("Message").press("Enter")
+    expect(page.locator("#messages li.assistant").last.locator(".text")).to_have_text("All quiet.")
+    wait_saved(gateway, page.evaluate("localStorage.getItem('clawseed.session')"))
+    page.reload()
+    expect(page.locator("#messages li.assistant").last.locator(".text")).to_have_text("All quiet.")
+    page.wait_for_function(ABOVE_THE_INPUT, timeout=5000)
+    page.context.close()
+
+
 def test_the_level_slider_stops_at_the_devices_cap(browser: Any, gateway: GatewayThread) -> None:
     page = open_paired(browser, gateway, PHONE_390)
     page.get_by_role("button", name="Devices").click()

@@ -150,7 +150,8 @@ def test_no_history_yet_and_a_failed_request_keep_the_live_chart(
 
     shed = page.locator('#sensors li[data-name="shed"]')
     expect(shed.locator(".chart-note")).to_have_text(
-        "No history yet: set update_interval for this sensor to keep its readings."
+        "Nothing stored yet: the service writes readings every few seconds while it runs (none "
+        'for a sensor with update_interval = "never").'
     )
     expect(shed.get_by_role("img", name=re.compile("^shed temperature"))).to_be_visible()
     page.context.close()

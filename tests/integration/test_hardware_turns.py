@@ -342,7 +342,7 @@ async def test_approval_refused_keeps_the_fan_off_and_says_so(board: PiGpio) -> 
     assert text == (
         "Error: Refused by the security policy: approval for 'switch fan (GPIO23) on' was "
         "refused (not while I am on the phone); it did not run. Do not retry it unless the user "
-        "asks"
+        "asks."
     )
 
 

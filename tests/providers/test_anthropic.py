@@ -243,3 +243,23 @@ async def test_request_temperature_and_max_tokens(anthropic_server: FakeAnthropi
     assert "system" not in sent and "tools" not in sent
     assert json.loads(anthropic_server.requests[0].body)["model"] == "claude-sonnet-4-6"
     await provider.aclose()
+
+
+@pytest.mark.parametrize("base_url", ["", "http://127.0.0.1:9"])
+async def test_offline_says_what_cannot_be_reached(
+    base_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hosted API is not "a model server" the user runs; a base_url of their own is."""
+    import httpx
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    provider = AnthropicProvider(ProviderConfig(name="anthropic", base_url=base_url))
+    sdk = provider._anthropic
+    lost = sdk.APIConnectionError(request=httpx.Request("POST", "https://example.invalid/v1"))
+    lost.__cause__ = ConnectionError("network is unreachable")
+    text = str(provider._error(lost, "claude-x"))
+    if base_url:
+        assert text.startswith(f"no model server at {base_url}: check provider.base_url"), text
+    else:
+        assert text.startswith("cannot reach the Anthropic API: check this machine's network"), text
+    await provider.aclose()

@@ -247,3 +247,25 @@ async def test_several_results_read_as_one_sentence_each() -> None:
         )
     )
     assert response.text == "Done. red_led is off; lamp is at 0.5. Not done: fan needs approval."
+
+
+@pytest.mark.parametrize(
+    ("text", "device"),
+    [
+        ("switch the shed's fan on", "shed.fan"),
+        ("switch the shed fan on", "shed.fan"),
+        ("switch shed.fan on", "shed.fan"),
+        ("switch the fan on", "fan"),
+        ("switch the old shed's fan on", "old_shed.fan"),
+    ],
+)
+def test_another_nodes_device_is_read_as_a_person_says_it(text: str, device: str) -> None:
+    fleet = {"type": "string", "enum": ["fan", "shed.fan", "old_shed.fan"]}
+    spec = ToolSpec(
+        "gpio_switch",
+        "switch",
+        {"type": "object", "properties": {"device": fleet, "on": {"type": "boolean"}}},
+    )
+    assert [(c.name, dict(c.arguments)) for c in plan_sentence(text, [spec]).calls] == [
+        switch(device, True)
+    ]

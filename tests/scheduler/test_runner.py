@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from datetime import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
+
+import pytest
 
 from clawseed_edge.scheduler import Job, JobStore, ManualClock, Schedule, Scheduler
 from clawseed_edge.state import StateDB
@@ -283,3 +286,17 @@ async def test_an_emergency_stop_pauses_the_scheduler_until_resume(
     assert (await store.runs("pump", limit=1))[0].status == "ok"
     job = await store.get("pump")
     assert job is not None and job.next_run == T0 + 240, "no catch-up burst after resume"
+
+
+@pytest.mark.parametrize(
+    ("why", "advice"), [("estop from phone", True), ("SIGUSR1", True), ("SIGTERM", False)]
+)
+async def test_only_a_pause_the_service_outlives_tells_to_resume(
+    store: JobStore, runner: RecordingRunner, caplog: pytest.LogCaptureFixture, why: str,
+    advice: bool,
+) -> None:  # fmt: skip
+    sched = scheduler(store, runner, ManualClock(T0))
+    with caplog.at_level(logging.INFO, logger="clawseed_edge.scheduler"):
+        sched.pause(why)
+    assert sched.paused == why
+    assert ("cron resume" in caplog.text) is advice, caplog.text

@@ -266,8 +266,16 @@ def test_install_leaves_bytecode_a_read_only_venv_imports_without_compiling(
     )
     env = {**os.environ, "PYTHONPATH": str(src), "PYTHONDONTWRITEBYTECODE": "1"}
     env.pop("PYTHONPYCACHEPREFIX", None)
+    command = [sys.executable, "-m", "clawseed_edge", "service", "install", "--root"]
+    staged = subprocess.run(
+        [*command, str(tmp_path / "staged")],
+        env=env, cwd=tmp_path, capture_output=True, text=True, check=False, timeout=300,
+    )  # fmt: skip
+    assert staged.returncode == 0, staged.stderr
+    assert "byte-compiled" not in staged.stdout and "would run: " in staged.stdout
+    assert not list(src.rglob("__pycache__")), "staging under a root leaves the live venv alone"
     done = subprocess.run(
-        [sys.executable, "-m", "clawseed_edge", "service", "install", "--root", str(tmp_path / "r")],
+        [*command, str(tmp_path / "r"), "--byte-compile"],
         env=env, cwd=tmp_path, capture_output=True, text=True, check=False, timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr

@@ -25,6 +25,7 @@ from clawseed_edge.api import (
     ToolResultEvent,
     TurnEvent,
 )
+from clawseed_edge.api.wording import for_people
 
 from .errors import ClientError
 from .limits import clip, loads_bounded
@@ -307,7 +308,7 @@ def turn_event_frame(event: TurnEvent) -> dict[str, Any] | None:
             "output": clip(result.output, ECHO_OUTPUT_CHARS)
             if len(result.output) > ECHO_OUTPUT_CHARS
             else result.output,
-            "error": result.error,
+            "error": None if result.error is None else for_people(result.error),
         }
     if isinstance(event, DoneEvent):
         return {"type": "done", "full_response": event.text}

@@ -25,6 +25,7 @@ from starlette.responses import JSONResponse, StreamingResponse
 from starlette.routing import Route
 
 from clawseed_edge.api import ESTOP_RESET_HINT, Actor, SessionStore, StateSource, ToolResult
+from clawseed_edge.api.wording import for_people
 from clawseed_edge.channels.watch import board_health
 
 from .endpoint import RequestContext, answers_approvals, endpoint
@@ -107,7 +108,8 @@ async def act_on_device(ctx: RequestContext) -> JSONResponse:
         if refused:
             code = "estop_latched" if result.code == "estop_latched" else "policy_refused"
         return JSONResponse(
-            {"error": {"code": code, "message": result.error}}, 403 if refused else 400
+            {"error": {"code": code, "message": for_people(result.error or "")}},
+            403 if refused else 400,
         )
     return JSONResponse(
         {"ok": True, "device": device, "output": result.output, "data": result.data}

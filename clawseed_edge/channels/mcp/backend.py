@@ -24,6 +24,7 @@ from typing import Any, Protocol
 
 from clawseed_edge.agent.tool_run import call_tool
 from clawseed_edge.api import Actor, StateSource, ToolContext
+from clawseed_edge.api.wording import for_people
 
 __all__ = ["LocalBackend", "ToolBackend", "annotations_for"]
 
@@ -125,7 +126,7 @@ class LocalBackend:
         return {
             "ok": result.success,
             "output": _capped(result.output or ""),
-            "error": _capped(result.error or ""),
+            "error": _capped(for_people(result.error or "")),
         }
 
     async def states(self) -> dict[str, Any]:

@@ -137,11 +137,16 @@ class FleetCaller:
         try:
             await client.publish(call_topic(node), encode_request(request), qos=1)
             async with asyncio.timeout(timeout_s):
-                return await future
+                result = await future
         except TimeoutError:
             return ToolResult.fail(f"{node} did not answer within {timeout_s:g} s")
         finally:
             self._calls.close(call_id)
+        if not result.success and result.error is not None:
+            # The owner's refusal or failure names the owner: "the gateway is off" is the
+            # shed's gateway, not the caller's.
+            return ToolResult.fail(f"{node} answered: {result.error}", result.output)
+        return result
 
     def take_reply(self, payload: bytes) -> None:
         """A message on :attr:`reply_topic`: resolves the call it answers (else logged)."""

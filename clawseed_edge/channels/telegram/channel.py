@@ -35,6 +35,7 @@ from clawseed_edge.api import (
     ToolContext,
     ToolResultEvent,
 )
+from clawseed_edge.api.wording import for_people
 
 from .client import BotApi
 from .errors import (
@@ -723,7 +724,7 @@ class TelegramChannel:
                         await reply.update()
                     elif isinstance(event, ToolResultEvent):
                         if not event.result.success:
-                            reply.tools.append(f"  ✗ {str(event.result.error)[:100]}")
+                            reply.tools.append(f"  ✗ {for_people(str(event.result.error))[:100]}")
                     elif isinstance(event, DoneEvent):
                         reply.answer = event.text
                     elif isinstance(event, AbortedEvent):

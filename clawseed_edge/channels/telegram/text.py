@@ -12,6 +12,7 @@ from typing import Any
 __all__ = [
     "MAX_MESSAGE_CHARS",
     "approval_text",
+    "asked_by",
     "forwarded",
     "quoted_forward",
     "split_message",
@@ -77,6 +78,9 @@ def approval_text(frame: Mapping[str, Any]) -> str:
     summary = frame.get("summary")
     if summary and summary != action:
         lines.append(str(summary)[:300])
+    who = asked_by(str(frame.get("session_id") or ""))
+    if who:
+        lines.append(f"Asked by: {who}")
     return "\n".join(lines)[:1000]
 
 
@@ -122,3 +126,26 @@ def forwarded(message: Mapping[str, Any]) -> bool:
     before it: ``forward_from``, ``forward_from_chat``, ``forward_sender_name``, ``forward_date``)."""
     keys = ("forward_origin", "forward_from", "forward_from_chat", "forward_sender_name")
     return any(message.get(k) for k in keys) or bool(message.get("forward_date"))
+
+
+#: Session id prefixes and who they stand for (the places that make them: the Telegram
+#: channel, the fleet calls, the MQTT channel, the HTTP API, the scheduler).
+_ASKERS = (
+    ("telegram-", "a Telegram chat"),
+    ("fleet-", "the fleet node {rest}"),
+    ("mqtt-", "Home Assistant (MQTT)"),
+    ("api-", "the HTTP API"),
+    ("job-", "the scheduled job {rest}"),
+    ("automation", "an automation"),
+)
+
+
+def asked_by(session_id: str) -> str:
+    """Who an approval request comes from, in words, from its session id ("" when unknown)."""
+    for prefix, who in _ASKERS:
+        if session_id.startswith(prefix):
+            rest = session_id[len(prefix) :][:40]
+            if prefix == "telegram-":
+                return f"{who} ({rest.split('-')[0]})"
+            return who.format(rest=rest)
+    return f"the session {session_id[:40]}" if session_id else ""

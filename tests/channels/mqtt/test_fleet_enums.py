@@ -91,6 +91,7 @@ async def test_the_agent_switches_another_nodes_device_through_its_ordinary_tool
         refused = provider.requests[3].messages[-1].content
         assert pin(owner, "heater") == 0.0
         assert "approv" in refused.lower() or "no one" in refused.lower(), refused
+        assert "shed answered: " in refused, "the refusal says it is the shed's"
 
 
 async def test_home_assistant_commands_on_our_topics_do_not_travel_to_other_nodes(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from clawseed_edge.channels.telegram.channel import approval_text
 from clawseed_edge.channels.telegram.text import split_message, tool_line
 
@@ -32,3 +34,19 @@ def test_tool_lines_are_short() -> None:
 def test_an_approval_names_device_action_and_value() -> None:
     frame = {"device": "fan", "action": "switch fan on", "value": 1.0, "tool": "gpio_switch"}
     assert approval_text(frame) == "Approval needed\nDevice: fan\nAction: switch fan on\nValue: 1.0"
+
+
+@pytest.mark.parametrize(
+    ("session_id", "who"),
+    [
+        ("telegram-4242", "a Telegram chat (4242)"),
+        ("telegram-4242-1764000000-2", "a Telegram chat (4242)"),
+        ("fleet-greenhouse", "the fleet node greenhouse"),
+        ("mqtt-shed", "Home Assistant (MQTT)"),
+        ("job-porch_off", "the scheduled job porch_off"),
+        ("3f2a9c1d", "the session 3f2a9c1d"),
+    ],
+)
+def test_an_approval_says_who_asked(session_id: str, who: str) -> None:
+    frame = {"device": "fan", "action": "switch fan on", "session_id": session_id}
+    assert approval_text(frame).endswith(f"\nAsked by: {who}")

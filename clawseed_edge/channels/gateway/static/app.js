@@ -404,6 +404,12 @@ async function loadHistory(sessionId) {
         state.turn = null;
       } else addMessage(message.role, message.content);
     }
+    // Once the restored cards are laid out, the latest answer ends above the composer, as a
+    // live one does (each item was revealed while the list below it was still growing).
+    requestAnimationFrame(() => {
+      const last = $("messages").lastElementChild;
+      if (last) reveal(last);
+    });
   } catch (err) {
     if (!(err instanceof TokenRejected)) showBanner(`Could not load the conversation: ${err.message}`, "info");
   }
@@ -632,8 +638,10 @@ async function loadSensorHistory(name) {
     entry.note = data.quantities.some((q) => q.points.length) ? "" : `Nothing stored in the ${RANGES[range].name} yet.`;
   } catch (err) {
     if (err instanceof TokenRejected || state.range !== range) return;
-    entry.note = err.code === "history_empty" || err.code === "history_off"
-      ? "No history yet: set update_interval for this sensor to keep its readings."
+    entry.note = err.code === "history_empty"
+      ? "Nothing stored yet: the service writes readings every few seconds while it runs (none for a sensor with update_interval = \"never\")."
+      : err.code === "history_off"
+      ? "No history is kept: give this sensor an update_interval to keep its readings."
       : `History could not be loaded (${clip(err.message, 100)}); showing live readings.`;
   }
   drawSensors();
