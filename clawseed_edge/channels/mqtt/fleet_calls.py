@@ -145,7 +145,9 @@ class FleetCaller:
         if not result.success and result.error is not None:
             # The owner's refusal or failure names the owner: "the gateway is off" is the
             # shed's gateway, not the caller's.
-            return ToolResult.fail(f"{node} answered: {result.error}", result.output)
+            return ToolResult.fail(
+                f"{node} answered: {result.error}", result.output, result.code or "tool_failed"
+            )
         return result
 
     def take_reply(self, payload: bytes) -> None:
