@@ -232,7 +232,13 @@ class SecurityPolicy:
         """Whether a human must approve the call, and a note for the decision record."""
         # A device configured with approval = true always asks: the DeviceAction's flag wins
         # over the autonomy level and over every auto_approve pattern.
-        if action is not None and action.requires_approval and action.operation == "write":
+        # A camera's picture is private: its read asks too.
+        private = action is not None and action.kind == "camera"
+        if (
+            action is not None
+            and action.requires_approval
+            and (action.operation == "write" or private)
+        ):
             return True, ""
         if self.autonomy is not Autonomy.SUPERVISED or risk is RiskClass.READ:
             return False, ""

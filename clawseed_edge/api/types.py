@@ -103,17 +103,20 @@ class ToolResult:
         output: The text fed back to the model (on failure, may be empty).
         error: Why it failed, in words the model and the user can act on.
         data: Optional structured data for programmatic consumers (not sent to the model).
+        images: Base64 JPEG/PNG pictures for the model (``camera_snapshot``): sent with the
+            next request of this turn only, never kept in history or memory.
     """
 
     success: bool
     output: str = ""
     error: str | None = None
     data: Any = None
+    images: tuple[str, ...] = ()
 
     @classmethod
-    def ok(cls, output: str, data: Any = None) -> ToolResult:
+    def ok(cls, output: str, data: Any = None, images: tuple[str, ...] = ()) -> ToolResult:
         """A successful result."""
-        return cls(True, output, None, data)
+        return cls(True, output, None, data, images)
 
     @classmethod
     def fail(cls, error: str, output: str = "") -> ToolResult:

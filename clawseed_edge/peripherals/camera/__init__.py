@@ -11,12 +11,13 @@ from typing import TYPE_CHECKING
 from clawseed_edge.api.lazy import lazy_face
 
 if TYPE_CHECKING:
-    from .bank import CameraBackend, CameraBank, Snapshot, backend_for
+    from .bank import CameraBackend, CameraBank, backend_for
     from .config import CameraConfig, check_camera
     from .jpeg import JPEGInvalid, complete_mjpeg, encode_blocks, jpeg_size, split_mjpeg
     from .motion import MotionDetector
     from .picamera import PiCamera
     from .sim import SimCamera
+    from .store import Snapshot
     from .tools import CameraSnapshotTool
     from .v4l2 import MJPEGReplay, V4L2Camera
 
@@ -43,7 +44,7 @@ __all__ = [
 _LAZY = {
     "CameraBackend": ".bank",
     "CameraBank": ".bank",
-    "Snapshot": ".bank",
+    "Snapshot": ".store",
     "backend_for": ".bank",
     "CameraConfig": ".config",
     "check_camera": ".config",

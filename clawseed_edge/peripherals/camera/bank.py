@@ -18,7 +18,6 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -38,7 +37,7 @@ from ..worker import BlockingWorker
 from .config import CameraConfig, parse_hours
 from .jpeg import jpeg_size, with_rotation
 from .motion import THUMBNAIL, MotionDetector
-from .store import SnapshotStore
+from .store import Snapshot, SnapshotStore
 
 __all__ = ["CameraBackend", "CameraBank", "Snapshot", "backend_for"]
 
@@ -59,34 +58,13 @@ class CameraBackend(Protocol):
     def close(self) -> None: ...
 
 
-@dataclass(frozen=True, slots=True)
-class Snapshot:
-    """One picture taken: its JPEG bytes and where it was stored.
-
-    Attributes:
-        camera: The camera's name.
-        jpeg: The JPEG bytes (hand them on; never log or store them elsewhere).
-        path: The file in the workspace.
-        width: Pixels.
-        height: Pixels.
-        time: Unix seconds.
-    """
-
-    camera: str
-    jpeg: bytes
-    path: Path
-    width: int
-    height: int
-    time: float
-
-
 def backend_for(config: CameraConfig, *, door_open: Callable[[], bool] | None = None) -> Any:
     """The backend ``config.source`` names (nothing is opened or imported beyond its module)."""
     if config.source == "sim":
         from .sim import SimCamera
 
         return SimCamera(
-            config.resolution,
+            config.size,
             quality=config.jpeg_quality,
             rotation=config.rotation,
             door_open=door_open,
@@ -94,10 +72,10 @@ def backend_for(config: CameraConfig, *, door_open: Callable[[], bool] | None = 
     if config.source == "picamera":
         from .picamera import PiCamera
 
-        return PiCamera(config.resolution, quality=config.jpeg_quality)
+        return PiCamera(config.size, quality=config.jpeg_quality)
     from .v4l2 import V4L2Camera
 
-    return V4L2Camera(config.source, config.resolution)
+    return V4L2Camera(config.source, config.size)
 
 
 class _Camera:

@@ -29,6 +29,7 @@ class CameraConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, fro
         source: ``"sim"``, ``"picamera"`` (a Pi camera through picamera2) or ``"/dev/videoN"``
             (a USB webcam through V4L2, MJPEG).
         resolution: ``[width, height]`` of a snapshot, in pixels (at most 1920x1080).
+            :attr:`size` is the same as a tuple.
         fps: Frames per second the motion detector looks at; 0 turns motion off (the
             default: nothing decodes pixels then).
         rotation: 0, 90, 180 or 270 degrees clockwise, written as the JPEG's EXIF orientation
@@ -47,7 +48,7 @@ class CameraConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, fro
 
     name: str
     source: str = "sim"
-    resolution: tuple[int, int] = (640, 480)
+    resolution: list[int] = msgspec.field(default_factory=lambda: [640, 480])
     fps: float = 0.0
     rotation: int = 0
     jpeg_quality: int = 80
@@ -59,6 +60,11 @@ class CameraConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, fro
     motion_threshold: int = 25
     motion_min_area: float = 0.02
     sim_door: str = ""
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """``resolution`` as ``(width, height)``."""
+        return self.resolution[0], self.resolution[1]
 
 
 def parse_hours(text: str) -> tuple[int, int] | None:
@@ -96,6 +102,8 @@ def check_camera(camera: CameraConfig, key: str, source: str | None = None) -> N
             f'source {camera.source!r} is not a camera: write "sim", "picamera" or a V4L2 '
             'device such as "/dev/video0" (`v4l2-ctl --list-devices` lists them)',
         )
+    if len(camera.resolution) != 2:
+        raise bad("resolution", "resolution is [width, height], e.g. [640, 480]")
     w, h = camera.resolution
     if w < 64 or h < 48 or w * h > MAX_PIXELS or w % 8 or h % 8:
         raise bad(

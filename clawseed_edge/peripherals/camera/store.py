@@ -8,9 +8,31 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["SnapshotStore"]
+__all__ = ["Snapshot", "SnapshotStore"]
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """One picture taken: its JPEG bytes and where it was stored.
+
+    Attributes:
+        camera: The camera's name.
+        jpeg: The JPEG bytes (hand them on; never log or store them elsewhere).
+        path: The file in the workspace.
+        width: Pixels.
+        height: Pixels.
+        time: Unix seconds.
+    """
+
+    camera: str
+    jpeg: bytes
+    path: Path
+    width: int
+    height: int
+    time: float
 
 
 class SnapshotStore:

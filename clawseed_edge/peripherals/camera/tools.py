@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from clawseed_edge.api import (
     BaseTool,
@@ -22,10 +22,24 @@ from clawseed_edge.api import (
     ToolResult,
 )
 
-if TYPE_CHECKING:
-    from .bank import CameraBank
+from .config import CameraConfig
+from .store import Snapshot
 
 __all__ = ["CameraSnapshotTool"]
+
+
+class Cameras(Protocol):
+    """What the tool needs of the camera bank (and nothing more)."""
+
+    name: str
+
+    def camera_names(self) -> list[str]: ...
+
+    def config(self, camera: str) -> CameraConfig: ...
+
+    def hours_problem(self, camera: str) -> str | None: ...
+
+    async def snapshot(self, camera: str, width: int | None = None) -> Snapshot: ...
 
 
 class CameraSnapshotTool(BaseTool):
@@ -36,7 +50,7 @@ class CameraSnapshotTool(BaseTool):
     #: The turn refuses this tool for a model that cannot see images (before it runs).
     returns_images = True
 
-    def __init__(self, bank: CameraBank) -> None:
+    def __init__(self, bank: Cameras) -> None:
         self.bank = bank
         names = bank.camera_names()
         widest = max((bank.config(n).resolution[0] for n in names), default=640)

@@ -105,7 +105,7 @@ def test_picamera_missing_or_held_is_explained() -> None:
     with pytest.raises(HardwareError, match="no other program uses the camera"):
         PiCamera(make_camera=held).open()
     try:
-        import picamera2  # type: ignore[import-not-found]  # noqa: F401
+        import picamera2  # type: ignore[import-not-found,unused-ignore]  # noqa: F401
     except ImportError:
-        with pytest.raises(HardwareError, match="python3-picamera2.*system-site-packages"):
+        with pytest.raises(HardwareError, match=r"python3-picamera2.*system-site-packages"):
             PiCamera().open()
