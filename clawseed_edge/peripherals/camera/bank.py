@@ -186,6 +186,19 @@ class CameraBank:
         detector = self._get(camera).detector
         return None if detector is None else detector.motion
 
+    def contents(self) -> str:
+        """``2 cameras (porch_cam: sim, motion; shed: /dev/video0)`` for the start-up line."""
+        each = [
+            f"{n}: {c.config.source}{', motion' if c.config.fps > 0 else ''}"
+            for n, c in self._cameras.items()
+        ]
+        n = len(each)
+        return f"{n} camera{'' if n == 1 else 's'} ({'; '.join(each)})"
+
+    def published_inputs(self) -> dict[str, str]:
+        """Camera -> ``motion_sensor`` for each camera with motion on (automations' names)."""
+        return {n: "motion_sensor" for n, c in self._cameras.items() if c.config.fps > 0}
+
     def follow(self, peripherals: Iterable[Any]) -> None:
         """Read the simulated door contacts from these peripherals' state feeds (on connect)."""
         self._sources = [p for p in peripherals if p is not self]
