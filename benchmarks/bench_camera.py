@@ -50,19 +50,12 @@ def idle_rss(runs: int, idle_s: float) -> None:
         }
         env = {**os.environ, "CLAWSEED_HOME": str(Path(tmp) / "home"), "PYTHONOPTIMIZE": "2"}
         env.pop("PYTHONDEVMODE", None)
+        service = [sys.executable, "-m", "clawseed_edge"]
         argvs = {}
         for i, (name, text) in enumerate(configs.items()):
             path = Path(tmp) / f"c{i}.toml"
             path.write_text(text, encoding="utf-8")
-            argvs[name] = [
-                sys.executable,
-                "-m",
-                "clawseed_edge",
-                "--config",
-                str(path),
-                "run",
-                "--sim",
-            ]
+            argvs[name] = [*service, "--config", str(path), "run", "--sim"]
         rss: dict[str, list[float]] = {name: [] for name in configs}
         for _ in range(runs):  # interleaved: drift on a shared machine hits every case alike
             for name, argv in argvs.items():

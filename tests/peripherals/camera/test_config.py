@@ -15,6 +15,7 @@ from clawseed_edge.peripherals import PiGpio
 from clawseed_edge.peripherals.camera.bank import CameraBank
 from clawseed_edge.peripherals.camera.sim import SimCamera
 from clawseed_edge.testing.hardware import press
+from tests.config.test_hardware import write
 
 DOOR = """
 [hardware]
@@ -25,12 +26,6 @@ name = "front_door"
 pin = "GPIO5"
 kind = "button"
 """
-
-
-def write(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / "config.toml"
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 @pytest.mark.parametrize(

@@ -61,16 +61,11 @@ async def ollama() -> AsyncIterator[FakeOllama]:
         yield server
 
 
-@pytest.fixture
-async def anthropic_server() -> AsyncIterator[FakeAnthropic]:
-    async with FakeAnthropic(api_key="sk-test") as server:
-        yield server
-
-
-@pytest.fixture
-async def openai_server() -> AsyncIterator[FakeOpenAI]:
-    async with FakeOpenAI(api_key="sk-openai") as server:
-        yield server
+def assert_seen(bank: CameraBank, answers: list[str]) -> None:
+    """The first turn's answer quotes the stored picture; the next turn's request had none."""
+    path = bank.latest("porch_cam")
+    assert path is not None
+    assert answers == [f"I see {saw(path)}", "Now I see no image"]
 
 
 def script(server: Any) -> None:
@@ -86,11 +81,7 @@ async def test_ollama_gets_the_picture_in_images(ollama: FakeOllama, tmp_path: P
     provider = OllamaProvider(ProviderConfig(base_url=ollama.url, model="llava:7b"))
     await provider.probe()
     bank = cameras(tmp_path)
-    first, second = await turn(provider, bank, tmp_path, "what does the porch look like?", "and?")
-    path = bank.latest("porch_cam")
-    assert path is not None
-    assert first == f"I see {saw(path)}"
-    assert second == "Now I see no image"
+    assert_seen(bank, await turn(provider, bank, tmp_path, "how is the porch?", "and?"))
     tool_message = ollama.requests_to("/api/chat")[1].json["messages"][-1]
     assert tool_message["role"] == "tool" and tool_message["images"]
 
@@ -103,11 +94,7 @@ async def test_anthropic_gets_an_image_block_in_the_tool_result(
         ProviderConfig(name="anthropic", base_url=anthropic_server.url, api_key="sk-test")
     )
     bank = cameras(tmp_path)
-    first, second = await turn(provider, bank, tmp_path, "what does the porch look like?", "and?")
-    path = bank.latest("porch_cam")
-    assert path is not None
-    assert first == f"I see {saw(path)}"
-    assert second == "Now I see no image"
+    assert_seen(bank, await turn(provider, bank, tmp_path, "how is the porch?", "and?"))
     result = anthropic_server.requests[1].json["messages"][-1]["content"][0]
     assert result["type"] == "tool_result"
     assert result["content"][1]["source"]["media_type"] == "image/jpeg"
@@ -123,11 +110,7 @@ async def test_openai_compatible_gets_a_data_url_after_the_tool_message(
         )
     )
     bank = cameras(tmp_path)
-    first, second = await turn(provider, bank, tmp_path, "what does the porch look like?", "and?")
-    path = bank.latest("porch_cam")
-    assert path is not None
-    assert first == f"I see {saw(path)}"
-    assert second == "Now I see no image"
+    assert_seen(bank, await turn(provider, bank, tmp_path, "how is the porch?", "and?"))
     messages = openai_server.requests_to("/v1/chat/completions")[1].json["messages"]
     assert [m["role"] for m in messages[-2:]] == ["tool", "user"]
     assert messages[-1]["content"][1]["image_url"]["url"].startswith("data:image/jpeg;base64,")
