@@ -199,6 +199,11 @@ class CameraBank:
         """Camera -> ``motion_sensor`` for each camera with motion on (automations' names)."""
         return {n: "motion_sensor" for n, c in self._cameras.items() if c.config.fps > 0}
 
+    async def refresh(self) -> None:
+        """Nothing to ask: motion states arrive from each detector on its own clock. (With
+        ``states``, this makes the bank a state source: the web app, MCP resources and Home
+        Assistant discovery show each motion camera as a motion sensor.)"""
+
     def follow(self, peripherals: Iterable[Any]) -> None:
         """Read the simulated door contacts from these peripherals' state feeds (on connect)."""
         self._sources = [p for p in peripherals if p is not self]
