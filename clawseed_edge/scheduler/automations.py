@@ -227,7 +227,9 @@ class Automations:
         ok, text = True, ""
         if action is not None and kind == "tool":
             record["tool"] = action["tool"]
-            ok, text = await self._call(rule, str(action["tool"]), dict(action["arguments"]))
+            ok, text, photo = await self._call(rule, str(action["tool"]), dict(action["arguments"]))
+            if photo:
+                record["photo"] = photo  # a snapshot's file: the notification attaches it
         elif action is not None and kind == "prompt":
             return self._start_turn(rule, record, str(action["prompt"]))
         elif action is not None and kind == "message":
@@ -316,12 +318,15 @@ class Automations:
             return False, f"the turn failed: {exc}"
         return True, str(answer)
 
-    async def _call(self, rule: _Rule, name: str, arguments: dict[str, Any]) -> tuple[bool, str]:
+    async def _call(
+        self, rule: _Rule, name: str, arguments: dict[str, Any]
+    ) -> tuple[bool, str, str | None]:
+        """(ok, text, the path of a picture the tool stored or None)."""
         from clawseed_edge.agent.tool_run import run_tool_call
 
         agent = self.agent
         if agent.registry.get(name) is None:
-            return False, f"no tool {name!r} is registered"
+            return False, f"no tool {name!r} is registered", None
         call = ToolCall(name, arguments, id=f"auto_{int(self.clock() * 1000)}")
         _, result = await run_tool_call(
             call,
@@ -335,7 +340,14 @@ class Automations:
             record=agent.observer.record,
             scrub=agent.scrub,
         )
-        return result.success, (result.output if result.success else result.error or "failed")
+        photo = None
+        if result.success and result.images and isinstance(result.data, dict):
+            photo = str(result.data.get("path") or "") or None
+        return (
+            result.success,
+            (result.output if result.success else result.error or "failed"),
+            photo,
+        )
 
     # --- loop -----------------------------------------------------------------------------
 
