@@ -30,6 +30,7 @@ from .endpoint import RequestContext, answers_approvals, endpoint
 from .errors import ClientError
 from .hub import GatewayHub
 from .limits import clip
+from .routes_camera import camera_routes
 from .transcript import shown_messages, shown_title
 
 __all__ = ["api_routes", "run_tool_call"]
@@ -312,4 +313,5 @@ def api_routes(hub: GatewayHub) -> list[Route]:
         Route("/api/estop", endpoint(hub, estop), methods=["POST"]),
         Route("/api/approvals/{request_id}", endpoint(hub, answer_approval), methods=["POST"]),
         Route("/sse", endpoint(hub, sse), methods=["GET"]),
+        *camera_routes(hub),
     ]
