@@ -104,10 +104,19 @@ class _Camera:
             self.is_open = False
             self.backend.close()
 
-    def take(self, width: int | None, when: float) -> tuple[bytes, Path]:
+    def capture(self, width: int | None) -> bytes:
         self.ensure_open()
+        try:
+            return self.backend.capture(width)
+        except HardwareError:
+            # An unplugged webcam stays broken once open: the next call opens it afresh.
+            with contextlib.suppress(Exception):
+                self.release()
+            raise
+
+    def take(self, width: int | None, when: float) -> tuple[bytes, Path]:
         config = self.config
-        data = self.backend.capture(width)
+        data = self.capture(width)
         if width is not None and self.backend.source != "sim":
             from .pixels import narrower
 
@@ -125,8 +134,7 @@ class _Camera:
     def thumbnail(self) -> bytes:
         from .pixels import grey_thumbnail
 
-        self.ensure_open()
-        return grey_thumbnail(self.backend.capture(None), THUMBNAIL)
+        return grey_thumbnail(self.capture(None), THUMBNAIL)
 
 
 class CameraBank:

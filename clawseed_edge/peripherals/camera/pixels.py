@@ -47,15 +47,25 @@ def grey_thumbnail(data: bytes, size: tuple[int, int]) -> bytes:
 
 def narrower(data: bytes, width: int, quality: int) -> bytes:
     """``data`` (a JPEG) scaled to ``width`` pixels wide (height to scale), JPEG again; a frame
-    already that narrow is returned as it is."""
+    already that narrow is returned as it is.
+
+    Raises:
+        HardwareError: Pillow is missing, or the frame is not a JPEG it can read.
+    """
     image = _image()
-    with image.open(io.BytesIO(data)) as im:
-        if im.width <= width:
-            return data
-        height = max(1, round(im.height * width / im.width))
-        im.draft("RGB", (width, height))
-        out = io.BytesIO()
-        exif = im.info.get("exif")
-        small = im.convert("RGB").resize((width, height))
-        small.save(out, "JPEG", quality=quality, **({"exif": exif} if exif else {}))
-        return out.getvalue()
+    try:
+        with image.open(io.BytesIO(data)) as im:
+            if im.width <= width:
+                return data
+            height = max(1, round(im.height * width / im.width))
+            im.draft("RGB", (width, height))
+            out = io.BytesIO()
+            exif = im.info.get("exif")
+            small = im.convert("RGB").resize((width, height))
+            small.save(out, "JPEG", quality=quality, **({"exif": exif} if exif else {}))
+            return out.getvalue()
+    except (OSError, SyntaxError, ValueError) as exc:
+        raise HardwareError(
+            f"the camera's frame could not be scaled to {width} px ({exc}); ask without a "
+            "width for the frame as the camera sent it"
+        ) from exc

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,9 +19,10 @@ from .test_jpeg import decode, strip_dht
 pytest.importorskip("PIL.Image")
 
 
-def recorded_stream(frames: int = 6) -> tuple[bytes, list[bytes]]:
+def recorded_stream(frames: int = 6, cols: int = 8) -> tuple[bytes, list[bytes]]:
     """A webcam's MJPEG stream: frames without Huffman tables, back to back."""
-    shots = [encode_blocks([[(i * 40 % 256, 80, 160)] * 8] * 6) for i in range(frames)]
+    rows = cols * 3 // 4
+    shots = [encode_blocks([[(i * 40 % 256, 80, 160)] * cols] * rows) for i in range(frames)]
     return b"".join(strip_dht(s) for s in shots), shots
 
 
@@ -109,3 +111,27 @@ def test_picamera_missing_or_held_is_explained() -> None:
     except ImportError:
         with pytest.raises(HardwareError, match=r"python3-picamera2.*system-site-packages"):
             PiCamera().open()
+
+
+async def test_a_webcam_that_stops_is_reopened_by_the_next_snapshot(tmp_path: Path) -> None:
+    from clawseed_edge.peripherals.camera.bank import CameraBank
+    from clawseed_edge.peripherals.camera.config import CameraConfig
+
+    stream, _ = recorded_stream(cols=16)  # 128x96
+    replays: list[MJPEGReplay] = []
+
+    def plug(path: str) -> MJPEGReplay:
+        replays.append(MJPEGReplay(stream))
+        return replays[-1]
+
+    webcam = V4L2Camera("/dev/video0", (128, 96), open_device=plug)
+    config = CameraConfig(name="shed", source="/dev/video0", resolution=[128, 96])
+    cameras = CameraBank([config], tmp_path, backends={"shed": webcam})
+    first = await cameras.snapshot("shed", width=64)  # narrower: scaled with Pillow
+    assert jpeg_size(first.jpeg) == (64, 48)
+    replays[-1].frames = []  # unplugged: the stream ends
+    with pytest.raises(HardwareError, match="stopped sending frames"):
+        await cameras.snapshot("shed")
+    await cameras.snapshot("shed")  # plugged in again: opened afresh
+    assert len(replays) == 2 and not replays[0].is_open
+    await cameras.disconnect()
