@@ -116,7 +116,7 @@ class ToolResult:
     @classmethod
     def ok(cls, output: str, data: Any = None, images: tuple[str, ...] = ()) -> ToolResult:
         """A successful result."""
-        return cls(True, output, None, data, images)
+        return cls(True, output, None, data, images=images)
 
     @classmethod
     def fail(cls, error: str, output: str = "") -> ToolResult:
