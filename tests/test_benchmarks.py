@@ -18,6 +18,7 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 #: (script, smallest arguments). Every script in benchmarks/ must be listed (checked below).
 RUNS: list[tuple[str, list[str]]] = [
     ("bench_automations.py", ["--runs", "1", "--readings", "200"]),
+    ("bench_camera.py", ["--runs", "1", "--idle-s", "0.5", "--frames", "3"]),
     ("bench_call_checks.py", ["--rounds", "1", "--calls", "10"]),
     ("bench_engine.py", ["--repeats", "1", "--turns", "5", "--calls", "5"]),
     ("bench_gateway.py", ["--clients", "2", "--turns", "2", "--repeats", "1"]),

@@ -251,7 +251,13 @@ class SecurityPolicy:
         """Whether a human must approve the call, and a note for the decision record."""
         # A device configured with approval = true always asks: the DeviceAction's flag wins
         # over the autonomy level and over every auto_approve pattern.
-        if action is not None and action.requires_approval and action.operation == "write":
+        # A camera's picture is private: its read asks too.
+        private = action is not None and action.kind == "camera"
+        if (
+            action is not None
+            and action.requires_approval
+            and (action.operation == "write" or private)
+        ):
             return True, ""
         actor = context.actor
         if actor is not None and actor.is_person and self.autonomy is Autonomy.SUPERVISED:

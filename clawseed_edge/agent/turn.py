@@ -50,6 +50,7 @@ from .arguments import SchemaValidator, argument_problem, bounded_call
 from .history import History
 from .hooks import HookRunner
 from .model_call import ask_model
+from .pictures import TurnPictures, vision_refusals
 from .recall import recall_context, with_context
 from .registry import ToolRegistry
 from .sessions import Sessions
@@ -161,6 +162,7 @@ class TurnRunner:
         # Recalled memory for this turn's requests, and the user message it goes in front of.
         self.recall = ""
         self.user_message: ChatMessage | None = None
+        self.pictures = TurnPictures()
 
     async def run(self) -> None:
         """The turn's bookkeeping; never raises but ``CancelledError`` (the turn was aborted).
@@ -250,6 +252,7 @@ class TurnRunner:
             messages = with_context(
                 history.for_request(system_prompt), self.user_message, self.recall
             )
+            messages = self.pictures.attach(messages)  # this turn's snapshots, never stored
             if await self._round(ChatRequest(messages, tools)):
                 return
         self.outcome = "limit"
@@ -309,6 +312,9 @@ class TurnRunner:
         problems = [argument_problem(call, agent.max_tool_argument_chars) for call in parsed.calls]
         calls = [bounded_call(c, p) for c, p in zip(parsed.calls, problems, strict=True)]
         refusals = _refusals(calls, problems)
+        # A tool that returns a picture is refused, in words, to a model that cannot see it.
+        unseen = vision_refusals(calls, agent.registry, agent.provider)
+        refusals = [r if r is not None else u for r, u in zip(refusals, unseen, strict=True)]
         results: list[tuple[ToolCall, ToolResult]] = []
         try:
             for call, refused in zip(calls, refusals, strict=True):
@@ -334,7 +340,9 @@ class TurnRunner:
             if any(p is not None for p in problems) and message.tool_calls:
                 # History keeps the placeholder, not a 10 MB or 10,000-deep payload.
                 message = replace(message, tool_calls=tuple(calls))
-            self._commit([message, *agent.dispatcher.result_messages(results)])
+            replies = agent.dispatcher.result_messages(results)
+            self.pictures.keep(replies, results)
+            self._commit([message, *replies])
 
     def _commit(self, messages: list[ChatMessage]) -> None:
         """Add messages to the session's history and to what this turn saves."""

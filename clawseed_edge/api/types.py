@@ -108,6 +108,8 @@ class ToolResult:
         code: On failure, a stable machine-readable reason (``policy_refused``,
             ``unknown_tool``, ``bad_arguments``, ``timeout``, ``tool_failed``, an error's
             ``code`` ...): a route or a channel maps codes, never the words of ``error``.
+        images: Base64 JPEG/PNG pictures for the model (``camera_snapshot``): sent with the
+            next request of this turn only, never kept in history or memory.
     """
 
     success: bool
@@ -115,11 +117,12 @@ class ToolResult:
     error: str | None = None
     data: Any = None
     code: str | None = None
+    images: tuple[str, ...] = ()
 
     @classmethod
-    def ok(cls, output: str, data: Any = None) -> ToolResult:
+    def ok(cls, output: str, data: Any = None, images: tuple[str, ...] = ()) -> ToolResult:
         """A successful result."""
-        return cls(True, output, None, data)
+        return cls(True, output, None, data, images=images)
 
     @classmethod
     def fail(cls, error: str, output: str = "", code: str = "tool_failed") -> ToolResult:

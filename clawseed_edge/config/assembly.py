@@ -595,4 +595,11 @@ def _build_peripherals(loaded: LoadedConfig, *, sim: bool) -> list[Peripheral]:
     the tables the loader validated (none is validated twice)."""
     from .hardware import build_peripherals
 
-    return build_peripherals(loaded.config, loaded.source, sim=sim, tables=loaded.peripheral_tables)
+    workspace = resolve_in_home(loaded.config.agent.workspace_dir, loaded.home)
+    return build_peripherals(
+        loaded.config,
+        loaded.source,
+        sim=sim,
+        tables=loaded.peripheral_tables,
+        workspace=workspace,
+    )

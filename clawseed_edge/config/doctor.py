@@ -28,6 +28,7 @@ from typing import Any
 
 from clawseed_edge.peripherals.detect import detect_boards
 
+from .doctor_camera import check_camera
 from .doctor_hardware import (
     check_board,
     check_dht,
@@ -375,6 +376,7 @@ def default_checks() -> list[Check]:
         check_one_wire,
         check_dht,
         check_serial,
+        check_camera,
         check_provider,
         check_memory,
         check_disk,

@@ -17,6 +17,7 @@ set of gpio_* tools routes a call to the right board by its ``device`` argument.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clawseed_edge.api import ConfigInvalid, Peripheral
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from clawseed_edge.peripherals.registry import PeripheralTable
 
 __all__ = [
+    "CAMERAS_PERIPHERAL",
     "LEGACY_PERIPHERAL",
     "SENSORS_PERIPHERAL",
     "build_peripherals",
@@ -39,6 +41,9 @@ LEGACY_PERIPHERAL = "pi"
 
 SENSORS_PERIPHERAL = "sensors"
 """The name of the sensor bank described by ``[[sensors]]`` + ``[[displays]]`` + ``[i2c]``."""
+
+CAMERAS_PERIPHERAL = "cameras"
+"""The name of the camera bank described by ``[[cameras]]``."""
 
 
 def peripheral_tables(
@@ -96,6 +101,13 @@ def check_hardware(
     for table_name, entries in (("sensors", config.sensors), ("displays", config.displays)):
         for i, entry in enumerate(entries):
             _claim(devices, entry.name, f"{table_name}[{i}]", source)
+    if config.cameras:
+        from clawseed_edge.peripherals.camera.config import check_camera
+
+        _claim(peripherals, CAMERAS_PERIPHERAL, "[[cameras]]", source, what="peripheral")
+        for i, camera in enumerate(config.cameras):
+            check_camera(camera, f"cameras[{i}]", source)
+            _claim(devices, camera.name, f"cameras[{i}]", source)
     return tables
 
 
@@ -120,6 +132,7 @@ def build_peripherals(
     sim: bool = False,
     registry: Any | None = None,
     tables: Sequence[PeripheralTable] | None = None,
+    workspace: Path | None = None,
 ) -> list[Peripheral]:
     """The configured peripherals, unconnected, sharing one set of gpio_* tools.
 
@@ -131,6 +144,9 @@ def build_peripherals(
     file order. With several peripherals the first one carries the shared tool set (see
     :func:`~clawseed_edge.peripherals.wired.share_gpio_tools`), so an agent that registers every
     peripheral's tools registers each tool once.
+
+    ``[[cameras]]`` make one more peripheral, last; their snapshots go to
+    ``<workspace>/snapshots`` (``workspace`` defaults to ``./workspace``).
 
     Raises:
         ConfigInvalid / HardwareError: The config or the wiring is wrong (names file and key).
@@ -153,6 +169,14 @@ def build_peripherals(
         peripherals.append(bank)
     share_gpio_tools(peripherals)
     share_readings(peripherals)  # hardware_status lists the sensor bank's latest readings
+    if config.cameras:
+        from clawseed_edge.peripherals.camera.bank import CameraBank
+
+        cameras = CameraBank(
+            config.cameras, (workspace or Path("workspace")) / "snapshots", name=CAMERAS_PERIPHERAL
+        )
+        cameras.follow(peripherals)  # the simulated door contacts (sim_door)
+        peripherals.append(cameras)
     return peripherals
 
 

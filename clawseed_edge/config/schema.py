@@ -79,6 +79,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import msgspec
 
 from clawseed_edge.memory.config import MemoryConfig
+from clawseed_edge.peripherals.camera.config import CameraConfig
 from clawseed_edge.peripherals.gpio.config import HardwareConfig
 from clawseed_edge.peripherals.gpio.pins import PinFactoryKind
 from clawseed_edge.peripherals.sensors.config import I2CSettings, SensorConfig
@@ -552,6 +553,7 @@ class Config(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
         automations: Rules on sensor readings and input events that act without the model
             (docs/sensors.md, Automations).
         mqtt: The MQTT channel (Home Assistant discovery).
+        cameras: Cameras; see docs/camera.md.
     """
 
     provider: ProviderConfig = msgspec.field(default_factory=ProviderConfig)
@@ -577,6 +579,8 @@ class Config(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     history: HistorySettings = msgspec.field(default_factory=HistorySettings)
     automations: list[AutomationConfig] = msgspec.field(default_factory=list)
     mqtt: MqttSettings = msgspec.field(default_factory=MqttSettings)
+    #: Cameras (docs/camera.md): snapshots the model can see, motion as an input.
+    cameras: list[CameraConfig] = msgspec.field(default_factory=list)
 
     def hardware_with_devices(self) -> HardwareConfig:
         """The Pi header of ``[hardware]`` with the top-level ``[[devices]]``.

@@ -72,18 +72,15 @@ def _media_type(data: str) -> str:
 
 
 def _blocks(msg: ChatMessage) -> list[dict[str, Any]]:
+    images = [
+        {"type": "image", "source": {"type": "base64", "media_type": _media_type(i), "data": i}}
+        for i in msg.images
+    ]
     if msg.role == "tool":
-        return [
-            {"type": "tool_result", "tool_use_id": msg.tool_call_id or "", "content": msg.content}
-        ]
-    blocks: list[dict[str, Any]] = []
-    for img in msg.images:
-        blocks.append(
-            {
-                "type": "image",
-                "source": {"type": "base64", "media_type": _media_type(img), "data": img},
-            }
-        )
+        # A tool result may carry pictures (camera_snapshot): text and image blocks inside it.
+        content: Any = [{"type": "text", "text": msg.content}, *images] if images else msg.content
+        return [{"type": "tool_result", "tool_use_id": msg.tool_call_id or "", "content": content}]
+    blocks: list[dict[str, Any]] = list(images)
     if msg.content:
         blocks.append({"type": "text", "text": msg.content})
     for i, call in enumerate(msg.tool_calls):

@@ -91,16 +91,38 @@ def _invalid(name: str, text: str, why: str) -> dict[str, Any]:
     return {"_invalid_arguments": preview, "_error": f"the arguments of tool '{name}' {why}"}
 
 
+def _image_part(img: str) -> dict[str, Any]:
+    media = "image/jpeg" if img.startswith("/9j/") else "image/png"
+    return {"type": "image_url", "image_url": {"url": f"data:{media};base64,{img}"}}
+
+
+def _messages(messages: tuple[ChatMessage, ...]) -> list[dict[str, Any]]:
+    """The wire messages; a tool result's pictures follow its run of tool messages as a user
+    message (a tool message's content is text only on OpenAI-compatible servers)."""
+    out: list[dict[str, Any]] = []
+    pending: list[dict[str, Any]] = []
+    for msg in messages:
+        if pending and msg.role != "tool":
+            out.append({"role": "user", "content": pending})
+            pending = []
+        out.append(_message(msg))
+        if msg.role == "tool" and msg.images:
+            pending.append(
+                {"type": "text", "text": f"The picture(s) {msg.name or 'a tool'} returned:"}
+            )
+            pending += [_image_part(img) for img in msg.images]
+    if pending:
+        out.append({"role": "user", "content": pending})
+    return out
+
+
 def _message(msg: ChatMessage) -> dict[str, Any]:
     if msg.role == "tool":
         return {"role": "tool", "tool_call_id": msg.tool_call_id or "", "content": msg.content}
     out: dict[str, Any] = {"role": msg.role, "content": msg.content}
     if msg.images:
         parts: list[dict[str, Any]] = [{"type": "text", "text": msg.content}]
-        parts += [
-            {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{img}"}}
-            for img in msg.images
-        ]
+        parts += [_image_part(img) for img in msg.images]
         out["content"] = parts
     if msg.tool_calls:
         out["content"] = msg.content or None
@@ -250,7 +272,7 @@ class OpenAICompatProvider:
     def _body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": request_model(request.model, self.model),
-            "messages": [_message(m) for m in request.messages],
+            "messages": _messages(request.messages),
         }
         if request.tools:
             body["tools"] = [_tool(t) for t in request.tools]

@@ -102,6 +102,10 @@ def known_names(peripherals: Iterable[Any]) -> dict[str, list[str]]:
         for wired in getattr(p, "wired", ()) or ():
             on, off = _WORDS.get(wired.kind, _OUTPUT_WORDS)
             out[wired.name] = ["value", *on, *off]
+        # Other inputs (a camera's motion) say which device kinds they publish.
+        for name, kind in getattr(p, "published_inputs", dict)().items():
+            on, off = _WORDS.get(kind, _OUTPUT_WORDS)
+            out[name] = ["value", *on, *off]
     return out
 
 

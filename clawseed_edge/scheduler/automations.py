@@ -323,7 +323,7 @@ class Automations:
         self, rule: _Rule, record: dict[str, Any], name: str, arguments: dict[str, Any]
     ) -> dict[str, Any]:
         try:
-            ok, text, code = await self._call(rule, name, arguments)
+            ok, text, code, photo = await self._call(rule, name, arguments)
         except asyncio.CancelledError:
             # The emergency stop (or the service's stop) cancelled it: recorded, not run on.
             why = self.paused or "the service stopped"
@@ -333,6 +333,8 @@ class Automations:
             raise
         if code is not None:
             record["code"] = code
+        if photo:
+            record["photo"] = photo  # a snapshot's file: the notification attaches it
         return await self._finish(rule, record, ok, text)
 
     def _start_turn(self, rule: _Rule, record: dict[str, Any], prompt: str) -> dict[str, Any]:
@@ -404,15 +406,19 @@ class Automations:
 
     async def _call(
         self, rule: _Rule, name: str, arguments: dict[str, Any]
-    ) -> tuple[bool, str, str | None]:
+    ) -> tuple[bool, str, str | None, str | None]:
+        """(ok, text, the result's code, the path of a picture the tool stored or None)."""
         from clawseed_edge.agent.tool_run import call_tool
 
         agent = self.agent
         if agent.registry.get(name) is None:
-            return False, f"no tool {name!r} is registered", None
+            return False, f"no tool {name!r} is registered", None, None
         result = await call_tool(agent, name, arguments, self._context(rule))
         text = result.output if result.success else result.error or "failed"
-        return result.success, text, result.code
+        photo = None
+        if result.success and result.images and isinstance(result.data, dict):
+            photo = str(result.data.get("path") or "") or None
+        return result.success, text, result.code, photo
 
     # --- loop -----------------------------------------------------------------------------
 

@@ -19,8 +19,8 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, s
     return code, out, err
 
 
-NAMES = ["python", "bytecode", "config", "packages", "board", "gpio", "i2c", "1-wire", "dht", "serial", "provider",
-         "memory", "disk", "service"]  # fmt: skip
+NAMES = ["python", "bytecode", "config", "packages", "board", "gpio", "i2c", "1-wire", "dht", "serial",
+         "camera", "provider", "memory", "disk", "service"]  # fmt: skip
 
 
 def test_on_this_machine_with_the_embedded_default_nothing_fails(

@@ -32,6 +32,7 @@ from .endpoint import RequestContext, answers_approvals, endpoint
 from .errors import ClientError
 from .hub import GatewayHub
 from .limits import clip
+from .routes_camera import camera_routes
 from .transcript import shown_messages, shown_title
 
 __all__ = ["act_for", "api_routes"]
@@ -323,4 +324,5 @@ def api_routes(hub: GatewayHub) -> list[Route]:
         Route("/api/estop/reset", endpoint(hub, estop_reset), methods=["POST"]),
         Route("/api/approvals/{request_id}", endpoint(hub, answer_approval), methods=["POST"]),
         Route("/sse", endpoint(hub, sse), methods=["GET"]),
+        *camera_routes(hub),
     ]

@@ -32,6 +32,8 @@ log = logging.getLogger(__name__)
 
 #: What one call's text result may hold when it goes back to the MCP client.
 MAX_RESULT_CHARS = 64_000
+#: Images one call's result may carry (a snapshot is one).
+MAX_IMAGES = 4
 #: How long a state refresh may take before the last known states are served.
 REFRESH_TIMEOUT_S = 2.0
 
@@ -123,11 +125,14 @@ class LocalBackend:
         actor = Actor("person", "mcp", self.session_id)
         context = ToolContext(session_id=self.session_id, channel="mcp", actor=actor)
         result = await call_tool(self.agent, name, arguments, context)
-        return {
+        answer: dict[str, Any] = {
             "ok": result.success,
             "output": _capped(result.output or ""),
             "error": _capped(for_people(result.error or "")),
         }
+        if result.images:  # camera_snapshot: base64 JPEG, each bounded by the camera
+            answer["images"] = list(result.images[:MAX_IMAGES])
+        return answer
 
     async def states(self) -> dict[str, Any]:
         devices: list[dict[str, Any]] = []

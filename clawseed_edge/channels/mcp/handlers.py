@@ -22,7 +22,7 @@ from clawseed_edge.tools import mcp_wire as wire
 from clawseed_edge.tools.mcp_wire import INVALID_PARAMS, RpcError
 
 from .approval import RequestStates, RoundTrip, legacy_asker
-from .backend import MAX_RESULT_CHARS, ToolBackend, annotations_for
+from .backend import MAX_IMAGES, MAX_RESULT_CHARS, ToolBackend, annotations_for
 from .eliciting import asking
 from .session import Send, Session
 from .subscriptions import SubscriptionTable
@@ -294,10 +294,11 @@ class McpServer:
             if answer.get("ok")
             else answer.get("error") or f"{name} failed"
         )
-        return {
-            "content": [{"type": "text", "text": text[:MAX_RESULT_CHARS]}],
-            "isError": not answer.get("ok"),
-        }
+        content: list[dict[str, Any]] = [{"type": "text", "text": text[:MAX_RESULT_CHARS]}]
+        for image in answer.get("images", ())[:MAX_IMAGES]:  # MCP image content (a snapshot)
+            mime = "image/jpeg" if image.startswith("/9j/") else "image/png"
+            content.append({"type": "image", "data": image, "mimeType": mime})
+        return {"content": content, "isError": not answer.get("ok")}
 
     # --- resources -----------------------------------------------------------------------
 

@@ -24,6 +24,7 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clawseed_edge.api import (
@@ -65,6 +66,8 @@ if TYPE_CHECKING:
 __all__ = ["COMMANDS", "TelegramChannel"]
 
 log = logging.getLogger(__name__)
+#: Telegram's limit for an uploaded photo is 10 MB.
+MAX_PHOTO_BYTES = 10_000_000
 
 #: The bot's commands, registered with setMyCommands.
 COMMANDS: tuple[tuple[str, str], ...] = (
@@ -272,6 +275,10 @@ class TelegramChannel:
             name = frame.get("job") or frame.get("name") or "job"
             body = frame.get("output") or frame.get("text") or frame.get("error") or ""
             self._broadcast(f"Scheduled job {name}: {body}"[:MAX_MESSAGE_CHARS])
+        elif kind == "notification" and frame.get("photo"):
+            text = str(frame.get("text") or "")
+            for user in sorted(self.allowed):
+                self._spawn(self._send_photo(user, Path(str(frame["photo"])), text))
         elif kind in ("alert", "notification"):
             self._broadcast(str(frame.get("text") or frame.get("message") or kind))
 
@@ -752,6 +759,16 @@ class TelegramChannel:
         for user in sorted(self.allowed):
             self._send(user, text)
 
+    async def _send_photo(self, chat_id: int, path: Path, caption: str) -> None:
+        """A snapshot with its caption; the text alone when the file is gone or too large."""
+        try:
+            photo = await asyncio.to_thread(_read_photo, path)
+        except OSError as exc:
+            log.warning("telegram: photo %s not sent (%s); sending the text", path.name, exc)
+            await self._send_now(chat_id, caption or "(a photo that could not be read)")
+            return
+        await self._call(self.api.send_photo, chat_id, photo, caption)
+
     def _send(self, chat_id: int, text: str) -> None:
         self._spawn(self._send_now(chat_id, text))
 
@@ -798,3 +815,12 @@ class TelegramChannel:
 
 def _name(method: Callable[..., Any]) -> str:
     return getattr(method, "__name__", "a call")
+
+
+def _read_photo(path: Path) -> bytes:
+    """The file's bytes; OSError when it is gone or over ``MAX_PHOTO_BYTES``."""
+    with path.open("rb") as f:
+        data = f.read(MAX_PHOTO_BYTES + 1)
+    if len(data) > MAX_PHOTO_BYTES:
+        raise OSError(f"over {MAX_PHOTO_BYTES:,} bytes")
+    return data

@@ -132,6 +132,14 @@ class BotApi:
             body["parse_mode"] = parse_mode
         return dict(await self.call("sendMessage", body))
 
+    async def send_photo(self, chat_id: int, photo: bytes, caption: str = "") -> dict[str, Any]:
+        """``sendPhoto`` with the JPEG uploaded (multipart); ``caption`` at most 1,024 chars."""
+        body: dict[str, Any] = {"chat_id": chat_id}
+        if caption:
+            body["caption"] = caption[:1024]
+        files = {"photo": ("snapshot.jpg", photo, "image/jpeg")}
+        return dict(await self.call("sendPhoto", body, files=files))
+
     async def edit_message_text(
         self,
         chat_id: int,
@@ -169,8 +177,10 @@ class BotApi:
         *,
         poll: bool = False,
         timeout_s: float | None = None,
+        files: dict[str, tuple[str, bytes, str]] | None = None,
     ) -> Any:
-        """POST ``body`` as JSON to ``method``; returns the answer's ``result``.
+        """POST ``body`` as JSON to ``method`` (as multipart form fields with ``files``, each
+        ``field -> (file name, bytes, content type)``); returns the answer's ``result``.
 
         Raises:
             TelegramUnauthorized / TelegramConflict / TelegramRateLimited / TelegramApiError:
@@ -182,11 +192,12 @@ class BotApi:
         client = self._poll if poll else self._send
         url = f"{self.api_base}/bot{self._token}/{method}"
         try:
-            response = await client.post(
-                url,
-                json=body or {},
-                timeout=timeout_s if timeout_s is not None else self.timeout_s,
-            )
+            timeout = timeout_s if timeout_s is not None else self.timeout_s
+            if files:
+                fields = {k: str(v) for k, v in (body or {}).items()}
+                response = await client.post(url, data=fields, files=files, timeout=timeout)
+            else:
+                response = await client.post(url, json=body or {}, timeout=timeout)
             content = response.content
         except httpx.TimeoutException:
             raise TelegramUnreachable(f"Telegram {method}: no answer in time") from None

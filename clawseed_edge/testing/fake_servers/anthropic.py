@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -40,6 +41,19 @@ class FakeAnthropic(FakeModelServer):
         body = {"type": "error", "error": {"type": kind, "message": message}}
         await http.send_json(status, body, {"request-id": "req_fake", **headers})
 
+    def images_in(self, body: Any) -> list[bytes]:
+        """Anthropic's wire: ``image`` blocks, in a message or inside a ``tool_result``."""
+        out: list[bytes] = []
+        for message in body.get("messages", []):
+            content = message.get("content")
+            blocks = content if isinstance(content, list) else []
+            for block in blocks:
+                inner = block.get("content") if block.get("type") == "tool_result" else None
+                for b in [block, *(inner if isinstance(inner, list) else [])]:
+                    if b.get("type") == "image":
+                        out.append(base64.b64decode(b["source"]["data"]))
+        return out
+
     async def _messages(self, request: RecordedRequest, http: _Http) -> None:
         data = request.json
         model = data.get("model", "")
@@ -52,7 +66,7 @@ class FakeAnthropic(FakeModelServer):
         if self.models is not None and model not in self.models:
             await self._error(http, 404, f"model: {model}")
             return
-        reply = self.next_reply()
+        reply = self.reply_for(request)
         stream = bool(data.get("stream"))
         if await self._pre_reply(
             reply, http, "text/event-stream" if stream else "application/json"

@@ -15,7 +15,7 @@ import re
 import threading
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Self
 
 from clawseed_edge.api.types import ToolCall
@@ -128,6 +128,14 @@ class Reply:
         return cls(trickle_s=every_s)
 
 
+def describe_images(images: list[bytes]) -> str:
+    """``no image`` or ``1 image: 14773 bytes sha256 0123456789ab`` (one entry per image)."""
+    if not images:
+        return "no image"
+    parts = [f"{len(i)} bytes sha256 {hashlib.sha256(i).hexdigest()[:12]}" for i in images]
+    return f"{len(images)} image{'s' if len(images) > 1 else ''}: " + "; ".join(parts)
+
+
 def split_words(text: str) -> list[str]:
     """Text cut into stream pieces: each word with the spaces after it."""
     return re.findall(r"\s*\S+\s*", text) or ([text] if text else [])
@@ -231,6 +239,23 @@ class FakeModelServer:
         if self.default_reply is not None:
             return self.default_reply
         return Reply.error(500, "fake server: no reply queued")
+
+    def reply_for(self, request: RecordedRequest) -> Reply:
+        """The next reply, with ``{saw}`` in its text replaced by what the request showed: a
+        fake vision model. Each image is described by its size and digest, so a test can
+        check that the very bytes a camera stored reached the model in this wire format."""
+        reply = self.next_reply()
+        if "{saw}" not in reply.content:
+            return reply
+        try:
+            images = self.images_in(request.json)
+        except (ValueError, TypeError, KeyError, AttributeError):
+            images = []
+        return replace(reply, content=reply.content.replace("{saw}", describe_images(images)))
+
+    def images_in(self, body: Any) -> list[bytes]:
+        """The images a request body carries (each fake server reads its own wire format)."""
+        return []
 
     def requests_to(self, path: str) -> list[RecordedRequest]:
         """The recorded requests whose path is ``path``."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -79,6 +80,10 @@ class FakeOllama(FakeModelServer):
         vectors = [self.fake_vector(t, self.dimensions) for t in texts]
         await http.send_json(200, {"model": data["model"], "embeddings": vectors})
 
+    def images_in(self, body: Any) -> list[bytes]:
+        """Ollama's wire: ``images`` (base64) on any message."""
+        return [base64.b64decode(i) for m in body.get("messages", []) for i in m.get("images", [])]
+
     async def _chat(self, request: RecordedRequest, http: _Http) -> None:
         data = request.json
         model = data.get("model", "")
@@ -87,7 +92,7 @@ class FakeOllama(FakeModelServer):
         if data.get("tools") and "tools" not in self.models[model]:
             await http.send_json(400, {"error": f"{model} does not support tools"})
             return
-        reply = self.next_reply()
+        reply = self.reply_for(request)
         stream = data.get("stream", True)
         ctype = "application/x-ndjson" if stream else "application/json; charset=utf-8"
         if await self._pre_reply(reply, http, ctype):

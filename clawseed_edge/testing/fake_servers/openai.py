@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import time
 from collections.abc import Iterable, Mapping
@@ -87,12 +88,23 @@ class FakeOpenAI(FakeModelServer):
             },
         )
 
+    def images_in(self, body: Any) -> list[bytes]:
+        """The OpenAI wire: ``image_url`` parts holding ``data:`` URLs."""
+        out: list[bytes] = []
+        for message in body.get("messages", []):
+            content = message.get("content")
+            for part in content if isinstance(content, list) else []:
+                if part.get("type") == "image_url":
+                    url = part["image_url"]["url"]
+                    out.append(base64.b64decode(url.split(";base64,", 1)[1]))
+        return out
+
     async def _chat(self, request: RecordedRequest, http: _Http) -> None:
         if not await self._check(request, http):
             return
         data = request.json
         model = data.get("model", "")
-        reply = self.next_reply()
+        reply = self.reply_for(request)
         stream = bool(data.get("stream"))
         if await self._pre_reply(
             reply, http, "text/event-stream" if stream else "application/json"

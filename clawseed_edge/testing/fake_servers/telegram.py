@@ -18,18 +18,20 @@ connection: the network went away).
 from __future__ import annotations
 
 import asyncio
+import email.policy
 import itertools
 import json
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from email.parser import BytesParser
 from typing import Any
 from urllib.parse import parse_qsl
 
 from .base import FakeModelServer, RecordedRequest, _Http
 
-__all__ = ["BotCall", "FakeBotApi", "SentMessage"]
+__all__ = ["BotCall", "FakeBotApi", "SentMessage", "SentPhoto"]
 
 
 @dataclass(slots=True)
@@ -51,6 +53,16 @@ class SentMessage:
     reply_markup: dict[str, Any] | None = None
     edits: int = 0
     history: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class SentPhoto:
+    """A photo the bot sent (``sendPhoto`` with an uploaded file)."""
+
+    chat_id: int
+    message_id: int
+    photo: bytes
+    caption: str = ""
 
 
 @dataclass(slots=True)
@@ -89,6 +101,8 @@ class FakeBotApi(FakeModelServer):
         self.calls: list[BotCall] = []
         #: Every message sent, by message id.
         self.messages: dict[int, SentMessage] = {}
+        #: Every photo sent, in order.
+        self.photos: list[SentPhoto] = []
         #: What ``setMyCommands`` set last.
         self.commands: list[dict[str, Any]] = []
         #: The offset of the last ``getUpdates`` (what the client confirmed).
@@ -333,6 +347,18 @@ class FakeBotApi(FakeModelServer):
         self.messages[message_id] = SentMessage(chat_id, message_id, text, markup, 0, [text])
         return {"message_id": message_id, "chat": {"id": chat_id}, "text": text}
 
+    async def _m_sendPhoto(self, params: dict[str, Any]) -> dict[str, Any]:
+        chat_id = int(_need(params, "chat_id"))
+        photo = _need(params, "photo")
+        if not isinstance(photo, bytes) or not photo:
+            raise _BadRequest("photo must be an uploaded file (multipart/form-data)")
+        caption = str(params.get("caption", ""))
+        if len(caption) > 1024:
+            raise _BadRequest("message caption is too long")
+        message_id = next(self._message_ids)
+        self.photos.append(SentPhoto(chat_id, message_id, photo, caption))
+        return {"message_id": message_id, "chat": {"id": chat_id}, "caption": caption}
+
     async def _m_editMessageText(self, params: dict[str, Any]) -> dict[str, Any]:
         message_id = int(_need(params, "message_id"))
         text = str(_need(params, "text"))
@@ -393,4 +419,22 @@ def _params(request: RecordedRequest) -> dict[str, Any]:
         return value if isinstance(value, dict) else {}
     if kind.startswith("application/x-www-form-urlencoded"):
         return dict(parse_qsl(request.body.decode("utf-8"), keep_blank_values=True))
+    if kind.startswith("multipart/form-data"):
+        return _multipart(kind, request.body)
     return {}
+
+
+def _multipart(content_type: str, body: bytes) -> dict[str, Any]:
+    """A multipart form: text fields as str, file fields as bytes."""
+    message = BytesParser(policy=email.policy.HTTP).parsebytes(
+        f"Content-Type: {content_type}\r\n\r\n".encode() + body
+    )
+    out: dict[str, Any] = {}
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        if not isinstance(name, str):
+            continue
+        data = part.get_payload(decode=True)
+        assert isinstance(data, bytes)
+        out[name] = data if part.get_filename() else data.decode("utf-8")
+    return out

@@ -772,9 +772,45 @@ async function refreshDevices() {
     renderLatch(data.estop);
     renderDevices(data.devices);
     renderBoards(data.peripherals);
+    await refreshCameras();
   } catch (err) {
     if (!(err instanceof TokenRejected)) $("devices-note").textContent = `${err.message}. ${lastKnownNote()}`;
   }
+}
+
+// Each camera's newest stored picture (viewing takes no picture). An <img> cannot send the
+// token, so the JPEG is fetched with it and shown as a data: URL (the page's CSP allows those).
+async function refreshCameras() {
+  const data = await api("GET", "/api/cameras");
+  const cameras = data.cameras || [];
+  $("cameras-section").hidden = cameras.length === 0;
+  $("cameras").replaceChildren(...(await Promise.all(cameras.map(cameraCard))));
+}
+
+function dataUrl(blob) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(reader.result);
+    reader.onerror = () => reject(new Error("the picture could not be read"));
+    reader.readAsDataURL(blob);
+  });
+}
+
+async function cameraCard(camera) {
+  const card = el("li", { class: "card camera", "data-name": camera.name }, el("strong", { text: camera.name }));
+  if (!camera.latest) {
+    card.append(el("p", { class: "muted", text: "No picture yet: ask for one in the chat." }));
+    return card;
+  }
+  try {
+    const response = await fetch(camera.latest, { headers: { Authorization: `Bearer ${state.token}` } });
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    const src = await dataUrl(await response.blob());
+    card.append(el("img", { class: "snapshot", src, alt: `Latest picture from ${camera.name}` }));
+  } catch (err) {
+    card.append(el("p", { class: "muted", text: `The picture did not load: ${err.message}` }));
+  }
+  return card;
 }
 
 async function estop() {
