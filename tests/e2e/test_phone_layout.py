@@ -67,8 +67,16 @@ def test_a_sensor_chart_spans_its_width_on_the_phone(
     page.get_by_role("button", name="Devices").click()
     chart = page.locator('#sensors li[data-name="greenhouse"] svg.chart').first
     expect(chart.locator("polyline")).to_have_count(1)
-    svg, line = chart.bounding_box(), chart.locator("polyline").bounding_box()
-    plot = chart.locator("rect.plot").bounding_box()  # the chart less its axis labels
+    # Measured in one evaluation: a live reading redraws the chart, and three separate lookups
+    # could each meet another drawing (or none, between two).
+    boxes = chart.evaluate(
+        """svg => {
+            const size = e => e && (({width, height}) => ({width, height}))(e.getBoundingClientRect());
+            return {svg: size(svg), line: size(svg.querySelector("polyline")),
+                    plot: size(svg.querySelector("rect.plot"))};
+        }"""
+    )
+    svg, line, plot = boxes["svg"], boxes["line"], boxes["plot"]  # plot: less the axis labels
     assert svg is not None and line is not None and plot is not None
     assert svg["height"] >= 48, "a chart tall enough to read"
     assert plot["width"] >= 0.8 * svg["width"], "the axis labels leave room for the readings"
