@@ -49,7 +49,9 @@ from .approval import approval_listener
 from .arguments import SchemaValidator, argument_problem, bounded_call
 from .history import History
 from .hooks import HookRunner
+from .intents import local_answer
 from .model_call import ask_model
+from .offer import offered_tools
 from .recall import recall_context, with_context
 from .registry import ToolRegistry
 from .sessions import Sessions
@@ -59,6 +61,9 @@ from .toolcalls import ParsedResponse, ToolDispatcher, read_response
 __all__ = ["TurnDoneListener", "TurnHandle", "TurnParts", "TurnRunner"]
 
 log = logging.getLogger(__name__)
+
+#: The provider and model names a turn answered by the local stage reports.
+LOCAL_PROVIDER, LOCAL_MODEL = "local", "intents"
 
 #: How long an after-turn listener (memory upkeep) may take, in seconds.
 LISTENER_TIMEOUT_S = 10.0
@@ -245,7 +250,15 @@ class TurnRunner:
         history.trim()
         agent.refresh_dispatcher()
         system_prompt = agent.system_prompt()
-        tools = agent.dispatcher.tools_for_request(agent.registry.specs())
+        specs = agent.registry.specs()
+        # Local intents first: a simple command asked now runs without the model.
+        stage = getattr(agent, "local_intents", None)
+        local = stage.plan(self.text, specs) if stage is not None else ()
+        if local:
+            self.iterations = 1
+            await self._local_round(local)
+            return
+        tools = agent.dispatcher.tools_for_request(offered_tools(agent, self.text, specs))
         for self.iterations in range(1, agent.max_tool_iterations + 1):
             messages = with_context(
                 history.for_request(system_prompt), self.user_message, self.recall
@@ -297,7 +310,20 @@ class TurnRunner:
         )
         return True
 
-    async def _run_calls(self, parsed: ParsedResponse) -> None:
+    async def _local_round(self, calls: Sequence[ToolCall]) -> None:
+        """Run the local stage's calls as a model's (policy, approvals, events), then answer
+        from their results."""
+        named = tuple(replace(c, id=f"local_{i}") for i, c in enumerate(calls, start=1))
+        parsed = ParsedResponse("", named, ChatMessage.assistant("", named))
+        results = await self._run_calls(parsed)
+        answer = local_answer(results)
+        self.emit(ChunkEvent(answer))
+        self._commit([ChatMessage.assistant(answer)])
+        self.outcome = "done"
+        self.answer = answer
+        self.emit(DoneEvent(answer, self.usage, 1, LOCAL_PROVIDER, LOCAL_MODEL))
+
+    async def _run_calls(self, parsed: ParsedResponse) -> list[tuple[ToolCall, ToolResult]]:
         """Run the response's calls in order and keep them, with their results, in history.
 
         Arguments are bounded first, for the whole response: if any call's arguments could not
@@ -340,6 +366,7 @@ class TurnRunner:
                 # History keeps the placeholder, not a 10 MB or 10,000-deep payload.
                 message = replace(message, tool_calls=tuple(calls))
             self._commit([message, *agent.dispatcher.result_messages(results)])
+        return results
 
     def _commit(self, messages: list[ChatMessage]) -> None:
         """Add messages to the session's history and to what this turn saves."""
