@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import urllib.parse
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from clawseed_edge.api.errors import (
@@ -58,6 +59,18 @@ from ._common import (
     request_model,
 )
 from .config import ProviderConfig
+from .constrained import (
+    ReplyInvalid,
+    constrained_for,
+    did_not_answer,
+    is_local_url,
+    is_small_model,
+    parse_reply,
+    refuses_format,
+    reply_schema,
+    stream_of,
+    with_instruction,
+)
 from .http_limits import ResponseLimits, bounded_transport
 from .small_http import request_json
 
@@ -263,6 +276,7 @@ class OllamaProvider:
         self.model = config.model or "qwen2.5:3b"
         self.base_url = (config.base_url or DEFAULT_BASE_URL).rstrip("/")
         self.host = ollama_host(self.base_url)
+        self._format_taken = True  # until the server refuses a "format" schema
         self._transport = transport
         self._client_instance: httpx.AsyncClient | None = None
         self._capabilities: ProviderCapabilities | None = None
@@ -478,12 +492,75 @@ class OllamaProvider:
         if isinstance(data, dict) and data.get("error"):
             raise self._answer_error(None, str(data["error"]), model)
 
+    @property
+    def constrained_output(self) -> bool:
+        """Whether requests with tools send ``format`` (a JSON schema of an answer or a call;
+        ``[provider] constrained``; off for good once the server refused it)."""
+        return self._format_taken and constrained_for(
+            self.config.constrained,
+            base_url=self.base_url,
+            model=self.model,
+            native_tools=self.capabilities.native_tools,
+        )
+
+    @property
+    def local_small_model(self) -> bool:
+        """A model of at most 4B parameters on a local server (offered fewer tools)."""
+        return is_local_url(self.base_url) and is_small_model(self.model)
+
+    async def _constrained_chat(self, request: ChatRequest) -> ChatResponse | None:
+        """One request with ``format`` (asked again once if the reply does not parse); None
+        when the server refuses ``format`` (then the plain request is sent).
+
+        Raises:
+            ProviderBadResponse: The reply did not parse twice ("the model did not answer").
+            ProviderError: Any other failure of the server or model.
+        """
+        body = self._body(request, stream=False)
+        model = body["model"]
+        body.pop("tools", None)
+        with_instruction(body["messages"], request.tools)
+        body["format"] = reply_schema(request.tools)
+        why = ""
+        for _attempt in range(2):
+            try:
+                response = await self._client.post("/api/chat", json=body)
+            except Exception as exc:
+                raise self._error(exc, model) from exc
+            if not response.is_success:
+                if refuses_format(response.status_code, _error_detail(response.text)):
+                    self._format_taken = False
+                    return None
+                raise self._status_error(response, response.text, model)
+            data = response.json()
+            self._check_error_line(data, model)
+            part = _Part(data)
+            try:
+                text, calls = parse_reply(part.content, request.tools)
+            except ReplyInvalid as exc:
+                why = str(exc)
+                continue
+            ids = tuple(replace(c, id=f"call_{i + 1}") for i, c in enumerate(calls))
+            return ChatResponse(
+                text=text,
+                tool_calls=ids,
+                usage=part.usage(),
+                stop_reason=StopReason.TOOL_USE if ids else StopReason.END_TURN,
+                provider=self.name,
+                model=part.model(model),
+            )
+        raise did_not_answer(self.name, model, why)
+
     async def chat(self, request: ChatRequest) -> ChatResponse:
         """Answer one request (no streaming). Safe to cancel: the HTTP request is abandoned.
 
         Raises:
             ProviderError: a subclass naming the server/model and what to do.
         """
+        if request.tools and self.constrained_output:
+            constrained = await self._constrained_chat(request)
+            if constrained is not None:
+                return constrained
         body = self._body(request, stream=False)
         model = body["model"]
         try:
@@ -519,6 +596,11 @@ class OllamaProvider:
         return guard_stream(self._stream(request), provider=self.name, model=model)
 
     async def _stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
+        if request.tools and self.constrained_output:
+            # The reply is JSON: shown only once parsed, as its answer or its call.
+            async for event in stream_of(await self.chat(request)):
+                yield event
+            return
         body = self._body(request, stream=True)
         model = body["model"]
         text: list[str] = []

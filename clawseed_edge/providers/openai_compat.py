@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from clawseed_edge.api.errors import ProviderBadResponse, ProviderError
@@ -46,6 +47,18 @@ from ._common import (
     request_model,
 )
 from .config import ProviderConfig
+from .constrained import (
+    ReplyInvalid,
+    constrained_for,
+    did_not_answer,
+    is_local_url,
+    is_small_model,
+    parse_reply,
+    refuses_format,
+    reply_schema,
+    stream_of,
+    with_instruction,
+)
 from .http_limits import ResponseLimits, bounded_transport
 
 if TYPE_CHECKING:
@@ -162,6 +175,8 @@ class OpenAICompatProvider:
         self._client_instance: httpx.AsyncClient | None = None
         self._dimensions: int | None = None
         self._tools_detected = True  # tool_mode auto: native until found otherwise
+        # Which response_format the server took (found at the first constrained request).
+        self._formats: list[str] = ["json_schema", "json_object"]
         self._probed = False
         self._closed = False
 
@@ -191,6 +206,22 @@ class OpenAICompatProvider:
         return ProviderCapabilities(
             native_tools=native, vision=True, streaming=True, embeddings=True
         )
+
+    @property
+    def constrained_output(self) -> bool:
+        """Whether requests with tools ask for a reply that can only be an answer or a call
+        (``[provider] constrained``; off for good once the server refused every form)."""
+        return bool(self._formats) and constrained_for(
+            self.config.constrained,
+            base_url=self.base_url,
+            model=self.model,
+            native_tools=self._tools_detected,
+        )
+
+    @property
+    def local_small_model(self) -> bool:
+        """A model of at most 4B parameters on a local server (offered fewer tools)."""
+        return is_local_url(self.base_url) and is_small_model(self.model)
 
     async def probe(self) -> ProviderCapabilities:
         """With ``tool_mode = "auto"``, ask a llama.cpp server whether its model has a tool
@@ -304,6 +335,10 @@ class OpenAICompatProvider:
         Raises:
             ProviderError: a subclass naming the server and what to do.
         """
+        if request.tools and self.constrained_output:
+            constrained = await self._constrained_chat(request)
+            if constrained is not None:
+                return constrained
         body = self._body(request, stream=False)
         model = body["model"]
         try:
@@ -338,6 +373,70 @@ class OpenAICompatProvider:
         except Exception as exc:
             raise self._error(exc, model) from exc
 
+    async def _constrained_chat(self, request: ChatRequest) -> ChatResponse | None:
+        """One constrained request (asked again once if the reply does not parse); None when
+        the server takes no response_format at all (then the plain request is sent).
+
+        Raises:
+            ProviderBadResponse: The reply did not parse twice ("the model did not answer").
+            ProviderError: Any other failure of the server.
+        """
+        body = self._body(request, stream=False)
+        model = body["model"]
+        tools = request.tools
+        body.pop("tools", None)
+        with_instruction(body["messages"], tools)
+        schema = reply_schema(tools)
+        why = ""
+        for _attempt in range(2):
+            data = await self._post_constrained(body, schema, model)
+            if data is None:
+                return None
+            try:
+                message = data["choices"][0]["message"]
+                text, calls = parse_reply(message.get("content") or "", tools)
+            except (ReplyInvalid, LookupError, TypeError) as exc:
+                why = str(exc)
+                continue
+            ids = tuple(replace(c, id=f"call_{i + 1}") for i, c in enumerate(calls))
+            return ChatResponse(
+                text=text,
+                tool_calls=ids,
+                usage=_usage(data.get("usage")),
+                stop_reason=StopReason.TOOL_USE if ids else StopReason.END_TURN,
+                provider=self.name,
+                model=data.get("model") or model,
+            )
+        raise did_not_answer(self.name, model, why)
+
+    async def _post_constrained(
+        self, body: dict[str, Any], schema: dict[str, Any], model: str
+    ) -> dict[str, Any] | None:
+        """The server's JSON for ``body`` with the first response_format it takes; a form it
+        refuses is not tried again (None: it took none)."""
+        while self._formats:
+            form = self._formats[0]
+            body["response_format"] = (
+                {"type": "json_schema", "json_schema": {"name": "reply", "schema": schema}}
+                if form == "json_schema"
+                else {"type": "json_object", "schema": schema}  # llama.cpp's own form
+            )
+            try:
+                response = await self._client.post(
+                    "/chat/completions", json=body, headers=self._headers()
+                )
+            except Exception as exc:
+                raise self._error(exc, model) from exc
+            if response.status_code < 400:
+                data: dict[str, Any] = response.json()
+                return data
+            detail = error_message_from_body(response.text)
+            if not refuses_format(response.status_code, detail):
+                raise self._status_error(response, response.text, model)
+            log.info("%s refused response_format %s (%s)", self.name, form, detail[:200])
+            self._formats.pop(0)
+        return None
+
     def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         """Answer one request as SSE events; the last is a StreamDone.
 
@@ -349,6 +448,11 @@ class OpenAICompatProvider:
         return guard_stream(self._stream(request), provider=self.name, model=model)
 
     async def _stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
+        if request.tools and self.constrained_output:
+            # The reply is JSON: shown only once parsed, as its answer or its call.
+            async for event in stream_of(await self.chat(request)):
+                yield event
+            return
         body = self._body(request, stream=True)
         model = body["model"]
         text: list[str] = []

@@ -1,0 +1,185 @@
+"""Constrained output for small local models: a reply that can only be an answer or a call.
+
+With ``[provider] constrained = "on"`` (or ``"auto"`` for a local server running a small model
+or one without native tools), the request carries one JSON schema (:func:`reply_schema`) whose
+alternatives are ``{"answer": "..."}`` or ``{"tool": "<an offered tool>", "arguments": {...}}``
+with that tool's own argument schema (device enums as the engine narrowed them to what the
+policy allows, numbers within their bounds). Ollama takes it as ``format``; OpenAI-compatible
+servers as ``response_format`` (``json_schema``, or llama.cpp's ``json_object`` + ``schema``).
+:func:`parse_reply` turns the reply back into text or a call; a reply that does not parse is
+:class:`ReplyInvalid` (the provider asks once more, then reports that the model did not answer).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import re
+import urllib.parse
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any, Literal
+
+from clawseed_edge.api.errors import ProviderBadResponse
+from clawseed_edge.api.events import StreamDone, StreamEvent, TextDelta, ToolCallReady
+from clawseed_edge.api.types import ChatResponse, ToolCall, ToolSpec
+
+__all__ = [
+    "MAX_ANSWER_CHARS",
+    "ConstrainedMode",
+    "ReplyInvalid",
+    "constrained_for",
+    "did_not_answer",
+    "instruction",
+    "is_local_url",
+    "is_small_model",
+    "parse_reply",
+    "refuses_format",
+    "reply_schema",
+    "stream_of",
+    "with_instruction",
+]
+
+ConstrainedMode = Literal["auto", "on", "off"]
+#: The longest plain answer the schema allows.
+MAX_ANSWER_CHARS = 2000
+#: Models up to this many billion parameters count as small.
+SMALL_MODEL_BILLIONS = 4.0
+_SIZE = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*([mb])(?![a-z])")
+
+
+class ReplyInvalid(ValueError):
+    """A constrained reply that is neither an answer nor a call of an offered tool."""
+
+
+def is_local_url(url: str | None) -> bool:
+    """Whether ``url`` points at this machine or the local network (a server on the Pi)."""
+    host = urllib.parse.urlsplit(url or "").hostname or ""
+    if host in ("localhost", "") or host.endswith((".local", ".lan", ".home.arpa")):
+        return bool(host)
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private or address.is_link_local
+
+
+def is_small_model(model: str | None) -> bool:
+    """Whether the model's name says it has at most 4B parameters ("qwen2.5:0.5b", "270m")."""
+    for number, unit in _SIZE.findall((model or "").lower()):
+        size = float(number) / (1000.0 if unit == "m" else 1.0)
+        return size <= SMALL_MODEL_BILLIONS
+    return False
+
+
+def constrained_for(
+    mode: str, *, base_url: str | None, model: str | None, native_tools: bool
+) -> bool:
+    """Whether to constrain the output: ``on``, ``off``, or ``auto`` (a local server with a
+    small model or one without native tools)."""
+    if mode == "on":
+        return True
+    if mode == "off":
+        return False
+    return is_local_url(base_url) and (is_small_model(model) or not native_tools)
+
+
+def reply_schema(tools: Sequence[ToolSpec]) -> dict[str, Any]:
+    """One JSON schema: a plain answer, or a call of one of ``tools`` with its own arguments."""
+    answer = {
+        "type": "object",
+        "properties": {"answer": {"type": "string", "maxLength": MAX_ANSWER_CHARS}},
+        "required": ["answer"],
+        "additionalProperties": False,
+    }
+    calls = [
+        {
+            "type": "object",
+            "properties": {
+                "tool": {"type": "string", "enum": [spec.name]},
+                "arguments": _closed(spec.parameters),
+            },
+            "required": ["tool", "arguments"],
+            "additionalProperties": False,
+        }
+        for spec in tools
+    ]
+    return {"anyOf": [answer, *calls]}
+
+
+def _closed(parameters: Mapping[str, Any]) -> dict[str, Any]:
+    """A tool's parameters as a schema a grammar can enforce (an object, nothing extra)."""
+    schema = dict(parameters) if parameters else {}
+    schema.setdefault("type", "object")
+    schema.setdefault("properties", {})
+    schema["additionalProperties"] = False
+    return schema
+
+
+def instruction(tools: Sequence[ToolSpec]) -> str:
+    """The line that tells the model the reply format (sent with the schema)."""
+    names = ", ".join(spec.name for spec in tools) or "none"
+    return (
+        'Reply with JSON only: {"answer": "<text for the user>"} to answer, or '
+        '{"tool": "<name>", "arguments": {...}} to call one tool. Tools: ' + names + "."
+    )
+
+
+def parse_reply(text: str, tools: Sequence[ToolSpec]) -> tuple[str, tuple[ToolCall, ...]]:
+    """(answer text, calls) from a constrained reply.
+
+    Raises:
+        ReplyInvalid: Not JSON, or neither an answer nor a call of an offered tool.
+    """
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested past the limit
+        raise ReplyInvalid(f"not JSON: {text[:80]!r}") from exc
+    if isinstance(data, dict) and isinstance(data.get("answer"), str) and "tool" not in data:
+        answer = data["answer"].strip()
+        if answer:
+            return answer[:MAX_ANSWER_CHARS], ()
+        raise ReplyInvalid("an empty answer")
+    offered = {spec.name for spec in tools}
+    if isinstance(data, dict) and data.get("tool") in offered:
+        arguments = data.get("arguments", {})
+        if isinstance(arguments, dict):
+            return "", (ToolCall(str(data["tool"]), arguments),)
+    raise ReplyInvalid(f"neither an answer nor a call of an offered tool: {text[:80]!r}")
+
+
+def with_instruction(messages: list[dict[str, Any]], tools: Sequence[ToolSpec]) -> None:
+    """Put the reply-format line at the end of the system message (one is added if none)."""
+    line = instruction(tools)
+    if messages and messages[0].get("role") == "system":
+        messages[0] = {**messages[0], "content": f"{messages[0].get('content', '')}\n\n{line}"}
+    else:
+        messages.insert(0, {"role": "system", "content": line})
+
+
+def refuses_format(status: int, detail: str) -> bool:
+    """Whether an HTTP error says the server does not take the output-format field."""
+    lowered = detail.lower()
+    return status in (400, 422, 501) and any(
+        word in lowered for word in ("response_format", "json_schema", "schema", "format")
+    )
+
+
+async def stream_of(response: ChatResponse) -> AsyncIterator[StreamEvent]:
+    """A whole constrained response as stream events (its JSON is never shown while it
+    arrives: only the answer or the call it parses to)."""
+    if response.text:
+        yield TextDelta(response.text)
+    for call in response.tool_calls:
+        yield ToolCallReady(call)
+    yield StreamDone(response)
+
+
+def did_not_answer(provider: str, model: str, why: str) -> ProviderBadResponse:
+    """The error for a reply that did not parse twice: never shown as an answer."""
+    return ProviderBadResponse(
+        f"the model did not answer: {provider} model '{model}' replied twice with something "
+        f"that is neither an answer nor a call of an offered tool ({why}); ask again, or use "
+        "a larger model",
+        provider=provider,
+        model=model,
+    )
