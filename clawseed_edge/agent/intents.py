@@ -106,6 +106,8 @@ class LocalIntents:
         if not planned.calls or planned.skipped:
             return ()  # not understood whole: the model decides
         writes = [c for c in planned.calls if not _READ_TOOLS.search(c.name)]
+        if not writes and not (_asks(english) or demo_lang.is_question(text)):
+            return ()  # "the doorbell button was pressed" tells, it does not ask: the model
         if writes and demo_lang.is_negated(text):
             return ()
         if writes and demo_lang.is_question(text):
@@ -167,8 +169,8 @@ _WRITE = re.compile(
     r"(?![a-z])"
 )
 _ASK = re.compile(
-    r"(?<![a-z])(?:what|what's|whats|how|is|are|read|check|tell me|show|temperature|humidity|"
-    r"pressure|illuminance|voltage)(?![a-z])|\?"
+    r"^\s*(?:is|are)(?![a-z])|(?<![a-z])(?:what|what's|whats|how|read|check|tell me|show|status|"
+    r"list|temperature|humidity|pressure|illuminance|voltage)(?![a-z])|\?"
 )
 
 

@@ -120,7 +120,7 @@ class ProviderConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
             server is asked for its chat template; other servers get native tools).
         constrained: Ask the server for output that can only be a plain answer or a call of
             an offered tool (Ollama ``format``, OpenAI-compatible ``response_format``): ``on``,
-            ``off``, or ``auto`` (on for a local server running a model of at most 4B
+            ``off``, or ``auto`` (on for a local server running a model of at most 2B
             parameters or one without native tools); docs/small-models.md.
         temperature: Sampling temperature, unless the request sets one.
         max_tokens: Upper bound on output tokens, unless the request sets one (anthropic needs

@@ -42,8 +42,9 @@ __all__ = [
 ConstrainedMode = Literal["auto", "on", "off"]
 #: The longest plain answer the schema allows.
 MAX_ANSWER_CHARS = 2000
-#: Models up to this many billion parameters count as small.
-SMALL_MODEL_BILLIONS = 4.0
+#: Models up to this many billion parameters count as small (0.5B-2B: they fail at native
+#: tool calls most; 3B-4B models such as qwen2.5:3b mostly call tools well).
+SMALL_MODEL_BILLIONS = 2.0
 _SIZE = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*([mb])(?![a-z])")
 
 
@@ -64,7 +65,7 @@ def is_local_url(url: str | None) -> bool:
 
 
 def is_small_model(model: str | None) -> bool:
-    """Whether the model's name says it has at most 4B parameters ("qwen2.5:0.5b", "270m")."""
+    """Whether the model's name says it has at most 2B parameters ("qwen2.5:0.5b", "270m")."""
     for number, unit in _SIZE.findall((model or "").lower()):
         size = float(number) / (1000.0 if unit == "m" else 1.0)
         return size <= SMALL_MODEL_BILLIONS

@@ -505,7 +505,7 @@ class OllamaProvider:
 
     @property
     def local_small_model(self) -> bool:
-        """A model of at most 4B parameters on a local server (offered fewer tools)."""
+        """A model of at most 2B parameters on a local server (offered fewer tools)."""
         return is_local_url(self.base_url) and is_small_model(self.model)
 
     async def _constrained_chat(self, request: ChatRequest) -> ChatResponse | None:

@@ -220,7 +220,7 @@ class OpenAICompatProvider:
 
     @property
     def local_small_model(self) -> bool:
-        """A model of at most 4B parameters on a local server (offered fewer tools)."""
+        """A model of at most 2B parameters on a local server (offered fewer tools)."""
         return is_local_url(self.base_url) and is_small_model(self.model)
 
     async def probe(self) -> ProviderCapabilities:
