@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 ConstrainedMode = Literal["auto", "on", "off"]
-#: The longest plain answer the schema allows.
+#: The longest plain answer kept from a reply.
 MAX_ANSWER_CHARS = 2000
 #: Models up to this many billion parameters count as small (0.5B-2B: they fail at native
 #: tool calls most; 3B-4B models such as qwen2.5:3b mostly call tools well).
@@ -88,7 +88,9 @@ def reply_schema(tools: Sequence[ToolSpec]) -> dict[str, Any]:
     """One JSON schema: a plain answer, or a call of one of ``tools`` with its own arguments."""
     answer = {
         "type": "object",
-        "properties": {"answer": {"type": "string", "maxLength": MAX_ANSWER_CHARS}},
+        # No maxLength: grammar builders unroll it into thousands of rules (llama.cpp took 30 s
+        # per request); the answer is bounded by max_tokens and cut in parse_reply.
+        "properties": {"answer": {"type": "string"}},
         "required": ["answer"],
         "additionalProperties": False,
     }
@@ -134,6 +136,10 @@ def parse_reply(text: str, tools: Sequence[ToolSpec]) -> tuple[str, tuple[ToolCa
     try:
         data = json.loads(text)
     except (ValueError, RecursionError) as exc:  # RecursionError: nested past the limit
+        cut = _CUT_ANSWER.match(text)
+        if cut is not None and cut.group(1).strip():
+            # The grammar held the answer branch and max_tokens cut it: an answer, cut short.
+            return _unescape(cut.group(1))[:MAX_ANSWER_CHARS].rstrip() + " ...", ()
         raise ReplyInvalid(f"not JSON: {text[:80]!r}") from exc
     if isinstance(data, dict) and isinstance(data.get("answer"), str) and "tool" not in data:
         answer = data["answer"].strip()
@@ -148,6 +154,17 @@ def parse_reply(text: str, tools: Sequence[ToolSpec]) -> tuple[str, tuple[ToolCa
     raise ReplyInvalid(f"neither an answer nor a call of an offered tool: {text[:80]!r}")
 
 
+# A reply cut inside its answer string: '{"answer": "It is warm and'.
+_CUT_ANSWER = re.compile(r'\A\s*\{\s*"answer"\s*:\s*"((?:[^"\\]|\\.)*)\\?\Z', re.DOTALL)
+
+
+def _unescape(fragment: str) -> str:
+    try:
+        return str(json.loads(f'"{fragment}"'))
+    except ValueError:
+        return fragment
+
+
 def with_instruction(messages: list[dict[str, Any]], tools: Sequence[ToolSpec]) -> None:
     """Put the reply-format line at the end of the system message (one is added if none)."""
     line = instruction(tools)
@@ -160,7 +177,9 @@ def with_instruction(messages: list[dict[str, Any]], tools: Sequence[ToolSpec]) 
 def refuses_format(status: int, detail: str) -> bool:
     """Whether an HTTP error says the server does not take the output-format field."""
     lowered = detail.lower()
-    return status in (400, 422, 501) and any(
+    # llama-cpp-python's server answers an unknown response_format type with a 500 that
+    # carries its validation error ("Input should be 'text' or 'json_object'").
+    return status in (400, 422, 500, 501) and any(
         word in lowered for word in ("response_format", "json_schema", "schema", "format")
     )
 

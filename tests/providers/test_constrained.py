@@ -142,7 +142,12 @@ async def test_openai_compatible_json_schema_then_llama_cpp_form_then_plain(
 ) -> None:
     path = config(tmp_path, openai_provider(openai_server))
     openai_server.queue(
-        Reply.error(400, "response_format type json_schema is not supported"),
+        # llama-cpp-python's own server: a 500 carrying its validation error
+        Reply.error(
+            500,
+            "1 validation error: ('body', 'response_format', 'type'): Input should be 'text' "
+            "or 'json_object'",
+        ),
         Reply.text(RED_ON),
         Reply.text(ANSWER),
     )
@@ -192,3 +197,10 @@ def test_auto_is_on_only_for_a_local_server() -> None:
 def test_a_call_of_a_tool_not_offered_is_invalid() -> None:
     with pytest.raises(ReplyInvalid):
         parse_reply('{"tool": "shell", "arguments": {}}', ())
+
+
+def test_an_answer_cut_by_max_tokens_is_an_answer_cut_short() -> None:
+    # the grammar held the answer branch; the token limit ended it inside the string
+    assert parse_reply('{ "answer": "It is 21 \\u00b0C and', ()) == ("It is 21 °C and ...", ())
+    with pytest.raises(ReplyInvalid):
+        parse_reply('{"tool": "gpio_switch", "argu', ())
