@@ -73,7 +73,7 @@ def llama_server(python: str, model: Path, port: int, threads: int) -> Iterator[
     process = subprocess.Popen(
         [python, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", MODEL_ALIAS,
          "--chat_format", "gemma", "--host", "127.0.0.1", "--port", str(port),
-         "--n_ctx", "4096", "--n_threads", str(threads)],
+         "--n_ctx", "4096", "--n_threads", str(threads), "--cache", "true"],
         stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}/v1"
