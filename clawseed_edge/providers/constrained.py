@@ -16,17 +16,20 @@ import ipaddress
 import json
 import re
 import urllib.parse
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Literal
 
 from clawseed_edge.api.errors import ProviderBadResponse
 from clawseed_edge.api.events import StreamDone, StreamEvent, TextDelta, ToolCallReady
-from clawseed_edge.api.types import ChatResponse, ToolCall, ToolSpec
+from clawseed_edge.api.types import ChatResponse, StopReason, ToolCall, ToolSpec, Usage
 
 __all__ = [
     "MAX_ANSWER_CHARS",
     "ConstrainedMode",
+    "ConstrainedPost",
     "ReplyInvalid",
+    "ask_twice",
     "constrained_for",
     "did_not_answer",
     "instruction",
@@ -46,6 +49,11 @@ MAX_ANSWER_CHARS = 2000
 #: tool calls most; 3B-4B models such as qwen2.5:3b mostly call tools well).
 SMALL_MODEL_BILLIONS = 2.0
 _SIZE = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*([mb])(?![a-z])")
+
+
+#: Sends one constrained request: (the reply's text, usage, model), or None when the server
+#: refused the output-format field (the provider then sends the plain request).
+ConstrainedPost = Callable[[], Awaitable[tuple[str, Usage, str] | None]]
 
 
 class ReplyInvalid(ValueError):
@@ -203,3 +211,34 @@ def did_not_answer(provider: str, model: str, why: str) -> ProviderBadResponse:
         provider=provider,
         model=model,
     )
+
+
+async def ask_twice(
+    post: ConstrainedPost, tools: Sequence[ToolSpec], provider: str, model: str
+) -> ChatResponse | None:
+    """The response to a constrained request, asked once more if the reply does not parse.
+
+    Returns None when the server refused the format. Raises what ``post`` raises, and
+    :func:`did_not_answer` after two replies that did not parse.
+    """
+    why = ""
+    for _attempt in range(2):
+        reply = await post()
+        if reply is None:
+            return None
+        content, usage, model = reply
+        try:
+            text, calls = parse_reply(content, tools)
+        except ReplyInvalid as exc:
+            why = str(exc)
+            continue
+        ids = tuple(replace(c, id=f"call_{i + 1}") for i, c in enumerate(calls))
+        return ChatResponse(
+            text=text,
+            tool_calls=ids,
+            usage=usage,
+            stop_reason=StopReason.TOOL_USE if ids else StopReason.END_TURN,
+            provider=provider,
+            model=model,
+        )
+    raise did_not_answer(provider, model, why)

@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import urllib.parse
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from clawseed_edge.api.errors import (
@@ -60,12 +59,10 @@ from ._common import (
 )
 from .config import ProviderConfig
 from .constrained import (
-    ReplyInvalid,
+    ask_twice,
     constrained_for,
-    did_not_answer,
     is_local_url,
     is_small_model,
-    parse_reply,
     refuses_format,
     reply_schema,
     stream_of,
@@ -521,8 +518,8 @@ class OllamaProvider:
         body.pop("tools", None)
         with_instruction(body["messages"], request.tools)
         body["format"] = reply_schema(request.tools)
-        why = ""
-        for _attempt in range(2):
+
+        async def post() -> tuple[str, Usage, str] | None:
             try:
                 response = await self._client.post("/api/chat", json=body)
             except Exception as exc:
@@ -535,21 +532,9 @@ class OllamaProvider:
             data = response.json()
             self._check_error_line(data, model)
             part = _Part(data)
-            try:
-                text, calls = parse_reply(part.content, request.tools)
-            except ReplyInvalid as exc:
-                why = str(exc)
-                continue
-            ids = tuple(replace(c, id=f"call_{i + 1}") for i, c in enumerate(calls))
-            return ChatResponse(
-                text=text,
-                tool_calls=ids,
-                usage=part.usage(),
-                stop_reason=StopReason.TOOL_USE if ids else StopReason.END_TURN,
-                provider=self.name,
-                model=part.model(model),
-            )
-        raise did_not_answer(self.name, model, why)
+            return part.content, part.usage(), part.model(model)
+
+        return await ask_twice(post, request.tools, self.name, model)
 
     async def chat(self, request: ChatRequest) -> ChatResponse:
         """Answer one request (no streaming). Safe to cancel: the HTTP request is abandoned.

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from clawseed_edge.api.errors import ProviderBadResponse, ProviderError
@@ -48,12 +47,10 @@ from ._common import (
 )
 from .config import ProviderConfig
 from .constrained import (
-    ReplyInvalid,
+    ask_twice,
     constrained_for,
-    did_not_answer,
     is_local_url,
     is_small_model,
-    parse_reply,
     refuses_format,
     reply_schema,
     stream_of,
@@ -383,31 +380,21 @@ class OpenAICompatProvider:
         """
         body = self._body(request, stream=False)
         model = body["model"]
-        tools = request.tools
         body.pop("tools", None)
-        with_instruction(body["messages"], tools)
-        schema = reply_schema(tools)
-        why = ""
-        for _attempt in range(2):
+        with_instruction(body["messages"], request.tools)
+        schema = reply_schema(request.tools)
+
+        async def post() -> tuple[str, Usage, str] | None:
             data = await self._post_constrained(body, schema, model)
             if data is None:
                 return None
             try:
-                message = data["choices"][0]["message"]
-                text, calls = parse_reply(message.get("content") or "", tools)
-            except (ReplyInvalid, LookupError, TypeError) as exc:
-                why = str(exc)
-                continue
-            ids = tuple(replace(c, id=f"call_{i + 1}") for i, c in enumerate(calls))
-            return ChatResponse(
-                text=text,
-                tool_calls=ids,
-                usage=_usage(data.get("usage")),
-                stop_reason=StopReason.TOOL_USE if ids else StopReason.END_TURN,
-                provider=self.name,
-                model=data.get("model") or model,
-            )
-        raise did_not_answer(self.name, model, why)
+                content = str(data["choices"][0]["message"].get("content") or "")
+            except (LookupError, TypeError, AttributeError):
+                content = ""  # not the protocol: read as a reply that did not parse
+            return content, _usage(data.get("usage")), str(data.get("model") or model)
+
+        return await ask_twice(post, request.tools, self.name, model)
 
     async def _post_constrained(
         self, body: dict[str, Any], schema: dict[str, Any], model: str
