@@ -111,8 +111,8 @@ def config_text(url: str, constrained: str, local: bool) -> str:
     provider = (
         f'[provider]\nname = "llamacpp"\nmodel = "{MODEL_ALIAS}"\nbase_url = "{url}"\n'
         f'constrained = "{constrained}"\ntool_mode = "native"\nmax_retries = 0\n'
-        "timeout_s = 120\nmax_tokens = 128\ntemperature = 0\n"
-        f"[agent]\nlocal_intents = {'true' if local else 'false'}\nmax_tool_iterations = 3"
+        "timeout_s = 300\nmax_tokens = 48\ntemperature = 0\n"
+        f"[agent]\nlocal_intents = {'true' if local else 'false'}\nmax_tool_iterations = 2"
     )
     return DEFAULT_TOML.read_text().replace('[provider]\nname = "demo"', provider)
 

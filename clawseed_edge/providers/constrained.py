@@ -174,12 +174,18 @@ def _unescape(fragment: str) -> str:
 
 
 def with_instruction(messages: list[dict[str, Any]], tools: Sequence[ToolSpec]) -> None:
-    """Put the reply-format line at the end of the system message (one is added if none)."""
+    """Put the reply-format line in front of the last user message (of this request only).
+
+    Not in the system message: some chat templates drop it (llama-cpp-python's ``gemma``
+    format does, since Gemma has no system role), and the model would never see the line.
+    """
     line = instruction(tools)
-    if messages and messages[0].get("role") == "system":
-        messages[0] = {**messages[0], "content": f"{messages[0].get('content', '')}\n\n{line}"}
-    else:
-        messages.insert(0, {"role": "system", "content": line})
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if message.get("role") == "user" and isinstance(message.get("content"), str):
+            messages[index] = {**message, "content": f"{line}\n\n{message['content']}"}
+            return
+    messages.append({"role": "user", "content": line})
 
 
 def refuses_format(status: int, detail: str) -> bool:

@@ -78,6 +78,8 @@ async def test_ollama_gets_one_schema_in_format_and_the_call_switches_the_pin(
     events, pins = await run(config(tmp_path, ollama_provider(ollama)), StaticApprover(True))
     body = ollama.requests_to("/api/chat")[0].json
     assert "tools" not in body  # the schema says what may be called
+    # the format line goes with the user's message: some chat templates drop the system one
+    assert body["messages"][-1]["content"].startswith("Reply with JSON only")
     branches = call_branches(body["format"])
     assert branches["gpio_switch"]["properties"]["device"]["enum"] == ["red_led", "lamp", "fan"]
     assert branches["gpio_set_level"]["properties"]["level"]["maximum"] == 1.0
