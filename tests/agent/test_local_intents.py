@@ -110,3 +110,22 @@ async def test_turned_off_every_message_goes_to_the_model(tmp_path: Path) -> Non
     async with agent:
         assert await agent.run("status") == "the model answered"
     assert len(provider.requests) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("turn the fan on when it gets above 30 degrees", "when"),
+        ("turn the red led on at midnight", "at midnight"),
+        ("if the door opens turn on the red led", "if"),
+    ],
+)
+async def test_the_demo_model_proposes_an_automation_instead_of_acting(
+    text: str, words: str
+) -> None:
+    from clawseed_edge.api import ChatMessage, ChatRequest
+    from clawseed_edge.providers.demo import DemoProvider
+
+    response = await DemoProvider().chat(ChatRequest((ChatMessage.user(text),), TOOLS))
+    assert response.tool_calls == ()
+    assert f"{words!r}" in response.text and "automation" in response.text
