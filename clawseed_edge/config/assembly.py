@@ -159,6 +159,15 @@ class Runtime:
         await self.aclose()
 
 
+def _local_intents(config: Config) -> LocalIntents | None:
+    """The local-intent stage from the configured devices and sensors (None when off)."""
+    if not config.agent.local_intents:
+        return None
+    devices = [DeviceWords(d.name, str(d.kind)) for d in config.devices]
+    sensors = [SensorWords.for_driver(s.name, s.driver) for s in config.sensors]
+    return LocalIntents(devices, sensors)
+
+
 async def assemble_agent(config: LoadedConfig | str | Path | None = None, **options: Any) -> Agent:
     """Load a config (a path, a LoadedConfig or None for the default) and assemble its Agent.
 
@@ -449,15 +458,6 @@ async def assemble(
             await runtime.aclose()
             raise
     return runtime
-
-
-def _local_intents(config: Config) -> LocalIntents | None:
-    """The local-intent stage from the configured devices and sensors (None when off)."""
-    if not config.agent.local_intents:
-        return None
-    devices = [DeviceWords(d.name, str(d.kind)) for d in config.devices]
-    sensors = [SensorWords.for_driver(s.name, s.driver) for s in config.sensors]
-    return LocalIntents(devices, sensors)
 
 
 async def _open_mcp(
