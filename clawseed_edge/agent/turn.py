@@ -40,18 +40,19 @@ from clawseed_edge.api import (
     ToolCall,
     ToolContext,
     ToolResult,
+    ToolResultEvent,
     TurnEnded,
     TurnStarted,
     Usage,
 )
 
+from . import offer
 from .approval import approval_listener
 from .arguments import SchemaValidator, argument_problem, bounded_call
 from .history import History
 from .hooks import HookRunner
 from .intents import local_answer
 from .model_call import ask_model
-from .offer import offered_tools
 from .recall import recall_context, with_context
 from .registry import ToolRegistry
 from .sessions import Sessions
@@ -258,7 +259,7 @@ class TurnRunner:
             self.iterations = 1
             await self._local_round(local)
             return
-        tools = agent.dispatcher.tools_for_request(offered_tools(agent, self.text, specs))
+        tools = agent.dispatcher.tools_for_request(offer.offered_tools(agent, self.text, specs))
         for self.iterations in range(1, agent.max_tool_iterations + 1):
             messages = with_context(
                 history.for_request(system_prompt), self.user_message, self.recall
@@ -315,7 +316,19 @@ class TurnRunner:
         from their results."""
         named = tuple(replace(c, id=f"local_{i}") for i, c in enumerate(calls, start=1))
         parsed = ParsedResponse("", named, ChatMessage.assistant("", named))
-        results = await self._run_calls(parsed)
+        results: list[tuple[ToolCall, ToolResult]] = []
+        emit = self.emit
+
+        def keep(event: object) -> None:
+            if isinstance(event, ToolResultEvent):
+                results.append((event.call, event.result))  # what the answer is made from
+            emit(event)
+
+        self.emit = keep
+        try:
+            await self._run_calls(parsed)
+        finally:
+            self.emit = emit
         answer = local_answer(results)
         self.emit(ChunkEvent(answer))
         self._commit([ChatMessage.assistant(answer)])
@@ -323,7 +336,7 @@ class TurnRunner:
         self.answer = answer
         self.emit(DoneEvent(answer, self.usage, 1, LOCAL_PROVIDER, LOCAL_MODEL))
 
-    async def _run_calls(self, parsed: ParsedResponse) -> list[tuple[ToolCall, ToolResult]]:
+    async def _run_calls(self, parsed: ParsedResponse) -> None:
         """Run the response's calls in order and keep them, with their results, in history.
 
         Arguments are bounded first, for the whole response: if any call's arguments could not
@@ -366,7 +379,6 @@ class TurnRunner:
                 # History keeps the placeholder, not a 10 MB or 10,000-deep payload.
                 message = replace(message, tool_calls=tuple(calls))
             self._commit([message, *agent.dispatcher.result_messages(results)])
-        return results
 
     def _commit(self, messages: list[ChatMessage]) -> None:
         """Add messages to the session's history and to what this turn saves."""
