@@ -50,6 +50,7 @@ from . import redact
 from .arguments import SchemaValidator
 from .history import time_prefix
 from .hooks import HookRunner
+from .intents import LocalIntents
 from .observer import NoopObserver
 from .prompt import SystemPromptBuilder
 from .registry import ToolRegistry
@@ -114,6 +115,10 @@ class Agent:
         clock: Wall clock for the time prefix (tests pass a fixed one).
         close_timeout_s: Bound of each step of :meth:`aclose` (the turns' abort, each
             peripheral's safe state, each closer, the provider), in seconds.
+        local_intents: The local-intent stage (:class:`~.intents.LocalIntents`): a simple
+            command it understands whole runs without the model, through the same policy.
+        max_tools: At most this many tools offered per request (:mod:`.offer`); None: 8 for
+            a provider running a small local model, all otherwise.
         prompt_from: An agent built from the same parts (a conversation's: the service's)
             whose system prompt this one uses while both have the same tools and dispatcher.
 
@@ -146,6 +151,8 @@ class Agent:
         clock: Callable[[], str] = time_prefix,
         close_timeout_s: float = 5.0,
         prompt_from: Agent | None = None,
+        local_intents: LocalIntents | None = None,
+        max_tools: int | None = None,
     ) -> None:
         if max_tool_iterations < 1:
             raise ValueError(f"max_tool_iterations must be at least 1, got {max_tool_iterations}")
@@ -162,6 +169,8 @@ class Agent:
         if not close_timeout_s > 0:
             raise ValueError(f"close_timeout_s must be a positive number, got {close_timeout_s}")
         self.provider = provider
+        self.local_intents = local_intents
+        self.max_tools = max_tools
         self.registry = registry if registry is not None else ToolRegistry()
         self.dispatcher = dispatcher if dispatcher is not None else select_dispatcher(provider)
         # A chosen dispatcher follows the provider: a model found to lack tools at run time

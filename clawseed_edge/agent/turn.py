@@ -40,15 +40,18 @@ from clawseed_edge.api import (
     ToolCall,
     ToolContext,
     ToolResult,
+    ToolResultEvent,
     TurnEnded,
     TurnStarted,
     Usage,
 )
 
+from . import offer
 from .approval import approval_listener
 from .arguments import SchemaValidator, argument_problem, bounded_call
 from .history import History
 from .hooks import HookRunner
+from .intents import local_answer
 from .model_call import ask_model
 from .pictures import TurnPictures, vision_refusals
 from .recall import recall_context, with_context
@@ -60,6 +63,9 @@ from .toolcalls import ParsedResponse, ToolDispatcher, read_response
 __all__ = ["TurnDoneListener", "TurnHandle", "TurnParts", "TurnRunner"]
 
 log = logging.getLogger(__name__)
+
+#: The provider and model names a turn answered by the local stage reports.
+LOCAL_PROVIDER, LOCAL_MODEL = "local", "intents"
 
 #: How long an after-turn listener (memory upkeep) may take, in seconds.
 LISTENER_TIMEOUT_S = 10.0
@@ -247,7 +253,15 @@ class TurnRunner:
         history.trim()
         agent.refresh_dispatcher()
         system_prompt = agent.system_prompt()
-        tools = agent.dispatcher.tools_for_request(agent.registry.specs())
+        specs = agent.registry.specs()
+        # Local intents first: a simple command asked now runs without the model.
+        stage = getattr(agent, "local_intents", None)
+        local = stage.plan(self.text, specs) if stage is not None else ()
+        if local:
+            self.iterations = 1
+            await self._local_round(local)
+            return
+        tools = agent.dispatcher.tools_for_request(offer.offered_tools(agent, self.text, specs))
         for self.iterations in range(1, agent.max_tool_iterations + 1):
             messages = with_context(
                 history.for_request(system_prompt), self.user_message, self.recall
@@ -299,6 +313,31 @@ class TurnRunner:
             )
         )
         return True
+
+    async def _local_round(self, calls: Sequence[ToolCall]) -> None:
+        """Run the local stage's calls as a model's (policy, approvals, events), then answer
+        from their results."""
+        named = tuple(replace(c, id=f"local_{i}") for i, c in enumerate(calls, start=1))
+        parsed = ParsedResponse("", named, ChatMessage.assistant("", named))
+        results: list[tuple[ToolCall, ToolResult]] = []
+        emit = self.emit
+
+        def keep(event: object) -> None:
+            if isinstance(event, ToolResultEvent):
+                results.append((event.call, event.result))  # what the answer is made from
+            emit(event)
+
+        self.emit = keep
+        try:
+            await self._run_calls(parsed)
+        finally:
+            self.emit = emit
+        answer = local_answer(results)
+        self.emit(ChunkEvent(answer))
+        self._commit([ChatMessage.assistant(answer)])
+        self.outcome = "done"
+        self.answer = answer
+        self.emit(DoneEvent(answer, self.usage, 1, LOCAL_PROVIDER, LOCAL_MODEL))
 
     async def _run_calls(self, parsed: ParsedResponse) -> None:
         """Run the response's calls in order and keep them, with their results, in history.

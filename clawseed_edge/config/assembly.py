@@ -24,6 +24,7 @@ import msgspec
 from clawseed_edge.agent.builder import AgentBuilder
 from clawseed_edge.agent.engine import Agent
 from clawseed_edge.agent.hooks import HookFactoryRegistry
+from clawseed_edge.agent.intents import DeviceWords, LocalIntents, SensorWords
 from clawseed_edge.agent.redact import Scrubber, install_log_redaction
 from clawseed_edge.agent.registry import ToolRegistry
 from clawseed_edge.agent.security import DEFAULT_FORBIDDEN_PATHS, SecurityPolicy
@@ -157,6 +158,15 @@ class Runtime:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+def _local_intents(config: Config) -> LocalIntents | None:
+    """The local-intent stage from the configured devices and sensors (None when off)."""
+    if not config.agent.local_intents:
+        return None
+    devices = [DeviceWords(d.name, str(d.kind)) for d in config.devices]
+    sensors = [SensorWords.for_driver(s.name, s.driver) for s in config.sensors]
+    return LocalIntents(devices, sensors)
 
 
 async def assemble_agent(config: LoadedConfig | str | Path | None = None, **options: Any) -> Agent:
@@ -422,6 +432,8 @@ async def assemble(
             .option("max_recall_chars", config.agent.max_recall_chars)
             .option("max_tool_argument_chars", config.agent.max_tool_argument_chars)
             .option("scrub", scrubber.scrub)
+            .option("local_intents", _local_intents(config))
+            .option("max_tools", config.agent.max_tools)
         )
         if mcp_registry is not None:
             builder = builder.registry(mcp_registry)

@@ -138,6 +138,11 @@ class AgentSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     max_recall_chars: Annotated[int, msgspec.Meta(ge=0)] = 4_000
     #: One tool call's arguments as JSON; a bigger call is refused unread.
     max_tool_argument_chars: PositiveInt = 65_536
+    #: Carry out simple commands asked now ("turn on the red led", "is the door open?")
+    #: without the model, through the same policy (docs/small-models.md); false: all to it.
+    local_intents: bool = True
+    #: Tools offered per model request; unset: 8 for a small local model, all otherwise.
+    max_tools: PositiveInt | None = None
 
     def __post_init__(self) -> None:
         # Raised as "workspace_dir: ..." so the loader names agent.workspace_dir.

@@ -118,6 +118,10 @@ class ProviderConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
             ``prompt`` (tools described in the prompt, calls parsed from text: for models
             without a tool template), or ``auto`` (Ollama asks ``/api/show``; llama.cpp's
             server is asked for its chat template; other servers get native tools).
+        constrained: Ask the server for output that can only be a plain answer or a call of
+            an offered tool (Ollama ``format``, OpenAI-compatible ``response_format``): ``on``,
+            ``off``, or ``auto`` (on for a local server running a model of at most 2B
+            parameters or one without native tools); docs/small-models.md.
         temperature: Sampling temperature, unless the request sets one.
         max_tokens: Upper bound on output tokens, unless the request sets one (anthropic needs
             one: 4096 when unset).
@@ -142,6 +146,7 @@ class ProviderConfig(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     deadline_s: float = 600.0
     max_response_bytes: int = 8 * 1024 * 1024
     tool_mode: ToolMode = "auto"
+    constrained: Literal["auto", "on", "off"] = "auto"
     temperature: float | None = None
     max_tokens: int | None = None
     keep_alive: str | float | None = None

@@ -32,6 +32,7 @@ from clawseed_edge.api import (
     for_people,
 )
 
+from .demo_lang import deferred_reason, is_hedged, is_question, to_english
 from .demo_plan import device_names, plan_sentence
 
 __all__ = ["DemoProvider"]
@@ -39,6 +40,10 @@ __all__ = ["DemoProvider"]
 # The engine's time prefix, at the start of the message or after the recalled-memory block
 # (which ends with a blank line); everything up to it is context, not the user's words.
 _TIME_PREFIX = re.compile(r"(?:\A|\n\n)\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[^\]\n]*\]\s*")
+
+
+# Tools that only look; a question may use them.
+_READS = re.compile(r"read|status|history|scan|list|recall|info")
 
 
 class DemoProvider:
@@ -58,7 +63,17 @@ class DemoProvider:
         """Answer from rules; never fails, never blocks. Safe to cancel."""
         messages = request.messages
         tail = _trailing_tool_messages(messages)
-        plan = plan_sentence(_user_text(messages), request.tools)
+        said = _user_text(messages)
+        if not tail:
+            # Never act on what was not asked now: propose the automation or job instead.
+            later = deferred_reason(said)
+            if later is not None:
+                return self._response(_proposal(said, later))
+        plan = plan_sentence(to_english(said), request.tools)
+        if not tail and plan.calls and (is_hedged(said) or is_question(said)):
+            writes = [c.name for c in plan.calls if not _READS.search(c.name)]
+            if writes:
+                return self._response(_not_asked(said))
         if tail:
             # Said after the results, so that what was skipped is not lost among them.
             return self._response(_summarise(tail, plan.skipped))
@@ -157,4 +172,22 @@ def _help(tools: Sequence[ToolSpec]) -> str:
         "I am the offline demo model (rules, not a language model): try "
         "'turn on <device>', 'turn off <device>', 'toggle <device>', 'blink <device>', "
         "'set <device> to 30%', 'read <device>' or 'status'." + _devices_hint(tools)
+    )
+
+
+def _proposal(said: str, words: str) -> str:
+    """The answer to a request for later or on a condition: what would do it, not the act."""
+    return (
+        f"I did not do that now: {words!r} makes it a request for later or on a condition, and "
+        "I act only on what is asked now. An automation would do it: a rule on a sensor or an "
+        "input ([[automations]] in config.toml, or `clawseed-edge automations add`), or a "
+        "scheduled job ([[jobs]] with a cron time, docs/scheduler.md). Say it again without the "
+        "condition to do it at once."
+    )
+
+
+def _not_asked(said: str) -> str:
+    return (
+        "That reads as a question or a maybe, so I did not switch anything. Say it as a "
+        "command (for example 'turn on <device>') to do it."
     )

@@ -37,7 +37,8 @@ _CLAUSE_BREAK = re.compile(
 # After these, a part without a verb of its own is what to leave alone ("all except the fan").
 _EXCEPT = re.compile(r"except(?: for)?|other than|apart from|besides")
 _NEGATION = re.compile(
-    r"(?<![a-z])(?:don'?t|do not|dont|never|not|no longer|doesn'?t|mustn'?t|must not)(?![a-z])"
+    r"(?<![a-z])(?:don'?t|do not|dont|never|not|no longer|no need to|doesn'?t|mustn'?t|must not)"
+    r"(?![a-z])"
 )
 _PERCENT = re.compile(r"(\d{1,3}(?:\.\d+)?)\s*(%|percent)")
 _COUNT = re.compile(r"(\d{1,3})\s*(?:times|x)(?![a-z])")
@@ -60,6 +61,9 @@ _VERB_RES = tuple(
 _ACTION_WORDS = re.compile(
     r"(?<![a-z])(?:turn|switch|enable|disable|start|stop|blink|flash|toggle|flip|dim|set|read|"
     r"check)(?![a-z])"
+)
+_WRITE_WORDS = re.compile(
+    r"(?<![a-z])(?:turn|switch|enable|disable|start|stop|blink|flash|toggle|flip|dim|set)(?![a-z])"
 )
 _PRONOUN = re.compile(r"(?<![a-z])(?:it|them|both)(?![a-z])")
 _STATUS_WORDS = ("status", "state of everything", "what is on", "what's on", "list devices")
@@ -132,7 +136,11 @@ def plan_sentence(text: str, tools: Sequence[ToolSpec]) -> DemoPlan:
             negated = True  # "..., not the red led", "... except the fan": nothing to do to it
         elif separator == "but":
             action = ""  # "turn off the fan but the red led": what to do to it was not said
-        elif not named and not any(w in clause for w in _STATUS_WORDS):
+        elif (
+            not named
+            and not any(w in clause for w in _STATUS_WORDS)
+            and not _SENSOR_WORDS.search(clause)
+        ):
             continue  # "please", "thanks": nothing to do
         if negated:
             if named or verb_at is not None:
@@ -147,7 +155,8 @@ def plan_sentence(text: str, tools: Sequence[ToolSpec]) -> DemoPlan:
         if not _ACTION_WORDS.search(clause) and _switch_value(clause) is not None:
             _complete_waiting(waiting, clause, slots, tools)  # "... and the fan off"
         if not named:
-            sensor = _sensor_call(clause, tools)
+            # "turn on the light" names a device kind, not the light level: never a reading.
+            sensor = None if _WRITE_WORDS.search(clause) else _sensor_call(clause, tools)
             if sensor is not None:
                 slots.append(sensor)
             elif verb_at is not None:

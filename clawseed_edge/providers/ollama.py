@@ -58,6 +58,16 @@ from ._common import (
     request_model,
 )
 from .config import ProviderConfig
+from .constrained import (
+    ask_twice,
+    constrained_for,
+    is_local_url,
+    is_small_model,
+    refuses_format,
+    reply_schema,
+    stream_of,
+    with_instruction,
+)
 from .http_limits import ResponseLimits, bounded_transport
 from .small_http import request_json
 
@@ -263,6 +273,7 @@ class OllamaProvider:
         self.model = config.model or "qwen2.5:3b"
         self.base_url = (config.base_url or DEFAULT_BASE_URL).rstrip("/")
         self.host = ollama_host(self.base_url)
+        self._format_taken = True  # until the server refuses a "format" schema
         self._transport = transport
         self._client_instance: httpx.AsyncClient | None = None
         self._capabilities: ProviderCapabilities | None = None
@@ -478,12 +489,63 @@ class OllamaProvider:
         if isinstance(data, dict) and data.get("error"):
             raise self._answer_error(None, str(data["error"]), model)
 
+    @property
+    def constrained_output(self) -> bool:
+        """Whether requests with tools send ``format`` (a JSON schema of an answer or a call;
+        ``[provider] constrained``; off for good once the server refused it)."""
+        return self._format_taken and constrained_for(
+            self.config.constrained,
+            base_url=self.base_url,
+            model=self.model,
+            native_tools=self.capabilities.native_tools,
+        )
+
+    @property
+    def local_small_model(self) -> bool:
+        """A model of at most 2B parameters on a local server (offered fewer tools)."""
+        return is_local_url(self.base_url) and is_small_model(self.model)
+
+    async def _constrained_chat(self, request: ChatRequest) -> ChatResponse | None:
+        """One request with ``format`` (asked again once if the reply does not parse); None
+        when the server refuses ``format`` (then the plain request is sent).
+
+        Raises:
+            ProviderBadResponse: The reply did not parse twice ("the model did not answer").
+            ProviderError: Any other failure of the server or model.
+        """
+        body = self._body(request, stream=False)
+        model = body["model"]
+        body.pop("tools", None)
+        with_instruction(body["messages"], request.tools)
+        body["format"] = reply_schema(request.tools)
+
+        async def post() -> tuple[str, Usage, str] | None:
+            try:
+                response = await self._client.post("/api/chat", json=body)
+            except Exception as exc:
+                raise self._error(exc, model) from exc
+            if not response.is_success:
+                if refuses_format(response.status_code, _error_detail(response.text)):
+                    self._format_taken = False
+                    return None
+                raise self._status_error(response, response.text, model)
+            data = response.json()
+            self._check_error_line(data, model)
+            part = _Part(data)
+            return part.content, part.usage(), part.model(model)
+
+        return await ask_twice(post, request.tools, self.name, model)
+
     async def chat(self, request: ChatRequest) -> ChatResponse:
         """Answer one request (no streaming). Safe to cancel: the HTTP request is abandoned.
 
         Raises:
             ProviderError: a subclass naming the server/model and what to do.
         """
+        if request.tools and self.constrained_output:
+            constrained = await self._constrained_chat(request)
+            if constrained is not None:
+                return constrained
         body = self._body(request, stream=False)
         model = body["model"]
         try:
@@ -519,6 +581,11 @@ class OllamaProvider:
         return guard_stream(self._stream(request), provider=self.name, model=model)
 
     async def _stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
+        if request.tools and self.constrained_output:
+            # The reply is JSON: shown only once parsed, as its answer or its call.
+            async for event in stream_of(await self.chat(request)):
+                yield event
+            return
         body = self._body(request, stream=True)
         model = body["model"]
         text: list[str] = []

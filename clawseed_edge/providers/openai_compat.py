@@ -46,6 +46,16 @@ from ._common import (
     request_model,
 )
 from .config import ProviderConfig
+from .constrained import (
+    ask_twice,
+    constrained_for,
+    is_local_url,
+    is_small_model,
+    refuses_format,
+    reply_schema,
+    stream_of,
+    with_instruction,
+)
 from .http_limits import ResponseLimits, bounded_transport
 
 if TYPE_CHECKING:
@@ -184,6 +194,8 @@ class OpenAICompatProvider:
         self._client_instance: httpx.AsyncClient | None = None
         self._dimensions: int | None = None
         self._tools_detected = True  # tool_mode auto: native until found otherwise
+        # Which response_format the server took (found at the first constrained request).
+        self._formats: list[str] = ["json_schema", "json_object"]
         self._probed = False
         self._closed = False
 
@@ -213,6 +225,22 @@ class OpenAICompatProvider:
         return ProviderCapabilities(
             native_tools=native, vision=True, streaming=True, embeddings=True
         )
+
+    @property
+    def constrained_output(self) -> bool:
+        """Whether requests with tools ask for a reply that can only be an answer or a call
+        (``[provider] constrained``; off for good once the server refused every form)."""
+        return bool(self._formats) and constrained_for(
+            self.config.constrained,
+            base_url=self.base_url,
+            model=self.model,
+            native_tools=self._tools_detected,
+        )
+
+    @property
+    def local_small_model(self) -> bool:
+        """A model of at most 2B parameters on a local server (offered fewer tools)."""
+        return is_local_url(self.base_url) and is_small_model(self.model)
 
     async def probe(self) -> ProviderCapabilities:
         """With ``tool_mode = "auto"``, ask a llama.cpp server whether its model has a tool
@@ -326,6 +354,10 @@ class OpenAICompatProvider:
         Raises:
             ProviderError: a subclass naming the server and what to do.
         """
+        if request.tools and self.constrained_output:
+            constrained = await self._constrained_chat(request)
+            if constrained is not None:
+                return constrained
         body = self._body(request, stream=False)
         model = body["model"]
         try:
@@ -360,6 +392,60 @@ class OpenAICompatProvider:
         except Exception as exc:
             raise self._error(exc, model) from exc
 
+    async def _constrained_chat(self, request: ChatRequest) -> ChatResponse | None:
+        """One constrained request (asked again once if the reply does not parse); None when
+        the server takes no response_format at all (then the plain request is sent).
+
+        Raises:
+            ProviderBadResponse: The reply did not parse twice ("the model did not answer").
+            ProviderError: Any other failure of the server.
+        """
+        body = self._body(request, stream=False)
+        model = body["model"]
+        body.pop("tools", None)
+        with_instruction(body["messages"], request.tools)
+        schema = reply_schema(request.tools)
+
+        async def post() -> tuple[str, Usage, str] | None:
+            data = await self._post_constrained(body, schema, model)
+            if data is None:
+                return None
+            try:
+                content = str(data["choices"][0]["message"].get("content") or "")
+            except (LookupError, TypeError, AttributeError):
+                content = ""  # not the protocol: read as a reply that did not parse
+            return content, _usage(data.get("usage")), str(data.get("model") or model)
+
+        return await ask_twice(post, request.tools, self.name, model)
+
+    async def _post_constrained(
+        self, body: dict[str, Any], schema: dict[str, Any], model: str
+    ) -> dict[str, Any] | None:
+        """The server's JSON for ``body`` with the first response_format it takes; a form it
+        refuses is not tried again (None: it took none)."""
+        while self._formats:
+            form = self._formats[0]
+            body["response_format"] = (
+                {"type": "json_schema", "json_schema": {"name": "reply", "schema": schema}}
+                if form == "json_schema"
+                else {"type": "json_object", "schema": schema}  # llama.cpp's own form
+            )
+            try:
+                response = await self._client.post(
+                    "/chat/completions", json=body, headers=self._headers()
+                )
+            except Exception as exc:
+                raise self._error(exc, model) from exc
+            if response.status_code < 400:
+                data: dict[str, Any] = response.json()
+                return data
+            detail = error_message_from_body(response.text)
+            if not refuses_format(response.status_code, detail):
+                raise self._status_error(response, response.text, model)
+            log.info("%s refused response_format %s (%s)", self.name, form, detail[:200])
+            self._formats.pop(0)
+        return None
+
     def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         """Answer one request as SSE events; the last is a StreamDone.
 
@@ -371,6 +457,11 @@ class OpenAICompatProvider:
         return guard_stream(self._stream(request), provider=self.name, model=model)
 
     async def _stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
+        if request.tools and self.constrained_output:
+            # The reply is JSON: shown only once parsed, as its answer or its call.
+            async for event in stream_of(await self.chat(request)):
+                yield event
+            return
         body = self._body(request, stream=True)
         model = body["model"]
         text: list[str] = []

@@ -109,6 +109,16 @@ class ReliableProvider:
         """The primary's capabilities (see the class caveat)."""
         return self.providers[0].capabilities
 
+    @property
+    def constrained_output(self) -> bool:
+        """The primary's: whether it constrains replies to an answer or a call."""
+        return bool(getattr(self.providers[0], "constrained_output", False))
+
+    @property
+    def local_small_model(self) -> bool:
+        """The primary's: whether it runs a small model on a local server."""
+        return bool(getattr(self.providers[0], "local_small_model", False))
+
     async def probe(self) -> ProviderCapabilities:
         """Run ``probe()`` on every provider that has one; returns the primary's capabilities.
 

@@ -68,6 +68,16 @@ class RouterProvider:
             return replace(caps, vision=True)
         return caps
 
+    @property
+    def constrained_output(self) -> bool:
+        """The primary's: whether it constrains replies to an answer or a call."""
+        return bool(getattr(self.default, "constrained_output", False))
+
+    @property
+    def local_small_model(self) -> bool:
+        """The primary's: whether it runs a small model on a local server."""
+        return bool(getattr(self.default, "local_small_model", False))
+
     async def probe(self) -> ProviderCapabilities:
         """Probe the default and every routed provider (failures are logged, not raised).
 

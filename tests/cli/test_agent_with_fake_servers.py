@@ -12,6 +12,8 @@ from pathlib import Path
 from clawseed_edge.testing.fake_servers import FakeAnthropic, FakeOllama, Reply
 
 WIRING = """
+[agent]
+local_intents = false  # the model is what these turns test
 [hardware]
 board = "sim"
 [autonomy]
@@ -80,7 +82,8 @@ def test_model_without_tool_support_uses_the_prompt_guided_path(tmp_path: Path) 
             Reply.text("Done, it is on."),
         )
         config = write_config(
-            tmp_path, f'[provider]\nname = "ollama"\nmodel = "tiny:1b"\nbase_url = "{server.url}"\n'
+            tmp_path,
+            f'[provider]\nname = "ollama"\nmodel = "tiny:1b"\nbase_url = "{server.url}"\nconstrained = "off"\n',
         )
         result = cli(tmp_path, config, "agent", "--sim", "-m", "turn on the red led")
         chats = server.requests_to("/api/chat")

@@ -17,6 +17,8 @@ from clawseed_edge.testing import ScriptedProvider
 CONFIG = """
 [provider]
 name = "mine"
+[agent]
+local_intents = false  # the scripted model is what this turn tests
 [autonomy]
 level = "full"
 [tools]

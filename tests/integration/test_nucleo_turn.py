@@ -13,6 +13,8 @@ from clawseed_edge.config.file import load_config
 from clawseed_edge.testing import ScriptedProvider
 
 NUCLEO_AND_PI = """
+[agent]
+local_intents = false  # the scripted model is what these turns test
 [autonomy]
 level = "full"
 

@@ -35,6 +35,7 @@ BIG = "word " * 4000  # 20 KB of text, over LIMIT in any of the three protocols
 
 
 def _ollama(url: str, **kw: Any) -> Provider:
+    kw.setdefault("constrained", "off")  # the limits of the plain protocol
     return OllamaProvider(ProviderConfig(base_url=url, **kw))
 
 

@@ -34,6 +34,7 @@ from .helpers import ask, collect
 
 
 def make(server: FakeOllama, **kw: object) -> OllamaProvider:
+    kw.setdefault("constrained", "off")  # the plain protocol; tests/providers/test_constrained.py
     return OllamaProvider(ProviderConfig(base_url=server.url, **kw))  # type: ignore[arg-type]
 
 

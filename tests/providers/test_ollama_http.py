@@ -68,7 +68,9 @@ async def test_host_port_without_scheme_and_a_trailing_slash_reach_the_server(
 
 async def test_a_configured_key_is_sent_as_a_bearer_token(ollama: FakeOllama) -> None:
     ollama.queue(Reply.text("ok"))
-    provider = OllamaProvider(ProviderConfig(base_url=ollama.url, api_key="sekrit"))
+    provider = OllamaProvider(
+        ProviderConfig(base_url=ollama.url, api_key="sekrit", constrained="off")
+    )
     try:
         await provider.probe()
         await provider.chat(ask())
@@ -95,6 +97,7 @@ def _mock(lines: list[Any]) -> tuple[httpx.MockTransport, list[dict[str, Any]]]:
 
 
 def _provider(transport: httpx.MockTransport, **kw: Any) -> OllamaProvider:
+    kw.setdefault("constrained", "off")  # the plain protocol
     return OllamaProvider(ProviderConfig(**kw), transport=transport)
 
 

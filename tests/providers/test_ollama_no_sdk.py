@@ -19,6 +19,9 @@ CONFIG = """
 name = "ollama"
 model = "qwen2.5:3b"
 base_url = "{url}"
+constrained = "off"
+[agent]
+local_intents = false
 [hardware]
 board = "sim"
 [autonomy]

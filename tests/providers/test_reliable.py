@@ -231,7 +231,9 @@ async def test_429_then_success_against_fake_ollama(ollama: FakeOllama) -> None:
     ollama.queue(Reply.error(429, "busy"), Reply.text("done"))
     sleeps = Sleeps()
     provider = ReliableProvider(
-        [OllamaProvider(ProviderConfig(base_url=ollama.url))], sleep=sleeps, random=lambda: 1.0
+        [OllamaProvider(ProviderConfig(base_url=ollama.url, constrained="off"))],
+        sleep=sleeps,
+        random=lambda: 1.0,
     )
     events = await collect(provider.stream(ask()))
     assert isinstance(events[-1], StreamDone) and events[-1].response.text == "done"
@@ -262,6 +264,7 @@ async def test_500_on_primary_falls_back_to_the_secondary(
     config = ProviderConfig(
         name="ollama",
         base_url=ollama.url,
+        constrained="off",
         max_retries=1,
         fallbacks=[ProviderConfig(name="claude", api_key="sk-test", base_url=anthropic_server.url)],
     )
@@ -297,7 +300,9 @@ async def test_a_model_named_by_the_request_goes_to_the_primary_only() -> None:
 
 async def test_a_consumer_that_stops_early_closes_the_stream(ollama: FakeOllama) -> None:
     ollama.queue(Reply.text("many words in this answer"), Reply.text("next"))
-    provider = ReliableProvider([OllamaProvider(ProviderConfig(base_url=ollama.url))])
+    provider = ReliableProvider(
+        [OllamaProvider(ProviderConfig(base_url=ollama.url, constrained="off"))]
+    )
     stream = provider.stream(ask())
     first = await anext(stream)
     assert first == TextDelta("many ")
@@ -315,6 +320,7 @@ async def test_cut_stream_on_primary_is_reported_not_replayed_on_the_fallback(
     chain = create_provider(
         ProviderConfig(
             base_url=ollama.url,
+            constrained="off",
             fallbacks=[
                 ProviderConfig(name="anthropic", api_key="sk-test", base_url=anthropic_server.url)
             ],

@@ -118,6 +118,7 @@ async def test_config_routes_through_real_servers(
     config = ProviderConfig(
         base_url=ollama.url,
         max_retries=0,
+        constrained="off",
         routes=[
             RouteConfig(hint="fast", model="qwen2.5:0.5b"),
             RouteConfig(

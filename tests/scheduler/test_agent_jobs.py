@@ -27,6 +27,8 @@ from .conftest import T0
 WIRING = """
 [provider]
 name = "demo"
+[agent]
+local_intents = false  # the scripted model answers the jobs
 [autonomy]
 level = "{level}"
 auto_approve = ["memory_store", "cron_add"]
