@@ -30,6 +30,7 @@ RUNS: list[tuple[str, list[str]]] = [
         ["--rounds", "1", "--window-s", "2", "--settle-s", "0.5", "--changes", "1"],
     ),
     ("bench_mcp.py", ["--runs", "1", "--idle-s", "0.5", "--calls", "5"]),
+    ("bench_local_intents.py", ["--rounds", "1"]),
     ("bench_memory.py", ["--sizes", "100", "--queries", "5"]),
     ("bench_mqtt_fleet.py", ["--nodes", "2", "--calls", "5"]),
     ("bench_mqtt_idle.py", ["--runs", "1", "--idle-s", "0.5"]),
@@ -46,6 +47,7 @@ RUNS: list[tuple[str, list[str]]] = [
     ("bench_serial_roundtrip.py", ["--n", "5"]),
     ("bench_service_ready.py", ["--runs", "1", "--idle-s", "0.5", "--turns", "1"]),
     ("bench_sessions.py", ["--sizes", "10", "--runs", "1"]),
+    ("bench_small_model.py", ["--limit", "1"]),
     ("bench_start_classes.py", ["--runs", "1"]),
     ("bench_telegram.py", ["--rounds", "1", "--idle-s", "0.5", "--turns", "2"]),
 ]

@@ -277,4 +277,6 @@ _FORKED_PARTS = (
     "max_tool_argument_chars",
     "scrub",
     "close_timeout_s",
+    "local_intents",
+    "max_tools",
 )
