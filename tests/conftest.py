@@ -22,6 +22,17 @@ def clawseed_home(
 
 
 @pytest.fixture(autouse=True)
+def scripted_models_decide(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Most tests script a model's replies to test what a channel or the policy does with them:
+    the local-intent stage, on by default, would answer "turn on the led" before the scripted
+    model is asked. It is off here (the environment override, so processes a test starts are
+    alike) unless a test is marked ``local_intents``: the stage's own tests, the docs' shell
+    blocks (what a user sees by default) and the person-wording checks."""
+    if request.node.get_closest_marker("local_intents") is None:
+        monkeypatch.setenv("CLAWSEED__AGENT__LOCAL_INTENTS", "false")
+
+
+@pytest.fixture(autouse=True)
 def no_leaked_threads() -> Iterator[None]:
     """Fail a test that leaves a non-daemon thread running (an unclosed sqlite worker, an
     executor): such a thread keeps the process from exiting, as a service would at shutdown."""
@@ -39,7 +50,7 @@ def no_leaked_threads() -> Iterator[None]:
 
 
 #: Test folders whose tests carry a marker of their own, so a run can pick or skip the group.
-_GROUP_MARKERS = {"e2e": "browser", "firmware": "firmware"}
+_GROUP_MARKERS = {"e2e": "browser", "firmware": "firmware", "docs": "local_intents"}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

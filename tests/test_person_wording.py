@@ -28,6 +28,8 @@ from clawseed_edge.providers.demo import DemoProvider
 from clawseed_edge.testing import ScriptedProvider
 from clawseed_edge.testing.fake_servers import FakeBotApi
 
+pytestmark = pytest.mark.local_intents  # the stage as configured by default
+
 #: The model-facing phrases, as they appear in the package (and their older forms).
 MODEL_PHRASES = (
     *MODEL_ONLY_SENTENCES,

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from clawseed_edge.api import ToolCall, ToolResult, ToolSpec
+from clawseed_edge.api.wording import for_people
 from clawseed_edge.providers import demo_lang
 from clawseed_edge.providers.demo_plan import plan_sentence
 
@@ -227,7 +228,8 @@ def local_answer(results: Sequence[tuple[ToolCall, ToolResult]]) -> str:
     read: list[str] = []
     failed: list[str] = []
     for call, result in results:
-        text = (result.output if result.success else result.error or "").strip()
+        # A person reads this answer (no model in between): the model's hints are left out.
+        text = for_people(result.output if result.success else result.error or "").strip()
         text = text[:400] or "(no output)"
         if not result.success:
             failed.append(text)

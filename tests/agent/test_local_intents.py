@@ -14,6 +14,8 @@ from clawseed_edge.api import ToolCall, ToolSpec
 from clawseed_edge.providers import demo_lang
 from clawseed_edge.testing import ScriptedProvider
 
+pytestmark = pytest.mark.local_intents  # the stage as configured by default
+
 DEVICE = {"type": "string", "enum": ["red_led", "lamp", "fan", "door"]}
 TOOLS = (
     ToolSpec(

@@ -17,6 +17,8 @@ from clawseed_edge.agent import StaticApprover
 from clawseed_edge.api import DoneEvent, ToolCallEvent
 from clawseed_edge.config import assemble_agent
 
+pytestmark = pytest.mark.local_intents  # the stage as configured by default
+
 CORPUS = json.loads((Path(__file__).parent / "data" / "local_intents_corpus.json").read_text())
 SENTENCES: list[dict[str, Any]] = CORPUS["sentences"]
 ACT = [s for s in SENTENCES if s["calls"]]
