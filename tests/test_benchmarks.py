@@ -15,6 +15,8 @@ import pytest
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
+pytestmark = pytest.mark.local_intents  # the scripts measure the configured defaults
+
 #: (script, smallest arguments). Every script in benchmarks/ must be listed (checked below).
 RUNS: list[tuple[str, list[str]]] = [
     ("bench_automations.py", ["--runs", "1", "--readings", "200"]),

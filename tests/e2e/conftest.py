@@ -190,6 +190,8 @@ def gateway(
     config = getattr(request.module, "GATEWAY_CONFIG", CONFIG)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("CLAWSEED_HOME", str(home))
+        # The scripted model answers (module scope: made before tests/conftest.py's own switch).
+        mp.setenv("CLAWSEED__AGENT__LOCAL_INTENTS", "false")
         with GatewayThread(home, ScriptedProvider(streaming=True), config) as running:
             yield running
 

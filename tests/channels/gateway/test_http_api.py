@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import httpx
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from clawseed_edge.testing import ScriptedProvider
@@ -130,6 +131,7 @@ async def test_a_device_action_goes_through_the_security_policy(
     assert level == 0
 
 
+@pytest.mark.local_intents  # no environment override: the file's own tables only
 async def test_config_is_redacted_on_read_and_validated_on_write(
     clawseed_home: Path, provider: ScriptedProvider
 ) -> None:
