@@ -93,10 +93,17 @@ def _requirement_names(dist: str, *, top: bool) -> Iterator[str]:
             yield match.group(1)
 
 
+#: Distributions a required one imports whenever they are installed, though none requires them:
+#: Starlette's request module imports python-multipart if it is there (another package, a test
+#: tool among them, may have installed it), so the service loads it and needs its bytecode.
+_IMPORTED_WHEN_INSTALLED = ("python-multipart",)
+
+
 def _distributions() -> list[str]:
-    """This project and every installed distribution it requires, recursively."""
+    """This project and every installed distribution it requires, recursively, and those of
+    :data:`_IMPORTED_WHEN_INSTALLED` (:func:`installed_sources` skips the ones not installed)."""
     seen: dict[str, None] = {}
-    todo = [DISTRIBUTION]
+    todo = [*_IMPORTED_WHEN_INSTALLED, DISTRIBUTION]
     while todo:
         name = todo.pop()
         key = re.sub(r"[-_.]+", "-", name).lower()
