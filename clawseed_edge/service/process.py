@@ -25,6 +25,7 @@ import msgspec
 
 from clawseed_edge.api import ESTOP_LATCHED, Lifecycle
 
+from .channel_tables import channel_tables
 from .control import ControlServer, control_path
 from .estop_latch import estop_status, restore_latch
 from .inputs import consume_input_events, find_sensor_bank
@@ -209,7 +210,7 @@ class Service:
         # One line with the install command, before any hardware, rather than an import error
         # half-way through start-up (under systemd: a crash loop).
         require_packages(self.loaded.config, gateway=settings.enabled)
-        tables = self._channel_tables()
+        tables = channel_tables(self.loaded, self.settings)
         self._check_before_hardware(tables)
         broker = None
         if any(name != "mqtt" for name, _ in tables):
@@ -285,36 +286,6 @@ class Service:
         self._notify_ready()
         # After READY: the probe's network I/O (and any wait on a slow server) is not start-up.
         self.runtime.start_background_probe()
-
-    def _channel_tables(self) -> list[tuple[str, Any]]:
-        """The configured channels in start order, each with its settings table: the gateway,
-        Telegram, MQTT, then every ``[channels.<name>]`` of a plugin (unless ``enabled =
-        false``).
-
-        Raises:
-            ConfigInvalid: A ``[channels.<name>]`` table names a built-in configured elsewhere.
-        """
-        from clawseed_edge.api import ConfigInvalid
-
-        config = self.loaded.config
-        tables: list[tuple[str, Any]] = []
-        if self.settings.enabled:
-            tables.append(("gateway", self.settings))
-        if config.channels.telegram.enabled:
-            tables.append(("telegram", config.channels.telegram))
-        if config.mqtt.enabled:
-            tables.append(("mqtt", config.mqtt))
-        for name, table in config.channels.plugins.items():
-            if name in ("gateway", "mqtt"):
-                raise ConfigInvalid(
-                    f"[channels.{name}] is not a plugin channel: the {name} channel is set in "
-                    f"[{name}]; move the keys there",
-                    file=self.loaded.source,
-                    key=f"channels.{name}",
-                )
-            if table.get("enabled", True) is not False:
-                tables.append((name, table))
-        return tables
 
     def _check_before_hardware(self, tables: list[tuple[str, Any]]) -> None:
         """What can fail without touching hardware fails here: a public bind without
