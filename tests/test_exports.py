@@ -67,8 +67,10 @@ def test_a_face_with_an_extra_public_name_fails() -> None:
 #: Faces that load their names on first use (PEP 562): a name that is also a submodule's name
 #: would lose to the submodule once anything imported it, so such a name is bound eagerly.
 LAZY_FACES = [
+    "clawseed_edge.api",
     "clawseed_edge.channels.mcp",
     "clawseed_edge.config",
+    "clawseed_edge.memory",
     "clawseed_edge.peripherals",
     "clawseed_edge.peripherals.gpio",
     "clawseed_edge.peripherals.sensors",
@@ -87,3 +89,35 @@ def test_no_exported_name_is_shadowed_by_a_submodule(face: str) -> None:
         importlib.import_module(f"{face}.{name}")  # the import system binds it on the face
     shadowed = [n for n in module.__all__ if isinstance(getattr(module, n), types.ModuleType)]
     assert shadowed == []
+
+
+def test_the_api_table_lists_exactly_each_modules_all() -> None:
+    # The api face names each module's public names by hand (importing them to ask would build
+    # every dataclass): a name added to a module but not to the table is caught here.
+    import pkgutil
+
+    import clawseed_edge.api as api
+
+    modules = {
+        f".{info.name}" for info in pkgutil.iter_modules(api.__path__) if info.name != "lazy"
+    }
+    assert set(api._MODULES) == modules
+    for home, names in api._MODULES.items():
+        module = importlib.import_module(f"clawseed_edge.api{home}")
+        assert sorted(names) == sorted(module.__all__), home
+
+
+def test_loading_a_config_builds_no_api_dataclass() -> None:
+    # What the gateway imports before its door opens (service/process.py _open_door).
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, clawseed_edge.config.file, clawseed_edge.service, "
+        "clawseed_edge.channels.gateway.door, clawseed_edge.channels.gateway.server; "
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith('clawseed_edge.api.'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = set(out.stdout.split())
+    heavy = {"clawseed_edge.api.events", "clawseed_edge.api.types", "clawseed_edge.api.protocols"}
+    assert loaded & heavy == set(), loaded

@@ -6,10 +6,14 @@ Collections inside them are tuples so that a value, once built, does not change 
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+# Lifecycle and RiskClass lived here; still importable from here (api.kinds is their home).
+from .kinds import Lifecycle as Lifecycle
+from .kinds import RiskClass as RiskClass
+from .kinds import StopReason as StopReason
 
 __all__ = [
     "ACTOR_KINDS",
@@ -18,11 +22,8 @@ __all__ = [
     "ChatRequest",
     "ChatResponse",
     "DeviceAction",
-    "Lifecycle",
     "ResourceAccess",
-    "RiskClass",
     "Role",
-    "StopReason",
     "ToolCall",
     "ToolContext",
     "ToolResult",
@@ -31,42 +32,6 @@ __all__ = [
 ]
 
 Role = Literal["system", "user", "assistant", "tool"]
-
-
-class RiskClass(enum.StrEnum):
-    """How much harm a tool call can do; the SecurityPolicy decides by it.
-
-    ``READ`` observes only, ``ACT`` changes the world in a way that can be undone (switch a
-    relay, write memory), ``DANGEROUS`` may not be undone (shell, file deletion, flashing).
-    """
-
-    READ = "read"
-    ACT = "act"
-    DANGEROUS = "dangerous"
-
-
-class Lifecycle(enum.StrEnum):
-    """The one state vocabulary of every resource (agent, peripheral, memory, gateway ...).
-
-    ``UNOPENED`` -> ``OPEN`` -> ``CLOSING`` -> ``CLOSED``; a closed resource is never reopened
-    (make a new one) and refuses work with an error that says so.
-    """
-
-    UNOPENED = "unopened"
-    OPEN = "open"
-    CLOSING = "closing"
-    CLOSED = "closed"
-
-
-class StopReason(enum.StrEnum):
-    """Why the model stopped producing output."""
-
-    END_TURN = "end_turn"
-    TOOL_USE = "tool_use"
-    MAX_TOKENS = "max_tokens"
-    STOP_SEQUENCE = "stop_sequence"
-    ERROR = "error"
-    OTHER = "other"
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,11 +20,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from clawseed_edge.api import ConfigInvalid, Peripheral
+from clawseed_edge.api import ConfigInvalid
 
 from .schema import Config
 
 if TYPE_CHECKING:
+    from clawseed_edge.api import Peripheral
     from clawseed_edge.peripherals.registry import PeripheralTable
 
 __all__ = [

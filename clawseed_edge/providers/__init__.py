@@ -18,18 +18,18 @@ from typing import TYPE_CHECKING
 from clawseed_edge.api.lazy import lazy_face as _lazy_face
 
 from .config import PROVIDER_DEFAULTS, ProviderConfig, RouteConfig
-from .registry import (
-    ENTRY_POINT_GROUP,
-    ProviderFactory,
-    ProviderFactoryRegistry,
-    create_provider,
-    default_registry,
-)
 
 if TYPE_CHECKING:
     from .anthropic import AnthropicProvider
     from .ollama import OllamaProvider
     from .openai_compat import OpenAICompatProvider
+    from .registry import (
+        ENTRY_POINT_GROUP,
+        ProviderFactory,
+        ProviderFactoryRegistry,
+        create_provider,
+        default_registry,
+    )
     from .reliable import ReliableProvider
     from .router import Route, RouterProvider
 
@@ -50,7 +50,14 @@ __all__ = [
     "default_registry",
 ]
 
+# The registry (and the api's protocols it names) only when a provider is made: loading a
+# config needs ProviderConfig alone.
 _LAZY = {
+    "ENTRY_POINT_GROUP": ".registry",
+    "ProviderFactory": ".registry",
+    "ProviderFactoryRegistry": ".registry",
+    "create_provider": ".registry",
+    "default_registry": ".registry",
     "AnthropicProvider": ".anthropic",
     "OllamaProvider": ".ollama",
     "OpenAICompatProvider": ".openai_compat",

@@ -28,7 +28,6 @@ from clawseed_edge.api import ESTOP_LATCHED, Lifecycle
 from .channel_tables import channel_tables
 from .control import ControlServer, control_path
 from .estop_latch import estop_status, restore_latch
-from .inputs import consume_input_events, find_sensor_bank
 from .notify import Notifier
 
 if TYPE_CHECKING:
@@ -48,6 +47,15 @@ if TYPE_CHECKING:
     from .recorder import SensorRecorder
 
 __all__ = ["Service", "ServiceOptions", "runtime_summary"]
+
+#: What start-up imports after the gateway's door is open (``_import_in_thread``).
+_RUNTIME_MODULES = (
+    "clawseed_edge.agent",
+    "clawseed_edge.channels.estop",
+    "clawseed_edge.config.assembly",
+    "clawseed_edge.channels.host",
+    "clawseed_edge.channels.gateway.app",
+)
 
 log = logging.getLogger("clawseed_edge.run")
 
@@ -182,6 +190,8 @@ class Service:
         self._safe_tasks: set[asyncio.Task[None]] = set()
         self.notifier = self.options.notifier if self.options.notifier is not None else Notifier()
         self.started_at: float | None = None
+        #: The gateway's server, listening from early in :meth:`start` (see _open_door).
+        self._door: GatewayServer | None = None
 
     # --- start ---------------------------------------------------------------------------
 
@@ -196,14 +206,6 @@ class Service:
 
         Safe to cancel: what was started is stopped again by :meth:`aclose`.
         """
-        from clawseed_edge.agent import (
-            CompositeObserver,
-            LoggingObserver,
-            MetricsObserver,
-            StaticApprover,
-        )
-        from clawseed_edge.channels.estop import EmergencyStop
-        from clawseed_edge.config.assembly import assemble
         from clawseed_edge.config.packages import require_packages
 
         settings = self.settings
@@ -212,6 +214,19 @@ class Service:
         require_packages(self.loaded.config, gateway=settings.enabled)
         tables = channel_tables(self.loaded, self.settings)
         self._check_before_hardware(tables)
+        if any(name == "gateway" for name, _ in tables):
+            await self._open_door()
+            # The rest of start-up's imports in a thread: the loop answers the door meanwhile.
+            await _import_in_thread(_RUNTIME_MODULES)
+        from clawseed_edge.agent import (
+            CompositeObserver,
+            LoggingObserver,
+            MetricsObserver,
+            StaticApprover,
+        )
+        from clawseed_edge.channels.estop import EmergencyStop
+        from clawseed_edge.config.assembly import assemble
+
         broker = None
         if any(name != "mqtt" for name, _ in tables):
             from clawseed_edge.channels.approvals import ApprovalBroker
@@ -269,6 +284,8 @@ class Service:
                     control_path(self.loaded.home), self._handlers(), self._stream_handlers()
                 )
                 await self.control.start()
+            from .inputs import consume_input_events
+
             self._consumers = [
                 asyncio.create_task(
                     consume_input_events(self.runtime.agent, p), name=f"events-{p.name}"
@@ -286,6 +303,16 @@ class Service:
         self._notify_ready()
         # After READY: the probe's network I/O (and any wait on a slow server) is not start-up.
         self.runtime.start_background_probe()
+
+    async def _open_door(self) -> None:
+        """Listen on the gateway's address before the rest starts (channels/gateway/door.py):
+        /health answers at once, other requests wait for the gateway's app, and a busy port
+        fails before any hardware is touched. The gateway channel takes the server over."""
+        from clawseed_edge.channels.gateway.door import FrontDoor, gateway_server
+
+        door = gateway_server(self.settings, FrontDoor())
+        await door.start()
+        self._door = door
 
     def _check_before_hardware(self, tables: list[tuple[str, Any]]) -> None:
         """What can fail without touching hardware fails here: a public bind without
@@ -325,6 +352,7 @@ class Service:
             **extra,
             "gateway": {
                 "remote_timeout_s": self.options.remote_timeout_s,
+                "server": self._door,
                 **extra.get("gateway", {}),
             },
             "mqtt": {**self.options.mqtt, **extra.get("mqtt", {})},
@@ -404,6 +432,8 @@ class Service:
     async def _start_recorder(self) -> None:
         """Sample the sensors that have an ``update_interval``; keep their history."""
         assert self.runtime is not None
+        from .inputs import find_sensor_bank
+
         bank = find_sensor_bank(self.runtime.peripherals)
         if bank is None or not any(bank.sensor(n).interval_s for n in bank.sensor_names()):
             return
@@ -624,6 +654,8 @@ class Service:
         self.notifier.stopping()
         for channel in reversed(self.channels):
             await channel.stop("the service is stopping")
+        if self._door is not None:  # closed with the gateway, or never taken over by it
+            await self._door.aclose(timeout_s=3.0)
         if self._mcp_http is not None:
             await self._mcp_http.aclose()
         if self.host is not None and self.host.refresh is not None:
@@ -793,3 +825,38 @@ def _channel_state(channel: Any) -> dict[str, Any]:
         return dict(describe())
     url = getattr(channel, "url", None)
     return {"name": channel.name, "state": "running", "detail": str(url) if url else ""}
+
+
+async def _import_in_thread(modules: tuple[str, ...]) -> None:
+    """Import ``modules`` in a short-lived thread while the event loop keeps serving.
+
+    Module imports are thread-safe (one lock per module); the loop gets the GIL back at each
+    switch interval, so a request that arrives meanwhile is answered in milliseconds rather
+    than after the whole import. An import error is raised here, as the import would.
+    """
+    import importlib
+    import threading
+
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[None] = loop.create_future()
+
+    def work() -> None:
+        try:
+            for name in modules:
+                importlib.import_module(name)
+        except BaseException as exc:  # handed to the awaiting task, not lost in the thread
+            loop.call_soon_threadsafe(_settle, done, exc)
+        else:
+            loop.call_soon_threadsafe(_settle, done, None)
+
+    threading.Thread(target=work, name="start-imports", daemon=True).start()
+    await done
+
+
+def _settle(future: asyncio.Future[None], exc: BaseException | None) -> None:
+    if future.done():
+        return
+    if exc is None:
+        future.set_result(None)
+    else:
+        future.set_exception(exc)

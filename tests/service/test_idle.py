@@ -224,3 +224,65 @@ def test_the_idle_gateway_serves_websockets_without_the_websockets_library(
     )
     assert [m for m in loaded if m.split(".")[0] == "websockets"] == []
     assert "wsproto" in loaded, "the gateway loads its WebSocket protocol when it starts"
+
+
+DOOR_SCRIPT = """
+import asyncio, json, sys
+
+import clawseed_edge.channels.gateway.door as door
+
+seen = {}
+real_start = door.gateway_server
+
+def counting(settings, app, **kwargs):
+    # The moment before the gateway listens: what start-up imported to get here.
+    seen["own"] = sorted(m for m in sys.modules if m.startswith("clawseed_edge."))
+    seen["total"] = len(sys.modules)
+    return real_start(settings, app, **kwargs)
+
+door.gateway_server = counting
+
+from clawseed_edge.config.file import load_config
+from clawseed_edge.service.process import Service, ServiceOptions
+
+async def main():
+    service = Service(load_config(sys.argv[1]), ServiceOptions(sim=True, say=lambda line: None))
+    await service.start()
+    await service.aclose()
+    print(json.dumps(seen))
+
+asyncio.run(main())
+"""
+
+#: What the service has imported when the gateway's door opens (issue 34: /health at the bare
+#: server's floor), measured 2026-12-02: 55 of ours and 259 in all with the dev extras; the
+#: api's dataclass modules (events, types, protocols), the agent, the hardware and Starlette
+#: come after, while the door already answers.
+DOOR_OWN_MODULES = 58
+DOOR_ALL_MODULES = 270
+
+
+def test_the_gateway_door_opens_before_the_runtime_is_imported(tmp_path: Path) -> None:
+    result, _ = run_script(
+        DOOR_SCRIPT,
+        f'[provider]\nname = "ollama"\nmodel = "qwen2.5:3b"\n'
+        f'base_url = "http://127.0.0.1:{closed_port()}"\n'
+        f"[gateway]\nenabled = true\nport = {closed_port()}\nrequire_pairing = false\n"
+        '[hardware]\nboard = "sim"\n'
+        '[[devices]]\nname = "lamp"\npin = "GPIO17"\nkind = "led"\n',
+        tmp_path,
+    )
+    own = set(result["own"])
+    assert "clawseed_edge.config.file" in own  # the probe ran after the config was read
+    later = {
+        "clawseed_edge.agent",
+        "clawseed_edge.api.events",
+        "clawseed_edge.api.types",
+        "clawseed_edge.api.protocols",
+        "clawseed_edge.config.assembly",
+        "clawseed_edge.channels.gateway.app",
+        "clawseed_edge.peripherals.gpio.pi_gpio",
+    }
+    assert sorted(own & later) == []
+    assert len(own) <= DOOR_OWN_MODULES, len(own)
+    assert result["total"] <= DOOR_ALL_MODULES, result["total"]

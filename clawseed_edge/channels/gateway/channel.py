@@ -32,23 +32,18 @@ async def gateway_channel(settings: GatewaySettings, host: ChannelHost) -> Gatew
         ConfigInvalid: The approvals broker or state.db is missing.
     """
     from .app import create_app
+    from .door import FrontDoor, gateway_server
 
     options = host.channel_options("gateway")
     hub = GatewayHub(host, settings, remote_timeout_s=options.get("remote_timeout_s"))
-    server = GatewayServer(
-        create_app(hub, list(host.http_mounts)),
-        settings.host,
-        settings.port,
-        allow_public_bind=settings.allow_public_bind,
-        ws_max_size=max(4 * settings.max_frame_bytes, 1 << 20),
-        trusted_proxies=settings.trusted_proxies,
-        max_connections=settings.max_connections + 64,
-        max_connections_per_address=settings.max_connections_per_address,
-        header_timeout_s=settings.header_timeout_s,
-        # A paired phone's connection gets a place a flood cannot take (admission.py).
-        verify_token=hub.pairing.is_paired if settings.require_pairing else None,
-    )
-    return GatewayChannel(hub, server)
+    app = create_app(hub, list(host.http_mounts))
+    # A paired phone's connection gets a place a flood cannot take (admission.py).
+    verify = hub.pairing.is_paired if settings.require_pairing else None
+    server = options.get("server")  # the service's front door, listening since start-up
+    if server is not None and isinstance(server.app, FrontDoor) and not server.app.installed:
+        server.admission.verify = verify
+        return GatewayChannel(hub, server, install=app)
+    return GatewayChannel(hub, gateway_server(settings, FrontDoor(), verify_token=verify), app)
 
 
 class GatewayChannel:
@@ -56,14 +51,17 @@ class GatewayChannel:
 
     Args:
         hub: What its endpoints and connections share.
-        server: The uvicorn server of its Starlette app.
+        server: The uvicorn server, whose app is a :class:`~.door.FrontDoor` (already
+            listening when the service opened it before the rest started).
+        install: The gateway's Starlette app, put behind the door at :meth:`start`.
     """
 
     name = "gateway"
 
-    def __init__(self, hub: GatewayHub, server: GatewayServer) -> None:
+    def __init__(self, hub: GatewayHub, server: GatewayServer, install: Any = None) -> None:
         self.hub = hub
         self.server = server
+        self._install = install
 
     @property
     def answerers(self) -> int:
@@ -74,8 +72,15 @@ class GatewayChannel:
         return self.server.url
 
     async def start(self) -> None:
-        """Listen. Raises GatewayBindFailed (the address is in use ...), which says what to do."""
-        await self.server.start()
+        """Listen (unless the door is open already) and serve the app. Raises GatewayBindFailed
+        (the address is in use ...), which says what to do."""
+        from clawseed_edge.api import Lifecycle
+
+        if self.server.state is not Lifecycle.OPEN:
+            await self.server.start()
+        if self._install is not None:
+            self.server.app.install(self._install)
+            self._install = None
 
     async def stop(self, reason: str) -> None:
         """Close every connection and stream (turns get 2 s to finish), then the server."""
