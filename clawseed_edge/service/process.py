@@ -29,6 +29,8 @@ from .channel_tables import channel_tables
 from .control import ControlServer, control_path
 from .estop_latch import estop_status, restore_latch
 from .notify import Notifier
+from .start_imports import RUNTIME_MODULES, import_in_thread
+from .summary import runtime_summary
 
 if TYPE_CHECKING:
     from clawseed_edge.api import Channel
@@ -48,14 +50,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Service", "ServiceOptions", "runtime_summary"]
 
-#: What start-up imports after the gateway's door is open (``_import_in_thread``).
-_RUNTIME_MODULES = (
-    "clawseed_edge.agent",
-    "clawseed_edge.channels.estop",
-    "clawseed_edge.config.assembly",
-    "clawseed_edge.channels.host",
-    "clawseed_edge.channels.gateway.app",
-)
 
 log = logging.getLogger("clawseed_edge.run")
 
@@ -100,26 +94,6 @@ class ServiceOptions:
     )
     notifier: Notifier | None = None
     channels: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-
-def runtime_summary(runtime: Any, gateway_url: str | None = None) -> str:
-    """``model demo/demo-rules; pi: sim with 5 devices; gateway URL`` (what ``status`` and
-    Telegram's ``/status`` show; how to stop it is said only on the terminal that started it)."""
-    p = runtime.provider
-    parts = [f"model {p.name}/{p.model}"]
-    for x in runtime.peripherals:
-        # A peripheral that is not a pin board (a sensor bank) says what it holds itself.
-        contents = getattr(x, "contents", None)
-        if callable(contents):
-            parts.append(f"{x.name}: {x.board_type} with {contents()}")
-            continue
-        n = len(getattr(getattr(x, "hardware", None), "devices", ()))
-        back = getattr(x, "repl_recoveries", 0)  # a Nucleo found at the REPL and restarted
-        again = f" (brought back from the REPL {back}x)" if back else ""
-        parts.append(f"{x.name}: {x.board_type} with {n} device{'' if n == 1 else 's'}{again}")
-    if gateway_url is not None:
-        parts.append(f"gateway {gateway_url}")
-    return "; ".join(parts)
 
 
 #: The control ops of :mod:`.control_ops` (imported at the first one), plain and streaming.
@@ -217,7 +191,7 @@ class Service:
         if any(name == "gateway" for name, _ in tables):
             await self._open_door()
             # The rest of start-up's imports in a thread: the loop answers the door meanwhile.
-            await _import_in_thread(_RUNTIME_MODULES)
+            await import_in_thread(RUNTIME_MODULES)
         from clawseed_edge.agent import (
             CompositeObserver,
             LoggingObserver,
@@ -305,14 +279,11 @@ class Service:
         self.runtime.start_background_probe()
 
     async def _open_door(self) -> None:
-        """Listen on the gateway's address before the rest starts (channels/gateway/door.py):
-        /health answers at once, other requests wait for the gateway's app, and a busy port
-        fails before any hardware is touched. The gateway channel takes the server over."""
-        from clawseed_edge.channels.gateway.door import FrontDoor, gateway_server
+        """Listen on the gateway's address before the rest starts (channels/gateway/door.py);
+        the gateway channel takes the server over."""
+        from clawseed_edge.channels.gateway.door import open_door
 
-        door = gateway_server(self.settings, FrontDoor())
-        await door.start()
-        self._door = door
+        self._door = await open_door(self.settings)
 
     def _check_before_hardware(self, tables: list[tuple[str, Any]]) -> None:
         """What can fail without touching hardware fails here: a public bind without
@@ -825,38 +796,3 @@ def _channel_state(channel: Any) -> dict[str, Any]:
         return dict(describe())
     url = getattr(channel, "url", None)
     return {"name": channel.name, "state": "running", "detail": str(url) if url else ""}
-
-
-async def _import_in_thread(modules: tuple[str, ...]) -> None:
-    """Import ``modules`` in a short-lived thread while the event loop keeps serving.
-
-    Module imports are thread-safe (one lock per module); the loop gets the GIL back at each
-    switch interval, so a request that arrives meanwhile is answered in milliseconds rather
-    than after the whole import. An import error is raised here, as the import would.
-    """
-    import importlib
-    import threading
-
-    loop = asyncio.get_running_loop()
-    done: asyncio.Future[None] = loop.create_future()
-
-    def work() -> None:
-        try:
-            for name in modules:
-                importlib.import_module(name)
-        except BaseException as exc:  # handed to the awaiting task, not lost in the thread
-            loop.call_soon_threadsafe(_settle, done, exc)
-        else:
-            loop.call_soon_threadsafe(_settle, done, None)
-
-    threading.Thread(target=work, name="start-imports", daemon=True).start()
-    await done
-
-
-def _settle(future: asyncio.Future[None], exc: BaseException | None) -> None:
-    if future.done():
-        return
-    if exc is None:
-        future.set_result(None)
-    else:
-        future.set_exception(exc)

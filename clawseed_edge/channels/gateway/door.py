@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     from .server import GatewayServer
 
-__all__ = ["FrontDoor", "gateway_server"]
+__all__ = ["FrontDoor", "gateway_server", "open_door"]
 
 #: Seconds a request waits for the service to finish starting before it gets 503.
 START_WAIT_S = 30.0
@@ -136,3 +136,16 @@ def gateway_server(
         header_timeout_s=settings.header_timeout_s,
         verify_token=verify_token,
     )
+
+
+async def open_door(settings: GatewaySettings) -> GatewayServer:
+    """The gateway's server listening on ``[gateway]``'s address with a :class:`FrontDoor`
+    ("starting") until the gateway channel installs its app: /health answers at once, other
+    requests wait, and a busy port fails before anything else is started.
+
+    Raises:
+        GatewayBindRefused / GatewayBindFailed: As :meth:`GatewayServer.start` does.
+    """
+    server = gateway_server(settings, FrontDoor())
+    await server.start()
+    return server

@@ -1,0 +1,50 @@
+"""Start-up's imports in a thread, so the event loop answers the gateway's door meanwhile."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import threading
+
+__all__ = ["RUNTIME_MODULES", "import_in_thread"]
+
+#: What start-up imports after the gateway's door is open (``import_in_thread``).
+RUNTIME_MODULES = (
+    "clawseed_edge.agent",
+    "clawseed_edge.channels.estop",
+    "clawseed_edge.config.assembly",
+    "clawseed_edge.channels.host",
+    "clawseed_edge.channels.gateway.app",
+)
+
+
+async def import_in_thread(modules: tuple[str, ...]) -> None:
+    """Import ``modules`` in a short-lived thread while the event loop keeps serving.
+
+    Module imports are thread-safe (one lock per module); the loop gets the GIL back at each
+    switch interval, so a request that arrives meanwhile is answered in milliseconds rather
+    than after the whole import. An import error is raised here, as the import would.
+    """
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[None] = loop.create_future()
+
+    def work() -> None:
+        try:
+            for name in modules:
+                importlib.import_module(name)
+        except BaseException as exc:  # handed to the awaiting task, not lost in the thread
+            loop.call_soon_threadsafe(_settle, done, exc)
+        else:
+            loop.call_soon_threadsafe(_settle, done, None)
+
+    threading.Thread(target=work, name="start-imports", daemon=True).start()
+    await done
+
+
+def _settle(future: asyncio.Future[None], exc: BaseException | None) -> None:
+    if future.done():
+        return
+    if exc is None:
+        future.set_result(None)
+    else:
+        future.set_exception(exc)
