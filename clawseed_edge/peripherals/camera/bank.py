@@ -3,7 +3,8 @@
 Each camera owns a backend (simulated, V4L2 or picamera2) and one worker thread that every
 blocking step runs on: opening, capturing, writing the file, decoding a motion thumbnail. A
 camera opens on its first snapshot (or when its motion detector starts) and is released on
-``disconnect`` and on the emergency stop, like any output; the latch's reset restarts nothing.
+``disconnect`` and on the emergency stop, like any output. The latch's reset switches nothing
+on: it only starts the motion detectors again (:meth:`CameraBank.resume_inputs`), an input.
 
 Every caller (a model's tool call, an automation, a channel) goes through :meth:`snapshot`, so
 the per-camera rate limit and ``allowed_hours`` hold for all of them. Motion is published on
@@ -254,6 +255,8 @@ class CameraBank:
 
     def start_motion(self) -> None:
         """Start the motion loop of every camera with ``fps`` > 0 (not already running)."""
+        if self.state is not Lifecycle.OPEN:
+            return  # not connected yet (connect starts them) or closed for good
         for cam in self._cameras.values():
             if cam.config.fps > 0 and (cam.motion_task is None or cam.motion_task.done()):
                 cam.detector = MotionDetector(
@@ -262,6 +265,15 @@ class CameraBank:
                 cam.motion_task = asyncio.create_task(
                     self._motion_loop(cam), name=f"motion-{cam.config.name}"
                 )
+
+    def resume_inputs(self) -> None:
+        """After a person reset the emergency stop: the motion detectors watch again.
+
+        The stop released the cameras and stopped motion; the reset drives no output, but an
+        input that stays off until a restart would silently break ``when = "cam.motion"``
+        rules. A camera reopens on its detector's first frame.
+        """
+        self.start_motion()
 
     async def _stop_motion(self) -> None:
         tasks = [c.motion_task for c in self._cameras.values() if c.motion_task is not None]
