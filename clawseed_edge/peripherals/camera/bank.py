@@ -171,6 +171,7 @@ class CameraBank:
         self._sources: list[Any] = []
         self._unsubscribe: list[Callable[[], None]] = []
         self._cameras: dict[str, _Camera] = {}
+        self._snapshot_listeners: list[Callable[[Snapshot], object]] = []
         for config in cameras:
             backend = (backends or {}).get(config.name) or backend_for(
                 config, door_open=self._door(config.sim_door)
@@ -194,6 +195,18 @@ class CameraBank:
         """The motion state (None: motion is off for this camera)."""
         detector = self._get(camera).detector
         return None if detector is None else detector.motion
+
+    def on_snapshot(self, listener: Callable[[Snapshot], object]) -> Callable[[], None]:
+        """Call ``listener(snapshot)`` after each picture is stored, whoever took it (Home
+        Assistant's image entity); returns a remover. The listener runs on the loop and must
+        not block; it may hand the bytes on, never log them."""
+        self._snapshot_listeners.append(listener)
+
+        def remove() -> None:
+            with contextlib.suppress(ValueError):
+                self._snapshot_listeners.remove(listener)
+
+        return remove
 
     def contents(self) -> str:
         """``2 cameras (porch_cam: sim, motion; shed: /dev/video0)`` for the start-up line."""
@@ -370,7 +383,13 @@ class CameraBank:
         cam.taken.append(now)
         data, path = await cam.worker.run(cam.take, width, now)
         w, h = jpeg_size(data)
-        return Snapshot(camera, data, path, w, h, now)
+        shot = Snapshot(camera, data, path, w, h, now)
+        for listener in list(self._snapshot_listeners):
+            try:
+                listener(shot)
+            except Exception:  # a subscriber's bug must not cost the caller its picture
+                log.exception("camera %s: a snapshot listener failed", camera)
+        return shot
 
     # --- motion ---
 
