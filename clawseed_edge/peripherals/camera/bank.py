@@ -191,6 +191,14 @@ class CameraBank:
         """The newest stored snapshot of ``camera`` (the web app, a notification)."""
         return self._get(camera).store.latest()
 
+    def stored(self, camera: str, file: str) -> Path | None:
+        """The stored snapshot of ``camera`` named ``file`` (a name, never a path), or None
+        when the store does not hold it (any more). Looks only at the camera's own files."""
+        for path in self._get(camera).store.files():
+            if path.name == file:
+                return path
+        return None
+
     def motion(self, camera: str) -> bool | None:
         """The motion state (None: motion is off for this camera)."""
         detector = self._get(camera).detector
