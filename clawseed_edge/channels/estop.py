@@ -16,6 +16,9 @@ In order, because a turn still running could switch something back on after it w
    tried even when one fails);
 3. the latch is stored, then the listeners of :meth:`EmergencyStop.on_stopped` are told the
    outcome (the gateway's ``estop`` frame, the systemd status line).
+
+A person's reset switches no output. A peripheral whose inputs the stop halted (a camera's
+motion detector) gets ``resume_inputs()`` called, when it has one, before the reset listeners.
 """
 
 from __future__ import annotations
@@ -108,7 +111,9 @@ class EmergencyStop:
         callers are the control socket (the CLI), the web app and a paired Telegram user.
 
         Switches nothing: every output stays where the stop left it (safe); the scheduler and
-        the automations run again. Refused (False, nothing done) while a stop is under way.
+        the automations run again, and inputs the stop halted watch again (a peripheral's
+        ``resume_inputs()``: a camera's motion detector). Refused (False, nothing done) while a
+        stop is under way.
         """
         if self._lock.locked():
             return False
@@ -116,6 +121,13 @@ class EmergencyStop:
             return False
         log.warning("emergency stop reset by %s: outputs stay at their safe level", by)
         await self._save()
+        for p in self._peripherals:
+            resume = getattr(p, "resume_inputs", None)
+            if callable(resume):
+                try:
+                    resume()
+                except Exception:  # one input's bug must not keep the others off
+                    log.exception("%s: inputs did not resume after the reset", p.name)
         for listener in list(self._reset_listeners):
             try:
                 listener(by)

@@ -83,11 +83,15 @@ def _init(args: argparse.Namespace) -> int:
 
     home = clawseed_home()
     config_path = (args.config and os.path.expanduser(args.config)) or str(home / "config.toml")
+    # The user's own config (before --force replaces it) may have a Pi camera.
+    camera_note = _picamera_note(Path(args.root), Path(config_path))
     if os.path.exists(config_path) and not args.force:
         print(
             f"error: {config_path} exists; edit it, or pass --force to replace it",
             file=sys.stderr,
         )
+        if camera_note:
+            print(f"note: {camera_note}", file=sys.stderr)
         return 1
     interactive = not args.yes and sys.stdin.isatty()
     try:
@@ -117,7 +121,34 @@ def _init(args: argparse.Namespace) -> int:
     print(f"secrets:   {secrets} (mode 600)")
     for line in _next_steps(choices):
         print(line)
+    if camera_note:
+        print(f"note: {camera_note}")
     return 0
+
+
+def _picamera_note(root: Path, config: Path) -> str | None:
+    """What to say about picamera2 and this venv (:func:`picamera_venv_note`): for a
+    ``source = "picamera"`` camera in the existing config, or a system that has picamera2."""
+    from clawseed_edge.config.doctor_camera import picamera_venv_note
+    from clawseed_edge.config.doctor_machine import Machine
+
+    return picamera_venv_note(Machine(root=root), wanted=_wants_picamera(config))
+
+
+def _wants_picamera(config: Path) -> bool:
+    """Whether the config at ``config`` has a ``source = "picamera"`` camera (False when there
+    is no such file or it does not parse: init's own config has no camera)."""
+    import tomllib
+
+    try:
+        with config.open("rb") as f:
+            data = tomllib.loads(f.read(1_000_000).decode("utf-8", errors="replace"))
+    except (OSError, tomllib.TOMLDecodeError):
+        return False
+    cameras = data.get("cameras")
+    return isinstance(cameras, list) and any(
+        isinstance(c, dict) and c.get("source") == "picamera" for c in cameras
+    )
 
 
 def _summary(path: Path, choices: Any) -> list[str]:

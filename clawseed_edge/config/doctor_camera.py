@@ -3,7 +3,8 @@
 Read-only like the other checks: nothing is opened. A Pi camera needs picamera2, a system
 package of Raspberry Pi OS that a venv sees only when it was made with
 ``--system-site-packages``; a USB webcam needs its ``/dev/videoN`` usable (group ``video``)
-and not open in another process; motion needs Pillow.
+and not open in another process; motion needs Pillow. :func:`picamera_venv_note` says the same
+about picamera2 for ``init``.
 """
 
 from __future__ import annotations
@@ -16,17 +17,24 @@ from pathlib import Path
 from .doctor_hardware import _access
 from .doctor_machine import CheckResult, DoctorContext, Machine
 
-__all__ = ["check_camera"]
+__all__ = ["SYSTEM_PICAMERA2", "check_camera", "picamera_venv_note", "venv_sees_system_packages"]
 
 #: Processes looked at for a device held open (``/proc/<pid>/fd``).
 MAX_PROCESSES = 4096
+#: Where Raspberry Pi OS's ``python3-picamera2`` puts the package (under the machine's root).
+SYSTEM_PICAMERA2 = "usr/lib/python3/dist-packages/picamera2"
 
 
-def _venv_sees_system_packages() -> bool | None:
-    """Whether this venv includes the system's site-packages (None: not a venv)."""
-    if sys.prefix == sys.base_prefix:
+def venv_sees_system_packages(
+    prefix: str | Path | None = None, base_prefix: str | Path | None = None
+) -> bool | None:
+    """Whether the venv at ``prefix`` (this one: ``sys.prefix``) includes the system's
+    site-packages, from its ``pyvenv.cfg`` (None: not a venv, or no ``pyvenv.cfg``)."""
+    prefix = Path(sys.prefix if prefix is None else prefix)
+    base = Path(sys.base_prefix if base_prefix is None else base_prefix)
+    if prefix == base:
         return None
-    cfg = Path(sys.prefix) / "pyvenv.cfg"
+    cfg = prefix / "pyvenv.cfg"
     try:
         text = cfg.read_text(encoding="utf-8", errors="replace")
     except OSError:
@@ -63,10 +71,53 @@ def _holders(machine: Machine, device: str) -> list[str]:
     return found
 
 
+def _recreate(prefix: str) -> str:
+    return (
+        f"`python3 -m venv --system-site-packages {prefix}` (recreate it) and reinstall "
+        "clawseed-edge in it"
+    )
+
+
+def picamera_venv_note(
+    machine: Machine,
+    *,
+    wanted: bool,
+    prefix: str | Path | None = None,
+    base_prefix: str | Path | None = None,
+) -> str | None:
+    """What ``init`` says about picamera2, or None when there is nothing to say.
+
+    Something to say when picamera2 is not importable here and either a camera wants it
+    (``wanted``: a ``source = "picamera"`` camera in the user's config) or the system has it
+    (Raspberry Pi OS's package under ``machine.root``) while this venv does not see the
+    system's packages (its ``pyvenv.cfg`` lacks ``include-system-site-packages = true``).
+    """
+    if machine.has_module("picamera2"):
+        return None
+    system = (machine.root / SYSTEM_PICAMERA2).is_dir()
+    sees = venv_sees_system_packages(prefix, base_prefix)
+    venv = str(sys.prefix if prefix is None else prefix)
+    if system and sees is False:
+        return (
+            f"picamera2 is installed for the system's Python (/{SYSTEM_PICAMERA2}) but this "
+            f"venv ({venv}) does not see the system's packages, so Pi cameras (source = "
+            f'"picamera") cannot be used from it: {_recreate(venv)} (docs/camera.md)'
+        )
+    if wanted and not system:
+        fix = "`sudo apt install -y python3-picamera2` (Raspberry Pi OS)"
+        if sees is False:
+            fix += f", then {_recreate(venv)}"
+        return (
+            f'a camera has source = "picamera" but picamera2 is not installed: {fix} '
+            "(docs/camera.md)"
+        )
+    return None
+
+
 def _picamera(ctx: DoctorContext, names: list[str]) -> CheckResult | None:
     if ctx.machine.has_module("picamera2"):
         return None
-    sees = _venv_sees_system_packages()
+    sees = venv_sees_system_packages()
     if sees is False:
         fix = (
             "this venv does not see the system's packages: install picamera2 with `sudo apt "

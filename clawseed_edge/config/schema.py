@@ -458,6 +458,9 @@ class MqttSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
         estop_from_ha: Offer Home Assistant an emergency-stop button (anyone who may publish
             to ``clawseed/<node>/estop/press`` on the broker can press it); ``false`` removes
             the button and ignores the topic.
+        camera_images: Publish each camera's newest snapshot (the JPEG, retained: the broker
+            keeps one per camera) for Home Assistant's ``image`` entity; ``false`` publishes
+            none and empties the retained ones (docs/camera.md).
     """
 
     enabled: bool = False
@@ -482,6 +485,7 @@ class MqttSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
         msgspec.Meta(max_length=64),
     ] = msgspec.field(default_factory=list)
     estop_from_ha: bool = True
+    camera_images: bool = True
 
     def __post_init__(self) -> None:
         if self.ca_file and not self.tls:

@@ -228,3 +228,62 @@ def test_after_init_the_quick_start_commands_work_on_the_demo_wiring(
     assert "[pin] GPIO17 (red_led): off -> on (line 0 -> 1)" in err
     code, out, err = run_cli(capsys, "agent", "-m", "how warm is it?")
     assert code == 0 and "greenhouse: temperature 21.0 °C" in out, err
+
+
+def test_init_says_a_pi_camera_needs_a_venv_with_system_site_packages(
+    tmp_path: Path,
+    clawseed_home: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    root = pi5_tree(tmp_path / "root")
+    venv = tmp_path / "venv"
+    venv.mkdir()
+    cfg = venv / "pyvenv.cfg"
+    cfg.write_text("home = /usr/bin\ninclude-system-site-packages = false\n", encoding="utf-8")
+    monkeypatch.setattr(sys, "prefix", str(venv))  # this venv, as the note reads it
+    monkeypatch.setattr(sys, "base_prefix", "/usr")
+    # A plain Pi (no picamera2 on the system, no camera configured): nothing about cameras.
+    code, out, err = run_cli(capsys, "init", "--root", str(root), "--yes")
+    assert code == 0, err
+    assert "picamera2" not in out + err
+    # Raspberry Pi OS's python3-picamera2 is installed, the venv cannot see it.
+    (root / "usr/lib/python3/dist-packages/picamera2").mkdir(parents=True)
+    code, out, err = run_cli(capsys, "init", "--root", str(root), "--yes", "--force")
+    assert code == 0, err
+    assert "note: picamera2 is installed for the system's Python" in out
+    assert f"python3 -m venv --system-site-packages {venv}" in out
+    # The same venv made with --system-site-packages: nothing to say.
+    cfg.write_text("home = /usr/bin\ninclude-system-site-packages = true\n", encoding="utf-8")
+    code, out, err = run_cli(capsys, "init", "--root", str(root), "--yes", "--force")
+    assert code == 0, err
+    assert "picamera2" not in out + err
+
+
+def test_init_speaks_of_the_users_pi_camera_even_when_it_keeps_the_config(
+    tmp_path: Path,
+    clawseed_home: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    venv = tmp_path / "venv"
+    venv.mkdir()
+    (venv / "pyvenv.cfg").write_text("include-system-site-packages = false\n", encoding="utf-8")
+    monkeypatch.setattr(sys, "prefix", str(venv))
+    monkeypatch.setattr(sys, "base_prefix", "/usr")
+    config = clawseed_home / "config.toml"
+    config.write_text(
+        '[provider]\nname = "demo"\n[[cameras]]\nname = "bird_box"\nsource = "picamera"\n',
+        encoding="utf-8",
+    )
+    code, _, err = run_cli(capsys, "init", "--root", str(laptop_tree(tmp_path)))
+    assert code == 1 and "exists" in err  # nothing replaced ...
+    # ... and what the camera needs: the package, then a venv that sees it.
+    assert 'note: a camera has source = "picamera" but picamera2 is not installed' in err
+    assert "sudo apt install -y python3-picamera2" in err
+    assert f"python3 -m venv --system-site-packages {venv}" in err
+    assert config.read_text(encoding="utf-8").count("picamera") == 1

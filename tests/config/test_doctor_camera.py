@@ -6,7 +6,12 @@ import os
 from pathlib import Path
 
 from clawseed_edge.config.doctor import make_context
-from clawseed_edge.config.doctor_camera import check_camera
+from clawseed_edge.config.doctor_camera import (
+    SYSTEM_PICAMERA2,
+    check_camera,
+    picamera_venv_note,
+    venv_sees_system_packages,
+)
 from clawseed_edge.config.doctor_machine import Machine
 
 
@@ -62,3 +67,46 @@ def test_motion_needs_pillow(tmp_path: Path) -> None:
     )
     result = check_camera(ctx)
     assert result.status == "fail" and "Pillow" in result.summary
+
+
+def fake_venv(tmp_path: Path, system_site_packages: bool | None) -> Path:
+    """A venv's prefix whose pyvenv.cfg says (or, None, does not say) whether it sees the
+    system's packages."""
+    prefix = tmp_path / "venv"
+    prefix.mkdir(parents=True, exist_ok=True)
+    lines = ["home = /usr/bin", "version = 3.11.2"]
+    if system_site_packages is not None:
+        lines.append(f"include-system-site-packages = {str(system_site_packages).lower()}")
+    (prefix / "pyvenv.cfg").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return prefix
+
+
+def test_the_venv_flag_is_read_from_pyvenv_cfg(tmp_path: Path) -> None:
+    base = tmp_path / "usr"
+    assert venv_sees_system_packages(fake_venv(tmp_path, True), base) is True
+    assert venv_sees_system_packages(fake_venv(tmp_path, False), base) is False
+    assert venv_sees_system_packages(fake_venv(tmp_path, None), base) is False  # venv's default
+    assert venv_sees_system_packages(base, base) is None  # the system's own Python
+
+
+def test_init_note_for_picamera2_outside_the_venv(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    missing = Machine(root=root, user="pi", has_module=lambda name: name != "picamera2")
+    base = tmp_path / "usr"
+    closed, open_ = fake_venv(tmp_path / "a", False), fake_venv(tmp_path / "b", True)
+    # Nothing on the system, nothing configured: nothing to say.
+    assert picamera_venv_note(missing, wanted=False, prefix=closed, base_prefix=base) is None
+    # A configured Pi camera and no picamera2 anywhere: install it (and recreate the venv).
+    note = picamera_venv_note(missing, wanted=True, prefix=closed, base_prefix=base)
+    assert note is not None and "sudo apt install -y python3-picamera2" in note
+    assert f"python3 -m venv --system-site-packages {closed}" in note
+    # Raspberry Pi OS's package is there, the venv does not see it: recreate the venv.
+    (root / SYSTEM_PICAMERA2).mkdir(parents=True)
+    note = picamera_venv_note(missing, wanted=False, prefix=closed, base_prefix=base)
+    assert note is not None and "/usr/lib/python3/dist-packages/picamera2" in note
+    assert f"python3 -m venv --system-site-packages {closed}" in note and "apt" not in note
+    # A venv that sees the system's packages, or picamera2 importable: nothing to say.
+    assert picamera_venv_note(missing, wanted=True, prefix=open_, base_prefix=base) is None
+    present = Machine(root=root, user="pi", has_module=lambda name: True)
+    assert picamera_venv_note(present, wanted=True, prefix=closed, base_prefix=base) is None

@@ -184,15 +184,19 @@ def no_leaked_threads() -> Iterator[None]:
 def gateway(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[GatewayThread]:
-    """The module's gateway; a module sets ``GATEWAY_CONFIG`` for a config of its own."""
+    """The module's gateway; a module sets ``GATEWAY_CONFIG`` for a config of its own (and
+    ``GATEWAY_VISION`` for a scripted model that can see images)."""
     require_browser()
     home = tmp_path_factory.mktemp("e2e-home")
     config = getattr(request.module, "GATEWAY_CONFIG", CONFIG)
+    # A module sets GATEWAY_VISION = True for a model that can see (camera_snapshot).
+    vision = bool(getattr(request.module, "GATEWAY_VISION", False))
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("CLAWSEED_HOME", str(home))
         # The scripted model answers (module scope: made before tests/conftest.py's own switch).
         mp.setenv("CLAWSEED__AGENT__LOCAL_INTENTS", "false")
-        with GatewayThread(home, ScriptedProvider(streaming=True), config) as running:
+        provider = ScriptedProvider(streaming=True, vision=vision)
+        with GatewayThread(home, provider, config) as running:
             yield running
 
 

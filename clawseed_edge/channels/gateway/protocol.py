@@ -29,6 +29,7 @@ from clawseed_edge.api.wording import for_people
 
 from .errors import ClientError
 from .limits import clip, loads_bounded
+from .pictures import result_pictures
 
 __all__ = [
     "AbortFrame",
@@ -300,7 +301,8 @@ def turn_event_frame(event: TurnEvent) -> dict[str, Any] | None:
         }
     if isinstance(event, ToolResultEvent):
         result = event.result
-        return {
+        pictures = result_pictures(result.images, result.data)
+        frame = {
             "type": "tool_result",
             "id": event.call.id,
             "name": event.call.name,
@@ -310,6 +312,9 @@ def turn_event_frame(event: TurnEvent) -> dict[str, Any] | None:
             else result.output,
             "error": None if result.error is None else for_people(result.error),
         }
+        if pictures:  # a snapshot: its stored file's URL, never its bytes
+            frame["pictures"] = pictures
+        return frame
     if isinstance(event, DoneEvent):
         return {"type": "done", "full_response": event.text}
     if isinstance(event, AbortedEvent):

@@ -1,7 +1,9 @@
-"""``GET /api/cameras`` and ``/api/cameras/{name}/latest.jpg``: the snapshots already taken.
+"""``GET /api/cameras``, ``/api/cameras/{name}/latest.jpg`` and
+``/api/cameras/{name}/snapshots/{file}``: the snapshots already taken.
 
 Nothing here takes a picture (that is ``camera_snapshot``, behind the policy): a paired client
-sees the newest file the camera stored, which is what the web app shows beside a turn's answer.
+sees the newest file a camera stored (the Devices screen), or one named file of its snapshot
+store (the picture a turn took, shown in the chat: :mod:`.pictures`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from .endpoint import RequestContext, endpoint
 from .errors import ClientError
 from .hub import GatewayHub
 from .limits import clip
+from .pictures import SNAPSHOT_FILE
 
 __all__ = ["camera_routes"]
 
@@ -44,13 +47,44 @@ async def list_cameras(ctx: RequestContext) -> dict[str, Any]:
     return {"cameras": out}
 
 
-async def latest_snapshot(ctx: RequestContext) -> Response:
-    """The newest stored snapshot of a camera, ``image/jpeg``, not cached."""
-    name = str(ctx.request.path_params["name"])
+def _bank_for(ctx: RequestContext, name: str) -> Any:
     bank = _cameras(ctx)
     if _NAME.fullmatch(name) is None or bank is None or name not in bank.camera_names():
         known = ", ".join(bank.camera_names()) if bank is not None else "none configured"
         raise ClientError("camera_unknown", f"no camera {clip(name, 40)!r} (cameras: {known})", 404)
+    return bank
+
+
+async def stored_snapshot(ctx: RequestContext) -> Response:
+    """One stored snapshot of a camera by its file name (a turn's picture), ``image/jpeg``.
+
+    Only a file of the camera's own store is served (named, never a path); one the store has
+    dropped (``keep_snapshots``) is a 404 that says so.
+    """
+    name = str(ctx.request.path_params["name"])
+    file = str(ctx.request.path_params["file"])
+    bank = _bank_for(ctx, name)
+    path = (
+        await asyncio.to_thread(bank.stored, name, file) if SNAPSHOT_FILE.fullmatch(file) else None
+    )
+    data = None if path is None else await asyncio.to_thread(_read, path)
+    if data is None:
+        raise ClientError(
+            "snapshot_gone",
+            f"{name} no longer keeps the picture {clip(file, 60)!r} (it keeps its newest "
+            "keep_snapshots pictures); ask for a new one",
+            404,
+        )
+    # A stored file never changes: the browser may keep it for this session.
+    return Response(
+        data, media_type="image/jpeg", headers={"Cache-Control": "private, max-age=3600"}
+    )
+
+
+async def latest_snapshot(ctx: RequestContext) -> Response:
+    """The newest stored snapshot of a camera, ``image/jpeg``, not cached."""
+    name = str(ctx.request.path_params["name"])
+    bank = _bank_for(ctx, name)
     path = bank.latest(name)
     if path is None:
         raise ClientError(
@@ -75,4 +109,9 @@ def camera_routes(hub: GatewayHub) -> list[Route]:
     return [
         Route("/api/cameras", endpoint(hub, list_cameras), methods=["GET"]),
         Route("/api/cameras/{name}/latest.jpg", endpoint(hub, latest_snapshot), methods=["GET"]),
+        Route(
+            "/api/cameras/{name}/snapshots/{file}",
+            endpoint(hub, stored_snapshot),
+            methods=["GET"],
+        ),
     ]

@@ -3,8 +3,8 @@
 ``session_start.messageCount``, ``GET /api/sessions`` and ``GET /api/sessions/{id}`` all read
 :func:`shown_messages`, so the three agree: the user and assistant messages with text among the
 newest :data:`READ_MESSAGES` stored, the last :data:`SHOWN_MESSAGES` of them. An answer
-carries its turn's tool calls (``tools``: name, arguments, success, output, error; bounded)
-so a client can draw its tool cards again after a reload.
+carries its turn's tool calls (``tools``: name, arguments, success, output, error, and a
+snapshot's ``pictures`` URLs; bounded) so a client can draw its tool cards again after a reload.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import re
 from typing import Any
 
 from clawseed_edge.api import SessionStore
+
+from .pictures import stored_pictures
 
 __all__ = ["SHOWN_MESSAGES", "shown_messages", "shown_title", "split_time_prefix"]
 
@@ -89,10 +91,14 @@ def _shown_tool(name: str, content: str, arguments: Any) -> dict[str, Any]:
     shown_args = arguments if arguments is not None else {}
     if len(json.dumps(shown_args, default=str)) > SHOWN_TOOL_CHARS:
         shown_args = {}
-    return {
+    shown = {
         "name": name,
         "arguments": shown_args,
         "success": not failed,
         "output": "" if failed else text,
         "error": text if failed else "",
     }
+    pictures = [] if failed else stored_pictures(name, content)
+    if pictures:  # a snapshot's card shows its picture again (while the store keeps it)
+        shown["pictures"] = pictures
+    return shown

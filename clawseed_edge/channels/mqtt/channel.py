@@ -74,6 +74,7 @@ from .fleet import (
 )
 from .fleet_calls import FleetAnswerer, FleetCaller
 from .health import read_health
+from .images import SnapshotImages, camera_banks
 
 if TYPE_CHECKING:
     from clawseed_edge.channels.host import ChannelHost
@@ -175,6 +176,7 @@ class MqttChannel:
         self._latch_publishes: set[asyncio.Task[None]] = set()
         self._command_times: collections.deque[float] = collections.deque()
         self._published: dict[str, str] = {}  # component id -> platform, as last published
+        self._announced: set[str] | None = None  # devices in the last config (None: not yet)
         self._stopping = False
         #: The other nodes on the broker (and this one), from their retained descriptions.
         self.fleet = FleetView(settings.nodes)
@@ -183,6 +185,13 @@ class MqttChannel:
             self.topics.node_id,
             act,
             per_node_per_minute=settings.max_calls_per_node_per_minute,
+        )
+        #: Each camera's newest snapshot, for its Home Assistant ``image`` entity.
+        self.images = SnapshotImages(
+            self.topics,
+            camera_banks(self.peripherals),
+            enabled=getattr(settings, "camera_images", True),
+            wake=self._wake.set,
         )
         self.remote = remote
         if remote is not None:
@@ -203,6 +212,7 @@ class MqttChannel:
         for p in self.peripherals:
             if isinstance(p, StateSource):
                 self._unsubscribe.append(p.states.subscribe(self._on_update))
+        self._unsubscribe.extend(self.images.subscribe())
         # Fresh sensor readings at least every state_interval_s, from the one schedule.
         self._unsubscribe.append(self.refresh.want(self.state_interval_s))
         latch = self._latch
@@ -327,12 +337,14 @@ class MqttChannel:
         if client is None:
             return
         devices, readings = self._latest()
+        self._announced = {d.device for d in devices}
         config = discovery_config(
             self.topics,
             devices=devices,
             readings=readings,
             approvals=self.approvals,
             classes=self.classes,
+            cameras=self.images.cameras(),
             version=self.version,
             expire_after_s=max(60, int(self.state_interval_s * 3)),
             removed=self._published,
@@ -352,6 +364,7 @@ class MqttChannel:
             description_topic(self.topics.node_id), json.dumps(description), qos=1, retain=True
         )
         await self._publish_latch(client)
+        await self.images.announce(client)
         for state in devices:
             if self.approvals.get(state.device):
                 attributes = {"approval": APPROVAL_NOTE}
@@ -401,6 +414,13 @@ class MqttChannel:
         # From the state feed, on our loop: kept until the publisher sends it (latest wins).
         self._dirty[update.key] = update
         self._wake.set()
+        announced = self._announced
+        if isinstance(update, DeviceState) and announced is not None:
+            if update.device not in announced and self._client is not None:
+                # A device whose first state came after the config went out (a camera's
+                # motion, its first frame after connect): announce again, once per device.
+                announced.add(update.device)
+                self._spawn(self.announce(self._client))
 
     async def _publisher(self, client: Any) -> None:
         while True:
@@ -409,6 +429,7 @@ class MqttChannel:
             while self._dirty:
                 _, update = self._dirty.popitem()
                 await self._publish_state(client, update)
+            await self.images.publish_pending(client)
 
     async def _publish_state(self, client: Any, update: StateUpdate) -> None:
         if isinstance(update, DeviceState):

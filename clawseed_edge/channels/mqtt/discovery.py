@@ -2,7 +2,8 @@
 
 One retained message on ``<prefix>/device/<node_id>/config`` describes the whole node (HA
 2024.11+): its ``dev`` (device) and ``o`` (origin) blocks, and in ``cmps`` one component per
-wired device, per sensor quantity, the emergency-stop button, the last refusal and the Pi's
+wired device, per sensor quantity, per camera (an ``image``: its latest snapshot), the
+emergency-stop button, the last refusal and the Pi's
 health. Classes come from the device kind and its ``ha_device_class`` (never from a name), and
 a sensor's class/unit pair is one HA documents (:mod:`.ha_classes`). Every component shares the node's availability topic, whose retained last will is
 ``offline``. :class:`Topics` names every topic of a node; :func:`discovery_config` builds the
@@ -25,6 +26,7 @@ __all__ = [
     "ESTOP_PAYLOAD",
     "Topics",
     "brightness_of",
+    "component_for_camera",
     "component_for_device",
     "components_for_reading",
     "discovery_config",
@@ -106,6 +108,10 @@ class Topics:
 
     def sensor_state(self, sensor: str) -> str:
         return f"{self.base}/sensor/{sensor}/state"
+
+    def camera_image(self, camera: str) -> str:
+        """A camera's latest snapshot: the raw JPEG bytes (retained)."""
+        return f"{self.base}/camera/{camera}/image"
 
     @property
     def refusal(self) -> str:
@@ -259,6 +265,19 @@ def component_for_device(
     return oid, component
 
 
+def component_for_camera(topics: Topics, camera: str) -> tuple[str, dict[str, Any]]:
+    """(component id, component): HA's MQTT ``image`` entity showing ``camera``'s latest
+    snapshot, the raw JPEG on :meth:`Topics.camera_image` (its motion, when on, is a
+    ``binary_sensor`` of its own, from the camera's state feed)."""
+    oid = object_id(topics.node_id, camera, "snapshot")
+    return oid, {
+        **_named(topics, "image", oid, entity_name(topics.node_id, camera, "snapshot")),
+        "image_topic": topics.camera_image(camera),
+        "content_type": "image/jpeg",
+        "icon": "mdi:camera",
+    }
+
+
 def components_for_reading(
     topics: Topics, reading: SensorReading, *, expire_after_s: int
 ) -> list[tuple[str, dict[str, Any]]]:
@@ -390,6 +409,7 @@ def discovery_config(
     readings: Iterable[SensorReading],
     approvals: Mapping[str, bool] | None = None,
     classes: Mapping[str, str] | None = None,
+    cameras: Iterable[str] = (),
     version: str = "",
     expire_after_s: int = 600,
     removed: Mapping[str, str] | None = None,
@@ -402,6 +422,7 @@ def discovery_config(
         readings: The latest reading of every sensor (its quantities become components).
         approvals: Device name -> whether it needs approval.
         classes: Device name -> its ``ha_device_class`` (where the user set one).
+        cameras: The cameras whose snapshots are published (one ``image`` entity each).
         version: This package's version (the ``o`` and ``dev`` blocks).
         expire_after_s: For every sensor component.
         removed: Component id -> platform of components published before and gone now: each
@@ -424,6 +445,7 @@ def discovery_config(
             components.update(
                 components_for_reading(topics, reading, expire_after_s=expire_after_s)
             )
+    components.update(component_for_camera(topics, camera) for camera in cameras)
     components.update(_fixed_components(topics, expire_after_s=expire_after_s))
     for oid, platform in (removed or {}).items():
         if oid not in components:

@@ -3,7 +3,8 @@
 Each camera owns a backend (simulated, V4L2 or picamera2) and one worker thread that every
 blocking step runs on: opening, capturing, writing the file, decoding a motion thumbnail. A
 camera opens on its first snapshot (or when its motion detector starts) and is released on
-``disconnect`` and on the emergency stop, like any output; the latch's reset restarts nothing.
+``disconnect`` and on the emergency stop, like any output. The latch's reset switches nothing
+on: it only starts the motion detectors again (:meth:`CameraBank.resume_inputs`), an input.
 
 Every caller (a model's tool call, an automation, a channel) goes through :meth:`snapshot`, so
 the per-camera rate limit and ``allowed_hours`` hold for all of them. Motion is published on
@@ -170,6 +171,7 @@ class CameraBank:
         self._sources: list[Any] = []
         self._unsubscribe: list[Callable[[], None]] = []
         self._cameras: dict[str, _Camera] = {}
+        self._snapshot_listeners: list[Callable[[Snapshot], object]] = []
         for config in cameras:
             backend = (backends or {}).get(config.name) or backend_for(
                 config, door_open=self._door(config.sim_door)
@@ -189,10 +191,30 @@ class CameraBank:
         """The newest stored snapshot of ``camera`` (the web app, a notification)."""
         return self._get(camera).store.latest()
 
+    def stored(self, camera: str, file: str) -> Path | None:
+        """The stored snapshot of ``camera`` named ``file`` (a name, never a path), or None
+        when the store does not hold it (any more). Looks only at the camera's own files."""
+        for path in self._get(camera).store.files():
+            if path.name == file:
+                return path
+        return None
+
     def motion(self, camera: str) -> bool | None:
         """The motion state (None: motion is off for this camera)."""
         detector = self._get(camera).detector
         return None if detector is None else detector.motion
+
+    def on_snapshot(self, listener: Callable[[Snapshot], object]) -> Callable[[], None]:
+        """Call ``listener(snapshot)`` after each picture is stored, whoever took it (Home
+        Assistant's image entity); returns a remover. The listener runs on the loop and must
+        not block; it may hand the bytes on, never log them."""
+        self._snapshot_listeners.append(listener)
+
+        def remove() -> None:
+            with contextlib.suppress(ValueError):
+                self._snapshot_listeners.remove(listener)
+
+        return remove
 
     def contents(self) -> str:
         """``2 cameras (porch_cam: sim, motion; shed: /dev/video0)`` for the start-up line."""
@@ -254,6 +276,8 @@ class CameraBank:
 
     def start_motion(self) -> None:
         """Start the motion loop of every camera with ``fps`` > 0 (not already running)."""
+        if self.state is not Lifecycle.OPEN:
+            return  # not connected yet (connect starts them) or closed for good
         for cam in self._cameras.values():
             if cam.config.fps > 0 and (cam.motion_task is None or cam.motion_task.done()):
                 cam.detector = MotionDetector(
@@ -262,6 +286,15 @@ class CameraBank:
                 cam.motion_task = asyncio.create_task(
                     self._motion_loop(cam), name=f"motion-{cam.config.name}"
                 )
+
+    def resume_inputs(self) -> None:
+        """After a person reset the emergency stop: the motion detectors watch again.
+
+        The stop released the cameras and stopped motion; the reset drives no output, but an
+        input that stays off until a restart would silently break ``when = "cam.motion"``
+        rules. A camera reopens on its detector's first frame.
+        """
+        self.start_motion()
 
     async def _stop_motion(self) -> None:
         tasks = [c.motion_task for c in self._cameras.values() if c.motion_task is not None]
@@ -358,7 +391,13 @@ class CameraBank:
         cam.taken.append(now)
         data, path = await cam.worker.run(cam.take, width, now)
         w, h = jpeg_size(data)
-        return Snapshot(camera, data, path, w, h, now)
+        shot = Snapshot(camera, data, path, w, h, now)
+        for listener in list(self._snapshot_listeners):
+            try:
+                listener(shot)
+            except Exception:  # a subscriber's bug must not cost the caller its picture
+                log.exception("camera %s: a snapshot listener failed", camera)
+        return shot
 
     # --- motion ---
 

@@ -21,3 +21,19 @@ async def test_a_motion_camera_is_discovered_as_a_motion_binary_sensor(tmp_path:
     assert component["device_class"] == "motion"
     assert component["state_topic"] == topics.device_state("porch_cam")
     await cameras.disconnect()
+
+
+def test_each_camera_is_an_image_entity_with_its_raw_jpeg_topic(tmp_path: Path) -> None:
+    topics = Topics("homeassistant", "shed")
+    config = discovery_config(topics, devices=[], readings=[], cameras=["porch_cam", "garden"])
+    image = config["cmps"]["shed_porch_cam_snapshot"]
+    assert image["p"] == "image"  # HA's MQTT image platform
+    assert image["image_topic"] == topics.camera_image("porch_cam")
+    assert image["image_topic"] == "clawseed/shed/camera/porch_cam/image"
+    assert image["content_type"] == "image/jpeg"
+    assert "url_topic" not in image  # HA takes one of the two, never both
+    assert image["name"] == "porch cam snapshot"
+    assert config["cmps"]["shed_garden_snapshot"]["image_topic"].endswith("/garden/image")
+    # No camera, no image entity.
+    config = discovery_config(topics, devices=[], readings=[])
+    assert not [c for c in config["cmps"].values() if c["p"] == "image"]

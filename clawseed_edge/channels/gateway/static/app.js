@@ -340,6 +340,7 @@ function currentTurn() {
       entry.result.textContent = frame.success ? (frame.output || "(no output)") : `Failed: ${frame.error || frame.output}`;
       entry.summary.textContent = toolSummary(frame);
       entry.card.classList.add(frame.success ? "ok" : "failed");
+      for (const picture of (frame.pictures || []).slice(0, 4)) item.insertBefore(turnPicture(picture), body);
     },
     finish(text) {
       if (!body.textContent && text) body.textContent = text;
@@ -398,7 +399,7 @@ async function loadHistory(sessionId) {
         message.tools.forEach((tool, i) => {
           const frame = { id: `h${i}`, name: tool.name, arguments: tool.arguments || {} };
           turn.toolCall(frame);
-          turn.toolResult({ ...frame, success: tool.success, output: tool.output, error: tool.error });
+          turn.toolResult({ ...frame, success: tool.success, output: tool.output, error: tool.error, pictures: tool.pictures });
         });
         turn.finish(message.content);
         state.turn = null;
@@ -794,6 +795,22 @@ function dataUrl(blob) {
     reader.onerror = () => reject(new Error("the picture could not be read"));
     reader.readAsDataURL(blob);
   });
+}
+
+// A picture the turn took, by its URL (never its bytes in a frame); fetched with the token, as
+// the Devices screen's. A picture the camera no longer keeps says so.
+function turnPicture(picture) {
+  const figure = el("figure", { class: "turn-picture" });
+  const alt = `Picture from ${picture.camera}`;
+  fetch(picture.url, { headers: { Authorization: `Bearer ${state.token}` } })
+    .then((response) => {
+      if (!response.ok) throw new Error(response.status === 404 ? "no longer kept on the device" : `HTTP ${response.status}`);
+      return response.blob();
+    })
+    .then(dataUrl)
+    .then((src) => figure.append(el("img", { class: "snapshot", src, alt })))
+    .catch((err) => figure.append(el("figcaption", { class: "muted", text: `${alt}: ${err.message}` })));
+  return figure;
 }
 
 async function cameraCard(camera) {
