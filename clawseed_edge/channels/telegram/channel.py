@@ -52,7 +52,7 @@ from .errors import (
 )
 from .outbox import Outbox
 from .pairing import PairCode
-from .photos import send_photo
+from .photos import TurnPhotos, send_photo
 from .reply import HideBotUrls, StreamedReply
 from .text import MAX_MESSAGE_CHARS, approval_text, forwarded, quoted_forward, tool_line
 
@@ -523,6 +523,7 @@ class TelegramChannel:
     async def _turn(self, chat: _Chat, text: str) -> None:
         typing = asyncio.create_task(self._typing(chat.chat_id))
         reply = StreamedReply(self.outbox, chat, self.settings.edit_interval_s)
+        photos = TurnPhotos()
         try:
             context = ToolContext(session_id=chat.conversation.session_id, channel=self.name)
             agent = chat.conversation.agent
@@ -537,6 +538,7 @@ class TelegramChannel:
                         reply.tools.append(tool_line(event.call.name, event.call.arguments))
                         await reply.update()
                     elif isinstance(event, ToolResultEvent):
+                        photos.add(event.result)  # a snapshot: sent after the answer
                         if not event.result.success:
                             reply.tools.append(f"  ✗ {for_people(str(event.result.error))[:100]}")
                     elif isinstance(event, DoneEvent):
@@ -553,6 +555,8 @@ class TelegramChannel:
             with contextlib.suppress(asyncio.CancelledError):
                 await typing
         await reply.finish()
+        # The answer first (it says what the pictures show), then the pictures themselves.
+        await photos.send(self.outbox, chat.chat_id, self.peripherals)
 
     async def _typing(self, chat_id: int) -> None:
         while True:

@@ -45,9 +45,16 @@ class Outbox:
     async def call(self, method: Callable[..., Awaitable[Any]], *args: Any, **kw: Any) -> Any:
         """One outgoing call, retried a few times (429: after its ``retry_after``); None when
         it did not go through (logged, never raised: a reply lost is not a crash)."""
+        result, _ = await self.attempt(method, *args, **kw)
+        return result
+
+    async def attempt(
+        self, method: Callable[..., Awaitable[Any]], *args: Any, **kw: Any
+    ) -> tuple[Any, str]:
+        """Like :meth:`call`, with why it did not go through (``""`` when it did)."""
         for attempt in range(SEND_ATTEMPTS):
             try:
-                return await method(*args, **kw)
+                return await method(*args, **kw), ""
             except TelegramRateLimited as exc:
                 if exc.retry_after > MAX_RETRY_AFTER_S:
                     break
@@ -58,10 +65,10 @@ class Outbox:
                 if "not modified" not in exc.description:
                     log.warning("Telegram: %s", exc)
                     self.counters["send_errors"] += 1
-                return None
+                return None, f"Telegram said: {exc.description}"
         self.counters["send_errors"] += 1
         log.warning("Telegram: %s was dropped after %d attempts", _name(method), SEND_ATTEMPTS)
-        return None
+        return None, f"Telegram did not take it after {SEND_ATTEMPTS} attempts"
 
     def send(self, chat_id: int, text: str) -> None:
         """Send ``text`` in the background (split into messages as needed)."""
