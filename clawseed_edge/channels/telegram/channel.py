@@ -10,20 +10,21 @@ The poller does not die: 409 (another poller) and 5xx back off and retry, 429 wa
 ``retry_after``, a lost network is retried, a poll that does not finish within its timeout plus
 a margin is abandoned and started again (the watchdog); only 401 (a wrong or revoked token)
 stops the channel, with the reason in the log and in ``status``.
+
+The channel holds the polling, the updates and each chat's turn; what it sends goes through
+:class:`~.outbox.Outbox`, approvals through :class:`~.approvals.ApprovalButtons`, photos through
+:mod:`.photos`; the commands' texts are in :mod:`.commands`, the ``/pair`` code in :mod:`.pairing`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
-import hmac
 import logging
 import random
-import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,7 +39,9 @@ from clawseed_edge.api import (
 )
 from clawseed_edge.api.wording import for_people
 
+from .approvals import ApprovalButtons
 from .client import BotApi
+from .commands import COMMANDS, command_name, help_text, status_text
 from .errors import (
     TelegramApiError,
     TelegramConflict,
@@ -47,15 +50,11 @@ from .errors import (
     TelegramUnauthorized,
     TelegramUnreachable,
 )
+from .outbox import Outbox
+from .pairing import PairCode
+from .photos import TurnPhotos, send_photo
 from .reply import HideBotUrls, StreamedReply
-from .text import (
-    MAX_MESSAGE_CHARS,
-    approval_text,
-    forwarded,
-    quoted_forward,
-    split_message,
-    tool_line,
-)
+from .text import MAX_MESSAGE_CHARS, approval_text, forwarded, quoted_forward, tool_line
 
 if TYPE_CHECKING:
     from clawseed_edge.channels.approvals import ApprovalBroker
@@ -66,34 +65,10 @@ if TYPE_CHECKING:
 __all__ = ["COMMANDS", "TelegramChannel"]
 
 log = logging.getLogger(__name__)
-#: Telegram's limit for an uploaded photo is 10 MB.
-MAX_PHOTO_BYTES = 10_000_000
-
-#: The bot's commands, registered with setMyCommands.
-COMMANDS: tuple[tuple[str, str], ...] = (
-    ("start", "Say hello and show your user id"),
-    ("help", "What this bot can do"),
-    ("status", "Devices, sensors and the service"),
-    ("stop", "Emergency stop: abort every turn, drive every output safe"),
-    ("reset", "Reset a latched emergency stop, else start a new conversation"),
-)
 #: Strangers remembered (so each gets one reply); the oldest are forgotten past this.
 MAX_STRANGERS = 1000
-#: Sends waiting at once; more are dropped with a log line (a flood cannot grow memory).
-MAX_PENDING_SENDS = 256
-#: Attempts of one outgoing call (429 waits its retry_after, a lost network a moment).
-SEND_ATTEMPTS = 4
-#: The longest retry_after obeyed for one outgoing call (longer: the call is dropped).
-MAX_RETRY_AFTER_S = 60.0
-#: How long a ``/pair`` code works, and how many wrong codes end it.
-PAIR_CODE_TTL_S = 600.0
-PAIR_CODE_MAX_FAILURES = 10
 #: Seconds between two "typing…" actions while a turn runs (Telegram shows one for ~5 s).
 TYPING_EVERY_S = 4.0
-#: What a stale approval message (another request's, or one from before a restart) becomes.
-EXPIRED_LINE = (
-    "⌛ Expired: this request is gone (the service restarted or it was answered). Ask again."
-)
 
 Estop = Callable[[str], Awaitable[list[str]]]
 
@@ -108,18 +83,6 @@ class _Chat:
     turn: asyncio.Task[None] | None = None
     last_edit: float = -1e9
     resets: int = 0
-
-
-@dataclass(eq=False, slots=True)
-class _Approval:
-    """An approval request shown in chats: where, its text, who decided."""
-
-    request_id: str
-    text: str
-    messages: list[tuple[int, int]] = field(default_factory=list)
-    decided: str = ""
-    #: Binds a button to this request's action: a hash of its id and its text.
-    digest: str = ""
 
 
 class TelegramChannel:
@@ -172,9 +135,7 @@ class TelegramChannel:
         self.peripherals = tuple(peripherals)
         self.paired: frozenset[int] = frozenset()
         self.allowed = frozenset(settings.allowed_users) | self.paired
-        self._pair_code: str | None = None
-        self._pair_born = 0.0
-        self._pair_failures = 0
+        self._pair_code = PairCode()
         self.backoff_s = backoff_s
         self.watchdog_margin_s = watchdog_margin_s
         #: ``stopped``, ``starting``, ``polling``, ``retrying``, ``failed``.
@@ -193,10 +154,12 @@ class TelegramChannel:
         self._offset: int | None = None
         self._chats: dict[int, _Chat] = {}
         self._strangers: dict[int, None] = {}
-        self._approvals: dict[str, _Approval] = {}
         self._poller: asyncio.Task[None] | None = None
-        self._tasks: set[asyncio.Task[Any]] = set()
         self._stopping = False
+        self.outbox = Outbox(self.api, self.counters)
+        self._approvals = ApprovalButtons(
+            self.outbox, broker, shown, lambda user_id: user_id in self.allowed
+        )
 
     # --- the Channel protocol ------------------------------------------------------------
 
@@ -243,10 +206,7 @@ class TelegramChannel:
         for chat in list(self._chats.values()):
             self.conversations.close(chat.conversation)
         self._chats.clear()
-        for task in list(self._tasks):
-            task.cancel()
-        if self._tasks:
-            await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.outbox.cancel()
         await self.api.aclose()
         if self.state != "failed":
             self.state = "stopped"
@@ -256,7 +216,7 @@ class TelegramChannel:
         allowed user."""
         kind = str(frame.get("type", ""))
         if kind == "approval_resolved":
-            self._spawn(self._show_resolution(frame))
+            self._spawn(self._approvals.show_resolution(frame))
         elif kind == "estop":
             failures = frame.get("failures") or []
             text = f"Emergency stop ({frame.get('by', '')}): " + (
@@ -278,7 +238,7 @@ class TelegramChannel:
         elif kind == "notification" and frame.get("photo"):
             text = str(frame.get("text") or "")
             for user in sorted(self.allowed):
-                self._spawn(self._send_photo(user, Path(str(frame["photo"])), text))
+                self._spawn(send_photo(self.outbox, user, Path(str(frame["photo"])), text))
         elif kind in ("alert", "notification"):
             self._broadcast(str(frame.get("text") or frame.get("message") or kind))
 
@@ -287,22 +247,7 @@ class TelegramChannel:
         if self.state != "polling" or not self.allowed:
             return
         request_id = str(frame.get("id", ""))[:32]
-        text = approval_text(frame)
-        # The button names the request (its id is random, never a counter) and the action's
-        # hash: a button from before a restart, or of another request, matches nothing.
-        digest = hashlib.sha256(f"{request_id}\n{text}".encode()).hexdigest()[:12]
-        approval = _Approval(request_id, text, digest=digest)
-        self._approvals[request_id] = approval
-        markup = {
-            "inline_keyboard": [
-                [
-                    {"text": "✅ Approve", "callback_data": f"ap:{request_id}:{digest}:1"},
-                    {"text": "❌ Deny", "callback_data": f"ap:{request_id}:{digest}:0"},
-                ]
-            ]
-        }
-        for user in sorted(self.allowed):
-            self._spawn(self._send_approval(approval, user, markup))
+        self._approvals.show(request_id, approval_text(frame), sorted(self.allowed))
 
     def abort_turns(self, reason: str) -> int:
         return self.conversations.abort_all(reason, channel=self.name)
@@ -332,7 +277,7 @@ class TelegramChannel:
                     self.username = str(me.get("username", ""))
                     await self.api.set_my_commands(COMMANDS)
                     ready = True
-                    await self._expire_old_approvals()
+                    await self._approvals.expire_old()
                     # Polling from now on (approvals may be asked during the first long poll).
                     self.state, self.detail = "polling", ""
                     log.info("Telegram bot @%s is polling", self.username)
@@ -405,7 +350,7 @@ class TelegramChannel:
             return
         callback = update.get("callback_query")
         if isinstance(callback, dict):
-            self._on_callback(callback)
+            self._approvals.on_callback(callback)
 
     def _on_message(self, message: Mapping[str, Any]) -> None:
         sender = message.get("from") or {}
@@ -487,22 +432,11 @@ class TelegramChannel:
 
     def new_pair_code(self) -> str:
         """A fresh one-time code for ``/pair <code>`` (the previous one stops working)."""
-        self._pair_code = f"{secrets.randbelow(100_000_000):08d}"
-        self._pair_born = time.monotonic()
-        self._pair_failures = 0
-        return self._pair_code
+        return self._pair_code.new()
 
     def _pair(self, chat_id: int, user_id: int, text: str) -> None:
         given = text.split(maxsplit=1)[1].strip() if len(text.split(maxsplit=1)) == 2 else ""
-        code = self._pair_code
-        if code is not None and time.monotonic() - self._pair_born >= PAIR_CODE_TTL_S:
-            code = self._pair_code = None
-        if code is None or not secrets.compare_digest(given.encode(), code.encode()):
-            if code is not None:
-                self._pair_failures += 1
-                if self._pair_failures >= PAIR_CODE_MAX_FAILURES:
-                    self._pair_code = None
-                    log.warning("Telegram: the pairing code ended after too many wrong codes")
+        if not self._pair_code.take(given):
             log.warning("Telegram: a wrong or expired pairing code from user id %d", user_id)
             self._send(
                 chat_id,
@@ -510,7 +444,6 @@ class TelegramChannel:
                 "with `clawseed-edge pair --telegram`.",
             )
             return
-        self._pair_code = None
         self.paired = self.paired | {user_id}
         self.allowed = self.allowed | {user_id}
         self._strangers.pop(user_id, None)
@@ -547,16 +480,11 @@ class TelegramChannel:
     # --- commands ------------------------------------------------------------------------
 
     def _command(self, chat: _Chat, text: str) -> None:
-        command = text.split()[0][1:].split("@", 1)[0].lower()
+        command = command_name(text)
         if command in ("start", "help"):
-            lines = [
-                f"Hello! Your Telegram user id is {chat.user_id}.",
-                "Write what you want the device to do. Commands:",
-                *(f"/{c} - {d}" for c, d in COMMANDS),
-            ]
-            self._send(chat.chat_id, "\n".join(lines))
+            self._send(chat.chat_id, help_text(chat.user_id))
         elif command == "status":
-            self._send(chat.chat_id, self._status_text())
+            self._send(chat.chat_id, status_text(self.status_line, self.peripherals))
         elif command == "stop":
             self._spawn(self._stop_command(chat))
         elif command == "reset" and getattr(self.estop, "latched", False):
@@ -574,41 +502,6 @@ class TelegramChannel:
         else:
             self._send(chat.chat_id, f"Unknown command /{command[:32]}; /help lists them.")
 
-    def _status_text(self) -> str:
-        """The service line, then every device's state and the latest sensor readings (from
-        the peripherals' state feeds: no hardware is read for it)."""
-        lines = [self.status_line() if self.status_line is not None else "running"]
-        peripherals = self.peripherals
-        devices: list[str] = []
-        sensors: list[str] = []
-        for peripheral in peripherals:
-            feed = getattr(peripheral, "states", None)
-            if feed is None:
-                continue
-            for state in feed.devices():
-                value = state.value
-                shown = (
-                    "unknown"
-                    if value is None
-                    else ("on" if value else "off")
-                    if value in (0, 1) and state.kind != "servo"
-                    else f"{value:g}"
-                )
-                devices.append(f"  {state.device} ({state.kind}): {shown}")
-            for reading in feed.readings():
-                if reading.error:
-                    sensors.append(f"  {reading.sensor}: no reading ({reading.error[:80]})")
-                    continue
-                values = ", ".join(
-                    f"{q} {v:g}{reading.units.get(q, '')}" for q, v in reading.values.items()
-                )
-                sensors.append(f"  {reading.sensor}: {values}")
-        if devices:
-            lines += ["Devices:", *devices[:50]]
-        if sensors:
-            lines += ["Sensors:", *sensors[:50]]
-        return "\n".join(lines)
-
     async def _stop_command(self, chat: _Chat) -> None:
         if self.estop is None:
             self.abort_turns("stopped from Telegram (/stop)")
@@ -625,97 +518,12 @@ class TelegramChannel:
             return  # every allowed user hears of it through the estop_reset notification
         await self._send_now(chat.chat_id, "The emergency stop was not latched; nothing reset.")
 
-    # --- approvals -----------------------------------------------------------------------
-
-    async def _send_approval(self, approval: _Approval, user: int, markup: dict[str, Any]) -> None:
-        sent = await self._call(self.api.send_message, user, approval.text, reply_markup=markup)
-        if isinstance(sent, dict) and isinstance(sent.get("message_id"), int):
-            approval.messages.append((user, sent["message_id"]))
-            if self.shown is not None:
-                # Kept in state.db: after a restart this message is edited to "expired".
-                await self.shown.add(
-                    approval.request_id, str(user), str(sent["message_id"]), approval.text
-                )
-
-    async def _expire_old_approvals(self) -> None:
-        """Edit every approval message a previous process left with buttons to "expired"."""
-        if self.shown is None:
-            return
-        for _, chat, message, text in await self.shown.take_all():
-            if chat.lstrip("-").isdigit() and message.isdigit():
-                await self._call(
-                    self.api.edit_message_text, int(chat), int(message), f"{text}\n\n{EXPIRED_LINE}"
-                )
-
-    def _on_callback(self, callback: Mapping[str, Any]) -> None:
-        query_id = str(callback.get("id", ""))
-        user_id = (callback.get("from") or {}).get("id")
-        data = str(callback.get("data", ""))
-        if user_id not in self.allowed:
-            log.warning("Telegram: ignored a button press from user id %s", user_id)
-            self._spawn(self._call(self.api.answer_callback_query, query_id, "Not allowed."))
-            return
-        kind, request_id, digest, answer = [*data.split(":"), "", "", "", ""][:4]
-        approval = self._approvals.get(request_id)
-        if (
-            kind != "ap"
-            or approval is None
-            or not hmac.compare_digest(digest.encode(), approval.digest.encode())
-            or answer not in ("0", "1")
-        ):
-            # A button of a request that is gone (before a restart) or of another one: it
-            # does nothing, and its message says so.
-            self._spawn(self._call(self.api.answer_callback_query, query_id, "Expired."))
-            if approval is None:  # the message of a live request keeps its own buttons
-                self._spawn(self._expire_message(callback))
-            return
-        approved = answer == "1"
-        who = f"Telegram user {user_id}"
-        first = (callback.get("from") or {}).get("first_name")
-        if isinstance(first, str) and first:
-            who = f"{first[:40]} ({user_id})"
-        if approval is not None:
-            approval.decided = f"{'✅ Approved' if approved else '❌ Denied'} by {who}"
-        ok = self.broker is not None and self.broker.resolve(request_id, approved, by=who)
-        reply = ("Approved." if approved else "Denied.") if ok else "Already answered."
-        self._spawn(self._call(self.api.answer_callback_query, query_id, reply))
-
-    async def _expire_message(self, callback: Mapping[str, Any]) -> None:
-        message = callback.get("message") or {}
-        chat_id = (message.get("chat") or {}).get("id")
-        message_id = message.get("message_id")
-        if isinstance(chat_id, int) and isinstance(message_id, int):
-            text = str(message.get("text") or "")[:3000]
-            await self._call(
-                self.api.edit_message_text, chat_id, message_id, f"{text}\n\n{EXPIRED_LINE}"
-            )
-
-    async def _show_resolution(self, frame: Mapping[str, Any]) -> None:
-        request_id = str(frame.get("id", ""))
-        approval = self._approvals.pop(request_id, None)
-        if approval is None:
-            return
-        if self.shown is not None:
-            await self.shown.drop(request_id)
-        outcome = str(frame.get("outcome", ""))
-        if approval.decided:
-            line = approval.decided
-        elif outcome == "timeout":
-            line = "⌛ No answer in time: refused."
-        elif outcome == "cancelled":
-            # The policy's own approval_timeout_s may end the wait first: a refusal too.
-            line = "⌛ Not answered: refused (the time ran out, or the turn was stopped)."
-        else:
-            line = f"Answered elsewhere: {outcome}."
-        text = f"{approval.text}\n\n{line}"
-        for chat_id, message_id in approval.messages:
-            await self._call(self.api.edit_message_text, chat_id, message_id, text)
-
     # --- turns ---------------------------------------------------------------------------
 
     async def _turn(self, chat: _Chat, text: str) -> None:
         typing = asyncio.create_task(self._typing(chat.chat_id))
-        reply = StreamedReply(self, chat)
+        reply = StreamedReply(self.outbox, chat, self.settings.edit_interval_s)
+        photos = TurnPhotos()
         try:
             context = ToolContext(session_id=chat.conversation.session_id, channel=self.name)
             agent = chat.conversation.agent
@@ -730,6 +538,7 @@ class TelegramChannel:
                         reply.tools.append(tool_line(event.call.name, event.call.arguments))
                         await reply.update()
                     elif isinstance(event, ToolResultEvent):
+                        photos.add(event.result)  # a snapshot: sent after the answer
                         if not event.result.success:
                             reply.tools.append(f"  ✗ {for_people(str(event.result.error))[:100]}")
                     elif isinstance(event, DoneEvent):
@@ -746,6 +555,8 @@ class TelegramChannel:
             with contextlib.suppress(asyncio.CancelledError):
                 await typing
         await reply.finish()
+        # The answer first (it says what the pictures show), then the pictures themselves.
+        await photos.send(self.outbox, chat.chat_id, self.peripherals)
 
     async def _typing(self, chat_id: int) -> None:
         while True:
@@ -759,68 +570,11 @@ class TelegramChannel:
         for user in sorted(self.allowed):
             self._send(user, text)
 
-    async def _send_photo(self, chat_id: int, path: Path, caption: str) -> None:
-        """A snapshot with its caption; the text alone when the file is gone or too large."""
-        try:
-            photo = await asyncio.to_thread(_read_photo, path)
-        except OSError as exc:
-            log.warning("telegram: photo %s not sent (%s); sending the text", path.name, exc)
-            await self._send_now(chat_id, caption or "(a photo that could not be read)")
-            return
-        await self._call(self.api.send_photo, chat_id, photo, caption)
-
     def _send(self, chat_id: int, text: str) -> None:
-        self._spawn(self._send_now(chat_id, text))
+        self.outbox.send(chat_id, text)
 
     async def _send_now(self, chat_id: int, text: str) -> list[int]:
-        ids = []
-        for part in split_message(text) or ["(empty answer)"]:
-            sent = await self._call(self.api.send_message, chat_id, part)
-            if isinstance(sent, dict) and isinstance(sent.get("message_id"), int):
-                ids.append(sent["message_id"])
-        return ids
-
-    async def _call(self, method: Callable[..., Awaitable[Any]], *args: Any, **kw: Any) -> Any:
-        """One outgoing call, retried a few times (429: after its ``retry_after``); None when
-        it did not go through (logged, never raised: a reply lost is not a crash)."""
-        for attempt in range(SEND_ATTEMPTS):
-            try:
-                return await method(*args, **kw)
-            except TelegramRateLimited as exc:
-                if exc.retry_after > MAX_RETRY_AFTER_S:
-                    break
-                await asyncio.sleep(exc.retry_after)
-            except TelegramUnreachable:
-                await asyncio.sleep(0.5 * (attempt + 1))
-            except TelegramApiError as exc:
-                if "not modified" not in exc.description:
-                    log.warning("Telegram: %s", exc)
-                    self.counters["send_errors"] += 1
-                return None
-        self.counters["send_errors"] += 1
-        log.warning("Telegram: %s was dropped after %d attempts", _name(method), SEND_ATTEMPTS)
-        return None
+        return await self.outbox.send_now(chat_id, text)
 
     def _spawn(self, coro: Awaitable[Any]) -> None:
-        if len(self._tasks) >= MAX_PENDING_SENDS:
-            log.warning("Telegram: too many sends waiting; one was dropped")
-            close = getattr(coro, "close", None)
-            if callable(close):
-                close()
-            return
-        task = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-
-def _name(method: Callable[..., Any]) -> str:
-    return getattr(method, "__name__", "a call")
-
-
-def _read_photo(path: Path) -> bytes:
-    """The file's bytes; OSError when it is gone or over ``MAX_PHOTO_BYTES``."""
-    with path.open("rb") as f:
-        data = f.read(MAX_PHOTO_BYTES + 1)
-    if len(data) > MAX_PHOTO_BYTES:
-        raise OSError(f"over {MAX_PHOTO_BYTES:,} bytes")
-    return data
+        self.outbox.spawn(coro)
