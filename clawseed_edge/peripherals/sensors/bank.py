@@ -10,6 +10,7 @@ between measurements). A failed read is never cached: the next call tries the se
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 import time
@@ -217,6 +218,7 @@ class SensorBank:
         for ch in self._channels.values():
             if ch.ahead is not None:
                 ch.ahead.cancel()
+        await self._sleep_chips()
         for bus in self._buses.values():
             await bus.aclose()
         for ch in self._channels.values():
@@ -226,7 +228,10 @@ class SensorBank:
             self._sim.close()
 
     async def apply_safe_state(self) -> None:
-        """Nothing to do: sensors and displays drive no outputs."""
+        """Sensors and displays drive no outputs; a chip that measures on its own (a BME280
+        in normal mode) goes back to sleep, as after power-on (a reader's next read starts it
+        again). A chip that does not answer is logged, not reported: no output is unsafe."""
+        await self._sleep_chips()
 
     async def health_check(self) -> HealthStatus:
         """Healthy when connected and every sensor was set up."""
@@ -325,6 +330,9 @@ class SensorBank:
         if ch.ahead is not None:
             ch.ahead.cancel()
             ch.ahead = None
+        # A chip with a free-running mode runs it for a reader this frequent (a BME280).
+        if (sampled_every := getattr(ch.driver, "sampled_every", None)) is not None:
+            sampled_every(every_s if every_s > 0 else None)
         if every_s <= 0 or self.state is not Lifecycle.OPEN or ch.valid.display:
             return False
         step = ch.step(lambda d: d.read())
@@ -479,6 +487,18 @@ class SensorBank:
             raise ToolArgumentsInvalid(
                 f"I2C bus {number} is not configured; buses: {known}"
             ) from None
+
+    async def _sleep_chips(self) -> None:
+        for ch in self._i2c():
+            bus = self._buses.get(ch.valid.config.bus)
+            if bus is None or not ch.ready or not hasattr(ch.driver, "sleep"):
+                continue
+            try:
+                async with asyncio.timeout(1.0):
+                    sleep = ch.on_bus(lambda d: d.sleep())
+                    await bus.call(sleep, what=f"{ch.name}: sleep", address=ch.valid.address)
+            except (HardwareError, TimeoutError) as exc:
+                log.warning("sensor %s: could not put it to sleep: %s", ch.name, exc)
 
     async def _run(self, ch: _Channel, op: Callable[[Any], Any], verb: str) -> Any:
         """``op(driver)`` on the channel's worker, setting the driver up first if needed."""
