@@ -10,7 +10,6 @@ between measurements). A failed read is never cached: the next call tries the se
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import logging
 import time
@@ -36,7 +35,7 @@ from .channel import SensorChannel as _Channel
 from .config import I2CSettings, ValidSensor, where
 from .feeds import SensorFeeds
 from .registry import DriverRegistry, default_driver_registry
-from .sim import SensorSimulation
+from .sim import SensorSimulation, check_target, split_target
 
 if TYPE_CHECKING:
     from clawseed_edge.peripherals.i2c import I2CBus
@@ -116,27 +115,12 @@ class SensorBank:
                 are listed), a value that is not a finite number.
             DeviceNotFound: No such sensor.
         """
-        import math
-
-        sensor, _, quantity = str(target).partition(".")
-        if not sensor or not quantity:
-            raise ToolArgumentsInvalid(
-                f"{str(target)[:60]!r}: write SENSOR.QUANTITY, e.g. greenhouse.temperature"
-            )
-        ch = self._channel(sensor)
-        known = [q.name for q in ch.valid.driver.quantities]
-        if ch.valid.display or quantity not in known:
-            raise ToolArgumentsInvalid(
-                f"{sensor} measures {', '.join(known) or 'nothing'}, not {quantity[:40]!r}"
-            )
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, int | float)
-            or not math.isfinite(value)
-        ):
-            raise ToolArgumentsInvalid(f"{target}: {str(value)[:40]!r} is not a finite number")
-        self.sim.sensor(sensor).set(**{quantity: float(value)})
-        return sensor, quantity, float(value)
+        sensor, quantity = split_target(target)
+        valid = self._channel(sensor).valid
+        known = [] if valid.display else [q.name for q in valid.driver.quantities]
+        number = check_target(target, quantity, known, value)
+        self.sim.sensor(sensor).set(**{quantity: number})
+        return sensor, quantity, number
 
     async def connect(self) -> None:
         """Open the buses, make the drivers and set the sensors up.
@@ -218,7 +202,7 @@ class SensorBank:
         for ch in self._channels.values():
             if ch.ahead is not None:
                 ch.ahead.cancel()
-        await self._sleep_chips()
+        await self.apply_safe_state()  # no chip left measuring on its own
         for bus in self._buses.values():
             await bus.aclose()
         for ch in self._channels.values():
@@ -228,10 +212,11 @@ class SensorBank:
             self._sim.close()
 
     async def apply_safe_state(self) -> None:
-        """Sensors and displays drive no outputs; a chip that measures on its own (a BME280
-        in normal mode) goes back to sleep, as after power-on (a reader's next read starts it
-        again). A chip that does not answer is logged, not reported: no output is unsafe."""
-        await self._sleep_chips()
+        """Sensors and displays drive no outputs; a chip measuring on its own (a BME280 in
+        normal mode) goes back to sleep (:meth:`~.channel.SensorChannel.sleep_chip`)."""
+        for ch in self._i2c():
+            if (bus := self._buses.get(ch.valid.config.bus)) is not None:
+                await ch.sleep_chip(bus)
 
     async def health_check(self) -> HealthStatus:
         """Healthy when connected and every sensor was set up."""
@@ -330,9 +315,7 @@ class SensorBank:
         if ch.ahead is not None:
             ch.ahead.cancel()
             ch.ahead = None
-        # A chip with a free-running mode runs it for a reader this frequent (a BME280).
-        if (sampled_every := getattr(ch.driver, "sampled_every", None)) is not None:
-            sampled_every(every_s if every_s > 0 else None)
+        ch.sampled_every(every_s)
         if every_s <= 0 or self.state is not Lifecycle.OPEN or ch.valid.display:
             return False
         step = ch.step(lambda d: d.read())
@@ -487,18 +470,6 @@ class SensorBank:
             raise ToolArgumentsInvalid(
                 f"I2C bus {number} is not configured; buses: {known}"
             ) from None
-
-    async def _sleep_chips(self) -> None:
-        for ch in self._i2c():
-            bus = self._buses.get(ch.valid.config.bus)
-            if bus is None or not ch.ready or not hasattr(ch.driver, "sleep"):
-                continue
-            try:
-                async with asyncio.timeout(1.0):
-                    sleep = ch.on_bus(lambda d: d.sleep())
-                    await bus.call(sleep, what=f"{ch.name}: sleep", address=ch.valid.address)
-            except (HardwareError, TimeoutError) as exc:
-                log.warning("sensor %s: could not put it to sleep: %s", ch.name, exc)
 
     async def _run(self, ch: _Channel, op: Callable[[Any], Any], verb: str) -> Any:
         """``op(driver)`` on the channel's worker, setting the driver up first if needed."""
