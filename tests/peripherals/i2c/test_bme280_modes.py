@@ -51,20 +51,20 @@ def chip(clock: Clock) -> Chip:
 
 @pytest.mark.parametrize(
     ("interval_s", "standby_s", "code"),
-    [(2.0, 1.0, 0b101), (1.0, 0.5, 0b100), (0.5, 0.25, 0b011), (0.1, 0.0625, 0b001)],
+    [(60.0, 1.0, 0b101), (2.0, 0.125, 0b010), (1.0, 0.0625, 0b001), (0.5, 0.02, 0b111)],
 )
-def test_the_standby_is_the_longest_whose_cycle_fits_the_interval(
+def test_the_standby_is_the_longest_whose_cycle_is_an_eighth_of_the_interval(
     interval_s: float, standby_s: float, code: int
 ) -> None:
     assert standby_for(interval_s) == (standby_s, code)
 
 
-def test_sampled_every_second_runs_normal_mode_with_t_sb_500_ms(chip: Chip, clock: Clock) -> None:
+def test_sampled_every_second_runs_normal_mode_with_t_sb_62_5_ms(chip: Chip, clock: Clock) -> None:
     bus, model, driver = chip
     driver.sampled_every(1.0)
     assert driver.read()["temperature"] == 20.0  # the first read waits for the first result
-    assert model.mode == "normal" and model.standby_s == 0.5
-    assert model.registers[0xF5] >> 5 == 0b100  # t_sb, written while the chip slept
+    assert model.mode == "normal" and model.standby_s == pytest.approx(0.0625)
+    assert model.registers[0xF5] >> 5 == 0b001  # t_sb, written while the chip slept
     assert model.registers[0xF4] == (0b001 << 5) | (0b001 << 2) | 0b11  # x1, x1, normal
     assert model.registers[0xF2] & 0x07 == 0b001  # humidity x1
     # Then each read is one burst of the latest result: no sleep, one transfer.
@@ -78,14 +78,25 @@ def test_sampled_every_second_runs_normal_mode_with_t_sb_500_ms(chip: Chip, cloc
 
 
 def test_normal_mode_reports_what_the_chips_cycle_measured(chip: Chip, clock: Clock) -> None:
+    # Cycles of 8 ms measuring + 62.5 ms standby: results at 8, 78.5, 149 ... ms after start.
     _, model, driver = chip
     driver.sampled_every(1.0)
-    driver.read()
+    driver.read()  # at 9.3 ms: the first result
+    clock.now += 0.0907  # 100 ms: the second result (78.5 ms) measured 20 degrees
     model.set(temperature=30.0)
-    clock.now += 0.1  # inside the 0.5 s standby: the chip has not measured again
+    clock.now += 0.02  # 120 ms: no measurement since the change
     assert driver.read()["temperature"] == 20.0
-    clock.now += 0.5
+    clock.now += 0.04  # 160 ms: the third result (149 ms) has it
     assert driver.read()["temperature"] == 30.0
+
+
+def test_a_sampler_faster_than_the_minimum_interval_gets_the_standby_of_that_interval(
+    chip: Chip, clock: Clock
+) -> None:
+    _, model, driver = chip
+    driver.sampled_every(0.1)  # reads inside the 1 s minimum interval come from the cache
+    driver.read()
+    assert model.standby_s == pytest.approx(0.0625)
 
 
 def test_a_long_interval_keeps_forced_mode_and_the_chip_asleep(chip: Chip, clock: Clock) -> None:
@@ -115,7 +126,7 @@ def test_a_new_interval_restarts_normal_mode_with_its_t_sb(chip: Chip, clock: Cl
     clock.now += 1.0
     driver.read()
     # The chip ignores config writes in normal mode: the driver slept it to change t_sb.
-    assert (model.mode, model.standby_s) == ("normal", 1.0)
+    assert model.mode == "normal" and model.standby_s == pytest.approx(0.125)
 
 
 def test_sleep_stops_normal_mode_and_the_next_read_starts_it_again(
@@ -163,7 +174,7 @@ async def test_the_bank_runs_normal_mode_for_its_sampler_and_sleeps_it_on_estop_
         model = bank.sim.sensor("air")
         assert bank.read_ahead("air", ready_in_s=60.0, every_s=1.0)
         await bank.read("air")  # the next read applies the mode
-        assert (model.mode, model.standby_s) == ("normal", 0.5)
+        assert model.mode == "normal" and model.standby_s == pytest.approx(0.0625)
         await bank.apply_safe_state()
         assert model.mode == "sleep"
         bank._channel("air").last = None  # past the cache

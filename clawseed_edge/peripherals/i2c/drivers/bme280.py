@@ -12,9 +12,10 @@ Two of the datasheet's modes (section 3.3), both at 1x oversampling of every cha
   sensors sampled less often than every :data:`NORMAL_MODE_MAX_INTERVAL_S`.
 * Normal mode (section 3.3.4): the chip measures on its own, one measurement then a standby
   time t_sb, and a read is one burst of the latest result with no wait. For a sensor that a
-  reader samples often (:meth:`BME280.sampled_every`): the standby is the longest that keeps
-  the result younger than the interval. The chip never waits in normal mode after its reader
-  has gone: :meth:`BME280.sleep` (on close and on an emergency stop) puts it back to sleep.
+  reader samples often (:meth:`BME280.sampled_every`): the standby is the longest whose cycle
+  is at most :data:`FRESH_SHARE` of the interval, so a reading is barely older than a forced
+  one would be (an automation reacts as fast). The chip does not run on after its reader has
+  gone: :meth:`BME280.sleep` (on close and on an emergency stop) puts it back to sleep.
 """
 
 from __future__ import annotations
@@ -64,10 +65,13 @@ STANDBY_CODES: tuple[tuple[float, int], ...] = (
     (0.01, 0b110),
     (0.0005, 0b000),
 )
-#: Sampled at most this often (seconds), the chip runs in normal mode: with the longest standby
-#: (1 s) it then measures at most twice per reading, and each read saves the thread a wake-up.
-#: Sampled less often, forced mode measures only what is read (the chip's lowest power).
+#: Sampled at most this often (seconds), the chip runs in normal mode: each read saves the
+#: thread a wake-up, for a few more measurements of the chip's (microamps). Sampled less
+#: often, forced mode measures only what is read (the chip's lowest power).
 NORMAL_MODE_MAX_INTERVAL_S = 2.0
+#: In normal mode a measurement cycle lasts at most this share of the reader's interval: the
+#: reading it gets is at most that much older than a forced measurement at the read.
+FRESH_SHARE = 0.125
 
 # Datasheet 9.1: t_measure,max = 1.25 + 2.3 * 1 + (2.3 * 1 + 0.575) + (2.3 * 1 + 0.575) ms.
 MEASURE_MAX_S = 0.0093
@@ -209,10 +213,10 @@ def compensate(cal: BME280Calibration, adc_t: int, adc_p: int, adc_h: int) -> di
 
 def standby_for(interval_s: float) -> tuple[float, int]:
     """(t_sb seconds, its config code) for a reader every ``interval_s`` seconds: the longest
-    standby whose cycle (standby plus a measurement) fits in the interval, so each read finds
-    a result taken since the one before; the shortest (0.5 ms) for a faster reader."""
+    standby whose cycle (standby plus a measurement) is at most :data:`FRESH_SHARE` of the
+    interval (62.5 ms at 1 s); the shortest (0.5 ms) for a faster reader."""
     for standby_s, code in STANDBY_CODES:
-        if standby_s + MEASURE_MAX_S <= interval_s:
+        if standby_s + MEASURE_MAX_S <= interval_s * FRESH_SHARE:
             return standby_s, code
     return STANDBY_CODES[-1]
 
@@ -293,11 +297,12 @@ class BME280:
         """Be read about every ``interval_s`` seconds from now on (None: only when asked).
 
         At most :data:`NORMAL_MODE_MAX_INTERVAL_S`, the next read starts normal mode with the
-        standby of :func:`standby_for`; otherwise reads are forced measurements (the chip is
-        put to sleep at the next read). No bus access: safe from any thread.
+        standby of :func:`standby_for` (for at least :attr:`min_interval_s`: faster reads are
+        served from the cache); otherwise reads are forced measurements (the chip is put to
+        sleep at the next read). No bus access: safe from any thread.
         """
         if interval_s is not None and 0 < interval_s <= NORMAL_MODE_MAX_INTERVAL_S:
-            self._standby = standby_for(interval_s)
+            self._standby = standby_for(max(interval_s, self.min_interval_s))
         else:
             self._standby = None
 

@@ -136,11 +136,13 @@ class BME280Model(RegisterChipModel):
                 f"BME280Model.set(): unknown {sorted(unknown)}; it measures "
                 f"{', '.join(self.environment)}"
             )
+        self._catch_up()  # what the chip measured before the change stays measured
         self.environment.update(values)
         self.raw_override.clear()
 
     def set_raw(self, **raw: int) -> None:
         """Serve these raw ADC values (``adc_t``, ``adc_p``, ``adc_h``) instead of computed ones."""
+        self._catch_up()
         self.raw_override.update(raw)
 
     # --- registers ----------------------------------------------------------------------------
@@ -170,18 +172,25 @@ class BME280Model(RegisterChipModel):
                     self._measure(value)
 
     def read_register(self, register: int) -> int:
-        if self._normal_since is not None and register in (0xF3, 0xF7):
+        if register in (0xF3, 0xF7):
             # A read of status, or a burst from the data registers' start: what the chip's
             # own cycle has measured by now.
-            elapsed = self.clock() - self._normal_since
-            if elapsed >= MEASURE_S:
-                done = int((elapsed - MEASURE_S) // self._cycle_s) + 1
-                if done > self._cycles_done:
-                    self._cycles_done = done
-                    self._measure(self.registers[0xF4])
-            measuring = elapsed % self._cycle_s < MEASURE_S
-            self.registers[0xF3] = 0x08 if measuring else 0x00
+            self._catch_up()
         return self.registers[register]
+
+    def _catch_up(self) -> None:
+        """In normal mode: the measurements finished since the last look, of the environment
+        as it was then (the latest one's result in the data registers), and the status."""
+        if self._normal_since is None:
+            return
+        elapsed = self.clock() - self._normal_since
+        if elapsed >= MEASURE_S:
+            done = int((elapsed - MEASURE_S) // self._cycle_s) + 1
+            if done > self._cycles_done:
+                self._cycles_done = done
+                self._measure(self.registers[0xF4])
+        measuring = elapsed % self._cycle_s < MEASURE_S
+        self.registers[0xF3] = 0x08 if measuring else 0x00
 
     def _measure(self, ctrl_meas: int) -> None:
         self.measurements += 1
