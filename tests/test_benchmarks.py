@@ -7,6 +7,7 @@ here reads a figure; only that the script finishes and prints its table.
 
 from __future__ import annotations
 
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -29,7 +30,14 @@ RUNS: list[tuple[str, list[str]]] = [
     ("bench_idle_imports.py", ["--runs", "1", "--idle-s", "0.5"]),
     (
         "bench_idle_wakeups.py",
-        ["--rounds", "1", "--window-s", "2", "--settle-s", "0.5", "--changes", "1"],
+        [
+            *("--rounds", "1", "--window-s", "2", "--settle-s", "0.5", "--changes", "1"),
+            # Any program stands for the other runtime: a stdlib HTTP server on a free port.
+            "--vs-command",
+            f"{shlex.quote(sys.executable)} -m http.server {{port}} --bind 127.0.0.1",
+            "--vs-ready-url",
+            "http://127.0.0.1:{port}/",
+        ],
     ),
     ("bench_mcp.py", ["--runs", "1", "--idle-s", "0.5", "--calls", "5"]),
     ("bench_local_intents.py", ["--rounds", "1"]),
@@ -81,3 +89,5 @@ def test_the_benchmark_runs(script: str, args: list[str], tmp_path: Path) -> Non
     )
     assert done.returncode == 0, f"{script} failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
     assert done.stdout.strip(), f"{script} printed nothing"
+    if "--vs-command" in args:  # measured in the same rounds, compared with our gateway
+        assert "\nvs-command " in done.stdout and "the vs-command's" in done.stdout

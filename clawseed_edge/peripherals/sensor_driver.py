@@ -114,6 +114,11 @@ class SensorDriver(Protocol):
         min_interval_s: Readings closer than this are served from the last one (seconds).
         addresses: For I2C: the addresses the chip can be strapped to, default first.
         summary: One line for docs and ``--help``.
+
+    Two optional methods, for a chip that can measure on its own (a BME280's normal mode):
+    ``sampled_every(interval_s: float | None)``, told by the bank how often a reader will
+    read it (None: only when asked; no bus access there), and ``sleep()``, called on the
+    bus's worker at close and on an emergency stop to stop that mode.
     """
 
     driver_name: ClassVar[str]

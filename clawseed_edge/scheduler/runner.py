@@ -43,6 +43,9 @@ _SHUTDOWN_SIGNALS = frozenset({"SIGTERM", "SIGHUP", "SIGINT"})
 
 #: Keep at most ``keep_runs`` rows per job, pruned every this many runs.
 PRUNE_EVERY = 20
+#: With nothing due, the jobs are read again at least this often (seconds): a change the
+#: service was not told of (``cron add`` found its control socket busy) is seen this late.
+RECHECK_S = 600.0
 
 
 class JobRunner(Protocol):
@@ -310,6 +313,7 @@ class Scheduler:
                         await self.store.prune_runs(job.name, self.keep_runs)
 
     async def _loop(self) -> None:
+        loop = asyncio.get_running_loop()
         while True:
             self._changed.clear()  # a change from here on wakes the sleep below
             try:
@@ -318,13 +322,23 @@ class Scheduler:
             except Exception:  # a database hiccup must not end the schedule
                 log.exception("the scheduler's pass failed; trying again in a minute")
                 wake = self.clock.now() + 60.0
-            await self._sleep(wake if wake is not None else self.clock.now() + 3600.0)
+            until = wake if wake is not None else self.clock.now() + 3600.0
+            recheck = loop.time() + RECHECK_S
+            # The real clock returns at least once a minute, to see a wall clock that moved;
+            # the jobs change through wake(): sleep on until one is due without reading the
+            # database again (two queries a minute woke its thread and the loop a dozen times).
+            while (
+                not await self._sleep(until) and self.clock.now() < until and loop.time() < recheck
+            ):
+                pass
 
-    async def _sleep(self, until: float) -> None:
+    async def _sleep(self, until: float) -> bool:
+        """Sleep until ``until`` (or the clock's own limit); True when woken by a change."""
         sleeper = asyncio.ensure_future(self.clock.sleep_until(until))
         changed = asyncio.ensure_future(self._changed.wait())
         try:
             await asyncio.wait({sleeper, changed}, return_when=asyncio.FIRST_COMPLETED)
+            return changed.done() and not changed.cancelled()
         finally:
             for f in (sleeper, changed):
                 f.cancel()

@@ -206,6 +206,44 @@ async def test_the_loop_wakes_on_the_manual_clock_and_after_a_change(
     assert runner.ran == ["tick", "soon"]
 
 
+class MinuteClock(ManualClock):
+    """The real clock's habit on a manual clock: no sleep longer than a minute."""
+
+    async def sleep_until(self, when: float) -> None:
+        await super().sleep_until(min(when, self.now() + 60.0))
+
+
+async def test_an_idle_loop_wakes_each_minute_without_reading_the_jobs_again(
+    store: JobStore, runner: RecordingRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = MinuteClock(T0)
+    sched = scheduler(store, runner, clock)
+    await store.add(every("hourly", 3600))
+    reads: list[float] = []
+    list_jobs = store.list
+
+    async def counted() -> list[Job]:
+        reads.append(clock.now())
+        return await list_jobs()
+
+    monkeypatch.setattr(store, "list", counted)
+    await sched.start()
+    try:
+        await clock.wait_sleeping()
+        first = len(reads)
+        for _ in range(30):  # half an hour of minute wake-ups, nothing due
+            await clock.advance(60)
+            await clock.wait_sleeping()
+        assert len(reads) == first  # the database was not asked again
+        # A wall clock set forward past the due time (NTP after boot) runs the job.
+        await clock.advance(3600)
+        await asyncio.wait_for(runner.started.wait(), 10)
+        await sched.wait_idle()
+    finally:
+        await sched.aclose()
+    assert runner.ran == ["hourly"] and len(reads) > first
+
+
 async def _first_run_set(store: JobStore, name: str) -> None:
     job = await store.get(name)
     while job is None or job.next_run is None:

@@ -35,7 +35,7 @@ from .channel import SensorChannel as _Channel
 from .config import I2CSettings, ValidSensor, where
 from .feeds import SensorFeeds
 from .registry import DriverRegistry, default_driver_registry
-from .sim import SensorSimulation
+from .sim import SensorSimulation, check_target, split_target
 
 if TYPE_CHECKING:
     from clawseed_edge.peripherals.i2c import I2CBus
@@ -115,27 +115,12 @@ class SensorBank:
                 are listed), a value that is not a finite number.
             DeviceNotFound: No such sensor.
         """
-        import math
-
-        sensor, _, quantity = str(target).partition(".")
-        if not sensor or not quantity:
-            raise ToolArgumentsInvalid(
-                f"{str(target)[:60]!r}: write SENSOR.QUANTITY, e.g. greenhouse.temperature"
-            )
-        ch = self._channel(sensor)
-        known = [q.name for q in ch.valid.driver.quantities]
-        if ch.valid.display or quantity not in known:
-            raise ToolArgumentsInvalid(
-                f"{sensor} measures {', '.join(known) or 'nothing'}, not {quantity[:40]!r}"
-            )
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, int | float)
-            or not math.isfinite(value)
-        ):
-            raise ToolArgumentsInvalid(f"{target}: {str(value)[:40]!r} is not a finite number")
-        self.sim.sensor(sensor).set(**{quantity: float(value)})
-        return sensor, quantity, float(value)
+        sensor, quantity = split_target(target)
+        valid = self._channel(sensor).valid
+        known = [] if valid.display else [q.name for q in valid.driver.quantities]
+        number = check_target(target, quantity, known, value)
+        self.sim.sensor(sensor).set(**{quantity: number})
+        return sensor, quantity, number
 
     async def connect(self) -> None:
         """Open the buses, make the drivers and set the sensors up.
@@ -217,6 +202,7 @@ class SensorBank:
         for ch in self._channels.values():
             if ch.ahead is not None:
                 ch.ahead.cancel()
+        await self.apply_safe_state()  # no chip left measuring on its own
         for bus in self._buses.values():
             await bus.aclose()
         for ch in self._channels.values():
@@ -226,7 +212,11 @@ class SensorBank:
             self._sim.close()
 
     async def apply_safe_state(self) -> None:
-        """Nothing to do: sensors and displays drive no outputs."""
+        """Sensors and displays drive no outputs; a chip measuring on its own (a BME280 in
+        normal mode) goes back to sleep (:meth:`~.channel.SensorChannel.sleep_chip`)."""
+        for ch in self._i2c():
+            if (bus := self._buses.get(ch.valid.config.bus)) is not None:
+                await ch.sleep_chip(bus)
 
     async def health_check(self) -> HealthStatus:
         """Healthy when connected and every sensor was set up."""
@@ -325,6 +315,7 @@ class SensorBank:
         if ch.ahead is not None:
             ch.ahead.cancel()
             ch.ahead = None
+        ch.sampled_every(every_s)
         if every_s <= 0 or self.state is not Lifecycle.OPEN or ch.valid.display:
             return False
         step = ch.step(lambda d: d.read())

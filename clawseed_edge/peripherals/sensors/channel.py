@@ -8,14 +8,21 @@ new reading, while two readers within the interval share one.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from clawseed_edge.api import HardwareError
 
 from ..sensor_driver import Reading
 from ..worker import BlockingWorker, Outcome, Repeating
 from .config import ValidSensor
+
+if TYPE_CHECKING:
+    from clawseed_edge.peripherals.i2c import I2CBus
 
 __all__ = ["CACHE_TOLERANCE", "CACHE_TOLERANCE_MAX_S", "SensorChannel", "cache_window"]
 
@@ -24,6 +31,8 @@ __all__ = ["CACHE_TOLERANCE", "CACHE_TOLERANCE_MAX_S", "SensorChannel", "cache_w
 #: that runs 20 ms later than the one before is a new second, not a cache hit.
 CACHE_TOLERANCE = 0.25
 CACHE_TOLERANCE_MAX_S = 0.5
+
+log = logging.getLogger(__name__)
 
 
 def cache_window(min_interval_s: float) -> float:
@@ -95,3 +104,22 @@ class SensorChannel:
             return step(self.driver)
 
         return on_bus
+
+    def sampled_every(self, every_s: float) -> None:
+        """Tell a driver with a free-running mode (a BME280) how often the sampler reads it
+        (0: it stopped); the driver's next read applies it."""
+        if (hint := getattr(self.driver, "sampled_every", None)) is not None:
+            hint(every_s if every_s > 0 else None)
+
+    async def sleep_chip(self, bus: I2CBus) -> None:
+        """Put a chip that measures on its own back to sleep, as after power-on (at close and
+        on an emergency stop; a reader's next read starts it again). One that does not answer
+        is logged, not raised: a sensor is no output left unsafe."""
+        if not self.ready or not hasattr(self.driver, "sleep"):
+            return
+        try:
+            async with asyncio.timeout(1.0):
+                sleep = self.on_bus(lambda d: d.sleep())
+                await bus.call(sleep, what=f"{self.name}: sleep", address=self.valid.address)
+        except (HardwareError, TimeoutError) as exc:
+            log.warning("sensor %s: could not put it to sleep: %s", self.name, exc)

@@ -11,12 +11,13 @@ drivers then run unchanged. Readings are set by sensor name::
 from __future__ import annotations
 
 import inspect
+import math
 import shutil
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from clawseed_edge.api import ConfigInvalid, DeviceNotFound
+from clawseed_edge.api import ConfigInvalid, DeviceNotFound, ToolArgumentsInvalid
 
 if TYPE_CHECKING:
     from clawseed_edge.peripherals.i2c.sim import SimI2CBus
@@ -25,7 +26,38 @@ if TYPE_CHECKING:
     from .config import ValidSensor
     from .registry import DriverRegistry
 
-__all__ = ["SensorSimulation"]
+__all__ = ["SensorSimulation", "check_target", "split_target"]
+
+
+def split_target(target: str) -> tuple[str, str]:
+    """``("greenhouse", "temperature")`` from ``"greenhouse.temperature"``.
+
+    Raises:
+        ToolArgumentsInvalid: Not ``SENSOR.QUANTITY``.
+    """
+    sensor, _, quantity = str(target).partition(".")
+    if not sensor or not quantity:
+        raise ToolArgumentsInvalid(
+            f"{str(target)[:60]!r}: write SENSOR.QUANTITY, e.g. greenhouse.temperature"
+        )
+    return sensor, quantity
+
+
+def check_target(target: str, quantity: str, known: list[str], value: object) -> float:
+    """``value`` as a float for ``quantity``, one of the sensor's ``known`` quantities.
+
+    Raises:
+        ToolArgumentsInvalid: An unknown quantity (the known ones are listed), a value that is
+            not a finite number.
+    """
+    sensor = str(target).partition(".")[0]
+    if quantity not in known:
+        raise ToolArgumentsInvalid(
+            f"{sensor} measures {', '.join(known) or 'nothing'}, not {quantity[:40]!r}"
+        )
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ToolArgumentsInvalid(f"{target}: {str(value)[:40]!r} is not a finite number")
+    return float(value)
 
 
 class SensorSimulation:

@@ -1,8 +1,11 @@
-"""A register-level BME280 model: trimming registers, forced mode, raw ADC values.
+"""A register-level BME280 model: trimming registers, forced and normal mode, raw ADC values.
 
 The model serves the trimming parameters of a real chip (temperature and pressure from the
-BMP280 datasheet's worked example, humidity from a typical part) and, when a forced measurement
-is triggered, raw ADC values that the driver must compensate. To turn a requested
+BMP280 datasheet's worked example, humidity from a typical part) and raw ADC values that the
+driver must compensate: at once when a forced measurement is triggered, and in normal mode on
+the chip's own cycle (a measurement, then the standby t_sb latched from ``config`` when normal
+mode starts; section 3.3.4), so a change shows in the data registers only once a measurement
+that started after it has finished. Like the chip, it ignores ``config`` writes in normal mode. To turn a requested
 ``temperature=21.5`` into a raw value it searches with the datasheet's *integer* compensation
 (section 8.2, 32/64-bit fixed point), while the driver uses the double-precision formulas of
 section 8.1: two independent implementations of the datasheet meet in the tests.
@@ -10,11 +13,18 @@ section 8.1: two independent implementations of the datasheet meet in the tests.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from .bus import RegisterChipModel
 
-__all__ = ["EXAMPLE_TRIMMING", "BME280Model"]
+__all__ = ["EXAMPLE_TRIMMING", "MEASURE_S", "STANDBY_S", "BME280Model"]
+
+#: How long one measurement takes at 1x oversampling of all three channels: the datasheet's
+#: typical t_measure (section 9.1: 1 + 2 + 2.5 + 2.5 ms); the driver waits for the maximum.
+MEASURE_S = 0.008
+#: t_sb by its config code (datasheet table 27), seconds.
+STANDBY_S = (0.0005, 0.0625, 0.125, 0.25, 0.5, 1.0, 0.01, 0.02)
 
 EXAMPLE_TRIMMING: dict[str, int] = {
     "T1": 27504,
@@ -53,9 +63,14 @@ class BME280Model(RegisterChipModel):
         pressure: hPa.
         trimming: dig_* parameters (default :data:`EXAMPLE_TRIMMING`).
         chip_id: What register 0xD0 answers (0x58 makes it a BMP280).
+        clock: Monotonic seconds, for the normal mode's cycle.
 
     ``set(temperature=..., humidity=..., pressure=...)`` changes the environment; the next
-    forced measurement picks it up. ``set_raw(adc_t=..)`` serves raw values directly (faults).
+    measurement picks it up. ``set_raw(adc_t=..)`` serves raw values directly (faults).
+
+    Attributes:
+        measurements: Measurements whose result reached the data registers (in normal mode,
+            counted when the registers are read).
     """
 
     def __init__(
@@ -66,8 +81,10 @@ class BME280Model(RegisterChipModel):
         pressure: float = 1013.25,
         trimming: dict[str, int] | None = None,
         chip_id: int = 0x60,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         super().__init__()
+        self.clock = clock
         self.t = dict(trimming or EXAMPLE_TRIMMING)
         self.chip_id = chip_id
         self.environment = {"temperature": temperature, "humidity": humidity, "pressure": pressure}
@@ -94,6 +111,22 @@ class BME280Model(RegisterChipModel):
         # Data registers hold the "skipped" values until something is measured.
         r[0xF7:0xFF] = bytes([0x80, 0, 0, 0x80, 0, 0, 0x80, 0])
         self._osrs_h_latched = 0
+        self._normal_since: float | None = None  # when normal mode started
+        self._cycle_s = 0.0
+        self._cycles_done = 0
+
+    @property
+    def mode(self) -> str:
+        """``sleep``, ``forced`` (only while a forced measurement runs: never, here) or
+        ``normal``, from ctrl_meas's mode bits."""
+        return {0: "sleep", 3: "normal"}.get(self.registers[0xF4] & 0x03, "forced")
+
+    @property
+    def standby_s(self) -> float | None:
+        """The t_sb the chip runs with in normal mode (None in sleep mode)."""
+        if self._normal_since is None:
+            return None
+        return self._cycle_s - MEASURE_S
 
     def set(self, **values: float) -> None:
         """Set ``temperature`` (degrees C), ``humidity`` (%RH) and/or ``pressure`` (hPa)."""
@@ -103,11 +136,13 @@ class BME280Model(RegisterChipModel):
                 f"BME280Model.set(): unknown {sorted(unknown)}; it measures "
                 f"{', '.join(self.environment)}"
             )
+        self._catch_up()  # what the chip measured before the change stays measured
         self.environment.update(values)
         self.raw_override.clear()
 
     def set_raw(self, **raw: int) -> None:
         """Serve these raw ADC values (``adc_t``, ``adc_p``, ``adc_h``) instead of computed ones."""
+        self._catch_up()
         self.raw_override.update(raw)
 
     # --- registers ----------------------------------------------------------------------------
@@ -119,12 +154,43 @@ class BME280Model(RegisterChipModel):
             return
         if register < 0xF2 or register > 0xF5 or register == 0xF3:
             return  # read-only (trimming, id, status, data)
+        if register == 0xF5 and self._normal_since is not None:
+            return  # "writes to the config register in normal mode may be ignored" (5.4.6)
         self.registers[register] = value
         if register == 0xF4:
             # ctrl_hum only takes effect with a write to ctrl_meas (datasheet 5.4.3).
             self._osrs_h_latched = self.registers[0xF2] & 0x07
-            if value & 0x03 in (0x01, 0x02):
-                self._measure(value)
+            mode = value & 0x03
+            if mode == 0x03:
+                if self._normal_since is None:  # already running: the cycle goes on
+                    self._normal_since = self.clock()
+                    self._cycles_done = 0
+                    self._cycle_s = MEASURE_S + STANDBY_S[self.registers[0xF5] >> 5]
+            else:
+                self._normal_since = None
+                if mode in (0x01, 0x02):
+                    self._measure(value)
+
+    def read_register(self, register: int) -> int:
+        if register in (0xF3, 0xF7):
+            # A read of status, or a burst from the data registers' start: what the chip's
+            # own cycle has measured by now.
+            self._catch_up()
+        return self.registers[register]
+
+    def _catch_up(self) -> None:
+        """In normal mode: the measurements finished since the last look, of the environment
+        as it was then (the latest one's result in the data registers), and the status."""
+        if self._normal_since is None:
+            return
+        elapsed = self.clock() - self._normal_since
+        if elapsed >= MEASURE_S:
+            done = int((elapsed - MEASURE_S) // self._cycle_s) + 1
+            if done > self._cycles_done:
+                self._cycles_done = done
+                self._measure(self.registers[0xF4])
+        measuring = elapsed % self._cycle_s < MEASURE_S
+        self.registers[0xF3] = 0x08 if measuring else 0x00
 
     def _measure(self, ctrl_meas: int) -> None:
         self.measurements += 1
@@ -136,7 +202,8 @@ class BME280Model(RegisterChipModel):
             r[0xF7], r[0xF8], r[0xF9] = adc_p >> 12, (adc_p >> 4) & 0xFF, (adc_p & 0x0F) << 4
         if self._osrs_h_latched:
             r[0xFD], r[0xFE] = adc_h >> 8, adc_h & 0xFF
-        r[0xF4] = ctrl_meas & ~0x03  # back to sleep mode once done
+        if ctrl_meas & 0x03 != 0x03:
+            r[0xF4] = ctrl_meas & ~0x03  # a forced measurement: back to sleep mode once done
 
     # --- the integer compensation, inverted -----------------------------------------------------
 
