@@ -35,6 +35,7 @@ import argparse
 import contextlib
 import json
 import os
+import shutil
 import signal
 import socket
 import statistics
@@ -211,6 +212,7 @@ def measure(
             proc.wait()
         if notify is not None:
             notify.close()
+        shutil.rmtree(home, ignore_errors=True)
     return result
 
 
