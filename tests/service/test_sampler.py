@@ -141,3 +141,63 @@ async def test_sensor_read_says_the_filtered_value_beside_its_raw_one() -> None:
         assert result.data["filtered"] == {"temperature": 19.5}  # type: ignore[index]
         await sampler.aclose()
         assert bank.feeds.filtered("soil") is None  # handed back: raw readings on the feed again
+
+
+THREE = """
+[[sensors]]
+name = "a"
+driver = "ds18b20"
+device = "28-0000000000a1"
+update_interval = "1s"
+
+[[sensors]]
+name = "b"
+driver = "ds18b20"
+device = "28-0000000000b2"
+update_interval = "1s"
+
+[[sensors]]
+name = "c"
+driver = "ds18b20"
+device = "28-0000000000c3"
+update_interval = "1s"
+"""
+
+
+async def test_the_sensors_due_in_a_pass_are_read_together_and_published_in_order(
+    tmp_path: Path,
+) -> None:
+    # One after another, a pass took the sum of every read: a late pass made the next later,
+    # until the reads taken ahead went stale (24 ADCs at 0.1 s fell to ~15 readings a second).
+    import asyncio
+
+    clock = Clock()
+    bank = sim_sensor_bank(THREE, clock=clock)
+    async with bank:
+        sampler = SensorSampler(bank, None, clock=clock)
+        inflight, most = 0, 0
+        real = bank.read
+
+        async def counting(name: str, **kwargs: Any) -> Any:
+            nonlocal inflight, most
+            inflight += 1
+            most = max(most, inflight)
+            try:
+                await asyncio.sleep(0)  # the others of the pass start meanwhile, if they may
+                return await real(name, **kwargs)
+            finally:
+                inflight -= 1
+
+        bank.read = counting  # type: ignore[method-assign]
+        seen: list[Any] = []
+        sampler.states.subscribe(seen.append)
+        for name, value in (("a", 1.0), ("b", 2.0), ("c", 3.0)):
+            bank.sim.sensor(name).set(temperature=value)
+        await steps(sampler, clock, T0)
+        assert most == 3  # all three at once, not one after another
+        # Published in config order all the same, each with its own value.
+        assert [(u.sensor, u.values["temperature"]) for u in seen] == [
+            ("a", 1.0),
+            ("b", 2.0),
+            ("c", 3.0),
+        ]
