@@ -51,6 +51,7 @@ def run_service(args: argparse.Namespace, *, gateway: bool | None = None) -> int
 
         from clawseed_edge.service import Service, ServiceOptions
         from clawseed_edge.service.journal import use_journal_format
+        from clawseed_edge.service.serve import serve
 
         use_journal_format()
         # systemd's watchdog kills a hung service with SIGABRT: leave where it hung in the log.
@@ -69,8 +70,7 @@ def run_service(args: argparse.Namespace, *, gateway: bool | None = None) -> int
         # Handlers first: a SIGTERM that arrives while starting still leads to the safe state.
         remove = service.install_signal_handlers()
         try:
-            await service.start()
-            await service.wait()
+            await serve(service)  # a stop while starting ends the start-up at once
         finally:
             remove()
             await service.aclose()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import threading
 
@@ -29,13 +30,15 @@ async def import_in_thread(modules: tuple[str, ...]) -> None:
     done: asyncio.Future[None] = loop.create_future()
 
     def work() -> None:
+        outcome: BaseException | None = None
         try:
             for name in modules:
                 importlib.import_module(name)
         except BaseException as exc:  # handed to the awaiting task, not lost in the thread
-            loop.call_soon_threadsafe(_settle, done, exc)
-        else:
-            loop.call_soon_threadsafe(_settle, done, None)
+            outcome = exc
+        # A start-up cancelled meanwhile (Ctrl-C) may have ended the loop: nobody waits then.
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(_settle, done, outcome)
 
     threading.Thread(target=work, name="start-imports", daemon=True).start()
     await done

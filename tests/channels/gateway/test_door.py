@@ -192,3 +192,33 @@ async def test_a_busy_port_fails_before_any_hardware_is_set_up(
         finally:
             await service.aclose()
     assert called == []
+
+
+async def test_a_stop_while_starting_ends_the_start_up_before_any_hardware(
+    clawseed_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Ctrl-C while the service starts: the safe state at once, and no output is then set up
+    # at its initial level by the rest of the start-up (service/serve.py).
+    import clawseed_edge.config.assembly as assembly
+    from clawseed_edge.service.serve import serve
+
+    entered = asyncio.Event()
+    finished: list[bool] = []
+    real_assemble = assembly.assemble
+
+    async def slow_assemble(*args: Any, **kwargs: Any) -> Any:
+        entered.set()
+        await asyncio.sleep(30)  # the hardware "still connecting" when the stop comes
+        finished.append(True)
+        return await real_assemble(*args, **kwargs)
+
+    monkeypatch.setattr(assembly, "assemble", slow_assemble)
+    port = _free_port()
+    service = _service(clawseed_home, port)
+    serving = asyncio.create_task(serve(service))
+    await asyncio.wait_for(entered.wait(), 30.0)
+    service.stop()  # what the signal handler does once the safe state is applied
+    await asyncio.wait_for(serving, 10.0)
+    assert finished == [] and service.runtime is None
+    with socket.socket() as again:  # the door was closed with the rest
+        again.bind(("127.0.0.1", port))
