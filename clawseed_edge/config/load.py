@@ -43,15 +43,17 @@ T = TypeVar("T")
 ENV_PREFIX = "CLAWSEED__"
 #: How deep arrays and inline tables may nest in a config file.
 MAX_NESTING = 32
-_AT_PATH = re.compile(r"\s*-\s*at\s*`\$(?P<path>[^`]*)`\s*$")
-_UNKNOWN = re.compile(r"Object contains unknown field `(?P<field>[^`]+)`")
-_EXPECTED = re.compile(r"Expected `(?P<exp>[^`]+)`, got `(?P<got>[^`]+)`")
-_MISSING = re.compile(r"Object missing required field `(?P<field>[^`]+)`")
-_BOUND = re.compile(r"Expected `(?P<exp>[^`]+)` (?P<op>>=|<=|>|<) (?P<bound>\S+)\s*$")
-_ENUM = re.compile(r"Invalid enum value (?P<value>.+?)\s*$")
+# Patterns of msgspec's messages, compiled (and cached by ``re``) at the first invalid config,
+# not at every start: seven compiles were about 2 ms of each command's start-up.
+_AT_PATH = r"\s*-\s*at\s*`\$(?P<path>[^`]*)`\s*$"
+_UNKNOWN = r"Object contains unknown field `(?P<field>[^`]+)`"
+_EXPECTED = r"Expected `(?P<exp>[^`]+)`, got `(?P<got>[^`]+)`"
+_MISSING = r"Object missing required field `(?P<field>[^`]+)`"
+_BOUND = r"Expected `(?P<exp>[^`]+)` (?P<op>>=|<=|>|<) (?P<bound>\S+)\s*$"
+_ENUM = r"Invalid enum value (?P<value>.+?)\s*$"
 # A __post_init__ message that starts with the field it is about ("workspace_dir: ...",
 # "memory.retention_days = -1 ...", "timeout_s must be ..."): the key gets that field.
-_LEADING_FIELD = re.compile(r"^(?:[a-z_]+\.)?(?P<field>[a-z_]+)(?P<colon>:\s*)?(?=[\s:=]|$)")
+_LEADING_FIELD = r"^(?:[a-z_]+\.)?(?P<field>[a-z_]+)(?P<colon>:\s*)?(?=[\s:=]|$)"
 
 
 def read_toml(path: Path, *, missing_ok: bool = False) -> dict[str, Any]:
@@ -291,42 +293,42 @@ def _translate(
     origins: Mapping[str, str],
 ) -> ConfigInvalid:
     path = ""
-    m = _AT_PATH.search(message)
+    m = re.search(_AT_PATH, message)
     if m:
         path = m.group("path")
         message = message[: m.start()]
     key = _dotted(path)
-    if um := _UNKNOWN.search(message):
+    if um := re.search(_UNKNOWN, message):
         field = um.group("field")
         full = f"{key}.{field}" if key else field
         allowed = _fields_at(schema, path)
         hint = f"; allowed keys here: {', '.join(allowed)}" if allowed else ""
         where = _blame(full, source, origins, unknown=True)
         return ConfigInvalid(f"unknown key{hint}", file=where, key=full)
-    if mm := _MISSING.search(message):
+    if mm := re.search(_MISSING, message):
         field = mm.group("field")
         full = f"{key}.{field}" if key else field
         return ConfigInvalid("required key is missing", file=source, key=full)
     where = _blame(key, source, origins)
-    if bm := _BOUND.search(message):
+    if bm := re.search(_BOUND, message):
         got = _value_at(data, path)
         return ConfigInvalid(
             f"must be {bm.group('op')} {bm.group('bound')}, got {got!r}",
             file=where,
             key=key or None,
         )
-    if em := _EXPECTED.search(message):
+    if em := re.search(_EXPECTED, message):
         return ConfigInvalid(
             f"expected {em.group('exp')}, got {em.group('got')}", file=where, key=key or None
         )
-    if nm := _ENUM.search(message):
+    if nm := re.search(_ENUM, message):
         choices = _literal_values(schema, path)
         hint = f"; allowed values: {', '.join(map(str, choices))}" if choices else ""
         return ConfigInvalid(
             f"{nm.group('value')} is not allowed{hint}", file=where, key=key or None
         )
     text = message.strip()
-    if lm := _LEADING_FIELD.match(text):
+    if lm := re.match(_LEADING_FIELD, text):
         if lm.group("field") in _fields_at(schema, path):
             key = f"{key}.{lm.group('field')}" if key else lm.group("field")
             where = _blame(key, source, origins)

@@ -11,8 +11,8 @@ import msgspec
 
 __all__ = ["McpServerSettings", "McpSettings", "with_secret_env"]
 
-_SERVER_NAME = re.compile(r"[A-Za-z0-9-]{1,24}(?:_[A-Za-z0-9-]+)*")
-_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+_SERVER_NAME = r"[A-Za-z0-9-]{1,24}(?:_[A-Za-z0-9-]+)*"
+_VARIABLE = r"[A-Za-z_][A-Za-z0-9_]{0,127}"
 
 
 class McpServerSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -61,7 +61,7 @@ class McpServerSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True
     max_reconnects: Annotated[int, msgspec.Meta(ge=0, le=100)] = 5
 
     def __post_init__(self) -> None:
-        if _SERVER_NAME.fullmatch(self.name) is None:
+        if re.fullmatch(_SERVER_NAME, self.name) is None:
             raise ValueError(
                 f"name: {self.name[:40]!r} is not a server name: use 1-24 letters, digits, '-' "
                 "or single '_' (its tools are named <name>__<tool>)"
@@ -73,7 +73,7 @@ class McpServerSettings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True
         if self.url is not None and not self.url.startswith(("http://", "https://")):
             raise ValueError(f"url: {self.url[:80]!r} must start with http:// or https://")
         for variable, secret in self.env_from_secrets.items():
-            if _VARIABLE.fullmatch(variable) is None or _VARIABLE.fullmatch(secret) is None:
+            if re.fullmatch(_VARIABLE, variable) is None or re.fullmatch(_VARIABLE, secret) is None:
                 raise ValueError(
                     f"env_from_secrets: {variable[:40]!r} = {secret[:40]!r} is not NAME = "
                     "SECRET_NAME; use letters, digits and _ (not starting with a digit)"

@@ -50,9 +50,9 @@ CAPABILITIES = frozenset(
     }
 )
 
-_ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
-_USB_RE = re.compile(r"^[0-9A-Fa-f]{4}:[0-9A-Fa-f]{4}$")
-_TIMER_RE = re.compile(r"^TIM([0-9]{1,2})_CH([1-4])$")
+_ID_RE = r"^[a-z0-9][a-z0-9-]{0,39}$"
+_USB_RE = r"^[0-9A-Fa-f]{4}:[0-9A-Fa-f]{4}$"
+_TIMER_RE = r"^TIM([0-9]{1,2})_CH([1-4])$"
 MPY_MARCHES = frozenset({"armv6m", "armv7m", "armv7emsp", "armv7emdp"})
 
 
@@ -322,12 +322,12 @@ def _check_board(spec: BoardSpec, source: str, expected_id: str | None) -> None:
     def bad(key: str, message: str) -> ConfigInvalid:
         return ConfigInvalid(message, file=source, key=key)
 
-    if not _ID_RE.match(spec.id):
+    if not re.match(_ID_RE, spec.id):
         raise bad("id", f"board id {spec.id!r} must be lowercase letters, digits and '-'")
     if expected_id is not None and spec.id != expected_id:
         raise bad("id", f"board id {spec.id!r} must match the file name ({expected_id}.toml)")
     for i, usb in enumerate(spec.usb):
-        if not _USB_RE.match(usb):
+        if not re.match(_USB_RE, usb):
             raise bad(f"usb[{i}]", f"{usb!r} is not a USB id like '0483:374B'")
     if spec.family == "mcu" and not spec.flash_target:
         raise bad("flash_target", "an mcu board needs its pyocd flash target")
@@ -366,7 +366,7 @@ def timer_channel(timer: str) -> tuple[int, int]:
     Raises:
         ValueError: Not a timer channel name.
     """
-    match = _TIMER_RE.match(timer)
+    match = re.match(_TIMER_RE, timer)
     if match is None:
         raise ValueError(f"{timer!r} is not a timer channel like 'TIM3_CH2'")
     return int(match.group(1)), int(match.group(2))
@@ -376,7 +376,7 @@ def _check_mcu_pin(spec: BoardSpec, i: int, pin: PinSpec, bad: Any) -> None:
     # A microcontroller's PWM and ADC need numbers the firmware cannot guess: the timer
     # channel (for MicroPython builds without machine.PWM) and the ADC input.
     if pin.timer is not None:
-        if _TIMER_RE.match(pin.timer) is None:
+        if re.match(_TIMER_RE, pin.timer) is None:
             raise bad(f"pins[{i}].timer", f"{pin.timer!r} is not a timer channel like 'TIM3_CH2'")
         if not pin.can("pwm"):
             raise bad(f"pins[{i}].timer", f"{pin.name} has a timer but no 'pwm' capability")

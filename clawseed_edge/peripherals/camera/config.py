@@ -14,9 +14,9 @@ from clawseed_edge.api import ConfigInvalid
 
 __all__ = ["CameraConfig", "check_camera", "parse_hours"]
 
-_SOURCE = re.compile(r"^(sim|picamera|/dev/video\d{1,3})$")
-_HOURS = re.compile(r"^(\d{1,2}):(\d{2})-(\d{1,2}):(\d{2})$")
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,39}$")
+_SOURCE = r"^(sim|picamera|/dev/video\d{1,3})$"
+_HOURS = r"^(\d{1,2}):(\d{2})-(\d{1,2}):(\d{2})$"
+_NAME = r"^[A-Za-z_][A-Za-z0-9_]{0,39}$"
 ROTATIONS = (0, 90, 180, 270)
 MAX_PIXELS = 1920 * 1080
 
@@ -75,7 +75,7 @@ def parse_hours(text: str) -> tuple[int, int] | None:
     """
     if not text:
         return None
-    m = _HOURS.match(text.strip())
+    m = re.match(_HOURS, text.strip())
     if m is None:
         raise ValueError(f'allowed_hours {text!r} is not HH:MM-HH:MM (e.g. "07:00-22:00")')
     h1, m1, h2, m2 = (int(g) for g in m.groups())
@@ -94,9 +94,9 @@ def check_camera(camera: CameraConfig, key: str, source: str | None = None) -> N
     def bad(field: str, why: str) -> ConfigInvalid:
         return ConfigInvalid(why, file=source, key=f"{key}.{field}")
 
-    if not _NAME.match(camera.name):
+    if not re.match(_NAME, camera.name):
         raise bad("name", f"camera name {camera.name!r} must be letters, digits and _ (<= 40)")
-    if not _SOURCE.match(camera.source):
+    if not re.match(_SOURCE, camera.source):
         raise bad(
             "source",
             f'source {camera.source!r} is not a camera: write "sim", "picamera" or a V4L2 '
