@@ -20,6 +20,7 @@ FACES = [
     "clawseed_edge.config",
     "clawseed_edge.memory",
     "clawseed_edge.providers",
+    "clawseed_edge.service",
     "clawseed_edge.tools",
     "clawseed_edge.testing",
 ]
@@ -75,6 +76,7 @@ LAZY_FACES = [
     "clawseed_edge.peripherals.gpio",
     "clawseed_edge.peripherals.sensors",
     "clawseed_edge.peripherals.wired",
+    "clawseed_edge.service",
     "clawseed_edge.tools",
 ]
 

@@ -26,7 +26,6 @@ import msgspec
 from clawseed_edge.api import ESTOP_LATCHED, Lifecycle
 
 from .channel_tables import channel_tables
-from .control import ControlServer, control_path
 from .estop_latch import estop_status, restore_latch
 from .notify import Notifier
 from .start_imports import RUNTIME_MODULES, import_in_thread
@@ -46,6 +45,7 @@ if TYPE_CHECKING:
     from clawseed_edge.scheduler.automations import Automations
     from clawseed_edge.state import StateDB
 
+    from .control import ControlServer
     from .recorder import SensorRecorder
 
 __all__ = ["Service", "ServiceOptions", "runtime_summary"]
@@ -254,6 +254,8 @@ class Service:
             if broker is None:
                 self.options.say(NO_GATEWAY_NOTE)
             if self.options.control_socket:
+                from .control import ControlServer, control_path
+
                 self.control = ControlServer(
                     control_path(self.loaded.home), self._handlers(), self._stream_handlers()
                 )
