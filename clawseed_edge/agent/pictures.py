@@ -8,16 +8,36 @@ that cannot see images is refused a tool that returns them before it runs, in wo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from pathlib import PurePath
 from typing import Any
 
 from clawseed_edge.api import ChatMessage, Provider, ToolCall, ToolRegistry, ToolResult
 
-__all__ = ["TurnPictures", "vision_refusals"]
+__all__ = ["CAMERA_NAME", "SNAPSHOT_FILE", "TurnPictures", "stored_picture", "vision_refusals"]
 
 #: Pictures one turn carries to the model; older ones are dropped (each may be ~100 KB).
 MAX_PICTURES = 4
+#: A camera's name (as ``[[cameras]] name`` allows) and a stored snapshot's file name.
+CAMERA_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}")
+SNAPSHOT_FILE = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,119}\.jpg")
+
+
+def stored_picture(images: Sequence[str], data: Any) -> tuple[str, str] | None:
+    """``(camera, file)`` of a result that carries a picture (``images``) and whose ``data``
+    names the camera and the stored ``path``; None for anything else or a name that is not one.
+    The channels find the file again in that camera's own store, by these names only."""
+    if not images or not isinstance(data, Mapping):
+        return None
+    camera, path = data.get("camera"), data.get("path")
+    if not isinstance(camera, str) or not isinstance(path, str):
+        return None
+    file = PurePath(path).name
+    if CAMERA_NAME.fullmatch(camera) is None or SNAPSHOT_FILE.fullmatch(file) is None:
+        return None
+    return camera, file
 
 
 def vision_refusals(

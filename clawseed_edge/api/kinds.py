@@ -1,7 +1,8 @@
 """The vocabularies every layer shares: risk classes, resource states, why a model stopped.
 
 Standard library only, and no dataclass: importing them costs next to nothing (the gateway's
-start-up imports :class:`Lifecycle` before anything else of the api, channels/gateway/door.py).
+server needs :class:`Lifecycle` before its door opens, channels/gateway/door.py, and nothing
+else of the api's).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-# Lifecycle and RiskClass lived here; still importable from here (api.kinds is their home).
+# These three lived here; still importable from here (api.kinds is their home).
 from .kinds import Lifecycle as Lifecycle
 from .kinds import RiskClass as RiskClass
 from .kinds import StopReason as StopReason

@@ -70,10 +70,9 @@ def run_service(args: argparse.Namespace, *, gateway: bool | None = None) -> int
         # Handlers first: a SIGTERM that arrives while starting still leads to the safe state.
         remove = service.install_signal_handlers()
         try:
-            await serve(service)  # a stop while starting ends the start-up at once
+            await serve(service)  # closes it; a stop while starting ends the start-up at once
         finally:
             remove()
-            await service.aclose()
         print("clawseed-edge stopped; outputs are in their safe state", file=sys.stderr)
         return 0
 

@@ -50,7 +50,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Service", "ServiceOptions", "runtime_summary"]
 
-
 log = logging.getLogger("clawseed_edge.run")
 
 NO_GATEWAY_NOTE = (
@@ -164,7 +163,7 @@ class Service:
         self._safe_tasks: set[asyncio.Task[None]] = set()
         self.notifier = self.options.notifier if self.options.notifier is not None else Notifier()
         self.started_at: float | None = None
-        #: The gateway's server, listening from early in :meth:`start` (see _open_door).
+        #: The gateway's server, listening from early in :meth:`start` (channels/gateway/door.py).
         self._door: GatewayServer | None = None
 
     # --- start ---------------------------------------------------------------------------
@@ -189,7 +188,12 @@ class Service:
         tables = channel_tables(self.loaded, self.settings)
         self._check_before_hardware(tables)
         if any(name == "gateway" for name, _ in tables):
-            await self._open_door()
+            from clawseed_edge.channels.gateway.door import open_door
+
+            # Listening before the rest starts: /health answers at once, other requests wait
+            # for the gateway, and a busy port fails before any hardware is touched; the
+            # gateway channel takes the server over (channels/gateway/door.py).
+            self._door = await open_door(self.settings)
             # The rest of start-up's imports in a thread: the loop answers the door meanwhile.
             await import_in_thread(RUNTIME_MODULES)
         from clawseed_edge.agent import (
@@ -279,13 +283,6 @@ class Service:
         self._notify_ready()
         # After READY: the probe's network I/O (and any wait on a slow server) is not start-up.
         self.runtime.start_background_probe()
-
-    async def _open_door(self) -> None:
-        """Listen on the gateway's address before the rest starts (channels/gateway/door.py);
-        the gateway channel takes the server over."""
-        from clawseed_edge.channels.gateway.door import open_door
-
-        self._door = await open_door(self.settings)
 
     def _check_before_hardware(self, tables: list[tuple[str, Any]]) -> None:
         """What can fail without touching hardware fails here: a public bind without

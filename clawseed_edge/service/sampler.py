@@ -138,19 +138,16 @@ class SensorSampler:
         """
         due: list[_Sampled] = []
         for s in self._sensors.values():
-            if s.fresh_at is None:
-                s.fresh_at = now  # staleness counts from the first pass
             if now >= s.due:
                 slot, s.due = s.due, _next_due(s.due, s.interval, now)
                 if self._reading_ahead and s.due != slot + s.interval:
                     self._ahead(s, now)  # the grid restarted (a very late pass): follow it
                 due.append(s)
-        if len(due) == 1:
-            read = {due[0].name: await self._read(due[0])}
-        else:
-            got = await asyncio.gather(*(self._read(s) for s in due))
-            read = {s.name: values for s, values in zip(due, got, strict=True)}
+        got = await asyncio.gather(*(self._read(s) for s in due))
+        read = {s.name: values for s, values in zip(due, got, strict=True)}
         for s in self._sensors.values():
+            if s.fresh_at is None:
+                s.fresh_at = now  # staleness counts from the first pass
             out: dict[str, list[float]] = {q: c.tick(now) for q, c in s.chains.items()}
             if s.name in read:
                 values = read[s.name]
@@ -162,12 +159,11 @@ class SensorSampler:
                     chain = s.chains.get(q)
                     if chain is not None:
                         out[q] = out.get(q, []) + chain.feed(value, now)
-            fresh_at = s.fresh_at if s.fresh_at is not None else now
-            if now - fresh_at > s.stale_s:
+            if now - s.fresh_at > s.stale_s:
                 self._unknown(
                     s,
                     now,
-                    f"no new reading for {now - fresh_at:.0f} s (stale after {s.stale_s:g} s)",
+                    f"no new reading for {now - s.fresh_at:.0f} s (stale after {s.stale_s:g} s)",
                 )
             self._emit(s, out, now)
         return self.next_due()

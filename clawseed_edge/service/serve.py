@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -30,11 +29,9 @@ async def serve(service: Service) -> None:
         if starting.done():
             starting.result()  # a start-up error, as the caller would have seen it
             await stopping
-        else:
-            starting.cancel()  # Service.start is safe to cancel; aclose stops what it began
-            with contextlib.suppress(asyncio.CancelledError):
-                await starting
     finally:
+        # Stopped while starting: the start-up is cancelled here (Service.start is safe to
+        # cancel), and aclose stops what it had begun.
         for task in (starting, stopping):
             task.cancel()
         await asyncio.gather(starting, stopping, return_exceptions=True)

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from clawseed_edge.api import Lifecycle
+
 from .hub import GatewayHub
 from .server import GatewayServer
 
@@ -74,8 +76,6 @@ class GatewayChannel:
     async def start(self) -> None:
         """Listen (unless the door is open already) and serve the app. Raises GatewayBindFailed
         (the address is in use ...), which says what to do."""
-        from clawseed_edge.api import Lifecycle
-
         if self.server.state is not Lifecycle.OPEN:
             await self.server.start()
         if self._install is not None:

@@ -24,6 +24,8 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from clawseed_edge import __version__
+
 if TYPE_CHECKING:
     from clawseed_edge.config.schema import GatewaySettings
 
@@ -67,7 +69,7 @@ class FrontDoor:
         if kind == "http" and scope.get("method") in ("GET", "HEAD"):
             path = scope.get("path")
             if path == "/health":
-                await _answer(send, 200, {"status": "starting", "version": _version()})
+                await _answer(send, 200, {"status": "starting", "version": __version__})
                 return
             if path == "/ready":
                 await _answer(send, 503, {"status": "starting"}, retry=True)
@@ -103,12 +105,6 @@ async def _answer(send: _Send, status: int, body: dict[str, Any], *, retry: bool
         headers.append((b"retry-after", b"2"))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": data})
-
-
-def _version() -> str:
-    from clawseed_edge import __version__
-
-    return __version__
 
 
 def gateway_server(

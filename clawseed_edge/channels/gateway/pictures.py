@@ -11,15 +11,12 @@ has dropped since (``keep_snapshots``) answers 404, and the client says so.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from pathlib import PurePath
 from typing import Any
 
-__all__ = ["CAMERA_NAME", "SNAPSHOT_FILE", "result_pictures", "snapshot_url", "stored_pictures"]
+from clawseed_edge.agent.pictures import CAMERA_NAME, SNAPSHOT_FILE, stored_picture
 
-#: A camera's name (as ``[[cameras]] name`` allows) and a stored snapshot's file name.
-CAMERA_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}")
-SNAPSHOT_FILE = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,119}\.jpg")
+__all__ = ["result_pictures", "snapshot_url", "stored_pictures"]
+
 #: Pictures one tool result shows (a snapshot is one).
 MAX_PICTURES = 4
 _SAVED_AS = re.compile(r"saved as snapshots/([A-Za-z_][A-Za-z0-9_]{0,39})/([A-Za-z0-9_.-]{1,124})")
@@ -34,13 +31,11 @@ def snapshot_url(camera: str, file: str) -> str | None:
 
 def result_pictures(images: tuple[str, ...], data: Any) -> list[dict[str, str]]:
     """The pictures of a live result: its ``data`` names the camera and the stored file."""
-    if not images or not isinstance(data, Mapping):
+    picture = stored_picture(images, data)
+    if picture is None:
         return []
-    camera, path = data.get("camera"), data.get("path")
-    if not isinstance(camera, str) or not isinstance(path, str):
-        return []
-    url = snapshot_url(camera, PurePath(path).name)
-    return [] if url is None else [{"camera": camera, "url": url}]
+    camera, file = picture
+    return [{"camera": camera, "url": f"/api/cameras/{camera}/snapshots/{file}"}]
 
 
 def stored_pictures(tool: str, text: str) -> list[dict[str, str]]:

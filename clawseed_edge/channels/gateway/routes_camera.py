@@ -9,21 +9,20 @@ store (the picture a turn took, shown in the chat: :mod:`.pictures`).
 from __future__ import annotations
 
 import asyncio
-import re
 from typing import Any
 
 from starlette.responses import Response
 from starlette.routing import Route
 
+from clawseed_edge.agent.pictures import CAMERA_NAME, SNAPSHOT_FILE
+
 from .endpoint import RequestContext, endpoint
 from .errors import ClientError
 from .hub import GatewayHub
 from .limits import clip
-from .pictures import SNAPSHOT_FILE
 
 __all__ = ["camera_routes"]
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}")
 #: The largest file served (a camera refuses larger frames itself; this bounds a stray file).
 MAX_BYTES = 20_000_000
 
@@ -49,7 +48,7 @@ async def list_cameras(ctx: RequestContext) -> dict[str, Any]:
 
 def _bank_for(ctx: RequestContext, name: str) -> Any:
     bank = _cameras(ctx)
-    if _NAME.fullmatch(name) is None or bank is None or name not in bank.camera_names():
+    if CAMERA_NAME.fullmatch(name) is None or bank is None or name not in bank.camera_names():
         known = ", ".join(bank.camera_names()) if bank is not None else "none configured"
         raise ClientError("camera_unknown", f"no camera {clip(name, 40)!r} (cameras: {known})", 404)
     return bank

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path, PurePath
+from pathlib import Path
 from typing import Any
+
+from clawseed_edge.agent.pictures import stored_picture
 
 from .outbox import Outbox
 
@@ -36,9 +37,6 @@ MAX_PHOTO_BYTES = 10_000_000
 MAX_TURN_PHOTOS = 4
 #: Pictures beyond ``MAX_TURN_PHOTOS`` named in that line (the rest are counted).
 MAX_NAMED = 10
-#: A camera's name (as ``[[cameras]] name`` allows) and a stored snapshot's file name.
-_CAMERA = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}")
-_FILE = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,119}\.jpg")
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,15 +150,7 @@ def _not_sent(caption: str, why: str) -> str:
 
 
 def _picture_of(result: Any) -> Picture | None:
-    if not getattr(result, "success", False) or not getattr(result, "images", ()):
+    if not getattr(result, "success", False):
         return None
-    data = getattr(result, "data", None)
-    if not isinstance(data, Mapping):
-        return None
-    camera, path = data.get("camera"), data.get("path")
-    if not isinstance(camera, str) or not isinstance(path, str):
-        return None
-    file = PurePath(path).name
-    if _CAMERA.fullmatch(camera) is None or _FILE.fullmatch(file) is None:
-        return None
-    return Picture(camera, file)
+    picture = stored_picture(getattr(result, "images", ()), getattr(result, "data", None))
+    return None if picture is None else Picture(*picture)
